@@ -1,0 +1,19 @@
+# The eval-loop pieces of harness_core (GSM8K data, prompts, scoring, statistics and
+# verdicts) and the eval loop's test binary. Included by harness/CMakeLists.txt.
+target_sources(harness_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/answer_extract.cc
+  ${CMAKE_CURRENT_LIST_DIR}/gsm8k_data.cc
+  ${CMAKE_CURRENT_LIST_DIR}/gsm8k_prompt.cc
+  ${CMAKE_CURRENT_LIST_DIR}/gsm8k_score.cc
+  ${CMAKE_CURRENT_LIST_DIR}/stats.cc
+  ${CMAKE_CURRENT_LIST_DIR}/verdict.cc
+)
+
+harness_test(gsm8k_tests
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/answer_extract_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/gsm8k_data_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/gsm8k_score_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/stats_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/verdict_test.cc
+  LIBS harness_core)

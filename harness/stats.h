@@ -1,0 +1,69 @@
+// Statistics for proportion metrics (shared/research/bisect.md section 7): Wilson score
+// intervals, exact binomial tails, the exact McNemar test for paired outcomes, latency
+// percentiles, and the summary of one eval case's per-question samples. Used by the
+// gsm8k suite, compare and bisect.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "harness/case_record.h"
+
+namespace harness {
+
+constexpr double kZ95 = 1.959963984540054;  // two-sided 95%
+
+struct Interval {
+  double low = 0;
+  double high = 1;
+};
+
+// Wilson score interval for successes out of n; n = 0 gives [0, 1].
+Interval WilsonInterval(int64_t successes, int64_t n, double z = kZ95);
+
+// P(X = k) and P(X <= k) for X ~ Binomial(n, p), exact (summed in log space).
+double BinomialPmf(int64_t k, int64_t n, double p);
+double BinomialCdf(int64_t k, int64_t n, double p);
+
+// Exact McNemar on the discordant pairs: b = right before and wrong now (losses),
+// c = wrong before and right now (gains). p_value is two-sided,
+// min(1, 2 * P(X <= min(b, c))) with X ~ Binomial(b + c, 1/2); mid_p subtracts half the
+// point probability (less conservative; reported beside the exact p).
+struct McNemarTest {
+  int64_t b = 0;
+  int64_t c = 0;
+  double p_value = 1;
+  double mid_p = 1;
+};
+McNemarTest ExactMcNemar(int64_t b, int64_t c);
+
+// The q-quantile (0 <= q <= 1) with linear interpolation between order statistics
+// (numpy's default); 0 for an empty list.
+double Quantile(std::vector<double> values, double q);
+
+// Counts of the five outcomes (harness/gsm8k_score.h names). Accuracy is over the
+// answered questions (all but error); the three rates are over all questions.
+struct OutcomeCounts {
+  int64_t correct = 0, wrong = 0, invalid = 0, truncated = 0, error = 0;
+  int64_t total() const { return correct + wrong + invalid + truncated + error; }
+  int64_t answered() const { return total() - error; }
+};
+
+struct EvalSummary {
+  OutcomeCounts counts;
+  double accuracy = 0;        // correct / answered (0 when nothing was answered)
+  Interval accuracy_ci;       // Wilson 95%
+  double invalid_rate = 0, truncated_rate = 0, error_rate = 0;
+  double latency_p50_s = 0, latency_p90_s = 0, latency_p99_s = 0;   // over answered samples
+  int64_t output_tokens = 0;  // completion tokens over answered samples
+};
+
+// Summarises per-question samples whose outcome is one of the five names; a sample with
+// any other outcome is an error in the caller and is counted as error.
+EvalSummary SummarizeSamples(const std::vector<Sample>& samples);
+
+// Output tokens per second of wall time (0 when no time passed).
+double TokensPerSecond(int64_t tokens, double wall_seconds);
+
+}  // namespace harness
