@@ -1,0 +1,36 @@
+# Own-target settings: linked PRIVATE so third-party headers never trip -Werror.
+add_library(harness_warnings INTERFACE)
+target_compile_options(harness_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual
+  -Wcast-align -Wformat=2
+  -Wno-missing-field-initializers)  # designated initializers leave the rest defaulted on purpose
+
+option(HARNESS_WERROR "Treat warnings as errors (CI)" OFF)
+if(HARNESS_WERROR)
+  target_compile_options(harness_warnings INTERFACE -Werror)
+endif()
+
+option(HARNESS_SANITIZE "Build with AddressSanitizer and UBSan" OFF)
+if(HARNESS_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# harness_test(NAME SOURCES... LIBS ...): one test binary per module, discovered by CTest.
+function(harness_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest_main GTest::gmock harness_warnings)
+  target_compile_definitions(${name} PRIVATE
+    HARNESS_SOURCE_ROOT="${HARNESS_SOURCE_ROOT}"
+    HARNESS_BINARY="$<TARGET_FILE:harness>")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+    PROPERTIES ENVIRONMENT "HARNESS_ROOT=${HARNESS_SOURCE_ROOT}")
+endfunction()
+
+# harness_bench(NAME SOURCES... LIBS ...): a Google Benchmark binary (not run by ctest).
+function(harness_bench name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} benchmark::benchmark harness_warnings)
+endfunction()

@@ -1,0 +1,45 @@
+// The CLI: a static table of subcommands {name, one-line help, setup}. A setup adds the
+// command's options to its CLI11 subcommand and returns the function to run after
+// parsing. Everything but main() is here, so tests can drive the CLI in-process too.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace harness {
+
+using CommandMain = std::function<int()>;
+
+struct Command {
+  const char* name;
+  const char* help;
+  CommandMain (*setup)(CLI::App& app);
+};
+
+std::span<const Command> Commands();
+
+// Parses argv, runs the command, and turns a FatalError into "harness: error: ..." and
+// its exit code. Returns the process exit code.
+int Main(int argc, char** argv);
+
+// Setups, one per command file (cmd_<name>.cc).
+CommandMain SetupRun(CLI::App& app);
+CommandMain SetupHistory(CLI::App& app);
+CommandMain SetupReport(CLI::App& app);
+CommandMain SetupServeSim(CLI::App& app);
+CommandMain SetupVersion(CLI::App& app);
+CommandMain SetupCompare(CLI::App& app);
+CommandMain SetupBisect(CLI::App& app);
+CommandMain SetupGolden(CLI::App& app);
+CommandMain SetupIngest(CLI::App& app);
+CommandMain SetupMerge(CLI::App& app);
+
+// Shared option helpers.
+std::string DefaultDbPath();  // $HARNESS_DB or harness.db
+
+}  // namespace harness

@@ -1,0 +1,20 @@
+// Commit identity from git, by argv (never a shell): sha, parents, author time, subject
+// and the first-parent ordinal that orders history without a checkout.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "harness/error.h"
+#include "harness/store.h"
+
+namespace harness {
+
+// Resolves rev (HEAD, a sha, a branch) in repo and reads its metadata.
+Result<CommitInfo> ReadCommit(const std::filesystem::path& repo, const std::string& rev);
+// First-parent chain from `from` (exclusive) to `to` (inclusive), oldest first.
+Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& from,
+                                                  const std::string& to);
+
+}  // namespace harness

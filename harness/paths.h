@@ -1,0 +1,13 @@
+// Where the data the binary reads lives: suites/, golden/. HARNESS_ROOT wins; otherwise
+// the source tree the binary was built from (so build/harness works from any folder).
+#pragma once
+
+#include <filesystem>
+
+namespace harness {
+
+std::filesystem::path DataRoot();
+std::filesystem::path SuitesDir();   // DataRoot()/suites
+std::filesystem::path GoldenDir();   // DataRoot()/golden
+
+}  // namespace harness

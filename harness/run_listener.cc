@@ -1,0 +1,106 @@
+#include "harness/run_listener.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "harness/case_record.h"
+#include "harness/suite.h"
+
+namespace harness {
+
+std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestInfo& info) {
+  std::string suite_name = info.test_suite_name();
+  std::string name = info.name();
+  auto slash = suite_name.find('/');
+  auto name_slash = name.rfind('/');
+  if (slash == std::string::npos || name_slash == std::string::npos) return std::nullopt;
+  std::string suite = suite_name.substr(0, slash);
+  return std::make_pair(suite, suite + "/" + name.substr(0, name_slash) + "_" + name.substr(name_slash + 1));
+}
+
+RunListener::RunListener(Store& store, int64_t run_id, bool resume, bool quiet)
+    : store_(store), run_id_(run_id), resume_(resume), quiet_(quiet) {}
+
+void RunListener::Keep(const Status& s) {
+  if (!s && !store_error_) store_error_ = s.error();
+}
+
+static std::string ParamsJsonOf(const std::string& suite, const std::string& case_id) {
+  // Find the row by id among the installed tables (the test name is the id's middle).
+  auto test_and_index = case_id.substr(suite.size() + 1);
+  auto us = test_and_index.rfind('_');
+  for (const auto& p : SuiteCases(suite, test_and_index.substr(0, us)))
+    if (p.CaseId() == case_id) return p.params.dump();
+  return "{}";
+}
+
+void RunListener::OnTestStart(const testing::TestInfo& info) {
+  failure_text_.clear();
+  started_ = std::chrono::steady_clock::now();
+  auto id = CaseIdOf(info);
+  if (!id) return;
+  auto row = store_.BeginCase(run_id_, id->first, id->second, ParamsJsonOf(id->first, id->second));
+  if (!row) {
+    Keep(row.error());
+    case_row_ = 0;
+    CurrentCase().Reset(nullptr, {});
+    return;
+  }
+  case_row_ = *row;
+  std::vector<Sample> prior;
+  if (resume_) {
+    auto samples = store_.Samples(case_row_);
+    if (samples) prior = std::move(samples).value();
+    else Keep(samples.error());
+  }
+  CurrentCase().Reset(this, std::move(prior));
+}
+
+void RunListener::WriteSample(const Sample& s) {
+  if (case_row_) Keep(store_.WriteSample(case_row_, s));
+}
+
+void RunListener::OnTestPartResult(const testing::TestPartResult& result) {
+  if (result.type() == testing::TestPartResult::kSuccess) return;
+  if (!failure_text_.empty()) failure_text_ += "\n";
+  std::string text = result.skipped() ? result.message() : result.summary();
+  if (!result.skipped() && result.file_name())
+    text = fmt::format("{}:{}: {}", result.file_name(), result.line_number(), result.summary());
+  failure_text_ += text;
+}
+
+void RunListener::OnTestEnd(const testing::TestInfo& info) {
+  auto id = CaseIdOf(info);
+  if (!id) return;
+  const auto* r = info.result();
+  CaseRecord& rec = CurrentCase();
+  CaseSummary s;
+  s.case_id = id->second;
+  s.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (r->Skipped()) s.status = "skip";
+  else if (rec.infra_error()) s.status = "error";
+  else if (r->Failed()) s.status = "fail";
+  else s.status = "pass";
+  s.message = failure_text_;
+  if (rec.infra_error()) s.message = *rec.infra_error() + (s.message.empty() ? "" : "\n" + s.message);
+  s.metrics = rec.metrics();
+  if (case_row_) {
+    CaseOutcome o{s.status, s.duration_s, s.message, rec.metrics(), rec.ops()};
+    Keep(store_.FinishCase(case_row_, o));
+  }
+  CurrentCase().Reset(nullptr, {});
+  case_row_ = 0;
+  if (!quiet_) {
+    std::string label = s.status == "pass" ? "PASS" : s.status == "fail" ? "FAIL" : s.status == "skip" ? "SKIP" : "ERROR";
+    std::fprintf(stderr, "[%5s] %s (%.0f ms)\n", label.c_str(), s.case_id.c_str(), s.duration_s * 1000);
+    if (s.status != "pass" && !s.message.empty()) {
+      std::string indented = "        " + s.message;
+      for (std::size_t p = 0; (p = indented.find('\n', p)) != std::string::npos; p += 9) indented.insert(p + 1, "        ");
+      std::fprintf(stderr, "%s\n", indented.c_str());
+    }
+  }
+  summaries_.push_back(std::move(s));
+}
+
+}  // namespace harness

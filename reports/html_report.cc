@@ -1,0 +1,89 @@
+#include "reports/html_report.h"
+
+#include <fmt/format.h>
+
+namespace harness::reports {
+
+std::string HtmlEscape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+const char* kStyle = R"css(
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#222}
+h1{font-size:1.3rem}table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f4f4f4}.pass{color:#176b2c}.fail,.error{color:#b00020;font-weight:600}.skip{color:#777}
+pre{white-space:pre-wrap;margin:0;font-size:12px}.meta td{border:none;padding:.1rem .5rem}
+)css";
+
+std::string MetricsCell(const std::vector<Metric>& metrics) {
+  std::string out;
+  for (const auto& m : metrics) {
+    out += fmt::format("{}={:.6g}", HtmlEscape(m.name), m.value);
+    if (m.low && m.high) out += fmt::format(" [{:.4g}, {:.4g}]", *m.low, *m.high);
+    if (m.n) out += fmt::format(" n={}", m.n);
+    out += "<br>";
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> HtmlReport(Store& store, int64_t run_id) {
+  auto run = store.Run(run_id);
+  if (!run) return run.error();
+  auto cases = store.Cases(run->id);
+  if (!cases) return cases.error();
+  int pass = 0, fail = 0, error = 0, skip = 0;
+  for (const auto& c : *cases) {
+    pass += c.status == "pass";
+    fail += c.status == "fail";
+    error += c.status == "error";
+    skip += c.status == "skip";
+  }
+  std::string html = fmt::format(R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="harness-report-version" content="{}">
+<title>harness report: run {}</title><style>{}</style></head><body>
+<h1>harness run {} &mdash; {}</h1>
+<table class="meta">
+<tr><td>commit</td><td><code>{}</code> {}</td></tr>
+<tr><td>stack</td><td>{} (config {})</td></tr>
+<tr><td>host</td><td>{}</td></tr>
+<tr><td>started / finished</td><td>{} / {}</td></tr>
+<tr><td>cases</td><td>{} passed, {} failed, {} errors, {} skipped</td></tr>
+</table>
+<h2>Cases</h2>
+<table><thead><tr><th>status</th><th>case</th><th>metrics</th><th>message</th><th>time</th></tr></thead><tbody>
+)",
+                                 kHtmlReportVersion, run->id, kStyle, run->id, HtmlEscape(run->status),
+                                 HtmlEscape(run->sha), HtmlEscape(run->subject), HtmlEscape(run->stack),
+                                 HtmlEscape(run->config_hash), HtmlEscape(run->host), HtmlEscape(run->started_at),
+                                 HtmlEscape(run->finished_at), pass, fail, error, skip);
+  for (const auto& c : *cases) {
+    auto metrics = store.Metrics(c.id);
+    if (!metrics) return metrics.error();
+    html += fmt::format("<tr><td class=\"{0}\">{0}</td><td>{1}</td><td>{2}</td><td><pre>{3}</pre></td><td>{4:.3f}s</td></tr>\n",
+                        HtmlEscape(c.status), HtmlEscape(c.case_id), MetricsCell(*metrics), HtmlEscape(c.message),
+                        c.duration_s);
+  }
+  html += "</tbody></table>\n<h2>Stack config</h2>\n<pre>" + HtmlEscape(run->config_json) + "</pre>\n</body></html>\n";
+  return html;
+}
+
+}  // namespace harness::reports

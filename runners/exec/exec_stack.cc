@@ -1,0 +1,87 @@
+#include "runners/exec/exec_stack.h"
+
+#include <fmt/format.h>
+
+#include "harness/subprocess.h"
+
+namespace harness {
+namespace {
+
+class ExecStack : public Stack {
+ public:
+  explicit ExecStack(const StackConfig& config) : config_(config) {}
+  std::string_view name() const override { return "exec"; }
+
+  Result<CompileResult> Compile(const CompileRequest& request) override {
+    JsonObject exec(config_.raw.value("exec", Json::object()), "stack config", "exec");
+    auto command = exec.StringList("command");
+    if (!command) return command.error();
+    if (command->empty()) return exec.FieldError("command", "must name a program");
+    auto timeout = exec.Number("timeout_s", 600);
+    if (!timeout) return timeout.error();
+    CompileRequest r = request;
+    if (r.device.empty()) r.device = config_.device;
+    Json in{{"format_version", 1}, {"kind", "compile"}, {"request", CompileRequestJson(r)},
+            {"faults", config_.faults}};
+    auto run = RunProcess(*command, {.stdin_data = in.dump(), .timeout_s = *timeout});
+    if (!run) return run.error();
+    const std::string& prog = command->front();
+    if (run->timed_out) return InfraError(fmt::format("{}: no answer within {} s", prog, *timeout));
+    if (run->signal) return InfraError(fmt::format("{}: killed by signal {}", prog, run->signal));
+    if (run->exit_code != 0) {
+      std::string err = run->err.substr(0, 2000);
+      return InfraError(fmt::format("{}: exit code {}: {}", prog, run->exit_code, err));
+    }
+    return ParseExecAnswer(run->out, prog + " (stdout)");
+  }
+
+ private:
+  StackConfig config_;
+};
+
+}  // namespace
+
+Json CompileRequestJson(const CompileRequest& r) {
+  return Json{{"model", r.model},
+              {"tp_size", r.tp_size},
+              {"query_len", r.query_len},
+              {"num_queries", r.num_queries},
+              {"num_layers_override", r.num_layers_override},
+              {"quant", r.quant},
+              {"disable_repetition", r.disable_repetition},
+              {"enable_sequence_parallel", r.enable_sequence_parallel},
+              {"word_embedding_tp", r.word_embedding_tp},
+              {"device", r.device}};
+}
+
+Result<CompileResult> ParseExecAnswer(const std::string& stdout_text, const std::string& origin) {
+  auto j = ParseJson(stdout_text, origin);
+  if (!j) return j.error();
+  JsonObject o(*j, origin);
+  auto version = o.Int("format_version");
+  if (!version) return version.error();
+  if (*version != 1) return o.FieldError("format_version", fmt::format("unsupported version {} (this harness speaks 1)", *version));
+  if (!o.Has("ops") || !o.json()["ops"].is_array()) return o.FieldError("ops", "expected a list of op rows");
+  CompileResult result;
+  const auto& ops = o.json()["ops"];
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    JsonObject row(ops[i], origin, fmt::format("ops[{}]", i));
+    auto op = row.String("op");
+    if (!op) return op.error();
+    auto shapes = row.String("input_shapes", "");
+    if (!shapes) return shapes.error();
+    auto calls = row.Int("calls");
+    if (!calls) return calls.error();
+    auto est = row.Number("est_seconds", 0);
+    if (!est) return est.error();
+    result.ops.push_back(OpRow{*op, *shapes, *calls, *est});
+  }
+  auto total = o.Number("total_seconds", 0);
+  if (!total) return total.error();
+  result.total_seconds = *total;
+  return result;
+}
+
+std::unique_ptr<Stack> MakeExecStack(const StackConfig& config) { return std::make_unique<ExecStack>(config); }
+
+}  // namespace harness

@@ -1,0 +1,48 @@
+// The stack table: name -> factory. Adding a stack is one row here.
+#include <fmt/format.h>
+
+#include "harness/stack.h"
+#include "runners/exec/exec_stack.h"
+
+namespace harness {
+namespace {
+
+// Eval loops only: the suites talk to its OpenAI-compatible endpoint; compile suites skip.
+class OpenAiStack : public Stack {
+ public:
+  std::string_view name() const override { return "openai"; }
+  bool SupportsCompile() const override { return false; }
+  Result<CompileResult> Compile(const CompileRequest&) override {
+    return UsageError("the openai stack serves eval loops only; it cannot compile");
+  }
+};
+
+std::unique_ptr<Stack> MakeOpenAiStack(const StackConfig&) { return std::make_unique<OpenAiStack>(); }
+
+struct StackEntry {
+  const char* name;
+  std::unique_ptr<Stack> (*make)(const StackConfig&);
+};
+
+constexpr StackEntry kStacks[] = {
+    {"exec", MakeExecStack},
+    {"openai", MakeOpenAiStack},
+};
+
+}  // namespace
+
+std::vector<std::string> StackNames() {
+  std::vector<std::string> names;
+  for (const auto& s : kStacks) names.push_back(s.name);
+  return names;
+}
+
+Result<std::unique_ptr<Stack>> MakeStack(const StackConfig& config) {
+  for (const auto& s : kStacks)
+    if (config.stack == s.name) return s.make(config);
+  std::string known;
+  for (const auto& n : StackNames()) known += (known.empty() ? "" : ", ") + n;
+  return UsageError(fmt::format("unknown stack '{}' (known: {})", config.stack, known));
+}
+
+}  // namespace harness

@@ -1,0 +1,47 @@
+// The selftest suite: cases whose parameters say what they report and how they end, so
+// tests of `harness run` (and a newcomer) can see the machinery work without a stack.
+//   outcome: pass | fail | skip | error   metric: value of metric "value"
+//   samples: how many samples to stream    ops: how many op rows to store
+//   sleep_ms: wait before finishing (for kill tests)
+#include <chrono>
+#include <thread>
+
+#include "harness/case_record.h"
+#include "harness/suite.h"
+
+namespace harness {
+namespace {
+
+class SelftestOutcome : public SuiteTest {};
+
+TEST_P(SelftestOutcome, test_outcome) {
+  auto p = Param();
+  const std::string outcome = Need(p.String("outcome"));
+  const int64_t samples = Need(p.Int("samples", 0));
+  const int64_t ops = Need(p.Int("ops", 0));
+  const int64_t sleep_ms = Need(p.Int("sleep_ms", 0));
+  CaseRecord& rec = CurrentCase();
+  for (int64_t i = 0; i < samples; ++i) {
+    bool done_before = false;
+    for (const auto& s : rec.prior_samples()) done_before |= s.key == std::to_string(i);
+    if (done_before) continue;
+    rec.AddSample({std::to_string(i), i % 2 ? "wrong" : "correct", std::to_string(i), std::to_string(i), 0.001 * i, i});
+    if (sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+  }
+  std::vector<OpRow> rows;
+  for (int64_t i = 0; i < ops; ++i)
+    rows.push_back({"selftest.op" + std::to_string(i) + ".default", "[1, 64, 5120], [5120]", i + 1, 1e-6 * (i + 1)});
+  rec.SetOps(rows);
+  rec.AddMetric({"value", Need(p.Number("metric", 0)), samples, std::nullopt, std::nullopt});
+  if (outcome == "skip") GTEST_SKIP() << "the row asks to be skipped";
+  if (outcome == "error") {
+    rec.SetInfraError("the row asks for an infrastructure error");
+    FAIL() << "infrastructure error";
+  }
+  EXPECT_EQ(outcome, "pass") << "the row asks to fail";
+}
+
+HARNESS_INSTANTIATE(selftest, SelftestOutcome, test_outcome);
+
+}  // namespace
+}  // namespace harness
