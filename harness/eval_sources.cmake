@@ -16,4 +16,6 @@ harness_test(gsm8k_tests
     ${CMAKE_CURRENT_LIST_DIR}/gsm8k_score_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/stats_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/verdict_test.cc
-  LIBS harness_core)
+    ${PROJECT_SOURCE_DIR}/runners/openai/openai_client_test.cc
+    ${PROJECT_SOURCE_DIR}/runners/openai/progress_test.cc
+  LIBS harness_core openai_client PkgConfig::HTTPLIB)

@@ -1,0 +1,338 @@
+#include "runners/openai/openai_client.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <queue>
+#include <random>
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace harness::openai {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+struct EasyCleanup {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+struct MultiCleanup {
+  void operator()(CURLM* m) const { curl_multi_cleanup(m); }
+};
+struct SlistCleanup {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+void GlobalInitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// One in-flight request: an easy handle reused for every request it carries, so the
+// multi handle's connection cache keeps the keep-alive connections warm.
+struct Transfer {
+  std::unique_ptr<CURL, EasyCleanup> easy;
+  std::size_t request = 0;
+  bool active = false;
+  std::string body;
+  std::string response;
+  double retry_after_s = -1;   // from a Retry-After header, -1 when absent
+  Clock::time_point started;
+  char error[CURL_ERROR_SIZE] = {};
+};
+
+size_t AppendBody(char* data, size_t size, size_t count, void* user) {
+  static_cast<Transfer*>(user)->response.append(data, size * count);
+  return size * count;
+}
+
+size_t ReadHeader(char* data, size_t size, size_t count, void* user) {
+  const std::string_view line(data, size * count);
+  constexpr std::string_view kName = "retry-after:";
+  if (line.size() > kName.size() && strncasecmp(line.data(), kName.data(), kName.size()) == 0) {
+    // Delay-seconds form only; an HTTP-date falls back to our own backoff.
+    const std::string value(line.substr(kName.size()));
+    char* end = nullptr;
+    const double seconds = std::strtod(value.c_str(), &end);
+    if (end != value.c_str() && seconds >= 0) static_cast<Transfer*>(user)->retry_after_s = seconds;
+  }
+  return size * count;
+}
+
+// Why a 200 body is unusable, or nothing when it parsed into result.
+std::optional<std::string> ParseResponse(const std::string& body, bool chat, CompletionResult& result) {
+  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return "not JSON";
+  if (!j.is_object()) return "not a JSON object";
+  const auto choices = j.find("choices");
+  if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object())
+    return "no choices[0]";
+  const json& choice = (*choices)[0];
+  if (chat) {
+    const auto message = choice.find("message");
+    if (message == choice.end() || !message->is_object()) return "no choices[0].message";
+    const auto content = message->find("content");
+    // A null content is a real answer (a reasoning model that spent its budget): empty text.
+    if (content != message->end() && content->is_string()) {
+      result.text = content->get<std::string>();
+    } else if (content != message->end() && !content->is_null()) {
+      return "choices[0].message.content is not a string";
+    }
+  } else {
+    const auto text = choice.find("text");
+    if (text == choice.end() || !text->is_string()) return "no choices[0].text";
+    result.text = text->get<std::string>();
+  }
+  if (const auto finish = choice.find("finish_reason"); finish != choice.end() && finish->is_string())
+    result.finish_reason = finish->get<std::string>();
+  if (const auto usage = j.find("usage"); usage != j.end() && usage->is_object()) {
+    if (const auto tokens = usage->find("completion_tokens"); tokens != usage->end() && tokens->is_number_integer())
+      result.completion_tokens = tokens->get<int64_t>();
+  }
+  return std::nullopt;
+}
+
+// Curl errors that no retry can fix.
+bool IsPermanent(CURLcode code) {
+  switch (code) {
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_BAD_FUNCTION_ARGUMENT:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_PEER_FAILED_VERIFICATION:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string RequestBody(const ClientOptions& o, const std::string& prompt) {
+  json body = {{"model", o.target.model},
+               {"max_tokens", o.generation.max_tokens},
+               {"temperature", o.generation.temperature},
+               {"top_p", o.generation.top_p},
+               {"seed", o.generation.seed},
+               {"stop", o.generation.stop}};
+  if (o.target.chat) {
+    body["messages"] = json::array({{{"role", "user"}, {"content", prompt}}});
+  } else {
+    body["prompt"] = prompt;
+  }
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string EndpointUrl(const EndpointTarget& target) {
+  std::string base = target.base_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  if (!(base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0)) base += "/v1";
+  return base + (target.chat ? "/chat/completions" : "/completions");
+}
+
+Client::Client(ClientOptions options) : options_(std::move(options)) { GlobalInitOnce(); }
+Client::~Client() = default;
+
+Result<std::unique_ptr<Client>> Client::Create(ClientOptions o) {
+  if (o.target.base_url.empty()) return UsageError("endpoint: the base URL is empty");
+  if (o.target.model.empty()) return UsageError("endpoint: the model name is empty");
+  if (o.max_in_flight < 1) return UsageError(fmt::format("max_in_flight: must be at least 1, got {}", o.max_in_flight));
+  if (o.max_attempts < 1) return UsageError(fmt::format("max_attempts: must be at least 1, got {}", o.max_attempts));
+  if (!(o.timeout_s > 0)) return UsageError(fmt::format("timeout_s: must be positive, got {}", o.timeout_s));
+  if (o.generation.max_tokens < 1) return UsageError(fmt::format("max_tokens: must be at least 1, got {}", o.generation.max_tokens));
+  if (o.target.chat && o.generation.stop.size() > 4)
+    return UsageError(fmt::format("stop: chat completions accept at most 4 stop strings, got {}", o.generation.stop.size()));
+  for (const auto& s : o.generation.stop)
+    if (s.empty()) return UsageError("stop: an empty stop string would end every answer at once");
+  return std::unique_ptr<Client>(new Client(std::move(o)));
+}
+
+void Client::RequestStop() {
+  stop_ = true;
+  std::lock_guard lock(wake_mu_);
+  if (running_multi_) curl_multi_wakeup(static_cast<CURLM*>(running_multi_));
+}
+
+Status Client::Run(const std::vector<CompletionRequest>& requests,
+                   const std::function<void(CompletionResult&&)>& on_result) {
+  const ClientOptions& o = options_;
+  std::unique_ptr<curl_slist, SlistCleanup> headers(curl_slist_append(nullptr, "Content-Type: application/json"));
+  // Without this curl waits up to a second for "100 Continue" before sending a body > 1 KiB.
+  curl_slist_append(headers.get(), "Expect:");
+  if (!o.target.api_key_env.empty()) {
+    const char* key = std::getenv(o.target.api_key_env.c_str());
+    if (!key || !*key)
+      return UsageError(fmt::format("environment variable {} (the target's api_key_env) is not set", o.target.api_key_env));
+    curl_slist_append(headers.get(), fmt::format("Authorization: Bearer {}", key).c_str());
+  }
+  std::unique_ptr<CURLM, MultiCleanup> multi(curl_multi_init());
+  if (!multi) return InfraError("libcurl: cannot create a multi handle");
+  const long in_flight = std::min<long>(o.max_in_flight, std::max<long>(1, static_cast<long>(requests.size())));
+  curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, in_flight);
+  curl_multi_setopt(multi.get(), CURLMOPT_MAXCONNECTS, in_flight);
+
+  const std::string url = EndpointUrl(o.target);
+  std::vector<std::unique_ptr<Transfer>> slots;
+  std::vector<Transfer*> free_slots;
+  for (long i = 0; i < in_flight; ++i) {
+    auto t = std::make_unique<Transfer>();
+    t->easy.reset(curl_easy_init());
+    if (!t->easy) return InfraError("libcurl: cannot create an easy handle");
+    CURL* e = t->easy.get();
+    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, AppendBody);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, ReadHeader);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(o.timeout_s * 1000));
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(o.connect_timeout_s, o.timeout_s) * 1000));
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+    free_slots.push_back(t.get());
+    slots.push_back(std::move(t));
+  }
+  {
+    std::lock_guard lock(wake_mu_);
+    running_multi_ = multi.get();
+  }
+  // Detach every transfer before the handles go away, whichever way Run returns.
+  struct Detach {
+    Client* self;
+    CURLM* multi;
+    std::vector<std::unique_ptr<Transfer>>& slots;
+    ~Detach() {
+      for (auto& t : slots)
+        if (t->active) curl_multi_remove_handle(multi, t->easy.get());
+      std::lock_guard lock(self->wake_mu_);
+      self->running_multi_ = nullptr;
+    }
+  } detach{this, multi.get(), slots};
+
+  struct Retry {
+    Clock::time_point ready;
+    std::size_t request;
+    bool operator>(const Retry& other) const { return ready > other.ready; }
+  };
+  std::priority_queue<Retry, std::vector<Retry>, std::greater<>> retries;
+  std::vector<int> attempts(requests.size(), 0);
+  std::mt19937_64 rng(o.jitter_seed);
+  std::uniform_real_distribution<double> jitter(0.5, 1.0);
+  std::size_t next_new = 0, delivered = 0;
+  int64_t errors = 0;
+  std::string last_error;
+
+  auto start = [&](std::size_t index) {
+    Transfer* t = free_slots.back();
+    free_slots.pop_back();
+    t->request = index;
+    t->body = RequestBody(o, requests[index].prompt);
+    t->response.clear();
+    t->retry_after_s = -1;
+    t->error[0] = '\0';
+    curl_easy_setopt(t->easy.get(), CURLOPT_POSTFIELDS, t->body.data());
+    curl_easy_setopt(t->easy.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(t->body.size()));
+    t->started = Clock::now();
+    t->active = true;
+    ++attempts[index];
+    curl_multi_add_handle(multi.get(), t->easy.get());
+  };
+  auto deliver = [&](CompletionResult&& r) {
+    ++delivered;
+    if (!r.ok) {
+      ++errors;
+      last_error = r.error;
+    }
+    on_result(std::move(r));
+  };
+  // Decides what one finished attempt means: a result, or a retry after a delay.
+  auto finish = [&](Transfer* t, CURLcode code) {
+    const std::size_t index = t->request;
+    CompletionResult r;
+    r.id = requests[index].id;
+    r.attempts = attempts[index];
+    r.latency_s = std::chrono::duration<double>(Clock::now() - t->started).count();
+    long status = 0;
+    curl_easy_getinfo(t->easy.get(), CURLINFO_RESPONSE_CODE, &status);
+    bool retryable = true;
+    if (code == CURLE_OPERATION_TIMEDOUT) {
+      r.error = fmt::format("timed out after {:g} s", o.timeout_s);
+    } else if (code != CURLE_OK) {
+      r.error = fmt::format("connection: {}", t->error[0] ? t->error : curl_easy_strerror(code));
+      retryable = !IsPermanent(code);
+    } else if (status == 200) {
+      if (auto why = ParseResponse(t->response, o.target.chat, r)) {
+        r.error = "malformed response: " + *why;
+        r.text.clear();
+      } else {
+        r.ok = true;
+      }
+    } else {
+      r.error = fmt::format("HTTP {}", status);
+      retryable = status == 429 || status >= 500;
+    }
+    if (r.ok || !retryable || attempts[index] >= o.max_attempts) {
+      if (!r.ok) r.error += fmt::format(" (after {} attempt{})", r.attempts, r.attempts == 1 ? "" : "s");
+      deliver(std::move(r));
+      return;
+    }
+    double delay = std::min(o.backoff_max_s, o.backoff_initial_s * std::pow(2.0, attempts[index] - 1)) * jitter(rng);
+    if (status == 429 && t->retry_after_s >= 0) delay = std::max(delay, std::min(t->retry_after_s, o.retry_after_max_s));
+    retries.push({Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay)), index});
+  };
+
+  while (delivered < requests.size()) {
+    if (stop_) return InfraError(fmt::format("stopped after {} of {} requests", delivered, requests.size()));
+    if (o.max_errors >= 0 && errors > o.max_errors)
+      return InfraError(fmt::format("{} requests failed after retries (limit {}); last: {}", errors, o.max_errors, last_error));
+    const auto now = Clock::now();
+    while (!free_slots.empty()) {
+      if (!retries.empty() && retries.top().ready <= now) {
+        const std::size_t index = retries.top().request;
+        retries.pop();
+        start(index);
+      } else if (next_new < requests.size()) {
+        start(next_new++);
+      } else {
+        break;
+      }
+    }
+    int running = 0;
+    curl_multi_perform(multi.get(), &running);
+    bool finished_any = false;
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      CURL* easy = msg->easy_handle;
+      const CURLcode code = msg->data.result;
+      Transfer* t = nullptr;
+      curl_easy_getinfo(easy, CURLINFO_PRIVATE, &t);
+      curl_multi_remove_handle(multi.get(), easy);
+      t->active = false;
+      free_slots.push_back(t);
+      finish(t, code);
+      finished_any = true;
+    }
+    if (finished_any) continue;   // refill the freed slots before waiting
+    int timeout_ms = 100;         // also how often the stop flag is looked at
+    if (!retries.empty() && !free_slots.empty()) {
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(retries.top().ready - Clock::now());
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 0, 100));
+    }
+    curl_multi_poll(multi.get(), nullptr, 0, timeout_ms, nullptr);
+  }
+  if (o.max_errors >= 0 && errors > o.max_errors)
+    return InfraError(fmt::format("{} requests failed after retries (limit {}); last: {}", errors, o.max_errors, last_error));
+  return OkStatus();
+}
+
+}  // namespace harness::openai
