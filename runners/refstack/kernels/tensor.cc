@@ -29,6 +29,7 @@ bool SameLayout(const Shape& shape, const Shape& strides_a, const Shape& strides
 }
 
 bool IsNonOverlapping(const Shape& shape, const Shape& strides) {
+  if (NumElements(shape) == 0) return true;
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with size > 1
   for (size_t d = 0; d < shape.size(); ++d)
     if (shape[d] > 1) dims.emplace_back(strides[d], shape[d]);

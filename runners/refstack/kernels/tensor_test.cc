@@ -88,6 +88,7 @@ TEST(Tensor, LayoutRulesIgnoreSizeOneDimensions) {
   EXPECT_FALSE(IsNonOverlapping({64, 8}, {1, 1}));
   EXPECT_FALSE(IsNonOverlapping({64, 8}, {0, 1}));
   EXPECT_TRUE(IsNonOverlapping({1, 8}, {0, 1}));
+  EXPECT_TRUE(IsNonOverlapping({0, 8}, {1, 0}));  // empty: nothing to overlap
 }
 
 TEST(Tensor, FirstDifferenceNamesTheElement) {
