@@ -161,33 +161,42 @@ TEST(NumberFormats, OverflowSaturatesOrGoesToInfinity) {
 
 // Oracle: the nearest value by scanning every code, ties to the even code; beyond the
 // max, saturating formats clamp and IEEE formats round against one more step (inf).
-uint8_t NearestByScan(const Codec& c, float x) {
-  const auto codes = PositiveFiniteCodes(c);
-  std::vector<std::pair<double, int>> grid;  // (value, code) in increasing order
-  for (uint8_t code : codes) grid.emplace_back(c.decode(code), code);
-  if (!c.saturate) {  // IEEE: the step past the max is the infinity code
-    const double max = grid.back().first, below = grid[grid.size() - 2].first;
-    grid.emplace_back(max + (max - below), codes.back() + 1);
-    EXPECT_TRUE(std::isinf(c.decode(static_cast<uint8_t>(codes.back() + 1)))) << c.name;
+class NearestByScan {
+ public:
+  explicit NearestByScan(const Codec& c) : sign_bit_(SignBit(c)) {
+    const auto codes = PositiveFiniteCodes(c);
+    for (uint8_t code : codes) grid_.emplace_back(c.decode(code), code);
+    if (!c.saturate) {  // IEEE: the step past the max is the infinity code
+      const double max = grid_.back().first, below = grid_[grid_.size() - 2].first;
+      grid_.emplace_back(max + (max - below), codes.back() + 1);
+      EXPECT_TRUE(std::isinf(c.decode(static_cast<uint8_t>(codes.back() + 1)))) << c.name;
+    }
   }
-  const double a = std::fabs(double(x));
-  int best = grid[0].second;
-  double best_d = std::fabs(a - grid[0].first);
-  for (const auto& [v, code] : grid) {
-    const double d = std::fabs(a - v);
-    if (d < best_d || (d == best_d && code % 2 == 0)) best = code, best_d = d;
+  uint8_t operator()(float x) const {
+    const double a = std::fabs(double(x));
+    int best = grid_[0].second;
+    double best_d = std::fabs(a - grid_[0].first);
+    for (const auto& [v, code] : grid_) {
+      const double d = std::fabs(a - v);
+      if (d < best_d || (d == best_d && code % 2 == 0)) best = code, best_d = d;
+    }
+    return static_cast<uint8_t>(best | (std::signbit(x) ? sign_bit_ : 0));
   }
-  return static_cast<uint8_t>(best | (std::signbit(x) ? SignBit(c) : 0));
-}
+
+ private:
+  uint8_t sign_bit_;
+  std::vector<std::pair<double, int>> grid_;  // (value, code) in increasing order
+};
 
 TEST(NumberFormats, EncodeMatchesNearestValueSearch) {
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> exponent(-20.0f, 18.0f), mantissa(1.0f, 2.0f);
   for (const Codec& c : Codecs()) {
+    const NearestByScan nearest(c);
     for (int i = 0; i < 20000; ++i) {
       float x = std::ldexp(mantissa(rng), static_cast<int>(exponent(rng)));
       if (i % 2) x = -x;
-      ASSERT_EQ(c.encode(x), NearestByScan(c, x)) << c.name << " x=" << x;
+      ASSERT_EQ(c.encode(x), nearest(x)) << c.name << " x=" << x;
     }
   }
 }
