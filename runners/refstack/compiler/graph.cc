@@ -189,7 +189,7 @@ Node* Graph::NewNode(OpKind kind, std::string_view custom_op, std::string_view b
   node->custom_op_ = std::string(custom_op);
   node->name_ = UniqueName(base_name);
   node->args_ = std::move(args);
-  node->graph_ = this;
+  node->owner_ = identity_.get();
   pool_.push_back(std::move(owned));
   ForEachNodeArg(node->args_, [&](Node* input) { AddUser(input, node); });
   Link(node);

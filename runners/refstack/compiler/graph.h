@@ -84,7 +84,6 @@ class Node {
   uint32_t flags() const { return flags_; }
   Node* next() const { return next_; }
   Node* prev() const { return prev_; }
-  const Graph* graph() const { return graph_; }
   bool live() const { return live_; }
   // "%name: bf16[..] = op(args)"
   std::string ToString() const;
@@ -101,7 +100,7 @@ class Node {
   uint32_t flags_ = 0;
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
-  Graph* graph_ = nullptr;
+  const void* owner_ = nullptr;  // the owning graph's identity (stable when the Graph moves)
   bool live_ = true;
 };
 
@@ -166,6 +165,8 @@ class Graph {
   // Recomputes every known node's meta in order (fake-tensor propagation after a pass).
   harness::Status PropagateMeta();
 
+  // Whether node was created by this graph (erased or not).
+  bool Owns(const Node* node) const { return node->owner_ == identity_.get(); }
   size_t size() const { return size_; }
   Node* first() const { return first_; }
   Node* last() const { return last_; }
@@ -182,6 +183,8 @@ class Graph {
   static void AddUser(Node* input, Node* user);
   static void RemoveUserIfUnused(Node* input, Node* user);
 
+  struct Identity {};
+  std::unique_ptr<Identity> identity_ = std::make_unique<Identity>();
   std::vector<std::unique_ptr<Node>> pool_;  // erased nodes stay allocated: stale refs stay detectable
   Node* first_ = nullptr;
   Node* last_ = nullptr;

@@ -71,7 +71,7 @@ harness::Status Verify(const Graph& graph) {
     std::optional<harness::Error> problem;
     ForEachNodeArg(n->args(), [&](Node* input) {
       if (problem) return;
-      if (input->graph() != &graph) {
+      if (!graph.Owns(input)) {
         problem = Failure(fmt::format("dangling reference: {} uses '{}', which belongs to another graph", Describe(n),
                                       input->name()));
       } else if (!input->live()) {
