@@ -6,9 +6,10 @@ add_library(harness_cli STATIC
   harness/cmd_report.cc
   harness/cmd_version.cc
   harness/cmd_pending.cc
+  harness/cmd_serve_sim.cc
 )
 target_link_libraries(harness_cli
-  PUBLIC harness_core harness_stacks harness_reports CLI11::CLI11
+  PUBLIC harness_core harness_stacks harness_reports refstack_sim CLI11::CLI11
   PRIVATE harness_warnings)
 
 add_executable(harness harness/main.cc $<TARGET_OBJECTS:harness_suites>)

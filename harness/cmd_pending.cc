@@ -24,7 +24,6 @@ CommandMain SetupCompare(CLI::App& app) { return Pending(app, "paired commit com
 CommandMain SetupBisect(CLI::App& app) { return Pending(app, "noise-aware bisection arrives with the bisect work"); }
 CommandMain SetupGolden(CLI::App& app) { return Pending(app, "golden accept/show arrives with the golden work"); }
 CommandMain SetupIngest(CLI::App& app) { return Pending(app, "importing external results arrives with the ingest work"); }
-CommandMain SetupServeSim(CLI::App& app) { return Pending(app, "the stand-in LM endpoint arrives with the GSM8K work"); }
 CommandMain SetupMerge(CLI::App& app) { return Pending(app, "merging sharded databases arrives with the merge work"); }
 
 }  // namespace harness

@@ -40,6 +40,7 @@ struct RunOptions {
   std::string format = "text";
   std::string suites_dir;
   std::string endpoint, model, api_key_env;
+  std::string baseline;
   bool chat = false;
   bool list = false;
   bool resume = false;
@@ -148,6 +149,48 @@ std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConf
                           ValueOrThrow(cfg.Bool("chat", false)), ValueOrThrow(cfg.String("api_key_env", ""))};
   }
   return std::nullopt;
+}
+
+// How far back a baseline is looked for on the first-parent chain.
+constexpr int kBaselineSearchDepth = 1000;
+
+BaselineLookup MakeBaselineLookup(Store& store, const RunOptions& o, const CommitInfo& commit, int64_t run_id) {
+  std::vector<std::string> ancestors;
+  std::string baseline_sha;
+  if (!o.baseline.empty()) {
+    auto c = ReadCommit(o.repo, o.baseline);
+    baseline_sha = c ? c->sha : o.baseline;  // without git, as given
+  } else if (commit.first_parent_ordinal) {
+    auto a = FirstParentAncestors(o.repo, commit.sha, kBaselineSearchDepth);
+    if (a) ancestors = std::move(a).value();
+  }
+  return [&store, baseline_sha, ancestors, ordinal = commit.first_parent_ordinal,
+          run_id](const std::string& case_id) -> Result<std::optional<Baseline>> {
+    std::optional<CaseRef> ref;
+    if (!baseline_sha.empty()) {
+      auto r = store.NewestCaseAt(case_id, baseline_sha, /*passing_only=*/false, run_id);
+      if (!r) return r.error();
+      if (!*r) return UsageError(fmt::format("--baseline {}: no stored result of {} at that commit", baseline_sha, case_id));
+      ref = **r;
+    } else if (!ancestors.empty()) {
+      for (const auto& sha : ancestors) {
+        auto r = store.NewestCaseAt(case_id, sha, /*passing_only=*/true, run_id);
+        if (!r) return r.error();
+        if (*r) {
+          ref = **r;
+          break;
+        }
+      }
+    } else if (ordinal) {  // no git here: the stored first-parent order stands in for ancestry
+      auto r = store.NewestCaseBelowOrdinal(case_id, *ordinal, /*passing_only=*/true, run_id);
+      if (!r) return r.error();
+      ref = *r;
+    }
+    if (!ref) return std::optional<Baseline>();
+    auto samples = store.Samples(ref->case_result_id);
+    if (!samples) return samples.error();
+    return std::optional<Baseline>(Baseline{ref->sha, ref->run_id, ref->status, std::move(samples).value()});
+  };
 }
 
 std::string Hostname() {
@@ -262,6 +305,7 @@ int RunCases(const RunOptions& o) {
   ctx.stack = stack.get();
   ctx.endpoint = endpoint;
   ctx.resume = o.resume;
+  ctx.baseline = MakeBaselineLookup(*store, o, commit, run_id);
 
   std::string filter;
   for (const auto& c : selected)
@@ -324,6 +368,7 @@ CommandMain SetupRun(CLI::App& app) {
   app.add_option("--model", o->model, "Model name to send to --endpoint");
   app.add_flag("--chat", o->chat, "Use /v1/chat/completions instead of /v1/completions");
   app.add_option("--api-key-env", o->api_key_env, "Environment variable holding the endpoint's API key");
+  app.add_option("--baseline", o->baseline, "Commit to compare paired per-sample outcomes against (default: newest passing first-parent ancestor)");
   app.add_flag("--list", o->list, "List the selected cases and exit");
   app.add_flag("--resume", o->resume, "Continue the interrupted run of this commit and config");
   return [o] { return RunCases(*o); };

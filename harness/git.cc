@@ -62,4 +62,16 @@ Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& r
   return shas;
 }
 
+Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::path& repo, const std::string& rev,
+                                                      int max_count) {
+  if (LooksLikeOption(rev)) return UsageError(fmt::format("'{}' is not a commit", rev));
+  auto out = Git(repo, {"rev-list", "--first-parent", "--skip=1", fmt::format("--max-count={}", max_count),
+                        "--end-of-options", rev});
+  if (!out) return out.error();
+  std::vector<std::string> shas;
+  std::istringstream in(*out);
+  for (std::string s; in >> s;) shas.push_back(s);
+  return shas;
+}
+
 }  // namespace harness

@@ -31,6 +31,15 @@ TEST(Git, RangeIsOldestFirstAndExcludesTheStart) {
   EXPECT_EQ(*range, (std::vector<std::string>{shas[1], shas[2], shas[3]}));
 }
 
+TEST(Git, AncestorsAreNewestFirstWithoutTheCommitItself) {
+  testing_util::TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 4);
+  auto a = FirstParentAncestors(dir / "repo", shas[3], 2);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(*a, (std::vector<std::string>{shas[2], shas[1]}));
+  EXPECT_TRUE(FirstParentAncestors(dir / "repo", shas[0], 10)->empty());
+}
+
 TEST(Git, RejectsOptionLookingRevisionsAndUnknownCommits) {
   testing_util::TempDir dir;
   testing_util::MakeGitRepo(dir / "repo", 1);

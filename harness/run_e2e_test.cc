@@ -90,6 +90,37 @@ TEST(RunE2E, TwoCommitsGiveATwoRowHistory) {
   EXPECT_NE(unknown.err.find("selftest/test_outcome_0"), std::string::npos) << "names the known cases";
 }
 
+double MetricOf(const std::string& summary_json, int case_index, const std::string& name) {
+  auto j = ParseJson(summary_json, "stdout");
+  if (!j.ok()) return -99;
+  for (const auto& m : (*j)["cases"][case_index]["metrics"])
+    if (m["name"] == name) return m["value"].get<double>();
+  return -98;
+}
+
+TEST(RunE2E, BaselineIsTheNewestPassingFirstParentAncestorOrTheGivenCommit) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 3);
+  auto db = (dir / "h.db").string();
+  auto suites = (dir / "suites").string();
+  auto run_at = [&](const std::string& sha, const std::string& rows, std::vector<std::string> extra = {}) {
+    WriteFile(dir / "suites/selftest.json", SelftestTable(rows));
+    std::vector<std::string> args = {"run", "--suites-dir", suites, "--db", db, "--repo", (dir / "repo").string(),
+                                     "--commit", sha, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunHarness(args);
+  };
+  auto first = run_at(shas[0], R"({"outcome": "pass", "samples": 4, "report_baseline": true})");
+  EXPECT_EQ(MetricOf(first.out, 0, "baseline_samples"), -1) << "nothing before the first commit";
+  auto second = run_at(shas[1], R"({"outcome": "fail", "samples": 2, "report_baseline": true})");
+  EXPECT_EQ(MetricOf(second.out, 0, "baseline_samples"), 4) << second.err;
+  auto third = run_at(shas[2], R"({"outcome": "pass", "samples": 6, "report_baseline": true})");
+  EXPECT_EQ(MetricOf(third.out, 0, "baseline_samples"), 4) << "a failing parent is not a baseline";
+  auto explicit_baseline = run_at(shas[2], R"({"outcome": "pass", "samples": 1, "report_baseline": true})",
+                                  {"--baseline", shas[1]});
+  EXPECT_EQ(MetricOf(explicit_baseline.out, 0, "baseline_samples"), 2) << "--baseline takes that commit's result";
+}
+
 TEST(RunE2E, WithoutCommitReadsHeadOfTheRepo) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 1);

@@ -438,6 +438,41 @@ LIMIT ?3)sql");
   return out;
 }
 
+namespace {
+
+Result<std::optional<CaseRef>> OneCaseRef(sqlite3* db, Stmt& st) {
+  int rc = st.Step();
+  if (rc == SQLITE_ROW) return std::optional<CaseRef>(CaseRef{st.Int(0), st.Int(1), st.Text(2), st.Text(3)});
+  if (rc != SQLITE_DONE) return DbError(db, "find case result");
+  return std::optional<CaseRef>();
+}
+
+}  // namespace
+
+Result<std::optional<CaseRef>> Store::NewestCaseAt(const std::string& case_id, const std::string& sha,
+                                                   bool passing_only, int64_t exclude_run) {
+  Stmt st(db_, R"sql(
+SELECT cr.id, r.id, c.sha, cr.status FROM case_results cr
+JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+WHERE cr.case_id = ?1 AND c.sha = ?2 AND r.id <> ?3
+  AND cr.status IN ('pass', 'fail') AND (?4 = 0 OR cr.status = 'pass')
+ORDER BY cr.id DESC LIMIT 1)sql");
+  st.Bind(1, case_id).Bind(2, sha).Bind(3, exclude_run).Bind(4, static_cast<int64_t>(passing_only));
+  return OneCaseRef(db_, st);
+}
+
+Result<std::optional<CaseRef>> Store::NewestCaseBelowOrdinal(const std::string& case_id, int64_t ordinal,
+                                                             bool passing_only, int64_t exclude_run) {
+  Stmt st(db_, R"sql(
+SELECT cr.id, r.id, c.sha, cr.status FROM case_results cr
+JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+WHERE cr.case_id = ?1 AND c.first_parent_ordinal < ?2 AND r.id <> ?3
+  AND cr.status IN ('pass', 'fail') AND (?4 = 0 OR cr.status = 'pass')
+ORDER BY c.first_parent_ordinal DESC, cr.id DESC LIMIT 1)sql");
+  st.Bind(1, case_id).Bind(2, ordinal).Bind(3, exclude_run).Bind(4, static_cast<int64_t>(passing_only));
+  return OneCaseRef(db_, st);
+}
+
 Result<std::vector<std::string>> Store::KnownCases() {
   Stmt st(db_, "SELECT DISTINCT case_id FROM case_results ORDER BY case_id");
   std::vector<std::string> out;

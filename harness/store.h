@@ -78,6 +78,14 @@ struct StoredCase {
   double duration_s = 0;
 };
 
+// A stored case result and where it comes from.
+struct CaseRef {
+  int64_t case_result_id = 0;
+  int64_t run_id = 0;
+  std::string sha;
+  std::string status;
+};
+
 class Store {
  public:
   static constexpr int kSchemaVersion = 2;
@@ -116,6 +124,13 @@ class Store {
   // Per commit (first-parent order, newest last), the newest run's status of case_id and
   // the metric's value; at most last_n commits.
   Result<std::vector<HistoryRow>> History(const std::string& case_id, const std::string& metric, int last_n);
+  // The newest finished result of case_id at commit sha (only passing ones when asked),
+  // leaving out run exclude_run.
+  Result<std::optional<CaseRef>> NewestCaseAt(const std::string& case_id, const std::string& sha, bool passing_only,
+                                              int64_t exclude_run);
+  // The same over every commit whose first-parent ordinal is below `ordinal`, newest first.
+  Result<std::optional<CaseRef>> NewestCaseBelowOrdinal(const std::string& case_id, int64_t ordinal, bool passing_only,
+                                                        int64_t exclude_run);
   // Every case id ever stored, sorted (for "unknown case" messages).
   Result<std::vector<std::string>> KnownCases();
 

@@ -3,10 +3,12 @@
 //   outcome: pass | fail | skip | error   metric: value of metric "value"
 //   samples: how many samples to stream    ops: how many op rows to store
 //   sleep_ms: wait before finishing (for kill tests)
+//   report_baseline: store metric baseline_samples (-1 when there is no baseline)
 #include <chrono>
 #include <thread>
 
 #include "harness/case_record.h"
+#include "harness/run_context.h"
 #include "harness/suite.h"
 
 namespace harness {
@@ -33,6 +35,10 @@ TEST_P(SelftestOutcome, test_outcome) {
     rows.push_back({"selftest.op" + std::to_string(i) + ".default", "[1, 64, 5120], [5120]", i + 1, 1e-6 * (i + 1)});
   rec.SetOps(rows);
   rec.AddMetric({"value", Need(p.Number("metric", 0)), samples, std::nullopt, std::nullopt});
+  if (Need(p.Bool("report_baseline", false))) {
+    auto baseline = Need(CurrentRun().baseline(GetParam().CaseId()));
+    rec.AddMetric({"baseline_samples", baseline ? static_cast<double>(baseline->samples.size()) : -1.0, 0, {}, {}});
+  }
   if (outcome == "skip") GTEST_SKIP() << "the row asks to be skipped";
   if (outcome == "error") {
     rec.SetInfraError("the row asks for an infrastructure error");
