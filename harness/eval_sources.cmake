@@ -18,4 +18,7 @@ harness_test(gsm8k_tests
     ${CMAKE_CURRENT_LIST_DIR}/verdict_test.cc
     ${PROJECT_SOURCE_DIR}/runners/openai/openai_client_test.cc
     ${PROJECT_SOURCE_DIR}/runners/openai/progress_test.cc
-  LIBS harness_core openai_client PkgConfig::HTTPLIB)
+    ${PROJECT_SOURCE_DIR}/runners/refstack/sim/sim_model_test.cc
+    ${PROJECT_SOURCE_DIR}/runners/refstack/sim/sim_profile_test.cc
+    ${PROJECT_SOURCE_DIR}/runners/refstack/sim/sim_server_test.cc
+  LIBS harness_core openai_client refstack_sim refstack_kernels PkgConfig::HTTPLIB)

@@ -1,0 +1,260 @@
+#include "runners/refstack/sim/sim_server.h"
+
+#include <chrono>
+#include <ctime>
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+namespace harness::sim {
+namespace {
+
+using nlohmann::json;
+
+// Keep-alive connections each hold a worker; leave room for the client's 64 plus a
+// connection-per-request client running beside it.
+constexpr std::size_t kWorkerThreads = 160;
+constexpr int kDefaultMaxTokens = 512;
+constexpr uint64_t kFaultStream = 5;
+constexpr std::string_view kUnknownQuestionAnswer = " I do not recognise this question.";
+
+void SendError(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  json body = {{"error", {{"message", message}, {"type", "invalid_request_error"}, {"code", status}}}};
+  res.set_content(body.dump(), "application/json");
+}
+
+// Whitespace-separated words: the stand-in's notion of a token.
+int64_t CountWords(std::string_view text) {
+  int64_t words = 0;
+  bool in_word = false;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  return words;
+}
+
+// Cuts text after its first max_words words; true when something was cut.
+bool CutToWords(std::string& text, int64_t max_words) {
+  int64_t words = 0;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (!space && !in_word) {
+      if (words == max_words) {
+        text.resize(i);
+        return true;
+      }
+      ++words;
+    }
+    in_word = !space;
+  }
+  return false;
+}
+
+struct ParsedRequest {
+  std::string prompt;
+  int64_t max_tokens = kDefaultMaxTokens;
+  std::vector<std::string> stop;
+};
+
+// The prompt (completions: "prompt"; chat: the last user message), max_tokens and stop,
+// or a message for a 400.
+std::variant<ParsedRequest, std::string> ParseRequest(const std::string& body, bool chat) {
+  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::string("the request body is not a JSON object");
+  ParsedRequest r;
+  if (chat) {
+    const auto messages = j.find("messages");
+    if (messages == j.end() || !messages->is_array()) return std::string("messages: expected an array");
+    for (const auto& m : *messages)
+      if (m.is_object() && m.value("role", "") == "user" && m.contains("content") && m["content"].is_string())
+        r.prompt = m["content"].get<std::string>();
+    if (r.prompt.empty()) return std::string("messages: no user message with string content");
+  } else {
+    const auto prompt = j.find("prompt");
+    if (prompt != j.end() && prompt->is_string()) {
+      r.prompt = prompt->get<std::string>();
+    } else if (prompt != j.end() && prompt->is_array() && prompt->size() == 1 && (*prompt)[0].is_string()) {
+      r.prompt = (*prompt)[0].get<std::string>();
+    } else {
+      return std::string("prompt: expected a string");
+    }
+  }
+  if (const auto max_tokens = j.find("max_tokens"); max_tokens != j.end() && !max_tokens->is_null()) {
+    if (!max_tokens->is_number_integer() || max_tokens->get<int64_t>() < 1)
+      return std::string("max_tokens: expected a positive integer");
+    r.max_tokens = max_tokens->get<int64_t>();
+  }
+  if (const auto stop = j.find("stop"); stop != j.end() && !stop->is_null()) {
+    if (stop->is_string()) {
+      r.stop.push_back(stop->get<std::string>());
+    } else if (stop->is_array()) {
+      for (const auto& s : *stop) {
+        if (!s.is_string()) return std::string("stop: expected strings");
+        r.stop.push_back(s.get<std::string>());
+      }
+    } else {
+      return std::string("stop: expected a string or a list of strings");
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+SimServer::SimServer(SimProfile profile, const StackConfig& config, std::vector<Gsm8kItem> questions)
+    : profile_(std::move(profile)),
+      model_(profile_, config.HasFault(kFp8ScaleFault), std::move(questions)),
+      attempts_(static_cast<std::size_t>(model_.size()), 0) {}
+
+SimServer::~SimServer() { Stop(); }
+
+int SimServer::RequestsFor(int q) const {
+  std::lock_guard lock(counts_mu_);
+  return attempts_.at(static_cast<std::size_t>(q));
+}
+
+int64_t SimServer::TotalRequests() const {
+  std::lock_guard lock(counts_mu_);
+  return total_requests_;
+}
+
+int SimServer::NextAttempt(int q) {
+  std::lock_guard lock(counts_mu_);
+  ++total_requests_;
+  if (q < 0) return 0;
+  return attempts_[static_cast<std::size_t>(q)]++;
+}
+
+SimServer::Fault SimServer::FaultFor(int q, int attempt) const {
+  if (q < 0) return Fault::kNone;   // only the eval's own questions meet transport faults
+  const auto& f = profile_.faults;
+  double u = Uniform01(Mix(profile_.seed, kFaultStream, static_cast<uint64_t>(q), static_cast<uint64_t>(attempt)));
+  for (auto [rate, fault] : {std::pair{f.http_5xx, Fault::k5xx}, std::pair{f.http_429, Fault::k429},
+                             std::pair{f.slow, Fault::kSlow}, std::pair{f.malformed_json, Fault::kMalformed},
+                             std::pair{f.dropped_connection, Fault::kDropped}}) {
+    if (u < rate) return fault;
+    u -= rate;
+  }
+  return Fault::kNone;
+}
+
+bool SimServer::SleepUnlessStopped(double seconds) {
+  if (seconds <= 0) return !stopping_;
+  std::unique_lock lock(sleep_mu_);
+  return !sleep_cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stopping_.load(); });
+}
+
+void SimServer::Route() {
+  auto complete = [this](bool chat) {
+    return [this, chat](const httplib::Request& req, httplib::Response& res) {
+      auto parsed = ParseRequest(req.body, chat);
+      if (auto* why = std::get_if<std::string>(&parsed)) return SendError(res, 400, *why);
+      auto& request = std::get<ParsedRequest>(parsed);
+      const int q = model_.FindQuestion(request.prompt);
+      switch (FaultFor(q, NextAttempt(q))) {
+        case Fault::k5xx:
+          return SendError(res, 503, "the stand-in is overloaded (profile fault)");
+        case Fault::k429:
+          res.set_header("Retry-After", fmt::format("{:g}", profile_.faults.retry_after_s));
+          return SendError(res, 429, "rate limited (profile fault)");
+        case Fault::kSlow:
+          if (!SleepUnlessStopped(profile_.faults.slow_s)) return SendError(res, 503, "stopping");
+          break;   // then answer, long after the client gave up
+        case Fault::kMalformed:
+          res.set_content(R"({"id": "cmpl-sim", "object": "text_completion", "choices": [{"text": "Janet)",
+                          "application/json");
+          return;
+        case Fault::kDropped:
+          // Headers promise a body; returning false closes the connection instead.
+          res.set_content_provider(64, "application/json",
+                                   [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
+          return;
+        case Fault::kNone:
+          break;
+      }
+      std::string text = q >= 0 ? model_.Answer(q) : std::string(kUnknownQuestionAnswer);
+      std::string finish = "stop";
+      for (const auto& s : request.stop)
+        if (const auto at = text.find(s); !s.empty() && at != std::string::npos) text.resize(at);
+      if (CutToWords(text, request.max_tokens)) finish = "length";
+      const int64_t completion_tokens = CountWords(text);
+      const int64_t prompt_tokens = CountWords(request.prompt);
+      if (!SleepUnlessStopped(profile_.first_token_s + profile_.per_token_s * static_cast<double>(completion_tokens)))
+        return SendError(res, 503, "stopping");
+      json choice = {{"index", 0}, {"finish_reason", finish}};
+      if (chat) {
+        choice["message"] = {{"role", "assistant"}, {"content", text}};
+      } else {
+        choice["text"] = text;
+        choice["logprobs"] = nullptr;
+      }
+      json body = {{"id", fmt::format("cmpl-sim-{}", response_id_++)},
+                   {"object", chat ? "chat.completion" : "text_completion"},
+                   {"created", static_cast<int64_t>(std::time(nullptr))},
+                   {"model", profile_.model},
+                   {"choices", json::array({choice})},
+                   {"usage",
+                    {{"prompt_tokens", prompt_tokens},
+                     {"completion_tokens", completion_tokens},
+                     {"total_tokens", prompt_tokens + completion_tokens}}}};
+      res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    };
+  };
+  http_->Post("/v1/completions", complete(false));
+  http_->Post("/v1/chat/completions", complete(true));
+  http_->Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+    json body = {{"object", "list"},
+                 {"data", json::array({{{"id", profile_.model}, {"object", "model"}, {"owned_by", "harness"}}})}};
+    res.set_content(body.dump(), "application/json");
+  });
+}
+
+Result<std::string> SimServer::Start(int port) {
+  if (http_) return UsageError("the stand-in endpoint is already started");
+  http_ = std::make_unique<httplib::Server>();
+  http_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
+  http_->set_keep_alive_max_count(1u << 20);
+  http_->set_tcp_nodelay(true);   // else Nagle and delayed ACKs stall every reply ~40 ms
+  Route();
+  int bound = port;
+  if (port == 0) {
+    bound = http_->bind_to_any_port("127.0.0.1");
+  } else if (!http_->bind_to_port("127.0.0.1", port)) {
+    bound = -1;
+  }
+  if (bound <= 0) {
+    http_.reset();
+    return InfraError(fmt::format("stand-in endpoint: cannot listen on 127.0.0.1:{}", port));
+  }
+  thread_ = std::thread([this] { http_->listen_after_bind(); });
+  // stop() before the accept loop runs would be lost and Stop() would hang in join.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!http_->is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      Stop();
+      return InfraError(fmt::format("stand-in endpoint: the server on port {} did not start", bound));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return fmt::format("http://127.0.0.1:{}", bound);
+}
+
+void SimServer::Stop() {
+  if (!http_) return;
+  {
+    std::lock_guard lock(sleep_mu_);
+    stopping_ = true;
+  }
+  sleep_cv_.notify_all();
+  http_->stop();
+  if (thread_.joinable()) thread_.join();
+  http_.reset();
+}
+
+}  // namespace harness::sim
