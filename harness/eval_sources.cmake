@@ -16,6 +16,7 @@ harness_test(gsm8k_tests
     ${CMAKE_CURRENT_LIST_DIR}/gsm8k_score_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/stats_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/verdict_test.cc
+    ${PROJECT_SOURCE_DIR}/runners/openai/gsm8k_eval_test.cc
     ${PROJECT_SOURCE_DIR}/runners/openai/openai_client_test.cc
     ${PROJECT_SOURCE_DIR}/runners/openai/progress_test.cc
     ${PROJECT_SOURCE_DIR}/runners/refstack/sim/sim_model_test.cc

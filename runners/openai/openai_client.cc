@@ -311,6 +311,7 @@ Status Client::Run(const std::vector<CompletionRequest>& requests,
     bool finished_any = false;
     int queued = 0;
     while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
+      if (stop_) break;   // nothing more reaches the caller once it asked to stop
       if (msg->msg != CURLMSG_DONE) continue;
       CURL* easy = msg->easy_handle;
       const CURLcode code = msg->data.result;

@@ -314,14 +314,14 @@ TEST(Client, BoundedConcurrencyOverReusedConnections) {
     Reply(res, "#### 1");
   });
   auto o = Options(server.url());
-  o.max_in_flight = 6;
+  o.max_in_flight = 4;   // within cpp-httplib's listen backlog of 5
   auto client = Client::Create(o);
   ASSERT_TRUE(client);
   auto results = RunAll(**client, Requests(120));
   EXPECT_EQ(results.size(), 120u);
-  EXPECT_LE(most.load(), 6);
+  EXPECT_LE(most.load(), 4);
   EXPECT_GE(most.load(), 2);
-  EXPECT_LE(peers.size(), 6u);   // 120 requests over at most 6 connections
+  EXPECT_LE(peers.size(), 4u);   // 120 requests over at most 4 connections
 }
 
 TEST(Client, RequestStopEndsTheRunEarly) {

@@ -1,5 +1,7 @@
 #include "runners/refstack/sim/sim_server.h"
 
+#include <sys/socket.h>
+
 #include <chrono>
 #include <ctime>
 
@@ -221,6 +223,11 @@ Result<std::string> SimServer::Start(int port) {
   http_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   http_->set_keep_alive_max_count(1u << 20);
   http_->set_tcp_nodelay(true);   // else Nagle and delayed ACKs stall every reply ~40 ms
+  http_->set_socket_options([this](int sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd_ = sock;
+  });
   Route();
   int bound = port;
   if (port == 0) {
@@ -232,6 +239,9 @@ Result<std::string> SimServer::Start(int port) {
     http_.reset();
     return InfraError(fmt::format("stand-in endpoint: cannot listen on 127.0.0.1:{}", port));
   }
+  // cpp-httplib 0.11 listens with a backlog of 5: 64 clients connecting at once overflow
+  // it and wait out a SYN retransmit (1 s and more). Listening again raises the backlog.
+  if (listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
   thread_ = std::thread([this] { http_->listen_after_bind(); });
   // stop() before the accept loop runs would be lost and Stop() would hang in join.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -62,6 +62,7 @@ class SimServer {
   SimModel model_;
   std::unique_ptr<httplib::Server> http_;
   std::thread thread_;
+  int listen_fd_ = -1;
   std::atomic<bool> stopping_{false};
   std::mutex sleep_mu_;
   std::condition_variable sleep_cv_;
