@@ -73,7 +73,7 @@ TEST_P(Fp8ScaleLayout, test_transposed_scale_matches_bpreshuffle_layout_contract
 
   const FloatTensor x = kernels::RandomBf16Normal({m, k}, seed);
   const FloatTensor gain = kernels::RandomBf16LogNormal({k}, seed + 1, kGainSigma);
-  const FloatTensor w = kernels::RandomBf16Normal({n, k}, seed + 2, 1.0f / std::sqrt(static_cast<float>(k)));
+  const FloatTensor w = kernels::RandomBf16Normal({k, n}, seed + 2, 1.0f / std::sqrt(static_cast<float>(k)));
 
   const auto row_major = Need(kernels::FusedRmsFp8GroupQuant(x, gain, eps, group, /*transpose_scale=*/false));
   const auto transposed = Need(kernels::FusedRmsFp8GroupQuant(x, gain, eps, group, /*transpose_scale=*/true));

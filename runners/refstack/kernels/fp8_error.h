@@ -2,7 +2,7 @@
 // GEMM against (derivation in docs/kernels.md, "FP8 error bound"):
 //
 //   |Fp8BlockScaledGemm(q(x), q(w))[m, n] - GemmF32(x, w)[m, n]|
-//       <= c_K * sum_k xt[m, k] * wt[n, k],
+//       <= c_K * sum_k xt[m, k] * wt[k, n],
 //   xt = max(|x|, 2^-6 s_x)  (s_x the element's group scale; below 2^-6 s_x e4m3 is subnormal)
 //   wt = max(|w|, 2^-6 s_w),
 //   c_K = 2u' + u'^2 + gamma_K (1 + (1 + u')^2),  u' = 2^-4 + 2^-23,  gamma_K = K 2^-24 / (1 - K 2^-24).
@@ -23,8 +23,8 @@ inline constexpr double kFp8ElementRelativeError = 0x1p-4 + 0x1p-23;
 
 double Fp8GemmBoundCoefficient(int64_t k);
 
-// The bound above for every (m, n), as an [M, N] tensor. x [M, K] and w [N, K] are the
-// unquantized operands; x_scale [M, K / 128] and w_scale [N / 128, K / 128] the scales
+// The bound above for every (m, n), as an [M, N] tensor. x [M, K] and w [K, N] are the
+// unquantized operands; x_scale [M, K / 128] and w_scale [K / 128, N / 128] the scales
 // the quantizers chose (read through their strides).
 Result<FloatTensor> Fp8GemmErrorBound(const FloatTensor& x, const FloatTensor& x_scale, const FloatTensor& w,
                                       const FloatTensor& w_scale);

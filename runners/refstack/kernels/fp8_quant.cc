@@ -6,13 +6,14 @@
 
 #include "runners/refstack/kernels/layers.h"
 #include "runners/refstack/kernels/number_formats.h"
+#include "runners/refstack/kernels/simd.h"
 
 namespace harness::kernels {
 namespace {
 
 constexpr int kLanes = 16;  // independent maxima, so the loop vectorizes
 
-float AbsMax(const float* v, int64_t n) {
+HARNESS_SIMD_CLONES float AbsMax(const float* v, int64_t n) {
   float lanes[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
@@ -23,7 +24,7 @@ float AbsMax(const float* v, int64_t n) {
 
 float ScaleFor(float amax) { return std::max(amax, kFp8MinAmax) / kFp8E4M3Max; }
 
-void EncodeScaled(const float* v, int64_t n, float scale, uint8_t* q) {
+HARNESS_SIMD_CLONES void EncodeScaled(const float* v, int64_t n, float scale, uint8_t* q) {
   for (int64_t i = 0; i < n; ++i) q[i] = EncodeFp8E4M3(v[i] / scale);
 }
 
@@ -87,20 +88,20 @@ Result<Fp8Quantized> FusedRmsNormFp8ForGemm(const FloatTensor& x, const FloatTen
 
 Result<Fp8Quantized> QuantizeFp8Blocks(const FloatTensor& w, int64_t block) {
   if (w.dim() != 2 || block <= 0 || w.size(0) % block != 0 || w.size(1) % block != 0)
-    return UsageError(fmt::format("quantize_fp8_blocks: expected w [N, K] with N and K multiples of {}, got {}", block,
+    return UsageError(fmt::format("quantize_fp8_blocks: expected w [K, N] with K and N multiples of {}, got {}", block,
                                   w.Describe()));
   const FloatTensor wc = w.Contiguous();
-  const int64_t n = w.size(0), k = w.size(1), nb = n / block, kb = k / block;
-  Fp8Quantized out{ByteTensor({n, k}), FloatTensor({nb, kb})};
-  for (int64_t bi = 0; bi < nb; ++bi) {
-    for (int64_t bj = 0; bj < kb; ++bj) {
-      const float* tile = wc.data_ptr() + bi * block * k + bj * block;
+  const int64_t rows = w.size(0), cols = w.size(1), row_blocks = rows / block, col_blocks = cols / block;
+  Fp8Quantized out{ByteTensor({rows, cols}), FloatTensor({row_blocks, col_blocks})};
+  for (int64_t bi = 0; bi < row_blocks; ++bi) {
+    for (int64_t bj = 0; bj < col_blocks; ++bj) {
+      const float* tile = wc.data_ptr() + bi * block * cols + bj * block;
       float amax = 0;
-      for (int64_t r = 0; r < block; ++r) amax = std::max(amax, AbsMax(tile + r * k, block));
+      for (int64_t r = 0; r < block; ++r) amax = std::max(amax, AbsMax(tile + r * cols, block));
       const float s = ScaleFor(amax);
       for (int64_t r = 0; r < block; ++r)
-        EncodeScaled(tile + r * k, block, s, out.q.mutable_data_ptr() + (bi * block + r) * k + bj * block);
-      out.scale.mutable_data_ptr()[bi * kb + bj] = s;
+        EncodeScaled(tile + r * cols, block, s, out.q.mutable_data_ptr() + (bi * block + r) * cols + bj * block);
+      out.scale.mutable_data_ptr()[bi * col_blocks + bj] = s;
     }
   }
   return out;

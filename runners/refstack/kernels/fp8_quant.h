@@ -25,7 +25,7 @@ inline constexpr float kFp8MinAmax = 1e-10f;
 // FP8 payload and its dequantization scales: value ~= DecodeFp8E4M3(q) * scale.
 struct Fp8Quantized {
   ByteTensor q;       // e4m3fn codes
-  FloatTensor scale;  // activations: [M, K / group]; weights: [N / block, K / block]
+  FloatTensor scale;  // activations: [M, K / group]; weights: [K / block, N / block]
 };
 
 // fused_rms_fp8_group_quant: y = RmsNorm(x, weight, eps), then per row and group of
@@ -58,8 +58,8 @@ Result<FloatTensor> RepairProducerScale(const FloatTensor& kernel_scale, bool sc
 Result<Fp8Quantized> FusedRmsNormFp8ForGemm(const FloatTensor& x, const FloatTensor& weight, float eps,
                                            bool scale_unrepaired, int64_t group_size = kFp8GroupSize);
 
-// Weight quantization per block x block tile of w [N, K] (both multiples of block):
-// scale[nb, kb] = max(amax, kFp8MinAmax) / 448, row-major [N / block, K / block].
+// Weight quantization per block x block tile of w [K, N] (both multiples of block):
+// scale[kb, nb] = max(amax, kFp8MinAmax) / 448, row-major [K / block, N / block].
 Result<Fp8Quantized> QuantizeFp8Blocks(const FloatTensor& w, int64_t block = kFp8GroupSize);
 
 }  // namespace harness::kernels

@@ -34,7 +34,7 @@ struct Dense {
   const double* row(int64_t i) const { return v.data() + i * k; }
 };
 
-// Checks y against sum_k a[m, k] b[n, k] computed in double, within gamma_(K + extra)
+// Checks y against sum_k a[m, k] b[n, k] computed in double (b holds w transposed), within gamma_(K + extra)
 // times sum_k |a| |b|: the fp32 rounding-error bound of a K-term dot product.
 void ExpectNearExactProducts(const FloatTensor& y, const Dense& a, const Dense& b, int extra_roundings = 0) {
   const FloatTensor yc = y.Contiguous();
@@ -84,25 +84,25 @@ TEST(GemmF32, MatchesExactProductsAcrossBlockEdges) {
   // Shapes straddle the tile (mr, nr) and the cache blocks (kc 256, mc 96, nc 1024).
   for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 33, 255}, {97, 130, 513}, {3, 1030, 64}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k);
-    const FloatTensor x = RandomBf16Normal({m, k}, 3), w = RandomBf16Normal({n, k}, 4);
+    const FloatTensor x = RandomBf16Normal({m, k}, 3), w = RandomBf16Normal({k, n}, 4);
     auto y = GemmF32(x, w);
     ASSERT_TRUE(y.ok()) << y.error().message;
     ASSERT_EQ(y->shape(), (Shape{m, n}));
     ExpectNearExactProducts(*y, Dense(m, k, [&](int64_t i, int64_t p) { return double(x.At(i, p)); }),
-                            Dense(n, k, [&](int64_t j, int64_t p) { return double(w.At(j, p)); }));
+                            Dense(n, k, [&](int64_t j, int64_t p) { return double(w.At(p, j)); }));
   }
 }
 
 TEST(GemmF32, ReadsStridedOperandsAndRejectsMismatchedK) {
-  const FloatTensor x = RandomBf16Normal({5, 8}, 5), w = RandomBf16Normal({8, 3}, 6);
-  const FloatTensor wt = w.AsStrided({3, 8}, {1, 3}).value();  // w^T as a view
-  auto y = GemmF32(x, wt);
+  const FloatTensor x = RandomBf16Normal({5, 8}, 5), w_t = RandomBf16Normal({3, 8}, 6);
+  const FloatTensor w = w_t.AsStrided({8, 3}, {1, 8}).value();  // [K, N] as a view of its transpose
+  auto y = GemmF32(x, w);
   ASSERT_TRUE(y.ok());
   ExpectNearExactProducts(*y, Dense(5, 8, [&](int64_t i, int64_t p) { return double(x.At(i, p)); }),
-                          Dense(3, 8, [&](int64_t j, int64_t p) { return double(w.At(p, j)); }));
-  auto bad = GemmF32(x, w);
+                          Dense(3, 8, [&](int64_t j, int64_t p) { return double(w_t.At(j, p)); }));
+  auto bad = GemmF32(x, w_t);
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.error().message, HasSubstr("got x shape [5, 8] strides (8, 1) offset 0 and w shape [8, 3]"));
+  EXPECT_THAT(bad.error().message, HasSubstr("got x shape [5, 8] strides (8, 1) offset 0 and w shape [3, 8]"));
 }
 
 struct Fp8Case {
@@ -111,7 +111,7 @@ struct Fp8Case {
 };
 Fp8Case MakeFp8Case(int64_t m, int64_t k, int64_t n) {
   const FloatTensor x = RandomBf16Normal({m, k}, 7), gain = RandomBf16LogNormal({k}, 8, 0.5f);
-  const FloatTensor w = RandomBf16Normal({n, k}, 9, 0.05f);
+  const FloatTensor w = RandomBf16Normal({k, n}, 9, 0.05f);
   return {RmsNorm(x, gain, 1e-6f).value(), FusedRmsFp8GroupQuant(x, gain, 1e-6f, 128, false).value(),
           FusedRmsFp8GroupQuant(x, gain, 1e-6f, 128, true).value(), QuantizeFp8Blocks(w).value()};
 }
@@ -127,14 +127,14 @@ TEST(Fp8BlockScaledGemm, MatchesExactDequantizedProducts) {
     ExpectNearExactProducts(
         *y,
         Dense(m, k, [&](int64_t i, int64_t p) { return double(DecodeFp8E4M3(c.x_row.q.At(i, p))) * c.x_row.scale.At(i, p / 128); }),
-        Dense(n, k, [&](int64_t j, int64_t p) { return double(DecodeFp8E4M3(c.w.q.At(j, p))) * c.w.scale.At(j / 128, p / 128); }),
+        Dense(n, k, [&](int64_t j, int64_t p) { return double(DecodeFp8E4M3(c.w.q.At(p, j))) * c.w.scale.At(p / 128, j / 128); }),
         /*scale multiplications:*/ 2);
   }
 }
 
 TEST(Fp8BlockScaledGemm, WithinTheDocumentedBoundOfTheF32Reference) {
   const Fp8Case c = MakeFp8Case(64, 1024, 256);
-  const FloatTensor w = RandomBf16Normal({256, 1024}, 9, 0.05f);
+  const FloatTensor w = RandomBf16Normal({1024, 256}, 9, 0.05f);
   const FloatTensor y = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, c.w.q, c.w.scale).value();
   const FloatTensor ref = GemmF32(c.y, w).value();
   const FloatTensor bound = Fp8GemmErrorBound(c.y, c.x_row.scale, w, c.w.scale).value();
@@ -154,9 +154,9 @@ TEST(Fp8BlockScaledGemm, ReadsScalesThroughTheirStrides) {
   const FloatTensor repaired = ViewTransposedFp8Scale(c.x_col.scale).value();
   const FloatTensor y_col = Fp8BlockScaledGemm(c.x_col.q, repaired, c.w.q, c.w.scale).value();
   EXPECT_FALSE(FirstDifference(y_row, y_col).has_value());
-  // A transposed copy of the weight scales, viewed back: same result.
-  const FloatTensor ws_t = c.w.scale.AsStrided({4, 2}, {1, 4}).value().Clone();
-  const FloatTensor ws_view = ws_t.AsStrided({2, 4}, {1, 2}).value();
+  // A transposed copy of the weight scales ([K/128, N/128] = [4, 2]), viewed back: same result.
+  const FloatTensor ws_t = c.w.scale.AsStrided({2, 4}, {1, 2}).value().Clone();
+  const FloatTensor ws_view = ws_t.AsStrided({4, 2}, {1, 4}).value();
   EXPECT_FALSE(FirstDifference(Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, c.w.q, ws_view).value(), y_row).has_value());
   // The unrepaired metadata is accepted (it is a valid layout) and gives wrong rows.
   const FloatTensor y_bad = Fp8BlockScaledGemm(c.x_col.q, c.x_col.scale, c.w.q, c.w.scale).value();
@@ -165,12 +165,12 @@ TEST(Fp8BlockScaledGemm, ReadsScalesThroughTheirStrides) {
 
 TEST(Fp8BlockScaledGemm, BadShapesAndStridesNameThem) {
   const Fp8Case c = MakeFp8Case(4, 256, 128);
-  auto k_mismatch = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, ByteTensor({128, 384}), c.w.scale);
+  auto k_mismatch = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, ByteTensor({384, 128}), c.w.scale);
   ASSERT_FALSE(k_mismatch.ok());
-  EXPECT_THAT(k_mismatch.error().message, HasSubstr("xq shape [4, 256] strides (256, 1) offset 0 and wq shape [128, 384]"));
-  auto ragged = Fp8BlockScaledGemm(ByteTensor({4, 200}), FloatTensor({4, 2}), ByteTensor({128, 200}), c.w.scale);
+  EXPECT_THAT(k_mismatch.error().message, HasSubstr("xq shape [4, 256] strides (256, 1) offset 0 and wq shape [384, 128]"));
+  auto ragged = Fp8BlockScaledGemm(ByteTensor({4, 200}), FloatTensor({4, 2}), ByteTensor({200, 128}), c.w.scale);
   ASSERT_FALSE(ragged.ok());
-  EXPECT_THAT(ragged.error().message, HasSubstr("multiples of 128, got xq [4, 200] and wq [128, 200]"));
+  EXPECT_THAT(ragged.error().message, HasSubstr("multiples of 128, got xq [4, 200] and wq [200, 128]"));
   auto scale_shape = Fp8BlockScaledGemm(c.x_row.q, FloatTensor({2, 4}), c.w.q, c.w.scale);
   ASSERT_FALSE(scale_shape.ok());
   EXPECT_THAT(scale_shape.error().message,
@@ -182,14 +182,14 @@ TEST(Fp8BlockScaledGemm, BadShapesAndStridesNameThem) {
   auto overlap = Fp8BlockScaledGemm(c.x_row.q, overlapping, c.w.q, c.w.scale);
   ASSERT_FALSE(overlap.ok());
   EXPECT_THAT(overlap.error().message, HasSubstr("own storage slot, got shape [4, 2] strides (1, 1)"));
-  auto w_scale = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, c.w.q, FloatTensor({2, 1}));
+  auto w_scale = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, c.w.q, FloatTensor({1, 2}));
   ASSERT_FALSE(w_scale.ok());
-  EXPECT_THAT(w_scale.error().message, HasSubstr("w_scale must be [1, 2] (one scale per 128 x 128 weight block)"));
+  EXPECT_THAT(w_scale.error().message, HasSubstr("w_scale must be [2, 1] (one scale per 128 x 128 weight block)"));
 }
 
 TEST(GroupedMatmul, EachExpertsRowsUseItsWeights) {
   const std::vector<int64_t> rows = {3, 0, 9};
-  const FloatTensor x = RandomBf16Normal({12, 40}, 10), w = RandomBf16Normal({3, 17, 40}, 11);
+  const FloatTensor x = RandomBf16Normal({12, 40}, 10), w = RandomBf16Normal({3, 40, 17}, 11);
   auto y = GroupedMatmul(x, rows, w);
   ASSERT_TRUE(y.ok()) << y.error().message;
   ASSERT_EQ(y->shape(), (Shape{12, 17}));
@@ -198,7 +198,7 @@ TEST(GroupedMatmul, EachExpertsRowsUseItsWeights) {
     for (int64_t j = 0; j < 17; ++j) {
       double exact = 0, magnitude = 0;
       for (int64_t p = 0; p < 40; ++p) {
-        const double t = double(x.At(r, p)) * w.At({expert_of(r), j, p});
+        const double t = double(x.At(r, p)) * w.At({expert_of(r), p, j});
         exact += t;
         magnitude += std::fabs(t);
       }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "runners/refstack/kernels/simd.h"
+
 namespace harness::kernels {
 namespace {
 
@@ -9,7 +11,7 @@ namespace {
 // floating-point adds (the order is fixed by this code, not by the compiler).
 constexpr int kLanes = 16;
 
-float SumOfSquares(const float* x, int64_t k) {
+HARNESS_SIMD_CLONES float SumOfSquares(const float* x, int64_t k) {
   float lanes[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= k; i += kLanes)
@@ -20,11 +22,14 @@ float SumOfSquares(const float* x, int64_t k) {
   return lanes[0];
 }
 
+HARNESS_SIMD_CLONES void ScaleRow(const float* x, float factor, const float* weight, int64_t k, float* out) {
+  for (int64_t i = 0; i < k; ++i) out[i] = x[i] * factor * weight[i];
+}
+
 }  // namespace
 
 void RmsNormRow(const float* x, const float* weight, int64_t k, float eps, float* out) {
-  const float inv_rms = 1.0f / std::sqrt(SumOfSquares(x, k) / static_cast<float>(k) + eps);
-  for (int64_t i = 0; i < k; ++i) out[i] = x[i] * inv_rms * weight[i];
+  ScaleRow(x, 1.0f / std::sqrt(SumOfSquares(x, k) / static_cast<float>(k) + eps), weight, k, out);
 }
 
 Result<FloatTensor> RmsNorm(const FloatTensor& x, const FloatTensor& weight, float eps) {

@@ -51,9 +51,9 @@ inline float DecodeFp8E4M3(uint8_t code) {
   const uint32_t magnitude = code & 0x7Fu;
   // The 7 magnitude bits placed at the top of an fp32 exponent/mantissa, times 2^(127-7),
   // rebias the exponent; an e4m3 subnormal lands on an fp32 subnormal and scales exactly.
-  float v = std::bit_cast<float>(magnitude << 20) * 0x1p120f;
-  if (magnitude == 0x7Fu) v = std::bit_cast<float>(0x7FC00000u);
-  return std::bit_cast<float>(std::bit_cast<uint32_t>(v) | (static_cast<uint32_t>(code & 0x80u) << 24));
+  const uint32_t bits = std::bit_cast<uint32_t>(std::bit_cast<float>(magnitude << 20) * 0x1p120f);
+  const uint32_t sign = static_cast<uint32_t>(code & 0x80u) << 24;
+  return std::bit_cast<float>((magnitude == 0x7Fu ? 0x7FC00000u : bits) | sign);  // a select: vectorizes
 }
 
 inline uint8_t EncodeFp8E4M3(float x) {

@@ -51,7 +51,7 @@ std::vector<double> Fp8GemmRowErrors(int M, int K, int N, bool scale_unrepaired,
                                  M, K, N, kFp8GroupSize));
   const FloatTensor x = RandomBf16Normal({M, K}, seed);
   const FloatTensor gain = RandomBf16LogNormal({K}, kGainSeed, kGainSigma);
-  const FloatTensor w = RandomBf16Normal({N, K}, kWeightSeed, 1.0f / std::sqrt(static_cast<float>(K)));
+  const FloatTensor w = RandomBf16Normal({K, N}, kWeightSeed, 1.0f / std::sqrt(static_cast<float>(K)));
   const FloatTensor ref = Unwrap(GemmF32(Unwrap(RmsNorm(x, gain, kEps)), w));
   const Fp8Quantized wq = Unwrap(QuantizeFp8Blocks(w));
   const Fp8Quantized xq = Unwrap(FusedRmsNormFp8ForGemm(x, gain, kEps, scale_unrepaired));
