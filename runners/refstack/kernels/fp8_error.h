@@ -5,7 +5,7 @@
 //       <= c_K * sum_k xt[m, k] * wt[k, n],
 //   xt = max(|x|, 2^-6 s_x)  (s_x the element's group scale; below 2^-6 s_x e4m3 is subnormal)
 //   wt = max(|w|, 2^-6 s_w),
-//   c_K = 2u' + u'^2 + gamma_K (1 + (1 + u')^2),  u' = 2^-4 + 2^-23,  gamma_K = K 2^-24 / (1 - K 2^-24).
+//   c_K = 2u' + u'^2 + gamma_K (1 + (1 + u')^2),  u' = 2^-4 + 2^-22,  gamma_K = K 2^-24 / (1 - K 2^-24).
 //
 // A worst case: it grows linearly in K, where typical errors grow like sqrt(K).
 #pragma once
@@ -17,9 +17,9 @@
 
 namespace harness::kernels {
 
-// u': e4m3's unit roundoff 2^-4 (3 mantissa bits) plus the fp32 roundings of x / s and
-// decode(q) * s.
-inline constexpr double kFp8ElementRelativeError = 0x1p-4 + 0x1p-23;
+// u': e4m3's unit roundoff 2^-4 (3 mantissa bits) compounded with the fp32 roundings of
+// x / s and decode(q) * s: (1 + 2^-4)(1 + 2^-24)^2 - 1 < 2^-4 + 2^-22.
+inline constexpr double kFp8ElementRelativeError = 0x1p-4 + 0x1p-22;
 
 double Fp8GemmBoundCoefficient(int64_t k);
 

@@ -148,6 +148,15 @@ TEST(Fp8BlockScaledGemm, WithinTheDocumentedBoundOfTheF32Reference) {
   EXPECT_GT(worst, 0.0) << "quantization changed nothing: the test would not see a broken GEMM";
 }
 
+TEST(Fp8GemmErrorBound, RejectsMismatchedShapes) {
+  const Fp8Case c = MakeFp8Case(4, 256, 128);
+  const FloatTensor w = RandomBf16Normal({256, 128}, 9, 0.05f);
+  EXPECT_TRUE(Fp8GemmErrorBound(c.y, c.x_row.scale, w, c.w.scale).ok());
+  auto bad = Fp8GemmErrorBound(c.y, c.x_row.scale, w, FloatTensor({1, 2}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("w_scale shape [1, 2] strides (2, 1)"));
+}
+
 TEST(Fp8BlockScaledGemm, ReadsScalesThroughTheirStrides) {
   const Fp8Case c = MakeFp8Case(64, 512, 256);
   const FloatTensor y_row = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, c.w.q, c.w.scale).value();
