@@ -1,0 +1,131 @@
+// The gsm8k suite: GSM8K accuracy of an OpenAI-compatible endpoint, gated and compared
+// with the baseline commit question by question (docs/gsm8k.md).
+//
+// Without --endpoint a case starts the stand-in endpoint in-process; its answers go
+// through the reference FP8 kernels with a batch of sim_batch_rows rows, so the run's
+// fault switches (fp8-scale-unrepaired) reach accuracy only through the kernels' error.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "harness/case_record.h"
+#include "harness/gsm8k_data.h"
+#include "harness/paths.h"
+#include "harness/run_context.h"
+#include "harness/suite.h"
+#include "harness/verdict.h"
+#include "runners/openai/gsm8k_eval.h"
+#include "runners/refstack/sim/sim_server.h"
+
+namespace harness {
+namespace {
+
+openai::Gsm8kEvalOptions EvalOptions(const JsonObject& p, const std::string& case_id) {
+  openai::Gsm8kEvalOptions o;
+  o.shots = static_cast<int>(ValueOrThrow(p.Int("shots")));
+  o.max_error_rate = ValueOrThrow(p.Number("max_error_rate"));
+  o.progress_label = case_id;
+  auto& c = o.client;
+  c.generation.max_tokens = static_cast<int>(ValueOrThrow(p.Int("max_tokens")));
+  c.generation.temperature = ValueOrThrow(p.Number("temperature"));
+  c.generation.top_p = ValueOrThrow(p.Number("top_p"));
+  c.generation.seed = ValueOrThrow(p.Int("seed"));
+  c.generation.stop = ValueOrThrow(p.StringList("stop"));
+  c.max_in_flight = static_cast<int>(ValueOrThrow(p.Int("max_in_flight")));
+  c.timeout_s = ValueOrThrow(p.Number("timeout_s"));
+  c.max_attempts = static_cast<int>(ValueOrThrow(p.Int("max_attempts")));
+  return o;
+}
+
+void AddRate(CaseRecord& rec, const std::string& name, double value, int64_t n) { rec.AddMetric({name, value, n, {}, {}}); }
+void AddValue(CaseRecord& rec, const std::string& name, double value) { rec.AddMetric({name, value, 0, {}, {}}); }
+
+// A non-fatal failure whose message is exactly `text` (ADD_FAILURE would put "Failed"
+// first, and that first line is what the run's table and the catalogue show).
+void Fail(const std::string& text) { GTEST_NONFATAL_FAILURE_(text.c_str()); }
+
+class Gsm8kAccuracy : public SuiteTest {};
+
+TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
+  const JsonObject p = Param();
+  const RunContext& run = CurrentRun();
+  CaseRecord& rec = CurrentCase();
+  const std::string case_id = GetParam().CaseId();
+  openai::Gsm8kEvalOptions options = EvalOptions(p, case_id);
+
+  std::unique_ptr<sim::SimServer> stand_in;
+  if (run.endpoint) {
+    if (!Need(p.Bool("with_endpoint")))
+      GTEST_SKIP() << "this row varies the stand-in's batch (sim_batch_rows); against --endpoint only the "
+                      "with_endpoint rows run";
+    options.client.target = *run.endpoint;
+  } else {
+    if (run.stack_config.stack != "refstack")
+      GTEST_SKIP() << "gsm8k needs an OpenAI-compatible endpoint for stack '" << run.stack_config.stack
+                   << "' (harness run --endpoint URL --model NAME)";
+    auto profile = Need(sim::LoadSimProfile(GoldenDir() / Need(p.String("sim_profile"))));
+    if (p.Has("sim_batch_rows")) profile.batch_rows = static_cast<int>(Need(p.Int("sim_batch_rows")));
+    const std::string model = profile.model;
+    stand_in = std::make_unique<sim::SimServer>(std::move(profile), run.stack_config, Need(LoadGsm8k(options.questions_file)));
+    options.client.target = EndpointTarget{Need(stand_in->Start(0)), model, Need(p.Bool("chat")), ""};
+  }
+
+  auto eval = Need(openai::Gsm8kEval::Create(options));
+  const auto report = Need(eval->Run(rec.prior_samples(), [&rec](const Sample& s) { rec.AddSample(s); }));
+  stand_in.reset();
+  const EvalSummary& s = report.summary;
+  const int64_t questions = report.questions;
+  if (report.infra_error) {
+    // Never a silent accuracy number: the case is an infrastructure error (exit 3).
+    AddRate(rec, "error_rate", s.error_rate, questions);
+    rec.SetInfraError(report.infra_error->message);
+    FAIL() << "gsm8k: " << report.infra_error->message;
+  }
+
+  const GateJudgement gate = JudgeGate(s.counts.correct, s.counts.answered(), Need(p.Number("gate")));
+  rec.AddMetric({"accuracy", s.accuracy, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high});
+  AddRate(rec, "error_rate", s.error_rate, questions);
+  AddRate(rec, "invalid_rate", s.invalid_rate, questions);
+  AddRate(rec, "truncated_rate", s.truncated_rate, questions);
+  AddValue(rec, "latency_p50_s", s.latency_p50_s);
+  AddValue(rec, "latency_p90_s", s.latency_p90_s);
+  AddValue(rec, "latency_p99_s", s.latency_p99_s);
+  AddValue(rec, "output_tokens_per_s", report.output_tokens_per_s);
+  AddValue(rec, "gate", gate.gate);
+  AddValue(rec, "gate_verdict", static_cast<double>(gate.verdict));
+  AddValue(rec, "gate_rerun_fail_probability", gate.rerun_fail_probability);
+  const std::string accuracy_text =
+      fmt::format("gsm8k accuracy {:.4f} ({}/{}, 95% CI [{:.4f}, {:.4f}]; invalid {:.1f}%, truncated {:.1f}%, errors {})",
+                  s.accuracy, s.counts.correct, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high,
+                  100 * s.invalid_rate, 100 * s.truncated_rate, s.counts.error);
+  const std::string gate_text = fmt::format("{} at gate {:.2f} (a rerun at this rate fails the gate with p = {:.3f})",
+                                            GateVerdictName(gate.verdict), gate.gate, gate.rerun_fail_probability);
+  std::cerr << case_id << ": " << accuracy_text << "; " << gate_text << "\n";
+  const bool gate_fails =
+      gate.verdict == GateVerdict::kFail || (gate.verdict == GateVerdict::kAtRisk && Need(p.Bool("fail_at_risk")));
+  if (gate_fails) Fail("gsm8k " + gate_text + ": " + accuracy_text);
+
+  if (!run.baseline) return;   // outside `harness run` there is no store to compare with
+  const auto baseline = Need(run.baseline(case_id));
+  if (!baseline) return;
+  const BaselineJudgement paired = CompareToBaseline(baseline->samples, report.samples, Need(p.Number("alpha")));
+  AddValue(rec, "baseline_verdict", static_cast<double>(paired.verdict));
+  AddRate(rec, "baseline_paired", static_cast<double>(paired.paired), paired.paired);
+  AddValue(rec, "mcnemar_b", static_cast<double>(paired.test.b));
+  AddValue(rec, "mcnemar_c", static_cast<double>(paired.test.c));
+  AddValue(rec, "mcnemar_p", paired.test.p_value);
+  AddValue(rec, "mcnemar_mid_p", paired.test.mid_p);
+  const std::string paired_text = fmt::format(
+      "{} vs baseline {} (run {}): losses b = {}, gains c = {} of {} paired questions, exact McNemar p = {:.3g}",
+      BaselineVerdictName(paired.verdict), baseline->sha.substr(0, 12), baseline->run_id, paired.test.b,
+      paired.test.c, paired.paired, paired.test.p_value);
+  std::cerr << case_id << ": " << paired_text << "\n";
+  if (paired.verdict == BaselineVerdict::kRegressed) Fail("gsm8k " + paired_text + ": " + accuracy_text);
+}
+
+HARNESS_INSTANTIATE(gsm8k, Gsm8kAccuracy, test_gsm8k_accuracy);
+
+}  // namespace
+}  // namespace harness
