@@ -1,0 +1,226 @@
+#include "runners/refstack/compiler/compiler.h"
+
+#include <map>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "harness/paths.h"
+#include "harness/suite_table.h"
+#include "runners/refstack/compiler/golden_ops.h"
+
+namespace refstack::compiler {
+namespace {
+
+using ::testing::HasSubstr;
+
+CompileEnvironment Env(CompileFaults faults = {}) {
+  CompileEnvironment env;
+  env.golden_dir = harness::GoldenDir();
+  env.faults = faults;
+  return env;
+}
+
+harness::CompileRequest SpRequest(bool disable_repetition) {
+  harness::CompileRequest r;
+  r.model = "Qwen/Qwen3-32B";
+  r.tp_size = 2;
+  r.query_len = 128;
+  r.num_layers_override = 1;
+  r.enable_sequence_parallel = true;
+  r.disable_repetition = disable_repetition;
+  return r;
+}
+
+harness::CompileRequest GmmRequest(const std::string& quant) {
+  harness::CompileRequest r;
+  r.model = "Qwen/Qwen3-235B-A22B";
+  r.query_len = 100;
+  r.num_layers_override = 1;
+  r.quant = quant;
+  return r;
+}
+
+harness::CompileResult CompileOk(const harness::CompileRequest& r, CompileFaults faults = {}) {
+  auto compiled = CompileModel(r, Env(faults));
+  EXPECT_TRUE(compiled.ok()) << compiled.error().message;
+  return compiled.ok() ? ToCompileResult(compiled->table) : harness::CompileResult{};
+}
+
+int64_t CallsOf(const harness::CompileResult& r, const std::string& op, const std::string& shapes) {
+  for (const auto& row : r.ops)
+    if (row.op == op && row.input_shapes == shapes) return row.calls;
+  return 0;
+}
+
+TEST(CompileModelTest, SequenceParallelRemovesEveryAllReduceWithAndWithoutRepetition) {
+  for (bool disable : {false, true}) {
+    SCOPED_TRACE(disable ? "repetition off" : "repetition on");
+    const auto r = CompileOk(SpRequest(disable));
+    EXPECT_EQ(r.Calls("tensor_cast.all_reduce.default"), 0);
+    // Embedding (P1), o_proj (P2) and down_proj (P3); gathers after the input norm, the
+    // post-attention norm's output 0 and the final norm (research section 3.1).
+    EXPECT_EQ(CallsOf(r, "tensor_cast.reduce_scatter.default", "[1, 128, 5120]"), 1);
+    EXPECT_EQ(CallsOf(r, "tensor_cast.reduce_scatter.default", "[128, 5120]"), 2);
+    EXPECT_EQ(CallsOf(r, "tensor_cast.all_gather.default", "[1, 64, 5120]"), 3);
+    EXPECT_EQ(CallsOf(r, "tensor_cast.rms_norm.default", "[1, 64, 5120], [5120]"), disable ? 1 : 2);
+    EXPECT_EQ(CallsOf(r, "tensor_cast.add_rms_norm.default", "[1, 64, 5120], [1, 64, 5120], [5120]"), disable ? 1 : 0);
+    EXPECT_THAT(r.table_text, HasSubstr("Total time for analytic: "));
+  }
+}
+
+TEST(CompileModelTest, BookkeepingFaultReproducesTheNightlyTable) {
+  const CompileFaults fault{.sp_counts_bookkeeping_users = true};
+  const auto r = CompileOk(SpRequest(false), fault);
+  // The rows of the original report: one all_reduce left on the residual path.
+  EXPECT_EQ(CallsOf(r, "tensor_cast.reduce_scatter.default", "[1, 128, 5120]"), 1);
+  EXPECT_EQ(CallsOf(r, "tensor_cast.reduce_scatter.default", "[128, 5120]"), 1);
+  EXPECT_EQ(CallsOf(r, "tensor_cast.all_gather.default", "[1, 64, 5120]"), 3);
+  EXPECT_EQ(CallsOf(r, "tensor_cast.all_reduce.default", "[128, 5120]"), 1);
+  // Still a local input norm, so only the all_reduce check catches it.
+  EXPECT_EQ(CallsOf(r, "tensor_cast.rms_norm.default", "[1, 64, 5120], [5120]"), 1);
+  // Repetition off has no bookkeeping users: the same table as without the fault.
+  EXPECT_EQ(CompileOk(SpRequest(true), fault).ops, CompileOk(SpRequest(true)).ops);
+}
+
+TEST(CompileModelTest, EachQuantTypeCallsItsGroupedMatmulsOnce) {
+  const std::map<std::string, std::pair<std::string, std::string>> expect = {
+      {"none", {"grouped_matmul", "grouped_matmul_swiglu"}},
+      {"w8a8", {"grouped_matmul_quant", "grouped_matmul_quant_swiglu"}},
+      {"w4a8", {"grouped_matmul_quant_int4", "grouped_matmul_quant_int4_swiglu"}},
+      {"fp8", {"grouped_matmul_fp8", "grouped_matmul_fp8_swiglu"}},
+      {"mxfp4", {"grouped_matmul_mxfp4", "grouped_matmul_mxfp4_swiglu_quant"}},
+  };
+  for (const auto& [quant, ops] : expect) {
+    SCOPED_TRACE(quant);
+    const auto r = CompileOk(GmmRequest(quant));
+    EXPECT_EQ(r.Calls("tensor_cast." + ops.first + ".default"), 1);
+    EXPECT_EQ(r.Calls("tensor_cast." + ops.second + ".default"), 1);
+    EXPECT_EQ(r.Calls("tensor_cast.swiglu.default"), 0);
+    EXPECT_EQ(r.Calls("tensor_cast.moe_gating_top_k_softmax.default"), 1);
+  }
+  EXPECT_EQ(CompileOk(GmmRequest("mxfp4")).Calls("tensor_cast.grouped_matmul_mxfp4_swiglu.default"), 0);
+  EXPECT_EQ(CompileOk(GmmRequest("mxfp4")).Calls("tensor_cast.dynamic_quantize_mxfp4.default"), 3);
+}
+
+TEST(CompileModelTest, FaultsChangeOnlyTheirOwnSuiteCases) {
+  // Every case of the compiler's suites, from the installed tables.
+  std::vector<std::pair<std::string, harness::CompileRequest>> cases;
+  for (const char* suite : {"sequence_parallel", "gmm"}) {
+    auto table = harness::LoadSuiteTable(harness::SuitesDir() / (std::string(suite) + ".json"));
+    ASSERT_TRUE(table.ok()) << table.error().message;
+    for (const auto& [test, rows] : table->tests)
+      for (const auto& row : rows) {
+        auto request = CompileRequestFromParams(row.Object());
+        ASSERT_TRUE(request.ok()) << request.error().message;
+        cases.emplace_back(row.CaseId(), *request);
+      }
+  }
+  ASSERT_EQ(cases.size(), 7u);
+  std::map<std::string, std::vector<harness::OpRow>> clean;
+  for (const auto& [id, request] : cases) clean[id] = CompileOk(request).ops;
+  const std::map<std::string, std::pair<CompileFaults, std::string>> faults = {
+      {"sp", {{.sp_counts_bookkeeping_users = true}, "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0"}},
+      {"gmm", {{.gmm_no_mxfp4_quant_fusion = true}, "gmm/test_qwen3_dynamic_quant_3"}},
+      {"topo", {{.graph_topo_disorder = true}, "gmm/test_qwen3_fp_0"}},
+  };
+  for (const auto& [name, fault] : faults) {
+    for (const auto& [id, request] : cases) {
+      SCOPED_TRACE(name + " fault, " + id);
+      auto compiled = CompileModel(request, Env(fault.first));
+      if (id != fault.second) {
+        ASSERT_TRUE(compiled.ok()) << compiled.error().message;
+        EXPECT_EQ(ToCompileResult(compiled->table).ops, clean[id]);
+      } else if (name == "topo") {
+        ASSERT_FALSE(compiled.ok());
+        EXPECT_THAT(compiled.error().message,
+                    HasSubstr("node 'grouped_matmul_swiglu' (tensor_cast.grouped_matmul_swiglu.default) is defined "
+                              "after its consumer 'grouped_matmul_1' (tensor_cast.grouped_matmul.default)"));
+      } else {
+        ASSERT_TRUE(compiled.ok()) << compiled.error().message;
+        EXPECT_NE(ToCompileResult(compiled->table).ops, clean[id]);
+      }
+    }
+  }
+}
+
+TEST(CompileModelTest, SequenceParallelGoldensMatchTheCompiledTables) {
+  for (int i : {0, 1}) {
+    const std::string id = "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_" + std::to_string(i);
+    auto golden = LoadGoldenOpTable(harness::GoldenDir() / "ops" / (id + ".json"));
+    ASSERT_TRUE(golden.ok()) << golden.error().message;
+    EXPECT_EQ(golden->case_id, id);
+    EXPECT_THAT(DiffOpTables(golden->ops, CompileOk(SpRequest(i == 1)).ops), ::testing::IsEmpty()) << id;
+  }
+}
+
+TEST(GoldenOpsTest, DiffNamesMissingUnexpectedAndChangedRows) {
+  const std::vector<harness::OpRow> expected = {{"a.x.default", "[2]", 1, 0}, {"a.y.default", "", 2, 0},
+                                                {"a.z.default", "[4], [4]", 3, 0}};
+  const std::vector<harness::OpRow> actual = {{"a.y.default", "", 1, 9.0}, {"a.y.default", "", 1, 9.0},
+                                              {"a.z.default", "[4], [4]", 1, 0}, {"a.w.default", "[1]", 5, 0}};
+  EXPECT_THAT(DiffOpTables(expected, actual),
+              ::testing::ElementsAre("missing: a.x.default [2] x1", "calls differ: a.z.default [4], [4]: expected 3, got 1",
+                                     "unexpected: a.w.default [1] x5"));
+  EXPECT_THAT(DiffOpTables(expected, expected), ::testing::IsEmpty());
+  const harness::Json j = GoldenOpTableJson("s/t_0", actual);
+  EXPECT_EQ(j["format_version"], 1);
+  ASSERT_EQ(j["ops"].size(), 3u);  // a.y merged into one row of 2 calls
+  EXPECT_EQ(j["ops"][1]["op"], "a.y.default");
+  EXPECT_EQ(j["ops"][1]["calls"], 2);
+}
+
+TEST(CompileModelTest, RepetitionDoesNotChangeTheTotalMuch) {
+  // msmodeling's repetition test: Qwen3-32B, 3 layers, total time within 1%.
+  harness::CompileRequest r;
+  r.model = "Qwen/Qwen3-32B";
+  r.num_layers_override = 3;
+  r.num_queries = 2;
+  r.query_len = 100;
+  const double on = CompileOk(r).total_seconds;
+  r.disable_repetition = true;
+  const double off = CompileOk(r).total_seconds;
+  EXPECT_NEAR(on / off, 1.0, 0.01);
+  EXPECT_NE(on, off);  // the cross-layer norm fusions differ
+}
+
+TEST(CompileModelTest, BadRequestsAreUsageErrorsListingTheKnownValues) {
+  auto expect_usage = [](const harness::CompileRequest& r, const std::string& fragment, CompileEnvironment env = Env()) {
+    auto compiled = CompileModel(r, env);
+    ASSERT_FALSE(compiled.ok());
+    EXPECT_EQ(compiled.error().code, harness::ExitCode::kUsage);
+    EXPECT_THAT(compiled.error().message, HasSubstr(fragment));
+  };
+  harness::CompileRequest r = SpRequest(false);
+  r.quant = "int2";
+  expect_usage(r, "unknown quant type 'int2' (known: none, bf16, w8a8, w4a8, fp8, mxfp4)");
+  r = SpRequest(false);
+  r.device = "TPU_V9";
+  expect_usage(r, "unknown device 'TPU_V9' (known: TEST_DEVICE;");
+  r = SpRequest(false);
+  r.model = "Qwen/Qwen4";
+  expect_usage(r, "unknown model 'Qwen/Qwen4' (known: Qwen/Qwen3-235B-A22B, Qwen/Qwen3-32B;");
+  r = SpRequest(false);
+  r.word_embedding_tp = "diag";
+  expect_usage(r, "unknown word_embedding_tp 'diag' (known: row, col)");
+  CompileEnvironment env = Env();
+  env.precision = "fp4";
+  expect_usage(SpRequest(false), "unknown precision 'fp4' (known: bf16, fp16, fp32)", env);
+}
+
+TEST(CompileModelTest, RequestsComeFromSuiteParameters) {
+  harness::Json j = harness::Json::parse(R"({"model": "Qwen/Qwen3-32B", "tp_size": 4, "disable_repetition": true,
+                                             "quant": "FP8", "unrelated": 1})");
+  auto r = CompileRequestFromParams(harness::JsonObject(j, "suite.json", "tests.t[0]"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->tp_size, 4);
+  EXPECT_TRUE(r->disable_repetition);
+  EXPECT_EQ(r->quant, "FP8");
+  EXPECT_EQ(r->query_len, 128);  // default
+  j["tp_size"] = "four";
+  EXPECT_EQ(CompileRequestFromParams(harness::JsonObject(j, "suite.json", "tests.t[0]")).error().message,
+            "suite.json: tests.t[0].tp_size: expected an integer");
+}
+
+}  // namespace
+}  // namespace refstack::compiler
