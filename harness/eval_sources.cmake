@@ -23,3 +23,10 @@ harness_test(gsm8k_tests
     ${PROJECT_SOURCE_DIR}/runners/refstack/sim/sim_profile_test.cc
     ${PROJECT_SOURCE_DIR}/runners/refstack/sim/sim_server_test.cc
   LIBS harness_core openai_client refstack_sim refstack_kernels PkgConfig::HTTPLIB)
+
+# The gsm8k suite end to end through the built binary (kill and resume).
+harness_test(gsm8k_e2e_tests
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/gsm8k_e2e_test.cc
+  LIBS harness_core refstack_sim)
+target_compile_definitions(gsm8k_e2e_tests PRIVATE GSM8K_HARNESS_BINARY="$<TARGET_FILE:harness>")
+add_dependencies(gsm8k_e2e_tests harness)
