@@ -66,10 +66,19 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
       GTEST_SKIP() << "gsm8k needs an OpenAI-compatible endpoint for stack '" << run.stack_config.stack
                    << "' (harness run --endpoint URL --model NAME)";
     auto profile = Need(sim::LoadSimProfile(GoldenDir() / Need(p.String("sim_profile"))));
-    if (p.Has("sim_batch_rows")) profile.batch_rows = static_cast<int>(Need(p.Int("sim_batch_rows")));
+    if (p.Has("sim_batch_rows")) {
+      const int64_t rows = Need(p.Int("sim_batch_rows"));
+      if (rows < 1 || rows > 4096) throw FatalError(p.FieldError("sim_batch_rows", "must be in [1, 4096]"));
+      profile.batch_rows = static_cast<int>(rows);
+    }
     const std::string model = profile.model;
     stand_in = std::make_unique<sim::SimServer>(std::move(profile), run.stack_config, Need(LoadGsm8k(options.questions_file)));
-    options.client.target = EndpointTarget{Need(stand_in->Start(0)), model, Need(p.Bool("chat")), ""};
+    auto url = stand_in->Start(0);
+    if (!url) {
+      rec.SetInfraError(url.error().message);
+      FAIL() << url.error().message;
+    }
+    options.client.target = EndpointTarget{*url, model, Need(p.Bool("chat")), ""};
   }
 
   auto eval = Need(openai::Gsm8kEval::Create(options));
