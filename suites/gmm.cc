@@ -5,10 +5,10 @@
 // PR !699) fails _3 only. Fault graph-topo-disorder misplaces the unquantized fused op
 // after its consumer; the reference stack's verifier rejects that graph, so
 // test_qwen3_fp_0 (BF16, the one unquantized case) fails naming both nodes.
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "harness/case_record.h"
 #include "harness/run_context.h"
@@ -36,8 +36,8 @@ class Gmm : public SuiteTest {
     const JsonObject p = Param();
     const CompileRequest request = Need(refstack::compiler::CompileRequestFromParams(p));
     const Json& expect = p.json().at("expect_calls");
-    ASSERT_TRUE(expect.is_array() && !expect.empty()) << p.origin() << ": " << p.PathOf("expect_calls")
-                                                      << ": expected a non-empty list of {\"op\", \"calls\"}";
+    ASSERT_TRUE(expect.is_array() && !expect.empty())
+        << p.origin() << ": " << p.PathOf("expect_calls") << ": expected a non-empty list of {\"op\", \"calls\"}";
     auto result = run.stack->Compile(request);
     ASSERT_TRUE(result.ok()) << result.error().message;
     CurrentCase().SetOps(result->ops);

@@ -4,10 +4,10 @@
 // reference stack's pass count region replay's bookkeeping users, which leaves the
 // residual all_reduce in place: _0 (repetition on) fails naming
 // tensor_cast.all_reduce.default, _1 (repetition off, no bookkeeping users) passes.
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "harness/case_record.h"
 #include "harness/paths.h"
@@ -43,7 +43,8 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
 
   const std::string norm_shapes = fmt::format("[{}, {}, {}], [{}]", request.num_queries, local_seq, hidden, hidden);
   bool local_norm = false;
-  for (const auto& r : result->ops) local_norm = local_norm || (r.op == "tensor_cast.rms_norm.default" && r.input_shapes == norm_shapes);
+  for (const auto& r : result->ops)
+    local_norm = local_norm || (r.op == "tensor_cast.rms_norm.default" && r.input_shapes == norm_shapes);
   EXPECT_TRUE(local_norm) << "no tensor_cast.rms_norm.default on the local shard (" << norm_shapes << ") in:\n"
                           << result->table_text;
   if (request.tp_size > 1) {

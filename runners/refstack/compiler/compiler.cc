@@ -37,7 +37,8 @@ int64_t ToInt(int v) { return static_cast<int64_t>(v); }
 Result<CompiledModel> CompileModel(const harness::CompileRequest& request, const CompileEnvironment& env) {
   auto act = ParsePrecision(env.precision);
   if (!act) return act.error();
-  auto device = LoadDeviceProfile(env.golden_dir / "devices", request.device.empty() ? env.default_device : request.device);
+  auto device =
+      LoadDeviceProfile(env.golden_dir / "devices", request.device.empty() ? env.default_device : request.device);
   if (!device) return device.error();
   auto path = ModelConfigPath(env.golden_dir / "models", request.model);
   if (!path) return path.error();
@@ -91,8 +92,10 @@ Result<harness::CompileRequest> CompileRequestFromParams(const harness::JsonObje
   auto model = params.String("model");
   if (!model) return model.error();
   r.model = *model;
-  for (auto [key, field] : {std::pair{"tp_size", &r.tp_size}, {"query_len", &r.query_len},
-                            {"num_queries", &r.num_queries}, {"num_layers_override", &r.num_layers_override}}) {
+  for (auto [key, field] : {std::pair{"tp_size", &r.tp_size},
+                            {"query_len", &r.query_len},
+                            {"num_queries", &r.num_queries},
+                            {"num_layers_override", &r.num_layers_override}}) {
     auto v = params.Int(key, *field);
     if (!v) return v.error();
     *field = static_cast<int>(*v);
@@ -103,8 +106,8 @@ Result<harness::CompileRequest> CompileRequestFromParams(const harness::JsonObje
     if (!v) return v.error();
     *field = *v;
   }
-  for (auto [key, field] : {std::pair{"quant", &r.quant}, {"word_embedding_tp", &r.word_embedding_tp},
-                            {"device", &r.device}}) {
+  for (auto [key, field] :
+       {std::pair{"quant", &r.quant}, {"word_embedding_tp", &r.word_embedding_tp}, {"device", &r.device}}) {
     auto v = params.String(key, *field);
     if (!v) return v.error();
     *field = *v;

@@ -29,9 +29,9 @@ struct CompileFaults {
 };
 
 struct CompileEnvironment {
-  std::filesystem::path golden_dir;       // models/ and devices/ live below it
+  std::filesystem::path golden_dir;  // models/ and devices/ live below it
   std::string default_device = "TEST_DEVICE";
-  std::string precision = "bf16";         // activation dtype: bf16 | fp16 | fp32
+  std::string precision = "bf16";  // activation dtype: bf16 | fp16 | fp32
   CompileFaults faults;
 };
 

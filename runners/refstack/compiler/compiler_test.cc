@@ -1,9 +1,9 @@
 #include "runners/refstack/compiler/compiler.h"
 
-#include <map>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <map>
 
 #include "harness/paths.h"
 #include "harness/suite_table.h"
@@ -155,13 +155,16 @@ TEST(CompileModelTest, SequenceParallelGoldensMatchTheCompiledTables) {
 }
 
 TEST(GoldenOpsTest, DiffNamesMissingUnexpectedAndChangedRows) {
-  const std::vector<harness::OpRow> expected = {{"a.x.default", "[2]", 1, 0}, {"a.y.default", "", 2, 0},
-                                                {"a.z.default", "[4], [4]", 3, 0}};
-  const std::vector<harness::OpRow> actual = {{"a.y.default", "", 1, 9.0}, {"a.y.default", "", 1, 9.0},
-                                              {"a.z.default", "[4], [4]", 1, 0}, {"a.w.default", "[1]", 5, 0}};
-  EXPECT_THAT(DiffOpTables(expected, actual),
-              ::testing::ElementsAre("missing: a.x.default [2] x1", "calls differ: a.z.default [4], [4]: expected 3, got 1",
-                                     "unexpected: a.w.default [1] x5"));
+  const std::vector<harness::OpRow> expected = {
+      {"a.x.default", "[2]", 1, 0}, {"a.y.default", "", 2, 0}, {"a.z.default", "[4], [4]", 3, 0}};
+  const std::vector<harness::OpRow> actual = {{"a.y.default", "", 1, 9.0},
+                                              {"a.y.default", "", 1, 9.0},
+                                              {"a.z.default", "[4], [4]", 1, 0},
+                                              {"a.w.default", "[1]", 5, 0}};
+  EXPECT_THAT(
+      DiffOpTables(expected, actual),
+      ::testing::ElementsAre("missing: a.x.default [2] x1", "calls differ: a.z.default [4], [4]: expected 3, got 1",
+                             "unexpected: a.w.default [1] x5"));
   EXPECT_THAT(DiffOpTables(expected, expected), ::testing::IsEmpty());
   const harness::Json j = GoldenOpTableJson("s/t_0", actual);
   EXPECT_EQ(j["format_version"], 1);
@@ -185,7 +188,8 @@ TEST(CompileModelTest, RepetitionDoesNotChangeTheTotalMuch) {
 }
 
 TEST(CompileModelTest, BadRequestsAreUsageErrorsListingTheKnownValues) {
-  auto expect_usage = [](const harness::CompileRequest& r, const std::string& fragment, CompileEnvironment env = Env()) {
+  auto expect_usage = [](const harness::CompileRequest& r, const std::string& fragment,
+                         CompileEnvironment env = Env()) {
     auto compiled = CompileModel(r, env);
     ASSERT_FALSE(compiled.ok());
     EXPECT_EQ(compiled.error().code, harness::ExitCode::kUsage);

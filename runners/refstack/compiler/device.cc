@@ -1,8 +1,8 @@
 #include "runners/refstack/compiler/device.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace refstack::compiler {
 
@@ -131,7 +131,8 @@ Result<DeviceProfile> LoadDeviceProfile(const std::filesystem::path& devices_dir
   if (!json) return json.error();
   auto profile = ParseDeviceProfile(*json, (devices_dir / (name + ".json")).string());
   if (profile && profile->name != name)
-    return harness::UsageError(fmt::format("{}: name: '{}' does not match the file name", profile->origin, profile->name));
+    return harness::UsageError(
+        fmt::format("{}: name: '{}' does not match the file name", profile->origin, profile->name));
   return profile;
 }
 

@@ -28,14 +28,14 @@ struct DeviceProfile {
   std::map<DType, double> mma_peak;  // ops/s
   std::map<DType, double> gp_peak;   // ops/s
   double memory_bytes = 0;
-  double memory_bandwidth = 0;       // bytes/s
+  double memory_bandwidth = 0;  // bytes/s
   double compute_efficiency = 1;
   double memory_efficiency = 1;
   double comm_efficiency = 1;
   std::vector<InterconnectLevel> levels;  // innermost first
-  double static_mma = 0;   // seconds added to an op with MMA work
-  double static_gp = 0;    // ... to any other non-view op
-  double static_comm = 0;  // ... to a collective
+  double static_mma = 0;                  // seconds added to an op with MMA work
+  double static_gp = 0;                   // ... to any other non-view op
+  double static_comm = 0;                 // ... to a collective
 };
 
 harness::Result<DeviceProfile> ParseDeviceProfile(const harness::Json& json, const std::string& origin);

@@ -1,20 +1,26 @@
 #include "runners/refstack/compiler/gmm_swiglu_pass.h"
 
-#include <optional>
-
 #include <fmt/format.h>
+
+#include <optional>
 
 namespace refstack::compiler {
 namespace {
 
 std::optional<OpKind> FusedOf(OpKind gmm) {
   switch (gmm) {
-    case OpKind::kGroupedMatmul: return OpKind::kGroupedMatmulSwiglu;
-    case OpKind::kGroupedMatmulQuant: return OpKind::kGroupedMatmulQuantSwiglu;
-    case OpKind::kGroupedMatmulQuantInt4: return OpKind::kGroupedMatmulQuantInt4Swiglu;
-    case OpKind::kGroupedMatmulFp8: return OpKind::kGroupedMatmulFp8Swiglu;
-    case OpKind::kGroupedMatmulMxfp4: return OpKind::kGroupedMatmulMxfp4Swiglu;
-    default: return std::nullopt;
+    case OpKind::kGroupedMatmul:
+      return OpKind::kGroupedMatmulSwiglu;
+    case OpKind::kGroupedMatmulQuant:
+      return OpKind::kGroupedMatmulQuantSwiglu;
+    case OpKind::kGroupedMatmulQuantInt4:
+      return OpKind::kGroupedMatmulQuantInt4Swiglu;
+    case OpKind::kGroupedMatmulFp8:
+      return OpKind::kGroupedMatmulFp8Swiglu;
+    case OpKind::kGroupedMatmulMxfp4:
+      return OpKind::kGroupedMatmulMxfp4Swiglu;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -37,7 +43,8 @@ Node* MatchGmm(const Node* swiglu) {
   Node* b = swiglu->node_arg(1);
   if (a == nullptr || b == nullptr || a->kind() != OpKind::kGetItem || b->kind() != OpKind::kGetItem) return nullptr;
   Node* split = a->node_arg(0);
-  if (b->node_arg(0) != split || *a->int_arg(1) + *b->int_arg(1) != 1 || *a->int_arg(1) == *b->int_arg(1)) return nullptr;
+  if (b->node_arg(0) != split || *a->int_arg(1) + *b->int_arg(1) != 1 || *a->int_arg(1) == *b->int_arg(1))
+    return nullptr;
   if (split->kind() != OpKind::kSplitWithSizes && split->kind() != OpKind::kSplit) return nullptr;
   if (!IsLastDimSplitInTwo(split) || split->users().size() != 2) return nullptr;
   if (a->users().size() != 1 || b->users().size() != 1) return nullptr;
@@ -68,8 +75,8 @@ harness::Result<GroupedMatmulSwigluStats> RunGroupedMatmulSwigluPass(Graph& grap
           replaced = quant;
         }
       }
-      const bool misplace = options.misplace_unquantized && target == OpKind::kGroupedMatmulSwiglu &&
-                            !replaced->users().empty();
+      const bool misplace =
+          options.misplace_unquantized && target == OpKind::kGroupedMatmulSwiglu && !replaced->users().empty();
       Node* fused;
       {
         auto guard = misplace ? graph.InsertAfter(replaced->users()[0]) : graph.InsertBefore(replaced);

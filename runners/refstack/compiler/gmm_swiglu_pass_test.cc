@@ -45,17 +45,25 @@ struct MoeMlp {
       case OpKind::kGroupedMatmulQuant:
       case OpKind::kGroupedMatmulQuantInt4: {
         const DType w = kind == OpKind::kGroupedMatmulQuant ? DType::kInt8 : DType::kInt4;
-        args = {NodeList{x(DType::kInt8)}, NodeList{g.AddGetAttr("w", {w_shape, w})},
-                NodeList{scale({kExperts, 2 * kInter}, DType::kFloat32)}, NodeList{},
-                NodeList{scale({kRows, 1}, DType::kFloat32)}, NodeList{}, NodeList{}, DType::kBFloat16};
+        args = {NodeList{x(DType::kInt8)},
+                NodeList{g.AddGetAttr("w", {w_shape, w})},
+                NodeList{scale({kExperts, 2 * kInter}, DType::kFloat32)},
+                NodeList{},
+                NodeList{scale({kRows, 1}, DType::kFloat32)},
+                NodeList{},
+                NodeList{},
+                DType::kBFloat16};
         break;
       }
       case OpKind::kGroupedMatmulFp8:
       case OpKind::kGroupedMatmulMxfp4: {
         const DType d = kind == OpKind::kGroupedMatmulFp8 ? DType::kFloat8E4M3 : DType::kFloat4E2M1;
-        args = {NodeList{x(d)}, NodeList{g.AddGetAttr("w", {w_shape, d})},
-                NodeList{scale({kExperts, 2 * kInter}, DType::kFloat32)}, NodeList{scale({kRows, 2}, DType::kFloat32)},
-                NodeList{}, DType::kBFloat16};
+        args = {NodeList{x(d)},
+                NodeList{g.AddGetAttr("w", {w_shape, d})},
+                NodeList{scale({kExperts, 2 * kInter}, DType::kFloat32)},
+                NodeList{scale({kRows, 2}, DType::kFloat32)},
+                NodeList{},
+                DType::kBFloat16};
         break;
       }
       default:
@@ -70,10 +78,10 @@ struct MoeMlp {
       Node* quant = g.Call(OpKind::kDynamicQuantizeMxfp4, {swiglu, int64_t{32}});
       Node* payload = g.GetItem(quant, 0);
       Node* q_scale = g.GetItem(quant, 1);
-      consumer = g.Call(OpKind::kGroupedMatmulMxfp4,
-                        {NodeList{payload}, NodeList{g.AddGetAttr("w2", {{kExperts, kInter, kHidden}, DType::kFloat4E2M1})},
-                         NodeList{scale({kExperts, kHidden}, DType::kFloat32)}, NodeList{q_scale}, NodeList{},
-                         DType::kBFloat16});
+      consumer = g.Call(
+          OpKind::kGroupedMatmulMxfp4,
+          {NodeList{payload}, NodeList{g.AddGetAttr("w2", {{kExperts, kInter, kHidden}, DType::kFloat4E2M1})},
+           NodeList{scale({kExperts, kHidden}, DType::kFloat32)}, NodeList{q_scale}, NodeList{}, DType::kBFloat16});
     } else {
       consumer = g.Call(OpKind::kMul, {swiglu, 2.0});
     }

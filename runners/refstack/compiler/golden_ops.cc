@@ -1,9 +1,9 @@
 #include "runners/refstack/compiler/golden_ops.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 namespace refstack::compiler {
 

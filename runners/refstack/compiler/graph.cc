@@ -1,10 +1,10 @@
 #include "runners/refstack/compiler/graph.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <queue>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "runners/refstack/compiler/infer.h"
 
@@ -151,26 +151,31 @@ void Graph::Link(Node* node) {
   } else {
     node->next_ = before;
     node->prev_ = before->prev_;
-    if (before->prev_) before->prev_->next_ = node;
-    else first_ = node;
+    if (before->prev_)
+      before->prev_->next_ = node;
+    else
+      first_ = node;
     before->prev_ = node;
   }
   ++size_;
 }
 
 void Graph::Unlink(Node* node) {
-  if (node->prev_) node->prev_->next_ = node->next_;
-  else first_ = node->next_;
-  if (node->next_) node->next_->prev_ = node->prev_;
-  else last_ = node->prev_;
+  if (node->prev_)
+    node->prev_->next_ = node->next_;
+  else
+    first_ = node->next_;
+  if (node->next_)
+    node->next_->prev_ = node->prev_;
+  else
+    last_ = node->prev_;
   if (insert_set_ && insert_before_ == node) insert_before_ = node->next_;
   node->prev_ = node->next_ = nullptr;
   --size_;
 }
 
 void Graph::AddUser(Node* input, Node* user) {
-  if (std::find(input->users_.begin(), input->users_.end(), user) == input->users_.end())
-    input->users_.push_back(user);
+  if (std::find(input->users_.begin(), input->users_.end(), user) == input->users_.end()) input->users_.push_back(user);
 }
 
 void Graph::RemoveUserIfUnused(Node* input, Node* user) {
@@ -181,8 +186,7 @@ void Graph::RemoveUserIfUnused(Node* input, Node* user) {
   users.erase(std::remove(users.begin(), users.end(), user), users.end());
 }
 
-Node* Graph::NewNode(OpKind kind, std::string_view custom_op, std::string_view base_name,
-                     std::vector<Arg> args) {
+Node* Graph::NewNode(OpKind kind, std::string_view custom_op, std::string_view base_name, std::vector<Arg> args) {
   auto owned = std::make_unique<Node>();
   Node* node = owned.get();
   node->kind_ = kind;
@@ -220,8 +224,7 @@ Node* Graph::Call(OpKind kind, std::vector<Arg> args) {
   return n;
 }
 
-Node* Graph::CallWithMeta(std::string_view op, std::vector<Arg> args, std::vector<TensorMeta> outputs,
-                          bool tuple) {
+Node* Graph::CallWithMeta(std::string_view op, std::vector<Arg> args, std::vector<TensorMeta> outputs, bool tuple) {
   const auto known = FindOp(op);
   std::string_view base = op;
   if (known) {
@@ -287,9 +290,8 @@ int Graph::ReplaceAllUses(Node* old_node, Node* new_node, const std::function<bo
 
 harness::Status Graph::Erase(Node* node) {
   if (!node->users_.empty())
-    return harness::UsageError(fmt::format("cannot erase '{}' ({}): it still has {} user(s), first '{}'",
-                                           node->name_, node->op(), node->users_.size(),
-                                           node->users_.front()->name_));
+    return harness::UsageError(fmt::format("cannot erase '{}' ({}): it still has {} user(s), first '{}'", node->name_,
+                                           node->op(), node->users_.size(), node->users_.front()->name_));
   ForEachNodeArg(node->args_, [&](Node* input) {
     auto& users = input->users_;
     users.erase(std::remove(users.begin(), users.end(), node), users.end());

@@ -122,8 +122,7 @@ class Graph {
   Node* Call(OpKind kind, std::vector<Arg> args);
   // An op with explicit meta: unknown ops, or a known op whose meta a test sets by hand
   // (the verifier then checks it against the rule).
-  Node* CallWithMeta(std::string_view op, std::vector<Arg> args, std::vector<TensorMeta> outputs,
-                     bool tuple = false);
+  Node* CallWithMeta(std::string_view op, std::vector<Arg> args, std::vector<TensorMeta> outputs, bool tuple = false);
   Node* GetItem(Node* tuple, int64_t index);
   // Creates the output node (last in the graph) or replaces its arguments.
   Node* SetOutput(NodeList outputs);
@@ -151,8 +150,7 @@ class Graph {
   void ReplaceInput(Node* user, Node* old_input, Node* new_input);
   // Redirects the uses of old_node to new_node, except in new_node itself and in users
   // for which skip returns true. Returns the number of users changed.
-  int ReplaceAllUses(Node* old_node, Node* new_node,
-                     const std::function<bool(const Node*)>& skip = nullptr);
+  int ReplaceAllUses(Node* old_node, Node* new_node, const std::function<bool(const Node*)>& skip = nullptr);
   // Removes a node that has no users.
   harness::Status Erase(Node* node);
   // Removes nodes without users that are not impure; returns how many.
@@ -175,8 +173,7 @@ class Graph {
   std::string Print() const;
 
  private:
-  Node* NewNode(OpKind kind, std::string_view custom_op, std::string_view base_name,
-                std::vector<Arg> args);
+  Node* NewNode(OpKind kind, std::string_view custom_op, std::string_view base_name, std::vector<Arg> args);
   std::string UniqueName(std::string_view base);
   void Link(Node* node);
   void Unlink(Node* node);

@@ -1,8 +1,8 @@
 #include "runners/refstack/compiler/infer.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace refstack::compiler {
 namespace {
@@ -71,8 +71,7 @@ int64_t NormalizeDim(const Node& n, int64_t dim, size_t rank) {
 }
 
 void NeedRank(const Node& n, const TensorMeta& t, size_t rank, std::string_view what) {
-  if (t.shape.size() != rank)
-    Fail(n, fmt::format("{} must have rank {}, got {}", what, rank, MetaString(t)));
+  if (t.shape.size() != rank) Fail(n, fmt::format("{} must have rank {}, got {}", what, rank, MetaString(t)));
 }
 
 void NeedDType(const Node& n, const TensorMeta& t, DType dtype, std::string_view what) {
@@ -255,8 +254,9 @@ Inferred GroupedMatmul(const Node& n) {
   if (k == OpKind::kGroupedMatmulMxfp4SwigluQuant) {
     const int64_t group = Int(n, 6);
     if (group <= 0) Fail(n, fmt::format("group_size must be positive, got {}", group));
-    return {{TensorMeta{{rows, N}, DType::kFloat4E2M1}, TensorMeta{{rows, (N + group - 1) / group}, DType::kFloat8E8M0}},
-            true};
+    return {
+        {TensorMeta{{rows, N}, DType::kFloat4E2M1}, TensorMeta{{rows, (N + group - 1) / group}, DType::kFloat8E8M0}},
+        true};
   }
   return One({rows, N}, out_dtype);
 }
@@ -457,7 +457,8 @@ Inferred InferMeta(const Node& n) {
       const TensorMeta& logits = Tensor(n, 0);
       const int64_t k = Int(n, 1);
       NeedRank(n, logits, 2, "router logits");
-      if (k <= 0 || k > logits.shape[1]) Fail(n, fmt::format("top_k {} out of range for {} experts", k, logits.shape[1]));
+      if (k <= 0 || k > logits.shape[1])
+        Fail(n, fmt::format("top_k {} out of range for {} experts", k, logits.shape[1]));
       const Shape out{logits.shape[0], k};
       return {{TensorMeta{out, DType::kFloat32}, TensorMeta{out, DType::kInt32}}, true};
     }
@@ -467,7 +468,8 @@ Inferred InferMeta(const Node& n) {
       const TensorMeta& idx = Tensor(n, 1);
       NeedRank(n, x, 2, "x");
       NeedRank(n, idx, 2, "top-k indices");
-      if (idx.shape[0] != x.shape[0]) Fail(n, fmt::format("x {} and indices {} disagree on tokens", MetaString(x), MetaString(idx)));
+      if (idx.shape[0] != x.shape[0])
+        Fail(n, fmt::format("x {} and indices {} disagree on tokens", MetaString(x), MetaString(idx)));
       return One({x.shape[0] * idx.shape[1], x.shape[1]}, x.dtype);
     }
     case OpKind::kUnpermuteTokens: {

@@ -1,10 +1,10 @@
 #include "runners/refstack/compiler/model_builder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
-
-#include <fmt/format.h>
 
 namespace refstack::compiler {
 
@@ -12,11 +12,16 @@ using harness::Result;
 
 std::string_view QuantTypeName(QuantType quant) {
   switch (quant) {
-    case QuantType::kNone: return "none";
-    case QuantType::kW8A8: return "w8a8";
-    case QuantType::kW4A8: return "w4a8";
-    case QuantType::kFp8: return "fp8";
-    case QuantType::kMxfp4: return "mxfp4";
+    case QuantType::kNone:
+      return "none";
+    case QuantType::kW8A8:
+      return "w8a8";
+    case QuantType::kW4A8:
+      return "w4a8";
+    case QuantType::kFp8:
+      return "fp8";
+    case QuantType::kMxfp4:
+      return "mxfp4";
   }
   return "?";
 }
@@ -27,8 +32,7 @@ Result<QuantType> ParseQuantType(std::string_view name) {
   if (lower == "bf16") return QuantType::kNone;
   for (QuantType q : {QuantType::kNone, QuantType::kW8A8, QuantType::kW4A8, QuantType::kFp8, QuantType::kMxfp4})
     if (QuantTypeName(q) == lower) return q;
-  return harness::UsageError(
-      fmt::format("unknown quant type '{}' (known: none, bf16, w8a8, w4a8, fp8, mxfp4)", name));
+  return harness::UsageError(fmt::format("unknown quant type '{}' (known: none, bf16, w8a8, w4a8, fp8, mxfp4)", name));
 }
 
 Result<WordEmbeddingTp> ParseWordEmbeddingTp(std::string_view name) {
@@ -77,12 +81,12 @@ class Builder {
     Node* end;
   };
 
-  Node* Weight(const std::string& name, Shape shape, DType dtype) { return g_.AddGetAttr(name, Meta(std::move(shape), dtype)); }
+  Node* Weight(const std::string& name, Shape shape, DType dtype) {
+    return g_.AddGetAttr(name, Meta(std::move(shape), dtype));
+  }
   Node* View(Node* x, Shape shape) { return g_.Call(OpKind::kView, {x, IntList(std::move(shape))}); }
   Node* Get(Node* tuple, int64_t i) { return g_.GetItem(tuple, i); }
-  Node* AllReduce(Node* x) {
-    return o_.tp_size > 1 ? g_.Call(OpKind::kAllReduce, {x, o_.rank, group_}) : x;
-  }
+  Node* AllReduce(Node* x) { return o_.tp_size > 1 ? g_.Call(OpKind::kAllReduce, {x, o_.rank, group_}) : x; }
   Shape Bsh(int64_t width) const { return {o_.num_queries, o_.query_len, width}; }
   DType Act() const { return o_.act_dtype; }
 
@@ -103,9 +107,11 @@ class Builder {
   Node* Embedding() {
     Node* ids = input_ids_;
     const std::string name = "model.embed_tokens.weight";
-    if (o_.tp_size == 1) return g_.Call(OpKind::kEmbedding, {Weight(name, {c_.vocab_size, c_.hidden_size}, Act()), ids});
+    if (o_.tp_size == 1)
+      return g_.Call(OpKind::kEmbedding, {Weight(name, {c_.vocab_size, c_.hidden_size}, Act()), ids});
     if (o_.word_embedding_tp == WordEmbeddingTp::kCol) {
-      Node* local = g_.Call(OpKind::kEmbedding, {Weight(name, {c_.vocab_size, c_.hidden_size / o_.tp_size}, Act()), ids});
+      Node* local =
+          g_.Call(OpKind::kEmbedding, {Weight(name, {c_.vocab_size, c_.hidden_size / o_.tp_size}, Act()), ids});
       return g_.Call(OpKind::kAllGather, {local, int64_t{-1}, o_.rank, group_});
     }
     const int64_t local_vocab = c_.vocab_size / o_.tp_size;
@@ -158,9 +164,9 @@ class Builder {
       case QuantType::kW8A8:
       case QuantType::kW4A8:
       case QuantType::kFp8: {
-        const DType w = o_.quant == QuantType::kW8A8 ? DType::kInt8
+        const DType w = o_.quant == QuantType::kW8A8   ? DType::kInt8
                         : o_.quant == QuantType::kW4A8 ? DType::kInt4
-                                                        : DType::kFloat8E4M3;
+                                                       : DType::kFloat8E4M3;
         scale.push_back(n);
         return {Weight(name + ".weight", shape, w), Weight(name + ".weight_scale", scale, DType::kFloat32)};
       }
@@ -238,7 +244,8 @@ class Builder {
     const int64_t blocks = o_.num_queries * ((o_.query_len + kKvBlockSize - 1) / kKvBlockSize);
     Node* kv_cache = Weight(LayerName(layer, "self_attn.kv_cache"), {2, blocks, kKvBlockSize, kv_heads_, hd}, Act());
     g_.Call(OpKind::kReshapeAndCache, {kr, v3, kv_cache, slot_mapping_});
-    Node* attn = g_.Call(OpKind::kAttention, {qr, kr, v3, None{}, block_table_, query_start_loc_, seq_lens_, query_lens_});
+    Node* attn =
+        g_.Call(OpKind::kAttention, {qr, kr, v3, None{}, block_table_, query_start_loc_, seq_lens_, query_lens_});
     Activation a = Quantize(View(attn, {T_, heads_ * hd}));
     Node* o = AllReduce(Linear(a, LayerName(layer, "self_attn.o_proj"), heads_ * hd, c_.hidden_size));
     return View(o, Bsh(c_.hidden_size));
@@ -260,12 +267,14 @@ class Builder {
   Node* MoeMlp(int64_t layer, Node* normed) {
     const int64_t inter = c_.moe_intermediate_size / o_.tp_size;
     Node* x = View(normed, {T_, c_.hidden_size});
-    Node* logits = g_.Call(OpKind::kMm, {x, Weight(LayerName(layer, "mlp.gate.weight"), {c_.hidden_size, c_.num_experts}, Act())});
+    Node* logits =
+        g_.Call(OpKind::kMm, {x, Weight(LayerName(layer, "mlp.gate.weight"), {c_.hidden_size, c_.num_experts}, Act())});
     Node* topk = g_.Call(OpKind::kMoeGatingTopKSoftmax, {logits, c_.num_experts_per_tok});
     Node* weights = Get(topk, 0);
     Node* indices = Get(topk, 1);
     Node* routed = g_.Call(OpKind::kInitRoutingV2, {x, indices});
-    Node* gate_up = GroupedMatmul(Quantize(routed), LayerName(layer, "mlp.experts.gate_up_proj"), c_.hidden_size, 2 * inter);
+    Node* gate_up =
+        GroupedMatmul(Quantize(routed), LayerName(layer, "mlp.experts.gate_up_proj"), c_.hidden_size, 2 * inter);
     Node* split = g_.Call(OpKind::kSplitWithSizes, {gate_up, IntList{inter, inter}, int64_t{-1}});
     Node* act = g_.Call(OpKind::kSwiglu, {Get(split, 0), Get(split, 1)});
     Node* down = GroupedMatmul(Quantize(act), LayerName(layer, "mlp.experts.down_proj"), inter, c_.hidden_size);
@@ -360,7 +369,8 @@ harness::Error OptionError(const ModelConfig& c, const std::string& message) {
 }
 
 harness::Status CheckOptions(const ModelConfig& c, const BuildOptions& o) {
-  for (auto [name, value] : {std::pair{"tp_size", o.tp_size}, {"query_len", o.query_len}, {"num_queries", o.num_queries}})
+  for (auto [name, value] :
+       {std::pair{"tp_size", o.tp_size}, {"query_len", o.query_len}, {"num_queries", o.num_queries}})
     if (value < 1) return OptionError(c, fmt::format("{} must be at least 1, got {}", name, value));
   if (o.num_layers_override < 0)
     return OptionError(c, fmt::format("num_layers_override must not be negative, got {}", o.num_layers_override));
@@ -368,8 +378,7 @@ harness::Status CheckOptions(const ModelConfig& c, const BuildOptions& o) {
     return OptionError(c, fmt::format("rank {} is outside the TP group of {}", o.rank, o.tp_size));
   const int64_t tp = o.tp_size;
   auto divides = [&](const char* field, int64_t value) -> harness::Status {
-    if (value % tp != 0)
-      return OptionError(c, fmt::format("tp_size {} does not divide {} = {}", tp, field, value));
+    if (value % tp != 0) return OptionError(c, fmt::format("tp_size {} does not divide {} = {}", tp, field, value));
     return harness::OkStatus();
   };
   if (auto s = divides("num_attention_heads", c.num_attention_heads); !s) return s;
@@ -390,7 +399,8 @@ harness::Status CheckOptions(const ModelConfig& c, const BuildOptions& o) {
   if (o.quant == QuantType::kMxfp4) {
     // MX blocks run along K; every projection's K must be whole blocks.
     const int64_t inter = (c.IsMoeModel() ? c.moe_intermediate_size : c.intermediate_size) / tp;
-    for (auto [field, k] : {std::pair{"hidden_size", c.hidden_size}, {"intermediate_size / tp", inter},
+    for (auto [field, k] : {std::pair{"hidden_size", c.hidden_size},
+                            {"intermediate_size / tp", inter},
                             {"heads * head_dim / tp", c.num_attention_heads / tp * c.head_dim}})
       if (k % kMxfp4GroupSize != 0)
         return OptionError(c, fmt::format("mxfp4 needs {} = {} to be a multiple of {}", field, k, kMxfp4GroupSize));

@@ -1,9 +1,9 @@
 #include "runners/refstack/compiler/model_builder.h"
 
-#include <fstream>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "harness/paths.h"
 #include "runners/refstack/compiler/verifier.h"
@@ -78,7 +78,8 @@ TEST(ModelConfigTest, MissingFieldNamesTheFieldAndTheFile) {
   j["model_type"] = "llama";
   config = ParseModelConfig(j, "models/Tiny.json");
   ASSERT_FALSE(config.ok());
-  EXPECT_EQ(config.error().message, "models/Tiny.json: model_type: unknown model type 'llama' (known: qwen3, qwen3_moe)");
+  EXPECT_EQ(config.error().message,
+            "models/Tiny.json: model_type: unknown model type 'llama' (known: qwen3, qwen3_moe)");
   j["model_type"] = "qwen3_moe";
   config = ParseModelConfig(j, "models/Tiny.json");
   ASSERT_FALSE(config.ok());
@@ -197,19 +198,18 @@ TEST(ModelBuilderTest, MoeLayerSelectsOpsByQuantType) {
     OpKind linear;
     OpKind act_quant;
   };
-  for (const Expect& e : {Expect{QuantType::kW8A8, OpKind::kGroupedMatmulQuant, OpKind::kStaticQuantLinear,
-                                 OpKind::kDynamicQuantizeSymmetric},
-                          Expect{QuantType::kW4A8, OpKind::kGroupedMatmulQuantInt4, OpKind::kStaticQuantLinearInt4,
-                                 OpKind::kDynamicQuantizeSymmetric},
-                          Expect{QuantType::kFp8, OpKind::kGroupedMatmulFp8, OpKind::kFp8Linear,
-                                 OpKind::kDynamicQuantizeSymmetric},
-                          Expect{QuantType::kMxfp4, OpKind::kGroupedMatmulMxfp4, OpKind::kMxfp4Linear,
-                                 OpKind::kDynamicQuantizeMxfp4}}) {
+  for (const Expect& e :
+       {Expect{QuantType::kW8A8, OpKind::kGroupedMatmulQuant, OpKind::kStaticQuantLinear,
+               OpKind::kDynamicQuantizeSymmetric},
+        Expect{QuantType::kW4A8, OpKind::kGroupedMatmulQuantInt4, OpKind::kStaticQuantLinearInt4,
+               OpKind::kDynamicQuantizeSymmetric},
+        Expect{QuantType::kFp8, OpKind::kGroupedMatmulFp8, OpKind::kFp8Linear, OpKind::kDynamicQuantizeSymmetric},
+        Expect{QuantType::kMxfp4, OpKind::kGroupedMatmulMxfp4, OpKind::kMxfp4Linear, OpKind::kDynamicQuantizeMxfp4}}) {
     SCOPED_TRACE(std::string(QuantTypeName(e.quant)));
     o.quant = e.quant;
     Graph g = BuildOk(c, o);
     auto gmms = All(g, e.gmm);
-    ASSERT_EQ(gmms.size(), 2u);  // gate_up and down
+    ASSERT_EQ(gmms.size(), 2u);                       // gate_up and down
     EXPECT_EQ(gmms[0]->shape(), (Shape{800, 3072}));  // 100 tokens x top-8, 2 x 1536
     EXPECT_EQ(gmms[1]->shape(), (Shape{800, 4096}));
     EXPECT_EQ(Count(g, e.linear), 4);     // q, k, v, o

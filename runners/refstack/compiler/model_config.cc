@@ -1,8 +1,8 @@
 #include "runners/refstack/compiler/model_config.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace refstack::compiler {
 
@@ -43,10 +43,12 @@ Result<ModelConfig> ParseModelConfig(const harness::Json& json, const std::strin
     return o.FieldError("model_type",
                         fmt::format("unknown model type '{}' (known: {})", *model_type, fmt::join(known, ", ")));
   c.model_type = *model_type;
-  for (auto [key, field] : {std::pair{"hidden_size", &c.hidden_size}, {"num_hidden_layers", &c.num_hidden_layers},
+  for (auto [key, field] : {std::pair{"hidden_size", &c.hidden_size},
+                            {"num_hidden_layers", &c.num_hidden_layers},
                             {"num_attention_heads", &c.num_attention_heads},
                             {"num_key_value_heads", &c.num_key_value_heads},
-                            {"intermediate_size", &c.intermediate_size}, {"vocab_size", &c.vocab_size},
+                            {"intermediate_size", &c.intermediate_size},
+                            {"vocab_size", &c.vocab_size},
                             {"max_position_embeddings", &c.max_position_embeddings}}) {
     if (auto s = PositiveInt(o, key, field); !s) return s.error();
   }
@@ -68,8 +70,8 @@ Result<ModelConfig> ParseModelConfig(const harness::Json& json, const std::strin
   if (!dtype_name) return dtype_name.error();
   auto dtype = ParseDType(*dtype_name);
   if (!dtype || (*dtype != DType::kBFloat16 && *dtype != DType::kFloat16 && *dtype != DType::kFloat32))
-    return o.FieldError("torch_dtype", fmt::format("unsupported dtype '{}' (known: bfloat16, float16, float32)",
-                                                   *dtype_name));
+    return o.FieldError("torch_dtype",
+                        fmt::format("unsupported dtype '{}' (known: bfloat16, float16, float32)", *dtype_name));
   c.dtype = *dtype;
   if (c.IsMoeModel()) {
     for (auto [key, field] : {std::pair{"num_experts", &c.num_experts},
@@ -77,8 +79,7 @@ Result<ModelConfig> ParseModelConfig(const harness::Json& json, const std::strin
                               {"moe_intermediate_size", &c.moe_intermediate_size}}) {
       if (auto s = PositiveInt(o, key, field); !s) return s.error();
     }
-    if (c.num_experts_per_tok > c.num_experts)
-      return o.FieldError("num_experts_per_tok", "is larger than num_experts");
+    if (c.num_experts_per_tok > c.num_experts) return o.FieldError("num_experts_per_tok", "is larger than num_experts");
     if (o.Has("decoder_sparse_step")) {
       if (auto s = PositiveInt(o, "decoder_sparse_step", &c.decoder_sparse_step); !s) return s.error();
     }

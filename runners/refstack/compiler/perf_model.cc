@@ -1,9 +1,9 @@
 #include "runners/refstack/compiler/perf_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace refstack::compiler {
 namespace {

@@ -1,9 +1,9 @@
 #include "runners/refstack/compiler/perf_model.h"
 
-#include <cmath>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "harness/paths.h"
 
@@ -46,7 +46,8 @@ TEST(DeviceProfileTest, UnknownDeviceAndBadFieldsAreNamed) {
   harness::Json j = harness::Json::parse(R"({"format_version": 1, "name": "X", "mma_tflops": {"bfloat16": 1},
       "gp_tflops": {"float32": 1}, "memory_gib": 1, "memory_bandwidth_tib_per_s": 1, "compute_efficiency": 0.5,
       "memory_efficiency": 0.5, "interconnect": {"comm_efficiency": 0.5, "levels": [{"name": "a", "size": 8,
-      "topology": "torus", "bandwidth_gb_per_s": 1, "latency_us": 1}]}, "static_cost_us": {"mma": 1, "gp": 1, "comm": 1}})");
+      "topology": "torus", "bandwidth_gb_per_s": 1, "latency_us": 1}]},
+      "static_cost_us": {"mma": 1, "gp": 1, "comm": 1}})");
   auto bad = ParseDeviceProfile(j, "X.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
@@ -108,7 +109,8 @@ TEST(PerfModelTest, CollectivesUseTheCheaperOfRingAndTree) {
   EXPECT_DOUBLE_EQ(*CollectiveSeconds(Collective::kAllReduce, bytes, 16, d), tree16);
   auto too_big = CollectiveSeconds(Collective::kAllReduce, bytes, 4096, d);
   ASSERT_FALSE(too_big.ok());
-  EXPECT_THAT(too_big.error().message, HasSubstr("a group of 4096 ranks is larger than the interconnect (2048 devices)"));
+  EXPECT_THAT(too_big.error().message,
+              HasSubstr("a group of 4096 ranks is larger than the interconnect (2048 devices)"));
 }
 
 TEST(PerfModelTest, AllReduceNodeIsItsCommTimeWhenThatExceedsMemory) {
@@ -125,8 +127,8 @@ TEST(PerfModelTest, GroupedMatmulCountsEveryExpertWeightAndQuantizedPeaks) {
   Node* w = g.AddGetAttr("w", {{128, 4096, 3072}, DType::kFloat4E2M1});
   Node* ws = g.AddGetAttr("ws", {{128, 128, 3072}, DType::kFloat8E8M0});
   Node* xs = g.AddPlaceholder("xs", {{800, 128}, DType::kFloat8E8M0});
-  Node* gmm = g.Call(OpKind::kGroupedMatmulMxfp4, {NodeList{x}, NodeList{w}, NodeList{ws}, NodeList{xs}, NodeList{},
-                                                   DType::kBFloat16});
+  Node* gmm = g.Call(OpKind::kGroupedMatmulMxfp4,
+                     {NodeList{x}, NodeList{w}, NodeList{ws}, NodeList{xs}, NodeList{}, DType::kBFloat16});
   const OpCost c = CostOf(*gmm);
   EXPECT_DOUBLE_EQ(c.mma_ops, 2.0 * 800 * 4096 * 3072);
   EXPECT_EQ(c.mma_dtype, DType::kFloat4E2M1);

@@ -1,9 +1,9 @@
 #include "runners/refstack/compiler/perf_table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "runners/refstack/compiler/perf_model.h"
 #include "runners/refstack/compiler/region_replay.h"

@@ -2,9 +2,8 @@
 // performance table (text or JSON), its golden op table, or its graph. For debugging
 // and for writing golden/ops files:
 //   refstack_compile --case sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0 --format golden
-#include <iostream>
-
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "harness/paths.h"
 #include "harness/suite_table.h"
@@ -81,7 +80,8 @@ int main(int argc, char** argv) {
   }
   if (format == "text") std::cout << refstack::compiler::RenderPerfTableText(compiled->table);
   if (format == "json") std::cout << refstack::compiler::RenderPerfTableJson(compiled->table).dump(2) << "\n";
-  if (format == "golden") std::cout << refstack::compiler::GoldenOpTableJson(case_id, compiled->table.rows).dump(2) << "\n";
+  if (format == "golden")
+    std::cout << refstack::compiler::GoldenOpTableJson(case_id, compiled->table.rows).dump(2) << "\n";
   if (format == "graph") std::cout << compiled->graph.Print();
   return 0;
 }

@@ -1,8 +1,8 @@
 #include "runners/refstack/compiler/region_replay.h"
 
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 
 namespace refstack::compiler {
 
@@ -13,7 +13,8 @@ harness::Result<std::vector<OpEvent>> ReplayEvents(const Graph& graph) {
   bool open = false;
   int64_t open_id = -1;
   auto error = [](const Node* n, const std::string& what) {
-    return harness::Error{harness::ExitCode::kFail, fmt::format("region replay: '{}' ({}) {}", n->name(), n->op(), what)};
+    return harness::Error{harness::ExitCode::kFail,
+                          fmt::format("region replay: '{}' ({}) {}", n->name(), n->op(), what)};
   };
   for (const Node* n = graph.first(); n != nullptr; n = n->next()) {
     switch (n->kind()) {
@@ -32,7 +33,8 @@ harness::Result<std::vector<OpEvent>> ReplayEvents(const Graph& graph) {
       case OpKind::kCopyRegionV2: {
         const int64_t id = *n->int_arg(n->kind() == OpKind::kCopyRegion ? 1 : 2);
         auto it = copies.find(id);
-        if (it == copies.end() || (open && open_id == id)) return error(n, fmt::format("replays region {} before it closed", id));
+        if (it == copies.end() || (open && open_id == id))
+          return error(n, fmt::format("replays region {} before it closed", id));
         ++it->second;
         continue;
       }
@@ -43,7 +45,8 @@ harness::Result<std::vector<OpEvent>> ReplayEvents(const Graph& graph) {
     events.push_back({n, 1});
     region_of.push_back(open ? open_id : -1);
   }
-  if (open) return harness::Error{harness::ExitCode::kFail, fmt::format("region replay: region {} is never closed", open_id)};
+  if (open)
+    return harness::Error{harness::ExitCode::kFail, fmt::format("region replay: region {} is never closed", open_id)};
   for (size_t i = 0; i < events.size(); ++i)
     if (region_of[i] >= 0) events[i].calls += copies[region_of[i]];
   return events;

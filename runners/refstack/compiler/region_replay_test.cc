@@ -1,9 +1,9 @@
 #include "runners/refstack/compiler/region_replay.h"
 
-#include <map>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <map>
 
 #include "harness/paths.h"
 #include "runners/refstack/compiler/model_builder.h"
@@ -72,9 +72,9 @@ TEST(RegionReplayTest, RepetitionOnAndOffRunTheSameLayers) {
   const auto on = CallsByOp(Build("Qwen/Qwen3-32B", o));
   o.enable_repetition = false;
   const auto off = CallsByOp(Build("Qwen/Qwen3-32B", o));
-  for (const char* op : {"tensor_cast.attention.default", "tensor_cast.reshape_and_cache.default",
-                         "tensor_cast.swiglu.default", "tensor_cast.all_reduce.default", "aten.mm.default",
-                         "aten.embedding.default", "aten.index_select.default"}) {
+  for (const char* op :
+       {"tensor_cast.attention.default", "tensor_cast.reshape_and_cache.default", "tensor_cast.swiglu.default",
+        "tensor_cast.all_reduce.default", "aten.mm.default", "aten.embedding.default", "aten.index_select.default"}) {
     EXPECT_EQ(on.at(op), off.at(op)) << op;
   }
   EXPECT_EQ(on.at("tensor_cast.attention.default"), 5);

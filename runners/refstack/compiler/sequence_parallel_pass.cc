@@ -1,11 +1,11 @@
 #include "runners/refstack/compiler/sequence_parallel_pass.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 namespace refstack::compiler {
 namespace {
@@ -18,7 +18,9 @@ bool IsTransparent(const Node* n) {
   return k == OpKind::kView || k == OpKind::kRegionBegin || k == OpKind::kRegionEnd || k == OpKind::kCopyRegion;
 }
 
-int64_t WorldSize(const Node* comm) { return static_cast<int64_t>(comm->int_list_arg(comm->kind() == OpKind::kAllReduce ? 2 : 3)->size()); }
+int64_t WorldSize(const Node* comm) {
+  return static_cast<int64_t>(comm->int_list_arg(comm->kind() == OpKind::kAllReduce ? 2 : 3)->size());
+}
 
 // The sequence axis of [B, S, H] (dim 1), or the token axis of a flattened [T, H] (dim 0).
 int64_t ShardDim(const Shape& shape) { return shape.size() >= 3 ? 1 : 0; }
@@ -100,7 +102,8 @@ class SequenceParallel {
     rs->SetFlag(kFlagSpSourceAllReduce);
     source_[rs] = ar;
     Node* replacement = rs;
-    if (input->shape().size() != ar->shape().size()) replacement = g_.Call(OpKind::kView, {rs, *ReduceScatterShape(ar)});
+    if (input->shape().size() != ar->shape().size())
+      replacement = g_.Call(OpKind::kView, {rs, *ReduceScatterShape(ar)});
     replacement_[ar] = replacement;
     return replacement;
   }
@@ -468,7 +471,7 @@ class SequenceParallel {
   Graph& g_;
   SequenceParallelOptions o_;
   bool moe_ = false;
-  std::unordered_map<Node*, Node*> replacement_;  // all_reduce -> its reduce_scatter (or repair view)
+  std::unordered_map<Node*, Node*> replacement_;   // all_reduce -> its reduce_scatter (or repair view)
   std::unordered_map<const Node*, Node*> source_;  // reduce_scatter -> the all_reduce it replaced
 };
 

@@ -1,10 +1,10 @@
 #include "runners/refstack/compiler/verifier.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "runners/refstack/compiler/infer.h"
 
@@ -51,7 +51,8 @@ harness::Status CheckRegion(const Node* n, OpenRegion& open, std::unordered_map<
   } else if (k == OpKind::kCopyRegion || k == OpKind::kCopyRegionV2) {
     const int64_t id = *n->int_arg(k == OpKind::kCopyRegion ? 1 : 2);
     auto it = closed.find(id);
-    if (it == closed.end()) return Failure(fmt::format("{} replays region {}, which has not been closed", Describe(n), id));
+    if (it == closed.end())
+      return Failure(fmt::format("{} replays region {}, which has not been closed", Describe(n), id));
     if (open.is_open) return Failure(fmt::format("{} replays region {} inside region {}", Describe(n), id, open.id));
     if (k == OpKind::kCopyRegionV2 && n->node_arg(1) != it->second)
       return Failure(fmt::format("{} uses {} as output template, not the end of region {}", Describe(n),
@@ -75,7 +76,8 @@ harness::Status Verify(const Graph& graph) {
         problem = Failure(fmt::format("dangling reference: {} uses '{}', which belongs to another graph", Describe(n),
                                       input->name()));
       } else if (!input->live()) {
-        problem = Failure(fmt::format("dangling reference: {} uses '{}', which was erased", Describe(n), input->name()));
+        problem =
+            Failure(fmt::format("dangling reference: {} uses '{}', which was erased", Describe(n), input->name()));
       } else if (!defined.count(input)) {
         problem = Failure(fmt::format("node {} is defined after its consumer {}", Describe(input), Describe(n)));
       } else if (std::find(input->users().begin(), input->users().end(), n) == input->users().end()) {
