@@ -18,7 +18,9 @@ using refstack::compiler::CompileRequestFromParams;
 harness::Result<harness::CompileRequest> RequestOfCase(const std::string& case_id) {
   const auto slash = case_id.find('/');
   const auto underscore = case_id.rfind('_');
-  if (slash == std::string::npos || underscore == std::string::npos || underscore < slash)
+  const bool numbered = underscore != std::string::npos && underscore + 1 < case_id.size() &&
+                        case_id.find_first_not_of("0123456789", underscore + 1) == std::string::npos;
+  if (slash == std::string::npos || !numbered || underscore < slash)
     return harness::UsageError("--case: expected suite/test_N, got '" + case_id + "'");
   const std::string suite = case_id.substr(0, slash);
   const std::string test = case_id.substr(slash + 1, underscore - slash - 1);
