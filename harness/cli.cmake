@@ -18,6 +18,6 @@ set_target_properties(harness PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY
 
 # End-to-end tests of the real binary (they run build/harness as a subprocess).
 harness_test(cli_tests
-  SOURCES harness/cli_test.cc harness/run_e2e_test.cc
+  SOURCES harness/cli_test.cc harness/run_e2e_test.cc harness/catalogue_e2e_test.cc
   LIBS harness_cli)
 add_dependencies(cli_tests harness)

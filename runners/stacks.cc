@@ -3,6 +3,7 @@
 
 #include "harness/stack.h"
 #include "runners/exec/exec_stack.h"
+#include "runners/refstack/refstack.h"
 
 namespace harness {
 namespace {
@@ -25,6 +26,7 @@ struct StackEntry {
 };
 
 constexpr StackEntry kStacks[] = {
+    {"refstack", MakeRefStack},
     {"exec", MakeExecStack},
     {"openai", MakeOpenAiStack},
 };
