@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# The test command: set up, configure, build, run every test through CTest, then the
-# kernel tests again under AddressSanitizer + UBSan (the asan preset, build-asan/).
-# Exits non-zero on any failure and prints CTest's summary.
+# The test command: set up, configure, build, run the kernel and core tests under
+# AddressSanitizer + UBSan (the asan preset, build-asan/), then every test through CTest.
+# Exits non-zero on any failure; CTest's summary is the last thing printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ci/setup.sh
-ci/build.sh ci
-ctest --preset ci -j "$(nproc)" --timeout 600
 
 # Out-of-bounds reads in the kernels and the parsers are what ASan is for; the rest of
 # the suite does not need a second, slower build.
@@ -15,3 +13,6 @@ cmake --build --preset asan --target kernels_tests harness_core_tests -j "$(npro
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 build-asan/runners/refstack/kernels/kernels_tests --gtest_brief=1
 build-asan/harness_lib/harness_core_tests --gtest_brief=1
+
+ci/build.sh ci
+ctest --preset ci -j "$(nproc)" --timeout 600

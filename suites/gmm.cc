@@ -41,6 +41,7 @@ class Gmm : public SuiteTest {
     auto result = run.stack->Compile(request);
     ASSERT_TRUE(result.ok()) << result.error().message;
     CurrentCase().SetOps(result->ops);
+    CurrentCase().AddMetric({"est_total_s", result->total_seconds});  // the step time history can track
     for (size_t i = 0; i < expect.size(); ++i) {
       const JsonObject row(expect[i], p.origin(), p.PathOf(fmt::format("expect_calls[{}]", i)));
       const std::string op = Need(row.String("op"));

@@ -40,6 +40,7 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
   auto result = run.stack->Compile(request);
   ASSERT_TRUE(result.ok()) << result.error().message;
   CurrentCase().SetOps(result->ops);
+  CurrentCase().AddMetric({"est_total_s", result->total_seconds});  // the step time history can track
 
   const std::string norm_shapes = fmt::format("[{}, {}, {}], [{}]", request.num_queries, local_seq, hidden, hidden);
   bool local_norm = false;
