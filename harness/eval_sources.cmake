@@ -28,5 +28,4 @@ harness_test(gsm8k_tests
 harness_test(gsm8k_e2e_tests
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/gsm8k_e2e_test.cc
   LIBS harness_core refstack_sim)
-target_compile_definitions(gsm8k_e2e_tests PRIVATE GSM8K_HARNESS_BINARY="$<TARGET_FILE:harness>")
 add_dependencies(gsm8k_e2e_tests harness)

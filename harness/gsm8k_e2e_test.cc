@@ -50,22 +50,11 @@ TEST(Gsm8kE2E, KillThenResumeAsksOnlyTheRest) {
   const std::string url = ValueOrThrow(server.Start(0));
   const std::string db = (dir / "h.db").string();
   const std::string case_id = "gsm8k/test_gsm8k_accuracy_0";
-  std::vector<std::string> args = {GSM8K_HARNESS_BINARY, "run",   "--suites-dir", (dir / "suites").string(),
-                                    "--db",              db,      "--commit",     "k1",
-                                    "--suite",           "gsm8k", "--stack",      "openai",
-                                    "--endpoint",        url,     "--model",      "refstack-sim"};
-
-  const pid_t pid = fork();
+  std::vector<std::string> args = {"run",   "--suites-dir", (dir / "suites").string(), "--db",    db,
+                                    "--commit", "k1",    "--suite",      "gsm8k",     "--stack",     "openai",
+                                    "--endpoint", url,   "--model",      "refstack-sim"};
+  const pid_t pid = testing_util::SpawnHarness(args);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
   std::size_t streamed = 0;
   for (int i = 0; i < 400 && streamed < 200; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
@@ -79,10 +68,7 @@ TEST(Gsm8kE2E, KillThenResumeAsksOnlyTheRest) {
   ASSERT_LT(killed.size(), 1319u) << "the run finished before it could be killed";
 
   args.push_back("--resume");
-  ProcessOptions o;
-  o.env.emplace_back("HARNESS_ROOT", HARNESS_SOURCE_ROOT);
-  o.timeout_s = 120;
-  auto resumed = ValueOrThrow(RunProcess(std::vector<std::string>(args.begin(), args.end()), o));
+  auto resumed = testing_util::RunHarness(args, {.timeout_s = 120});
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
 
   std::string status;

@@ -194,19 +194,8 @@ TEST(RunE2E, KillMidSuiteLeavesAConsistentDatabaseAndResumeFinishes) {
   WriteFile(dir / "suites/selftest.json",
             SelftestTable(R"({"outcome": "pass", "samples": 3}, {"outcome": "pass", "samples": 100, "sleep_ms": 20})"));
   auto db = (dir / "h.db").string();
-  std::vector<std::string> args = {HARNESS_BINARY, "run", "--suites-dir", (dir / "suites").string(), "--db", db, "--commit", "k1"};
-  pid_t pid = fork();
+  pid_t pid = testing_util::SpawnHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--commit", "k1"});
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
   // Wait until the second case has streamed some samples, then kill without warning.
   bool streaming = false;
   for (int i = 0; i < 600 && !streaming; ++i) {

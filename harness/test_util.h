@@ -1,7 +1,10 @@
 // Helpers for tests: temporary folders, running the built harness binary, writing files.
 #pragma once
 
+#include <sys/types.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cstdlib>
 #include <filesystem>
@@ -49,6 +52,22 @@ inline ProcessResult RunHarness(const std::vector<std::string>& args, const Proc
   if (o.timeout_s == 0) o.timeout_s = 300;
   auto r = RunProcess(argv, o);
   return r.ok() ? *r : ProcessResult{};
+}
+
+// Starts the real binary in the background with stdout and stderr to /dev/null, for
+// tests that kill it mid-run. Returns the child's pid (-1 if fork failed).
+inline pid_t SpawnHarness(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+  std::vector<char*> argv;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
+  execv(argv[0], argv.data());
+  _exit(127);
 }
 
 // A git repository with `n` commits (subjects "commit 1".."commit n"); returns shas oldest first.
