@@ -43,6 +43,9 @@ class CaseRecord {
   // Streams the sample to the sink at once when there is one.
   void AddSample(const Sample& s);
   void SetOps(std::vector<OpRow> ops) { ops_ = std::move(ops); }
+  // A line for the person triaging (a verdict short of failure, say AT-RISK): stored as
+  // the case's message and shown in the summary even when the case passes.
+  void AddNote(std::string note) { notes_.push_back(std::move(note)); }
   // An infrastructure failure (endpoint down, too many request errors): the case is
   // stored with status "error" and the run exits 3.
   void SetInfraError(std::string message) { infra_error_ = std::move(message); }
@@ -52,6 +55,7 @@ class CaseRecord {
   const std::vector<Metric>& metrics() const { return metrics_; }
   const std::vector<Sample>& samples() const { return samples_; }
   const std::vector<OpRow>& ops() const { return ops_; }
+  const std::vector<std::string>& notes() const { return notes_; }
   const std::optional<std::string>& infra_error() const { return infra_error_; }
 
   // Used by the listener when a case starts.
@@ -62,6 +66,7 @@ class CaseRecord {
   std::vector<Sample> samples_;
   std::vector<Sample> prior_samples_;
   std::vector<OpRow> ops_;
+  std::vector<std::string> notes_;
   std::optional<std::string> infra_error_;
   SampleSink* sink_ = nullptr;
 };

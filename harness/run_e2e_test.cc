@@ -28,12 +28,15 @@ std::string SelftestTable(const std::string& rows) {
 TEST(RunE2E, StoresEveryCaseWithMetricsSamplesAndOps) {
   TempDir dir;
   WriteFile(dir / "suites/selftest.json",
-            SelftestTable(R"({"outcome": "pass", "metric": 0.75, "samples": 4, "ops": 2},
-                             {"outcome": "fail", "metric": 0.25, "samples": 2},
+            SelftestTable(R"({"outcome": "pass", "metric": 0.75, "samples": 4, "ops": 2, "note": "AT-RISK at gate 0.91"},
+                             {"outcome": "fail", "metric": 0.25, "samples": 2, "note": "second line"},
                              {"outcome": "skip"})"));
   auto db = (dir / "h.db").string();
   auto r = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--commit", "abc123",
                        "--repo", dir.path().string(), "--junit", (dir / "junit.xml").string(), "--format", "json"});
+  auto text = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", (dir / "t.db").string(),
+                          "--commit", "abc123", "--repo", dir.path().string()});
+  EXPECT_NE(text.out.find("selftest/test_outcome_0  AT-RISK at gate 0.91"), std::string::npos) << text.out;
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto summary = ParseJson(r.out, "stdout");
   ASSERT_TRUE(summary.ok()) << r.out;
@@ -41,7 +44,10 @@ TEST(RunE2E, StoresEveryCaseWithMetricsSamplesAndOps) {
   EXPECT_EQ((*summary)["summary"]["fail"], 1);
   EXPECT_EQ((*summary)["summary"]["skip"], 1);
   EXPECT_EQ((*summary)["cases"][1]["id"], "selftest/test_outcome_1");
-  EXPECT_NE((*summary)["cases"][1]["message"].get<std::string>().find("the row asks to fail"), std::string::npos);
+  const std::string fail_message = (*summary)["cases"][1]["message"];
+  EXPECT_NE(fail_message.find("the row asks to fail"), std::string::npos);
+  EXPECT_LT(fail_message.find("the row asks to fail"), fail_message.find("second line")) << "failures lead, notes follow";
+  EXPECT_EQ((*summary)["cases"][0]["message"], "AT-RISK at gate 0.91") << "a passing case keeps its note";
 
   auto store = std::move(Store::Open(db)).value();
   auto run = *store->Run(0);
@@ -51,6 +57,7 @@ TEST(RunE2E, StoresEveryCaseWithMetricsSamplesAndOps) {
   ASSERT_EQ(cases.size(), 3u);
   EXPECT_EQ(cases[0].case_id, "selftest/test_outcome_0");
   EXPECT_EQ(cases[0].status, "pass");
+  EXPECT_EQ(cases[0].message, "AT-RISK at gate 0.91");
   EXPECT_EQ(cases[1].status, "fail");
   EXPECT_EQ(cases[2].status, "skip");
   EXPECT_EQ(store->Samples(cases[0].id)->size(), 4u);

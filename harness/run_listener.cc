@@ -82,8 +82,12 @@ void RunListener::OnTestEnd(const testing::TestInfo& info) {
   else if (rec.infra_error()) s.status = "error";
   else if (r->Failed()) s.status = "fail";
   else s.status = "pass";
-  s.message = failure_text_;
-  if (rec.infra_error()) s.message = *rec.infra_error() + (s.message.empty() ? "" : "\n" + s.message);
+  // Infra error first, then failures, then notes: the first line is the headline.
+  std::vector<std::string> parts;
+  if (rec.infra_error()) parts.push_back(*rec.infra_error());
+  if (!failure_text_.empty()) parts.push_back(failure_text_);
+  for (const auto& n : rec.notes()) parts.push_back(n);
+  for (const auto& part : parts) s.message += (s.message.empty() ? "" : "\n") + part;
   s.metrics = rec.metrics();
   if (case_row_) {
     CaseOutcome o{s.status, s.duration_s, s.message, rec.metrics(), rec.ops()};
@@ -94,7 +98,7 @@ void RunListener::OnTestEnd(const testing::TestInfo& info) {
   if (!quiet_) {
     std::string label = s.status == "pass" ? "PASS" : s.status == "fail" ? "FAIL" : s.status == "skip" ? "SKIP" : "ERROR";
     std::fprintf(stderr, "[%5s] %s (%.0f ms)\n", label.c_str(), s.case_id.c_str(), s.duration_s * 1000);
-    if (s.status != "pass" && !s.message.empty()) {
+    if (!s.message.empty()) {
       std::string indented = "        " + s.message;
       for (std::size_t p = 0; (p = indented.find('\n', p)) != std::string::npos; p += 9) indented.insert(p + 1, "        ");
       std::fprintf(stderr, "%s\n", indented.c_str());

@@ -4,7 +4,6 @@
 // Without --endpoint a case starts the stand-in endpoint in-process; its answers go
 // through the reference FP8 kernels with a batch of sim_batch_rows rows, so the run's
 // fault switches (fp8-scale-unrepaired) reach accuracy only through the kernels' error.
-#include <iostream>
 #include <memory>
 #include <string>
 
@@ -111,10 +110,10 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
                   100 * s.invalid_rate, 100 * s.truncated_rate, s.counts.error);
   const std::string gate_text = fmt::format("{} at gate {:.2f} (a rerun at this rate fails the gate with p = {:.3f})",
                                             GateVerdictName(gate.verdict), gate.gate, gate.rerun_fail_probability);
-  std::cerr << case_id << ": " << accuracy_text << "; " << gate_text << "\n";
   const bool gate_fails =
       gate.verdict == GateVerdict::kFail || (gate.verdict == GateVerdict::kAtRisk && Need(p.Bool("fail_at_risk")));
   if (gate_fails) Fail("gsm8k " + gate_text + ": " + accuracy_text);
+  else rec.AddNote(gate_text + ": " + accuracy_text);
 
   if (!run.baseline) return;   // outside `harness run` there is no store to compare with
   const auto baseline = Need(run.baseline(case_id));
@@ -130,8 +129,8 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
       "{} vs baseline {} (run {}): losses b = {}, gains c = {} of {} paired questions, exact McNemar p = {:.3g}",
       BaselineVerdictName(paired.verdict), baseline->sha.substr(0, 12), baseline->run_id, paired.test.b,
       paired.test.c, paired.paired, paired.test.p_value);
-  std::cerr << case_id << ": " << paired_text << "\n";
   if (paired.verdict == BaselineVerdict::kRegressed) Fail("gsm8k " + paired_text + ": " + accuracy_text);
+  else rec.AddNote(paired_text);
 }
 
 HARNESS_INSTANTIATE(gsm8k, Gsm8kAccuracy, test_gsm8k_accuracy);

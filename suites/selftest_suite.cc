@@ -4,6 +4,7 @@
 //   samples: how many samples to stream    ops: how many op rows to store
 //   sleep_ms: wait before finishing (for kill tests)
 //   report_baseline: store metric baseline_samples (-1 when there is no baseline)
+//   note: a line for the summary, kept even when the case passes
 #include <chrono>
 #include <thread>
 
@@ -39,6 +40,7 @@ TEST_P(SelftestOutcome, test_outcome) {
     auto baseline = Need(CurrentRun().baseline(GetParam().CaseId()));
     rec.AddMetric({"baseline_samples", baseline ? static_cast<double>(baseline->samples.size()) : -1.0, 0, {}, {}});
   }
+  if (p.Has("note")) rec.AddNote(Need(p.String("note")));
   if (outcome == "skip") GTEST_SKIP() << "the row asks to be skipped";
   if (outcome == "error") {
     rec.SetInfraError("the row asks for an infrastructure error");
