@@ -304,7 +304,6 @@ int RunCases(const RunOptions& o) {
   ctx.stack_config = config;
   ctx.stack = stack.get();
   ctx.endpoint = endpoint;
-  ctx.resume = o.resume;
   ctx.baseline = MakeBaselineLookup(*store, o, commit, run_id);
 
   std::string filter;
@@ -314,7 +313,7 @@ int RunCases(const RunOptions& o) {
 
   auto& listeners = testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());
-  auto* listener = new RunListener(*store, run_id, o.resume, /*quiet=*/false);
+  auto* listener = new RunListener(*store, run_id, o.resume);
   listeners.Append(listener);  // owned by GoogleTest from here
   if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its summaries decide the exit code
 

@@ -51,17 +51,6 @@ Result<CommitInfo> ReadCommit(const std::filesystem::path& repo, const std::stri
   return c;
 }
 
-Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& from,
-                                                  const std::string& to) {
-  if (LooksLikeOption(from) || LooksLikeOption(to)) return UsageError("a commit cannot start with '-'");
-  auto out = Git(repo, {"rev-list", "--first-parent", "--reverse", "--end-of-options", to, "^" + from});
-  if (!out) return out.error();
-  std::vector<std::string> shas;
-  std::istringstream in(*out);
-  for (std::string s; in >> s;) shas.push_back(s);
-  return shas;
-}
-
 Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::path& repo, const std::string& rev,
                                                       int max_count) {
   if (LooksLikeOption(rev)) return UsageError(fmt::format("'{}' is not a commit", rev));

@@ -13,9 +13,6 @@ namespace harness {
 
 // Resolves rev (HEAD, a sha, a branch) in repo and reads its metadata.
 Result<CommitInfo> ReadCommit(const std::filesystem::path& repo, const std::string& rev);
-// First-parent chain from `from` (exclusive) to `to` (inclusive), oldest first.
-Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& from,
-                                                  const std::string& to);
 // The first-parent ancestors of rev (itself excluded), newest first, at most max_count.
 Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::path& repo, const std::string& rev,
                                                       int max_count);

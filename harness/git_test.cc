@@ -23,14 +23,6 @@ TEST(Git, ReadsCommitMetadataAndFirstParentOrdinal) {
   EXPECT_EQ(first->first_parent_ordinal, 1);
 }
 
-TEST(Git, RangeIsOldestFirstAndExcludesTheStart) {
-  testing_util::TempDir dir;
-  auto shas = testing_util::MakeGitRepo(dir / "repo", 4);
-  auto range = FirstParentRange(dir / "repo", shas[0], shas[3]);
-  ASSERT_TRUE(range.ok()) << range.error().message;
-  EXPECT_EQ(*range, (std::vector<std::string>{shas[1], shas[2], shas[3]}));
-}
-
 TEST(Git, AncestorsAreNewestFirstWithoutTheCommitItself) {
   testing_util::TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 4);

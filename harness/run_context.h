@@ -40,7 +40,6 @@ struct RunContext {
   StackConfig stack_config;
   Stack* stack = nullptr;
   std::optional<EndpointTarget> endpoint;
-  bool resume = false;
   BaselineLookup baseline;  // empty outside `harness run`
 };
 

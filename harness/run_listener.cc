@@ -19,8 +19,8 @@ std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestI
   return std::make_pair(suite, suite + "/" + name.substr(0, name_slash) + "_" + name.substr(name_slash + 1));
 }
 
-RunListener::RunListener(Store& store, int64_t run_id, bool resume, bool quiet)
-    : store_(store), run_id_(run_id), resume_(resume), quiet_(quiet) {}
+RunListener::RunListener(Store& store, int64_t run_id, bool resume)
+    : store_(store), run_id_(run_id), resume_(resume) {}
 
 void RunListener::Keep(const Status& s) {
   if (!s && !store_error_) store_error_ = s.error();
@@ -95,15 +95,14 @@ void RunListener::OnTestEnd(const testing::TestInfo& info) {
   }
   CurrentCase().Reset(nullptr, {});
   case_row_ = 0;
-  if (!quiet_) {
-    std::string label = s.status == "pass" ? "PASS" : s.status == "fail" ? "FAIL" : s.status == "skip" ? "SKIP" : "ERROR";
-    std::fprintf(stderr, "[%5s] %s (%.0f ms)\n", label.c_str(), s.case_id.c_str(), s.duration_s * 1000);
-    if (!s.message.empty()) {
-      std::string indented = "        " + s.message;
-      for (std::size_t p = 0; (p = indented.find('\n', p)) != std::string::npos; p += 9) indented.insert(p + 1, "        ");
-      std::fprintf(stderr, "%s\n", indented.c_str());
-    }
+  std::string label = s.status == "pass" ? "PASS" : s.status == "fail" ? "FAIL" : s.status == "skip" ? "SKIP" : "ERROR";
+  std::fprintf(stderr, "[%5s] %s (%.0f ms)\n", label.c_str(), s.case_id.c_str(), s.duration_s * 1000);
+  if (!s.message.empty()) {
+    std::string indented = "        " + s.message;
+    for (std::size_t p = 0; (p = indented.find('\n', p)) != std::string::npos; p += 9) indented.insert(p + 1, "        ");
+    std::fprintf(stderr, "%s\n", indented.c_str());
   }
+
   summaries_.push_back(std::move(s));
 }
 

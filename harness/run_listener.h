@@ -28,7 +28,7 @@ std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestI
 
 class RunListener : public testing::EmptyTestEventListener, public SampleSink {
  public:
-  RunListener(Store& store, int64_t run_id, bool resume, bool quiet);
+  RunListener(Store& store, int64_t run_id, bool resume);
   void OnTestStart(const testing::TestInfo& info) override;
   void OnTestPartResult(const testing::TestPartResult& result) override;
   void OnTestEnd(const testing::TestInfo& info) override;
@@ -43,7 +43,6 @@ class RunListener : public testing::EmptyTestEventListener, public SampleSink {
   Store& store_;
   int64_t run_id_;
   bool resume_;
-  bool quiet_;
   int64_t case_row_ = 0;
   std::string failure_text_;
   std::chrono::steady_clock::time_point started_;
