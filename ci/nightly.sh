@@ -9,8 +9,8 @@ ci/setup.sh || exit 3
 ci/build.sh ci || exit 3
 mkdir -p out
 commit_args=()
-if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then commit_args=(--commit unversioned); fi
-build/harness run --db out/harness.db --junit out/junit.xml "${commit_args[@]}" "$@"
+if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then commit_args=(--commit 0000000000000000000000000000000000000000); fi
+build/bin/harness run --db out/harness.db --junit out/junit.xml "${commit_args[@]}" "$@"
 code=$?
-build/harness report --db out/harness.db --out out/report.html || { [[ $code -eq 0 ]] && code=3; }
+build/bin/harness report --db out/harness.db --out out/report.html || { [[ $code -eq 0 ]] && code=3; }
 exit $code

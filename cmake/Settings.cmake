@@ -16,7 +16,16 @@ if(HARNESS_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
-# harness_test(NAME SOURCES... LIBS ...): one test binary per module, discovered by CTest.
+# harness_library(NAME SOURCES... DEPS...): a component's static library. Includes are
+# rooted at the source tree ("harness/store/store.h"); DEPS are linked PUBLIC.
+function(harness_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE harness_warnings)
+endfunction()
+
+# harness_test(NAME SOURCES... LIBS ...): one test binary per component, discovered by CTest.
 function(harness_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})

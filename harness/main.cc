@@ -1,6 +1,6 @@
 #include <curl/curl.h>
 
-#include "harness/commands.h"
+#include "harness/cli/commands.h"
 
 int main(int argc, char** argv) {
   curl_global_init(CURL_GLOBAL_DEFAULT);  // once, before any thread uses libcurl

@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/utf8.h"
+#include "harness/util/versions.h"
+
 namespace harness::reports {
 
-std::string HtmlEscape(const std::string& s) {
+std::string HtmlEscape(const std::string& raw) {
+  const std::string s = ValidUtf8(raw);
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
@@ -33,7 +37,8 @@ pre{white-space:pre-wrap;margin:0;font-size:12px}.meta td{border:none;padding:.1
 std::string MetricsCell(const std::vector<Metric>& metrics) {
   std::string out;
   for (const auto& m : metrics) {
-    out += fmt::format("{}={:.6g}", HtmlEscape(m.name), m.value);
+    if (!m.label.empty()) out += fmt::format("{}={}", HtmlEscape(m.name), HtmlEscape(m.label));
+    else out += fmt::format("{}={:.6g}", HtmlEscape(m.name), m.value);
     if (m.low && m.high) out += fmt::format(" [{:.4g}, {:.4g}]", *m.low, *m.high);
     if (m.n) out += fmt::format(" n={}", m.n);
     out += "<br>";
@@ -48,13 +53,8 @@ Result<std::string> HtmlReport(Store& store, int64_t run_id) {
   if (!run) return run.error();
   auto cases = store.Cases(run->id);
   if (!cases) return cases.error();
-  int pass = 0, fail = 0, error = 0, skip = 0;
-  for (const auto& c : *cases) {
-    pass += c.status == "pass";
-    fail += c.status == "fail";
-    error += c.status == "error";
-    skip += c.status == "skip";
-  }
+  StatusCounts n;
+  for (const auto& c : *cases) n.Add(c.result.status);
   std::string html = fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
@@ -71,16 +71,16 @@ Result<std::string> HtmlReport(Store& store, int64_t run_id) {
 <h2>Cases</h2>
 <table><thead><tr><th>status</th><th>case</th><th>metrics</th><th>message</th><th>time</th></tr></thead><tbody>
 )",
-                                 kHtmlReportVersion, run->id, kStyle, run->id, HtmlEscape(run->status),
+                                 kHtmlReportFormat, run->id, kStyle, run->id, Label(run->status),
                                  HtmlEscape(run->sha), HtmlEscape(run->subject), HtmlEscape(run->stack),
                                  HtmlEscape(run->config_hash), HtmlEscape(run->host), HtmlEscape(run->started_at),
-                                 HtmlEscape(run->finished_at), pass, fail, error, skip);
+                                 HtmlEscape(run->finished_at), n.pass, n.fail, n.error, n.skip);
   for (const auto& c : *cases) {
     auto metrics = store.Metrics(c.id);
     if (!metrics) return metrics.error();
-    html += fmt::format("<tr><td class=\"{0}\">{0}</td><td>{1}</td><td>{2}</td><td><pre>{3}</pre></td><td>{4:.3f}s</td></tr>\n",
-                        HtmlEscape(c.status), HtmlEscape(c.case_id), MetricsCell(*metrics), HtmlEscape(c.message),
-                        c.duration_s);
+    html += fmt::format("<tr><td class=\"{0}\">{1}</td><td>{2}</td><td>{3}</td><td><pre>{4}</pre></td><td>{5:.3f}s</td></tr>\n",
+                        Word(c.result.status), Label(c.result.status), HtmlEscape(c.result.case_id),
+                        MetricsCell(*metrics), HtmlEscape(c.result.message), c.result.duration_s);
   }
   html += "</tbody></table>\n<h2>Stack config</h2>\n<pre>" + HtmlEscape(run->config_json) + "</pre>\n</body></html>\n";
   return html;

@@ -5,12 +5,10 @@
 
 #include <string>
 
-#include "harness/error.h"
-#include "harness/store.h"
+#include "harness/util/error.h"
+#include "harness/store/store.h"
 
 namespace harness::reports {
-
-inline constexpr int kHtmlReportVersion = 1;
 
 // Escapes text for HTML element content and attribute values.
 std::string HtmlEscape(const std::string& s);

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/test_util.h"
+#include "harness/util/test_util.h"
 
 namespace harness::reports {
 namespace {
@@ -13,7 +13,8 @@ TEST(HtmlReport, EscapesEveryStoredStringAndForbidsNetworkAccess) {
   int64_t c = *store->UpsertCommit({"abc", {}, 1, {}, "<script>alert(1)</script>"});
   int64_t run = *store->BeginRun({c, "refstack", "h", R"({"note": "<img src=x onerror=alert(2)>"})", "host", "v"});
   int64_t cr = *store->BeginCase(run, "s", "s/<b>_0", "{}");
-  ASSERT_TRUE(store->FinishCase(cr, {"fail", 0.1, "model said </pre><script>x</script>", {{"acc<", 0.5, 10, 0.4, 0.6}}, {}}).ok());
+  ASSERT_TRUE(store->FinishCase(cr, {"s/<b>_0", CaseStatus::kFail, 0.1, "model said </pre><script>x</script>",
+                                        {{"acc<", 0.5, 10, 0.4, 0.6}}, {}}).ok());
   auto html = HtmlReport(*store, 0);
   ASSERT_TRUE(html.ok()) << html.error().message;
   EXPECT_EQ(html->find("<script"), std::string::npos) << "no raw markup from stored strings";

@@ -4,12 +4,23 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/utf8.h"
+
 namespace harness::reports {
 
-std::string XmlEscape(const std::string& s) {
+std::string XmlEscape(const std::string& raw) {
+  const std::string s = ValidUtf8(raw);
   std::string out;
   out.reserve(s.size());
-  for (unsigned char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    // U+FFFE and U+FFFF (EF BF BE / EF BF BF) are not XML characters either.
+    if (c == 0xEF && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+        (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xBE) {
+      out += "\xEF\xBF\xBD";
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -24,42 +35,37 @@ std::string XmlEscape(const std::string& s) {
   return out;
 }
 
-std::string JunitXml(const std::vector<CaseSummary>& cases) {
-  std::map<std::string, std::vector<const CaseSummary*>> by_suite;
+std::string JunitXml(const std::vector<CaseResult>& cases) {
+  std::map<std::string, std::vector<const CaseResult*>> by_suite;
   for (const auto& c : cases) by_suite[c.case_id.substr(0, c.case_id.find('/'))].push_back(&c);
-  int failures = 0, errors = 0, skipped = 0;
+  const StatusCounts all = CountStatuses(cases);
   double time = 0;
-  for (const auto& c : cases) {
-    failures += c.status == "fail";
-    errors += c.status == "error";
-    skipped += c.status == "skip";
-    time += c.duration_s;
-  }
+  for (const auto& c : cases) time += c.duration_s;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"harness\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                     cases.size(), failures, errors, skipped, time);
+                     cases.size(), all.fail, all.error, all.skip, time);
   for (const auto& [suite, list] : by_suite) {
-    int f = 0, e = 0, s = 0;
+    StatusCounts n;
     double t = 0;
     for (const auto* c : list) {
-      f += c->status == "fail";
-      e += c->status == "error";
-      s += c->status == "skip";
+      n.Add(c->status);
       t += c->duration_s;
     }
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                       XmlEscape(suite), list.size(), f, e, s, t);
+                       XmlEscape(suite), list.size(), n.fail, n.error, n.skip, t);
     for (const auto* c : list) {
       std::string name = c->case_id.substr(suite.size() + 1);
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", XmlEscape(suite), XmlEscape(name),
                          c->duration_s);
       std::string first_line = c->message.substr(0, c->message.find('\n'));
-      if (c->status == "pass") {
+      if (c->status == CaseStatus::kPass) {
         out += "/>\n";
         continue;
       }
       out += ">\n";
-      const char* tag = c->status == "fail" ? "failure" : c->status == "error" ? "error" : "skipped";
+      const char* tag = c->status == CaseStatus::kFail    ? "failure"
+                        : c->status == CaseStatus::kSkip ? "skipped"
+                                                         : "error";
       out += fmt::format("      <{} message=\"{}\">{}</{}>\n", tag, XmlEscape(first_line), XmlEscape(c->message), tag);
       out += "    </testcase>\n";
     }

@@ -5,12 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "harness/run_listener.h"
+#include "harness/results/results.h"
 
 namespace harness::reports {
 
-std::string JunitXml(const std::vector<CaseSummary>& cases);
-// Escapes &, <, >, " and ' and drops characters XML 1.0 cannot carry.
+std::string JunitXml(const std::vector<CaseResult>& cases);
+// Escapes &, <, >, " and ', replaces invalid UTF-8 with U+FFFD and drops characters
+// XML 1.0 cannot carry, so the document stays well-formed whatever bytes s holds.
 std::string XmlEscape(const std::string& s);
 
 }  // namespace harness::reports

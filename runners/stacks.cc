@@ -1,7 +1,7 @@
 // The stack table: name -> factory. Adding a stack is one row here.
 #include <fmt/format.h>
 
-#include "harness/stack.h"
+#include "harness/stack/stack.h"
 #include "runners/exec/exec_stack.h"
 #include "runners/refstack/refstack.h"
 
@@ -18,11 +18,13 @@ class OpenAiStack : public Stack {
   }
 };
 
-std::unique_ptr<Stack> MakeOpenAiStack(const StackConfig&) { return std::make_unique<OpenAiStack>(); }
+Result<std::unique_ptr<Stack>> MakeOpenAiStack(const StackConfig&) {
+  return std::unique_ptr<Stack>(std::make_unique<OpenAiStack>());
+}
 
 struct StackEntry {
   const char* name;
-  std::unique_ptr<Stack> (*make)(const StackConfig&);
+  Result<std::unique_ptr<Stack>> (*make)(const StackConfig&);
 };
 
 constexpr StackEntry kStacks[] = {

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "harness/case_record.h"
-#include "harness/run_context.h"
-#include "harness/suite.h"
+#include "harness/run/case_record.h"
+#include "harness/run/run_context.h"
+#include "harness/run/suite.h"
 #include "runners/refstack/kernels/fp8_error.h"
 #include "runners/refstack/kernels/fp8_quant.h"
 #include "runners/refstack/kernels/gemm.h"

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/case_record.h"
-#include "harness/run_context.h"
-#include "harness/suite.h"
-#include "runners/refstack/compiler/compiler.h"
+#include "harness/run/case_record.h"
+#include "harness/run/run_context.h"
+#include "harness/run/suite.h"
+#include "harness/stack/compile_request.h"
 
 namespace harness {
 namespace {
@@ -34,7 +34,7 @@ class Gmm : public SuiteTest {
     if (run.stack == nullptr || !run.stack->SupportsCompile())
       GTEST_SKIP() << "gmm needs a stack that compiles; stack '" << run.stack_config.stack << "' does not";
     const JsonObject p = Param();
-    const CompileRequest request = Need(refstack::compiler::CompileRequestFromParams(p));
+    const CompileRequest request = Need(CompileRequestFromParams(p));
     const Json& expect = p.json().at("expect_calls");
     ASSERT_TRUE(expect.is_array() && !expect.empty())
         << p.origin() << ": " << p.PathOf("expect_calls") << ": expected a non-empty list of {\"op\", \"calls\"}";

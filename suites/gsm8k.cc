@@ -9,20 +9,20 @@
 
 #include <fmt/format.h>
 
-#include "harness/case_record.h"
-#include "harness/gsm8k_data.h"
-#include "harness/paths.h"
-#include "harness/run_context.h"
-#include "harness/suite.h"
-#include "harness/verdict.h"
-#include "runners/openai/gsm8k_eval.h"
+#include "harness/run/case_record.h"
+#include "harness/eval/gsm8k_data.h"
+#include "harness/util/paths.h"
+#include "harness/run/run_context.h"
+#include "harness/run/suite.h"
+#include "harness/stats/verdict.h"
+#include "harness/eval/gsm8k_eval.h"
 #include "runners/refstack/sim/sim_server.h"
 
 namespace harness {
 namespace {
 
-openai::Gsm8kEvalOptions EvalOptions(const JsonObject& p, const std::string& case_id) {
-  openai::Gsm8kEvalOptions o;
+Gsm8kEvalOptions EvalOptions(const JsonObject& p, const std::string& case_id) {
+  Gsm8kEvalOptions o;
   o.shots = static_cast<int>(ValueOrThrow(p.Int("shots")));
   o.max_error_rate = ValueOrThrow(p.Number("max_error_rate"));
   o.progress_label = case_id;
@@ -52,7 +52,7 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   const RunContext& run = CurrentRun();
   CaseRecord& rec = CurrentCase();
   const std::string case_id = GetParam().CaseId();
-  openai::Gsm8kEvalOptions options = EvalOptions(p, case_id);
+  Gsm8kEvalOptions options = EvalOptions(p, case_id);
 
   std::unique_ptr<sim::SimServer> stand_in;
   if (run.endpoint) {
@@ -80,7 +80,7 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
     options.client.target = EndpointTarget{*url, model, Need(p.Bool("chat")), ""};
   }
 
-  auto eval = Need(openai::Gsm8kEval::Create(options));
+  auto eval = Need(Gsm8kEval::Create(options));
   const auto report = Need(eval->Run(rec.prior_samples(), [&rec](const Sample& s) { rec.AddSample(s); }));
   stand_in.reset();
   const EvalSummary& s = report.summary;
@@ -102,14 +102,14 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   AddValue(rec, "latency_p99_s", s.latency_p99_s);
   AddValue(rec, "output_tokens_per_s", report.output_tokens_per_s);
   AddValue(rec, "gate", gate.gate);
-  AddValue(rec, "gate_verdict", static_cast<double>(gate.verdict));
+  rec.AddMetric(VerdictMetric("gate_verdict", gate.verdict));
   AddValue(rec, "gate_rerun_fail_probability", gate.rerun_fail_probability);
   const std::string accuracy_text =
       fmt::format("gsm8k accuracy {:.4f} ({}/{}, 95% CI [{:.4f}, {:.4f}]; invalid {:.1f}%, truncated {:.1f}%, errors {})",
                   s.accuracy, s.counts.correct, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high,
                   100 * s.invalid_rate, 100 * s.truncated_rate, s.counts.error);
   const std::string gate_text = fmt::format("{} at gate {:.2f} (a rerun at this rate fails the gate with p = {:.3f})",
-                                            GateVerdictName(gate.verdict), gate.gate, gate.rerun_fail_probability);
+                                            Word(gate.verdict), gate.gate, gate.rerun_fail_probability);
   const bool gate_fails =
       gate.verdict == GateVerdict::kFail || (gate.verdict == GateVerdict::kAtRisk && Need(p.Bool("fail_at_risk")));
   if (gate_fails) Fail("gsm8k " + gate_text + ": " + accuracy_text);
@@ -119,7 +119,7 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   const auto baseline = Need(run.baseline(case_id));
   if (!baseline) return;
   const BaselineJudgement paired = CompareToBaseline(baseline->samples, report.samples, Need(p.Number("alpha")));
-  AddValue(rec, "baseline_verdict", static_cast<double>(paired.verdict));
+  rec.AddMetric(VerdictMetric("baseline_verdict", paired.verdict));
   AddRate(rec, "baseline_paired", static_cast<double>(paired.paired), paired.paired);
   AddValue(rec, "mcnemar_b", static_cast<double>(paired.test.b));
   AddValue(rec, "mcnemar_c", static_cast<double>(paired.test.c));
@@ -127,7 +127,7 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   AddValue(rec, "mcnemar_mid_p", paired.test.mid_p);
   const std::string paired_text = fmt::format(
       "{} vs baseline {} (run {}): losses b = {}, gains c = {} of {} paired questions, exact McNemar p = {:.3g}",
-      BaselineVerdictName(paired.verdict), baseline->sha.substr(0, 12), baseline->run_id, paired.test.b,
+      Word(paired.verdict), baseline->sha.substr(0, 12), baseline->run_id, paired.test.b,
       paired.test.c, paired.paired, paired.test.p_value);
   if (paired.verdict == BaselineVerdict::kRegressed) Fail("gsm8k " + paired_text + ": " + accuracy_text);
   else rec.AddNote(paired_text);

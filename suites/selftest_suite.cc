@@ -5,12 +5,16 @@
 //   sleep_ms: wait before finishing (for kill tests)
 //   report_baseline: store metric baseline_samples (-1 when there is no baseline)
 //   note: a line for the summary, kept even when the case passes
+//   state_file: a JSON file whose "outcome" and "samples" override the row's. The row
+//     (part of the run's identity) stays the same while the file plays the stack under
+//     test changing from commit to commit, as in baseline tests.
 #include <chrono>
 #include <thread>
 
-#include "harness/case_record.h"
-#include "harness/run_context.h"
-#include "harness/suite.h"
+#include "harness/run/case_record.h"
+#include "harness/run/run_context.h"
+#include "harness/run/suite.h"
+#include "harness/util/json_file.h"
 
 namespace harness {
 namespace {
@@ -19,8 +23,14 @@ class SelftestOutcome : public SuiteTest {};
 
 TEST_P(SelftestOutcome, test_outcome) {
   auto p = Param();
-  const std::string outcome = Need(p.String("outcome"));
-  const int64_t samples = Need(p.Int("samples", 0));
+  std::string outcome = Need(p.String("outcome"));
+  int64_t samples = Need(p.Int("samples", 0));
+  if (p.Has("state_file")) {
+    const Json state = Need(ReadJsonFile(Need(p.String("state_file"))));
+    const JsonObject s(state, Need(p.String("state_file")));
+    outcome = Need(s.String("outcome", outcome));
+    samples = Need(s.Int("samples", samples));
+  }
   const int64_t ops = Need(p.Int("ops", 0));
   const int64_t sleep_ms = Need(p.Int("sleep_ms", 0));
   CaseRecord& rec = CurrentCase();

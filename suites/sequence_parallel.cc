@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/case_record.h"
-#include "harness/paths.h"
-#include "harness/run_context.h"
-#include "harness/suite.h"
-#include "runners/refstack/compiler/compiler.h"
-#include "runners/refstack/compiler/golden_ops.h"
+#include "harness/run/case_record.h"
+#include "harness/util/paths.h"
+#include "harness/run/run_context.h"
+#include "harness/run/suite.h"
+#include "harness/stack/compile_request.h"
+#include "harness/golden/golden_ops.h"
 
 namespace harness {
 namespace {
@@ -33,7 +33,7 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
   if (run.stack == nullptr || !run.stack->SupportsCompile())
     GTEST_SKIP() << "sequence_parallel needs a stack that compiles; stack '" << run.stack_config.stack << "' does not";
   const JsonObject p = Param();
-  const CompileRequest request = Need(refstack::compiler::CompileRequestFromParams(p));
+  const CompileRequest request = Need(CompileRequestFromParams(p));
   const int64_t local_seq = Need(p.Int("expected_local_seq"));
   const int64_t hidden = Need(p.Int("hidden_size"));
 
@@ -62,9 +62,9 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
   }
 
   const auto golden_path = GoldenDir() / "ops" / (GetParam().CaseId() + ".json");
-  auto golden = refstack::compiler::LoadGoldenOpTable(golden_path);
+  auto golden = LoadGoldenOpTable(golden_path);
   ASSERT_TRUE(golden.ok()) << golden.error().message;
-  const auto diff = refstack::compiler::DiffOpTables(golden->ops, result->ops);
+  const auto diff = DiffOpTables(golden->ops, result->ops);
   EXPECT_TRUE(diff.empty()) << "the op table differs from " << golden_path.string() << ":\n  "
                             << fmt::format("{}", fmt::join(diff, "\n  "));
 }

@@ -2,26 +2,25 @@
 
 #include <fmt/format.h>
 
-#include "harness/subprocess.h"
+#include "harness/util/versions.h"
+
+#include "harness/util/subprocess.h"
 
 namespace harness {
 namespace {
 
 class ExecStack : public Stack {
  public:
-  explicit ExecStack(const StackConfig& config) : config_(config) {}
+  ExecStack(const StackConfig& config, std::vector<std::string> command, double timeout_s)
+      : config_(config), command_(std::move(command)), timeout_s_(timeout_s) {}
   std::string_view name() const override { return "exec"; }
 
   Result<CompileResult> Compile(const CompileRequest& request) override {
-    JsonObject exec(config_.raw.value("exec", Json::object()), "stack config", "exec");
-    auto command = exec.StringList("command");
-    if (!command) return command.error();
-    if (command->empty()) return exec.FieldError("command", "must name a program");
-    auto timeout = exec.Number("timeout_s", 600);
-    if (!timeout) return timeout.error();
+    const auto* command = &command_;
+    const auto* timeout = &timeout_s_;
     CompileRequest r = request;
     if (r.device.empty()) r.device = config_.device;
-    Json in{{"format_version", 1}, {"kind", "compile"}, {"request", CompileRequestJson(r)},
+    Json in{{"format_version", kExecProtocolFormat}, {"kind", "compile"}, {"request", CompileRequestJson(r)},
             {"faults", config_.faults}};
     auto run = RunProcess(*command, {.stdin_data = in.dump(), .timeout_s = *timeout});
     if (!run) return run.error();
@@ -37,6 +36,8 @@ class ExecStack : public Stack {
 
  private:
   StackConfig config_;
+  std::vector<std::string> command_;
+  double timeout_s_;
 };
 
 }  // namespace
@@ -58,9 +59,7 @@ Result<CompileResult> ParseExecAnswer(const std::string& stdout_text, const std:
   auto j = ParseJson(stdout_text, origin);
   if (!j) return j.error();
   JsonObject o(*j, origin);
-  auto version = o.Int("format_version");
-  if (!version) return version.error();
-  if (*version != 1) return o.FieldError("format_version", fmt::format("unsupported version {} (this harness speaks 1)", *version));
+  if (auto v = o.RequireVersion(kExecProtocolFormat); !v) return v.error();
   if (!o.Has("ops") || !o.json()["ops"].is_array()) return o.FieldError("ops", "expected a list of op rows");
   CompileResult result;
   const auto& ops = o.json()["ops"];
@@ -82,6 +81,21 @@ Result<CompileResult> ParseExecAnswer(const std::string& stdout_text, const std:
   return result;
 }
 
-std::unique_ptr<Stack> MakeExecStack(const StackConfig& config) { return std::make_unique<ExecStack>(config); }
+Result<std::unique_ptr<Stack>> MakeExecStack(const StackConfig& config) {
+  // Checked before any case runs: a bad config is an input error (exit 2), not N case errors.
+  const std::string origin = "stack config";
+  if (!config.raw.contains("exec"))
+    return UsageError(origin + ": the exec stack needs \"exec\": {\"command\": [\"program\", \"arg\", ...]}");
+  if (!config.raw["exec"].is_object()) return UsageError(origin + ": exec: expected an object");
+  JsonObject exec(config.raw["exec"], origin, "exec");
+  if (auto k = exec.KnownKeys({"command", "timeout_s"}); !k) return k.error();
+  auto command = exec.StringList("command");
+  if (!command) return exec.FieldError("command", "expected an argv array of strings, e.g. [\"python3\", \"stack.py\"]");
+  if (command->empty() || command->front().empty()) return exec.FieldError("command", "must name a program");
+  auto timeout = exec.Number("timeout_s", 600);
+  if (!timeout) return timeout.error();
+  if (!(*timeout > 0) || *timeout > 86400) return exec.FieldError("timeout_s", "must be in (0, 86400] seconds");
+  return std::unique_ptr<Stack>(std::make_unique<ExecStack>(config, std::move(command).value(), *timeout));
+}
 
 }  // namespace harness

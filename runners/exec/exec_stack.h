@@ -8,11 +8,12 @@
 
 #include <memory>
 
-#include "harness/stack.h"
+#include "harness/stack/stack.h"
 
 namespace harness {
 
-std::unique_ptr<Stack> MakeExecStack(const StackConfig& config);
+// Checks the config's exec section (an argv array, a timeout); a bad one is exit 2.
+Result<std::unique_ptr<Stack>> MakeExecStack(const StackConfig& config);
 // Parses the command's answer; errors name the command and the field.
 Result<CompileResult> ParseExecAnswer(const std::string& stdout_text, const std::string& origin);
 Json CompileRequestJson(const CompileRequest& r);

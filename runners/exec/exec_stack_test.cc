@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/test_util.h"
+#include "harness/util/test_util.h"
 
 namespace harness {
 namespace {
@@ -23,10 +23,11 @@ tp=$(printf '%s' "$req" | sed -n 's/.*"tp_size":\([0-9]*\).*/\1/p')
 printf '{"format_version": 1, "ops": [{"op": "tensor_cast.all_gather.default", "input_shapes": "[1, 64, 5120]", "calls": %s, "est_seconds": 0.5}], "total_seconds": 0.5}' "$tp"
 )");
   auto stack = MakeExecStack(ExecConfig({"sh", (dir / "stack.sh").string()}));
+  ASSERT_TRUE(stack.ok()) << stack.error().message;
   CompileRequest req;
   req.model = "Qwen/Qwen3-32B";
   req.tp_size = 4;
-  auto r = stack->Compile(req);
+  auto r = (*stack)->Compile(req);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->ops.size(), 1u);
   EXPECT_EQ(r->ops[0].calls, 4);
@@ -36,12 +37,30 @@ printf '{"format_version": 1, "ops": [{"op": "tensor_cast.all_gather.default", "
 
 TEST(ExecStack, FailuresAreInfraErrorsNamingTheCommand) {
   auto failing = MakeExecStack(ExecConfig({"sh", "-c", "echo broken >&2; exit 4"}));
-  auto r = failing->Compile({});
+  ASSERT_TRUE(failing.ok());
+  auto r = (*failing)->Compile({});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ExitCode::kInfra);
   EXPECT_NE(r.error().message.find("exit code 4: broken"), std::string::npos) << r.error().message;
-  auto missing = MakeExecStack(ExecConfig({}));
-  EXPECT_FALSE(missing->Compile({}).ok());
+}
+
+TEST(ExecStack, ABadConfigIsAUsageErrorBeforeAnyCompile) {
+  auto empty = MakeExecStack(ExecConfig({}));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().code, ExitCode::kUsage);
+  EXPECT_NE(empty.error().message.find("exec.command: must name a program"), std::string::npos) << empty.error().message;
+  StackConfig none;
+  none.stack = "exec";
+  EXPECT_NE(MakeExecStack(none).error().message.find("needs \"exec\""), std::string::npos);
+  StackConfig text = none;
+  text.raw = Json{{"exec", {{"command", "python3 stack.py"}}}};  // a string, not an argv array
+  auto r = MakeExecStack(text);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("exec.command: expected an argv array"), std::string::npos) << r.error().message;
+  StackConfig typo = none;
+  typo.raw = Json{{"exec", {{"command", {"x"}}, {"timout_s", 1}}}};
+  EXPECT_NE(MakeExecStack(typo).error().message.find("unknown field (did you mean 'timeout_s'?)"), std::string::npos)
+      << MakeExecStack(typo).error().message;
 }
 
 TEST(ExecStack, MalformedAnswerNamesTheField) {

@@ -25,10 +25,10 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/gsm8k_data.h"
-#include "harness/gsm8k_prompt.h"
-#include "harness/paths.h"
-#include "runners/openai/gsm8k_eval.h"
+#include "harness/eval/gsm8k_data.h"
+#include "harness/eval/gsm8k_prompt.h"
+#include "harness/util/paths.h"
+#include "harness/eval/gsm8k_eval.h"
 #include "runners/openai/openai_client.h"
 #include "runners/refstack/sim/sim_server.h"
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/run_context.h"
+#include "harness/util/error.h"
+#include "harness/stack/stack.h"
 
 namespace harness::openai {
 

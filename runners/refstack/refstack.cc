@@ -1,7 +1,8 @@
 #include "runners/refstack/refstack.h"
 
-#include "harness/paths.h"
+#include "harness/util/paths.h"
 #include "runners/refstack/compiler/compiler.h"
+#include "runners/refstack/compiler/device.h"
 
 namespace {
 
@@ -11,23 +12,26 @@ class RefStack final : public harness::Stack {
     env_.golden_dir = harness::GoldenDir();
     env_.default_device = config.device;
     env_.precision = config.precision;
-    env_.faults = refstack::compiler::CompileFaults::From(config);
+    env_.faults = harness::compiler::CompileFaults::From(config);
   }
 
   std::string_view name() const override { return "refstack"; }
 
   harness::Result<harness::CompileResult> Compile(const harness::CompileRequest& request) override {
-    auto compiled = refstack::compiler::CompileModel(request, env_);
+    auto compiled = harness::compiler::CompileModel(request, env_);
     if (!compiled) return compiled.error();
-    return refstack::compiler::ToCompileResult(compiled->table);
+    return harness::compiler::ToCompileResult(compiled->table);
   }
 
  private:
-  refstack::compiler::CompileEnvironment env_;
+  harness::compiler::CompileEnvironment env_;
 };
 
 }  // namespace
 
-std::unique_ptr<harness::Stack> MakeRefStack(const harness::StackConfig& config) {
-  return std::make_unique<RefStack>(config);
+harness::Result<std::unique_ptr<harness::Stack>> MakeRefStack(const harness::StackConfig& config) {
+  // An unknown device is an input error before any case runs, not a failure per case.
+  auto device = harness::compiler::LoadDeviceProfile(harness::GoldenDir() / "devices", config.device);
+  if (!device) return device.error();
+  return std::unique_ptr<harness::Stack>(std::make_unique<RefStack>(config));
 }

@@ -6,7 +6,8 @@
 
 #include <memory>
 
-#include "harness/stack.h"
-#include "harness/stack_config.h"
+#include "harness/stack/stack.h"
+#include "harness/stack/stack_config.h"
 
-std::unique_ptr<harness::Stack> MakeRefStack(const harness::StackConfig& config);
+// An unknown device profile is a usage error.
+harness::Result<std::unique_ptr<harness::Stack>> MakeRefStack(const harness::StackConfig& config);

@@ -9,7 +9,9 @@ using ::testing::HasSubstr;
 
 TEST(RefStackTest, CompilesWithTheConfigsDeviceAndFaults) {
   harness::StackConfig config;
-  auto stack = MakeRefStack(config);
+  auto made = MakeRefStack(config);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  auto& stack = *made;
   EXPECT_EQ(stack->name(), "refstack");
   EXPECT_TRUE(stack->SupportsCompile());
   harness::CompileRequest r;
@@ -23,13 +25,14 @@ TEST(RefStackTest, CompilesWithTheConfigsDeviceAndFaults) {
   EXPECT_GT(clean->total_seconds, 0);
   EXPECT_THAT(clean->table_text, HasSubstr("tensor_cast.rms_norm.default"));
   config.faults = {"sp-counts-bookkeeping-users"};
-  auto faulty = MakeRefStack(config)->Compile(r);
+  auto faulty = (*MakeRefStack(config))->Compile(r);
   ASSERT_TRUE(faulty.ok());
   EXPECT_EQ(faulty->Calls("tensor_cast.all_reduce.default"), 1);
   config.faults = {};
   config.device = "NO_SUCH_DEVICE";
-  auto bad = MakeRefStack(config)->Compile(r);
+  auto bad = MakeRefStack(config);  // refused before any compile: an input error
   ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, harness::ExitCode::kUsage);
   EXPECT_THAT(bad.error().message, HasSubstr("unknown device 'NO_SUCH_DEVICE' (known: TEST_DEVICE;"));
 }
 

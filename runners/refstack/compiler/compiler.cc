@@ -9,7 +9,7 @@
 #include "runners/refstack/compiler/sequence_parallel_pass.h"
 #include "runners/refstack/compiler/verifier.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 using harness::Result;
 
@@ -87,32 +87,4 @@ harness::CompileResult ToCompileResult(const PerfTable& table) {
   return result;
 }
 
-Result<harness::CompileRequest> CompileRequestFromParams(const harness::JsonObject& params) {
-  harness::CompileRequest r;
-  auto model = params.String("model");
-  if (!model) return model.error();
-  r.model = *model;
-  for (auto [key, field] : {std::pair{"tp_size", &r.tp_size},
-                            {"query_len", &r.query_len},
-                            {"num_queries", &r.num_queries},
-                            {"num_layers_override", &r.num_layers_override}}) {
-    auto v = params.Int(key, *field);
-    if (!v) return v.error();
-    *field = static_cast<int>(*v);
-  }
-  for (auto [key, field] : {std::pair{"disable_repetition", &r.disable_repetition},
-                            {"enable_sequence_parallel", &r.enable_sequence_parallel}}) {
-    auto v = params.Bool(key, *field);
-    if (!v) return v.error();
-    *field = *v;
-  }
-  for (auto [key, field] :
-       {std::pair{"quant", &r.quant}, {"word_embedding_tp", &r.word_embedding_tp}, {"device", &r.device}}) {
-    auto v = params.String(key, *field);
-    if (!v) return v.error();
-    *field = *v;
-  }
-  return r;
-}
-
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -7,14 +7,14 @@
 #include <string>
 #include <string_view>
 
-#include "harness/error.h"
-#include "harness/json_file.h"
-#include "harness/stack.h"
-#include "harness/stack_config.h"
+#include "harness/util/error.h"
+#include "harness/util/json_file.h"
+#include "harness/stack/stack.h"
+#include "harness/stack/stack_config.h"
 #include "runners/refstack/compiler/graph.h"
 #include "runners/refstack/compiler/perf_table.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 // Fault switches of golden/regressions.json that live in the compiler.
 inline constexpr std::string_view kFaultSpCountsBookkeepingUsers = "sp-counts-bookkeeping-users";
@@ -47,9 +47,4 @@ harness::Result<CompiledModel> CompileModel(const harness::CompileRequest& reque
 
 harness::CompileResult ToCompileResult(const PerfTable& table);
 
-// A CompileRequest from a suite parameter row: "model" is required; tp_size, query_len,
-// num_queries, num_layers_override, quant, disable_repetition,
-// enable_sequence_parallel, word_embedding_tp and device are optional.
-harness::Result<harness::CompileRequest> CompileRequestFromParams(const harness::JsonObject& params);
-
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -3,13 +3,13 @@
 //   build-*/runners/refstack/compiler/compiler_bench
 #include <benchmark/benchmark.h>
 
-#include "harness/paths.h"
+#include "harness/util/paths.h"
 #include "runners/refstack/compiler/compiler.h"
 
 namespace {
 
-using refstack::compiler::CompileEnvironment;
-using refstack::compiler::CompileModel;
+using harness::compiler::CompileEnvironment;
+using harness::compiler::CompileModel;
 
 void Run(benchmark::State& state, harness::CompileRequest request) {
   request.disable_repetition = state.range(0) == 0;

@@ -5,11 +5,9 @@
 
 #include <map>
 
-#include "harness/paths.h"
-#include "harness/suite_table.h"
-#include "runners/refstack/compiler/golden_ops.h"
+#include "harness/util/paths.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 using ::testing::HasSubstr;
@@ -103,76 +101,6 @@ TEST(CompileModelTest, EachQuantTypeCallsItsGroupedMatmulsOnce) {
   EXPECT_EQ(CompileOk(GmmRequest("mxfp4")).Calls("tensor_cast.dynamic_quantize_mxfp4.default"), 3);
 }
 
-TEST(CompileModelTest, FaultsChangeOnlyTheirOwnSuiteCases) {
-  // Every case of the compiler's suites, from the installed tables.
-  std::vector<std::pair<std::string, harness::CompileRequest>> cases;
-  for (const char* suite : {"sequence_parallel", "gmm"}) {
-    auto table = harness::LoadSuiteTable(harness::SuitesDir() / (std::string(suite) + ".json"));
-    ASSERT_TRUE(table.ok()) << table.error().message;
-    for (const auto& [test, rows] : table->tests)
-      for (const auto& row : rows) {
-        auto request = CompileRequestFromParams(row.Object());
-        ASSERT_TRUE(request.ok()) << request.error().message;
-        cases.emplace_back(row.CaseId(), *request);
-      }
-  }
-  ASSERT_EQ(cases.size(), 7u);
-  std::map<std::string, std::vector<harness::OpRow>> clean;
-  for (const auto& [id, request] : cases) clean[id] = CompileOk(request).ops;
-  const std::map<std::string, std::pair<CompileFaults, std::string>> faults = {
-      {"sp", {{.sp_counts_bookkeeping_users = true}, "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0"}},
-      {"gmm", {{.gmm_no_mxfp4_quant_fusion = true}, "gmm/test_qwen3_dynamic_quant_3"}},
-      {"topo", {{.graph_topo_disorder = true}, "gmm/test_qwen3_fp_0"}},
-  };
-  for (const auto& [name, fault] : faults) {
-    for (const auto& [id, request] : cases) {
-      SCOPED_TRACE(name + " fault, " + id);
-      auto compiled = CompileModel(request, Env(fault.first));
-      if (id != fault.second) {
-        ASSERT_TRUE(compiled.ok()) << compiled.error().message;
-        EXPECT_EQ(ToCompileResult(compiled->table).ops, clean[id]);
-      } else if (name == "topo") {
-        ASSERT_FALSE(compiled.ok());
-        EXPECT_THAT(compiled.error().message,
-                    HasSubstr("node 'grouped_matmul_swiglu' (tensor_cast.grouped_matmul_swiglu.default) is defined "
-                              "after its consumer 'grouped_matmul_1' (tensor_cast.grouped_matmul.default)"));
-      } else {
-        ASSERT_TRUE(compiled.ok()) << compiled.error().message;
-        EXPECT_NE(ToCompileResult(compiled->table).ops, clean[id]);
-      }
-    }
-  }
-}
-
-TEST(CompileModelTest, SequenceParallelGoldensMatchTheCompiledTables) {
-  for (int i : {0, 1}) {
-    const std::string id = "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_" + std::to_string(i);
-    auto golden = LoadGoldenOpTable(harness::GoldenDir() / "ops" / (id + ".json"));
-    ASSERT_TRUE(golden.ok()) << golden.error().message;
-    EXPECT_EQ(golden->case_id, id);
-    EXPECT_THAT(DiffOpTables(golden->ops, CompileOk(SpRequest(i == 1)).ops), ::testing::IsEmpty()) << id;
-  }
-}
-
-TEST(GoldenOpsTest, DiffNamesMissingUnexpectedAndChangedRows) {
-  const std::vector<harness::OpRow> expected = {
-      {"a.x.default", "[2]", 1, 0}, {"a.y.default", "", 2, 0}, {"a.z.default", "[4], [4]", 3, 0}};
-  const std::vector<harness::OpRow> actual = {{"a.y.default", "", 1, 9.0},
-                                              {"a.y.default", "", 1, 9.0},
-                                              {"a.z.default", "[4], [4]", 1, 0},
-                                              {"a.w.default", "[1]", 5, 0}};
-  EXPECT_THAT(
-      DiffOpTables(expected, actual),
-      ::testing::ElementsAre("missing: a.x.default [2] x1", "calls differ: a.z.default [4], [4]: expected 3, got 1",
-                             "unexpected: a.w.default [1] x5"));
-  EXPECT_THAT(DiffOpTables(expected, expected), ::testing::IsEmpty());
-  const harness::Json j = GoldenOpTableJson("s/t_0", actual);
-  EXPECT_EQ(j["format_version"], 1);
-  ASSERT_EQ(j["ops"].size(), 3u);  // a.y merged into one row of 2 calls
-  EXPECT_EQ(j["ops"][1]["op"], "a.y.default");
-  EXPECT_EQ(j["ops"][1]["calls"], 2);
-}
-
 TEST(CompileModelTest, RepetitionDoesNotChangeTheTotalMuch) {
   // msmodeling's repetition test: Qwen3-32B, 3 layers, total time within 1%.
   harness::CompileRequest r;
@@ -212,19 +140,5 @@ TEST(CompileModelTest, BadRequestsAreUsageErrorsListingTheKnownValues) {
   expect_usage(SpRequest(false), "unknown precision 'fp4' (known: bf16, fp16, fp32)", env);
 }
 
-TEST(CompileModelTest, RequestsComeFromSuiteParameters) {
-  harness::Json j = harness::Json::parse(R"({"model": "Qwen/Qwen3-32B", "tp_size": 4, "disable_repetition": true,
-                                             "quant": "FP8", "unrelated": 1})");
-  auto r = CompileRequestFromParams(harness::JsonObject(j, "suite.json", "tests.t[0]"));
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->tp_size, 4);
-  EXPECT_TRUE(r->disable_repetition);
-  EXPECT_EQ(r->quant, "FP8");
-  EXPECT_EQ(r->query_len, 128);  // default
-  j["tp_size"] = "four";
-  EXPECT_EQ(CompileRequestFromParams(harness::JsonObject(j, "suite.json", "tests.t[0]")).error().message,
-            "suite.json: tests.t[0].tp_size: expected an integer");
-}
-
 }  // namespace
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/versions.h"
+
 #include <algorithm>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 using harness::JsonObject;
 using harness::Result;
@@ -59,10 +61,7 @@ Result<double> NonNegative(const JsonObject& o, const std::string& key, double s
 Result<DeviceProfile> ParseDeviceProfile(const harness::Json& json, const std::string& origin) {
   if (!json.is_object()) return harness::UsageError(origin + ": a device profile is a JSON object");
   JsonObject o(json, origin);
-  auto version = o.Int("format_version");
-  if (!version) return version.error();
-  if (*version != 1)
-    return o.FieldError("format_version", fmt::format("unsupported version {} (this binary reads 1)", *version));
+  if (auto v = o.RequireVersion(kDeviceProfileFormat); !v) return v.error();
   DeviceProfile d;
   d.origin = origin;
   auto name = o.String("name");
@@ -136,4 +135,4 @@ Result<DeviceProfile> LoadDeviceProfile(const std::filesystem::path& devices_dir
   return profile;
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/json_file.h"
+#include "harness/util/error.h"
+#include "harness/util/json_file.h"
 #include "runners/refstack/compiler/dtype.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 struct InterconnectLevel {
   std::string name;
@@ -43,4 +43,4 @@ harness::Result<DeviceProfile> ParseDeviceProfile(const harness::Json& json, con
 harness::Result<DeviceProfile> LoadDeviceProfile(const std::filesystem::path& devices_dir, const std::string& name);
 std::vector<std::string> KnownDevices(const std::filesystem::path& devices_dir);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

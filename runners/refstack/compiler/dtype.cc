@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 struct DTypeInfo {
@@ -53,4 +53,4 @@ DType PromoteTypes(DType a, DType b) {
   return fa ? DType::kFloat32 : a;
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

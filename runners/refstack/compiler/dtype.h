@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 enum class DType : uint8_t {
   kBool,
@@ -35,4 +35,4 @@ std::optional<DType> ParseDType(std::string_view name);
 // bf16 with f16 gives f32, as torch does).
 DType PromoteTypes(DType a, DType b);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

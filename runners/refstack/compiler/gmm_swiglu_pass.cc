@@ -4,7 +4,7 @@
 
 #include <optional>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 std::optional<OpKind> FusedOf(OpKind gmm) {
@@ -99,4 +99,4 @@ harness::Result<GroupedMatmulSwigluStats> RunGroupedMatmulSwigluPass(Graph& grap
   return stats;
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

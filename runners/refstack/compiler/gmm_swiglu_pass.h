@@ -11,10 +11,10 @@
 //                                replacing the quant's (payload, scale) too (PR !699).
 #pragma once
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/compiler/graph.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 struct GroupedMatmulSwigluOptions {
   // false is fault switch gmm-no-mxfp4-quant-fusion: the pass before it learned the
@@ -33,4 +33,4 @@ struct GroupedMatmulSwigluStats {
 harness::Result<GroupedMatmulSwigluStats> RunGroupedMatmulSwigluPass(Graph& graph,
                                                                      const GroupedMatmulSwigluOptions& options = {});
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

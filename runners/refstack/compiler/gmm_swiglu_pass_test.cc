@@ -5,7 +5,7 @@
 
 #include "runners/refstack/compiler/verifier.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 using ::testing::HasSubstr;
@@ -207,4 +207,4 @@ TEST(GroupedMatmulSwigluTest, TopoDisorderFaultPutsTheUnquantizedFusionAfterItsC
 }
 
 }  // namespace
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -8,7 +8,7 @@
 
 #include "runners/refstack/compiler/infer.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 int64_t NumElements(const Shape& shape) {
   int64_t n = 1;
@@ -396,4 +396,4 @@ std::string Graph::Print() const {
   return out;
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -18,11 +18,11 @@
 #include <variant>
 #include <vector>
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/compiler/dtype.h"
 #include "runners/refstack/compiler/ops.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 using Shape = std::vector<int64_t>;
 int64_t NumElements(const Shape& shape);
@@ -192,4 +192,4 @@ class Graph {
   std::unordered_map<std::string, int> name_counts_;
 };
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 using ::testing::ElementsAre;
@@ -175,4 +175,4 @@ TEST(GraphTest, PropagateMetaFollowsRewrittenInputs) {
 }
 
 }  // namespace
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

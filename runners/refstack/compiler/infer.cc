@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 [[noreturn]] void Fail(const Node& n, const std::string& message) {
@@ -506,4 +506,4 @@ Inferred InferMeta(const Node& n) {
   Fail(n, "has no shape rule");
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

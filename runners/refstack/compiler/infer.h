@@ -6,7 +6,7 @@
 
 #include "runners/refstack/compiler/graph.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 struct Inferred {
   std::vector<TensorMeta> outputs;
@@ -17,4 +17,4 @@ struct Inferred {
 // and the broken rule. Not for placeholder, get_attr, output or unknown ops.
 Inferred InferMeta(const Node& node);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -6,7 +6,7 @@
 #include <cctype>
 #include <map>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 using harness::Result;
 
@@ -419,4 +419,4 @@ Result<Graph> BuildModel(const ModelConfig& config, const BuildOptions& options)
   }
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/compiler/graph.h"
 #include "runners/refstack/compiler/model_config.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 enum class QuantType { kNone, kW8A8, kW4A8, kFp8, kMxfp4 };
 std::string_view QuantTypeName(QuantType quant);
@@ -52,4 +52,4 @@ struct BuildOptions {
 // naming the option, the config field and the file.
 harness::Result<Graph> BuildModel(const ModelConfig& config, const BuildOptions& options);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -5,10 +5,10 @@
 
 #include <fstream>
 
-#include "harness/paths.h"
+#include "harness/util/paths.h"
 #include "runners/refstack/compiler/verifier.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 using ::testing::ElementsAre;
@@ -245,4 +245,4 @@ TEST(ModelBuilderTest, MlpOnlyLayersGetTheirOwnRegion) {
 }
 
 }  // namespace
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 using harness::JsonObject;
 using harness::Result;
@@ -121,4 +121,4 @@ Result<std::filesystem::path> ModelConfigPath(const std::filesystem::path& model
                                          fmt::join(KnownModels(models_dir), ", "), models_dir.string()));
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

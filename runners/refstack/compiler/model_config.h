@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/json_file.h"
+#include "harness/util/error.h"
+#include "harness/util/json_file.h"
 #include "runners/refstack/compiler/dtype.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 struct ModelConfig {
   std::string origin;      // the file it was read from
@@ -50,4 +50,4 @@ harness::Result<std::filesystem::path> ModelConfigPath(const std::filesystem::pa
                                                        const std::string& model_id);
 std::vector<std::string> KnownModels(const std::filesystem::path& models_dir);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 constexpr uint8_t kStructural = kTraitNoEvent;
@@ -89,4 +89,4 @@ std::optional<OpKind> FindOp(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 enum class OpKind : uint8_t {
   // Structural (FX node kinds): never events, never costed.
@@ -101,4 +101,4 @@ inline bool IsGroupedMatmul(OpKind k) {
   return k >= OpKind::kGroupedMatmul && k <= OpKind::kGroupedMatmulMxfp4SwigluQuant;
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 double Bytes(const TensorMeta& m) { return m.bytes(); }
@@ -234,4 +234,4 @@ harness::Result<double> EstimateSeconds(const Node& node, const DeviceProfile& d
   return std::max(compute, memory) + (c.mma_ops > 0 ? device.static_mma : device.static_gp);
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -7,11 +7,11 @@
 
 #include <cstdint>
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/compiler/device.h"
 #include "runners/refstack/compiler/graph.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 enum class Collective { kNone, kAllReduce, kAllGather, kReduceScatter };
 
@@ -43,4 +43,4 @@ harness::Result<double> CollectiveSeconds(Collective collective, double bytes, i
 // dtype the op computes in (the message lists the ones it has).
 harness::Result<double> EstimateSeconds(const Node& node, const DeviceProfile& device);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

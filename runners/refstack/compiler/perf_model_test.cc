@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "harness/paths.h"
+#include "harness/util/paths.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 using ::testing::HasSubstr;
@@ -150,4 +150,4 @@ TEST(PerfModelTest, MissingDTypePeakListsTheProfilesDTypes) {
 }
 
 }  // namespace
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

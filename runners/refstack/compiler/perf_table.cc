@@ -7,8 +7,9 @@
 
 #include "runners/refstack/compiler/perf_model.h"
 #include "runners/refstack/compiler/region_replay.h"
+#include "harness/util/versions.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 std::string InputShapes(const Node& node) {
   std::vector<std::string> parts;
@@ -123,7 +124,7 @@ harness::Json RenderPerfTableJson(const PerfTable& table) {
                     {"total_seconds", r.est_seconds},
                     {"avg_seconds", r.calls > 0 ? r.est_seconds / static_cast<double>(r.calls) : 0.0}});
   }
-  return {{"format_version", 1},
+  return {{"format_version", harness::kPerfTableFormat},
           {"perf_model", table.perf_model},
           {"device", table.device},
           {"grouped_by_input_shapes", table.grouped_by_input_shapes},
@@ -131,4 +132,4 @@ harness::Json RenderPerfTableJson(const PerfTable& table) {
           {"rows", rows}};
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/json_file.h"
-#include "harness/stack.h"
+#include "harness/util/error.h"
+#include "harness/util/json_file.h"
+#include "harness/stack/stack.h"
 #include "runners/refstack/compiler/device.h"
 #include "runners/refstack/compiler/graph.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 struct PerfTable {
   std::string perf_model = "analytic";
@@ -43,4 +43,4 @@ std::string RenderPerfTableText(const PerfTable& table);
 //  "avg_seconds"}]}
 harness::Json RenderPerfTableJson(const PerfTable& table);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -3,10 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "harness/paths.h"
+#include "harness/util/paths.h"
 #include "runners/refstack/compiler/perf_model.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 TensorMeta Bf16(Shape s) { return {std::move(s), DType::kBFloat16}; }
@@ -99,4 +99,4 @@ TEST(PerfTableTest, JsonCarriesAVersionAndEveryRow) {
 }
 
 }  // namespace
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

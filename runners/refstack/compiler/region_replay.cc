@@ -4,7 +4,7 @@
 
 #include <map>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 harness::Result<std::vector<OpEvent>> ReplayEvents(const Graph& graph) {
   std::vector<OpEvent> events;
@@ -52,4 +52,4 @@ harness::Result<std::vector<OpEvent>> ReplayEvents(const Graph& graph) {
   return events;
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

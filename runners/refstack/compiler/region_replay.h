@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/compiler/graph.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 struct OpEvent {
   const Node* node;
@@ -21,4 +21,4 @@ struct OpEvent {
 // regions and on copies of a region that has not been closed.
 harness::Result<std::vector<OpEvent>> ReplayEvents(const Graph& graph);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -5,10 +5,10 @@
 
 #include <map>
 
-#include "harness/paths.h"
+#include "harness/util/paths.h"
 #include "runners/refstack/compiler/model_builder.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 using ::testing::HasSubstr;
@@ -103,4 +103,4 @@ TEST(RegionReplayTest, EachRegionRepeatsByItsOwnCopies) {
 }
 
 }  // namespace
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

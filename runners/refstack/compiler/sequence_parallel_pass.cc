@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 bool IsSingleOutputNorm(const Node* n) { return n->kind() == OpKind::kRmsNorm || n->kind() == OpKind::kAddRmsNorm; }
@@ -492,4 +492,4 @@ harness::Result<SequenceParallelStats> RunSequenceParallelPass(Graph& graph, con
   return stats;
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -15,10 +15,10 @@
 // add goes through v2 copies by their current-input edge. See docs/compiler.md.
 #pragma once
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/compiler/graph.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 struct SequenceParallelOptions {
   // Fault switch sp-counts-bookkeeping-users: count every user when walking from the
@@ -40,4 +40,4 @@ struct SequenceParallelStats {
 harness::Result<SequenceParallelStats> RunSequenceParallelPass(Graph& graph,
                                                                const SequenceParallelOptions& options = {});
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

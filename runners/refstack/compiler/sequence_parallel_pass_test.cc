@@ -7,7 +7,7 @@
 
 #include "runners/refstack/compiler/verifier.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 using ::testing::ElementsAre;
@@ -456,4 +456,4 @@ TEST(SequenceParallelTest, BrokenRewriteIsReportedNotHidden) {
 }
 
 }  // namespace
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -8,7 +8,7 @@
 
 #include "runners/refstack/compiler/infer.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 namespace {
 
 harness::Error Failure(const std::string& message) {
@@ -110,4 +110,4 @@ harness::Status Verify(const Graph& graph) {
   return harness::OkStatus();
 }
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

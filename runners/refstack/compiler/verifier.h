@@ -4,12 +4,12 @@
 // region markers are well formed, and the output node is last.
 #pragma once
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/compiler/graph.h"
 
-namespace refstack::compiler {
+namespace harness::compiler {
 
 // The first problem found, as "graph verification failed: ..." (ExitCode::kFail).
 harness::Status Verify(const Graph& graph);
 
-}  // namespace refstack::compiler
+}  // namespace harness::compiler

@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/kernels/tensor.h"
 
 namespace harness::kernels {

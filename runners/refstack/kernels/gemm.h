@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/kernels/tensor.h"
 
 namespace harness::kernels {

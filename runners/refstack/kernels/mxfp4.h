@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 #include "runners/refstack/kernels/tensor.h"
 
 namespace harness::kernels {

@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/error.h"
+#include "harness/util/error.h"
 
 namespace harness::kernels {
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "harness/gsm8k_data.h"
+#include "harness/eval/gsm8k_data.h"
 #include "runners/refstack/sim/sim_server.h"
 
 namespace harness::sim {

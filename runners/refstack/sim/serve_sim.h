@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "harness/stack_config.h"
+#include "harness/stack/stack_config.h"
 
 namespace harness::sim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "harness/answer_extract.h"
+#include "harness/eval/answer_extract.h"
 #include "runners/refstack/kernels/fp8_error.h"
 #include "runners/refstack/kernels/row_error.h"
 

@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "harness/gsm8k_data.h"
+#include "harness/eval/gsm8k_data.h"
 #include "runners/refstack/sim/sim_profile.h"
 
 namespace harness::sim {

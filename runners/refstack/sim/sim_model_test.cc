@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/gsm8k_prompt.h"
-#include "harness/gsm8k_score.h"
-#include "harness/paths.h"
-#include "harness/stats.h"
+#include "harness/eval/gsm8k_prompt.h"
+#include "harness/eval/gsm8k_score.h"
+#include "harness/util/paths.h"
+#include "harness/stats/stats.h"
 #include "runners/refstack/kernels/row_error.h"
 
 namespace harness::sim {

@@ -5,15 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/versions.h"
+
 namespace harness::sim {
 namespace {
-
-// Rejects keys the reader does not know, so a typo is an error and not a silent default.
-Status KnownKeysOnly(const JsonObject& o, const std::set<std::string>& known) {
-  for (const auto& [key, value] : o.json().items())
-    if (!known.count(key)) return o.FieldError(key, "unknown field");
-  return OkStatus();
-}
 
 Status ReadNumber(const JsonObject& o, const std::string& key, double low, double high, double& out) {
   auto v = o.Number(key, out);
@@ -36,15 +31,11 @@ Status ReadInt(const JsonObject& o, const std::string& key, int low, int high, i
 Result<SimProfile> ParseSimProfile(const Json& j, const std::string& origin) {
   if (!j.is_object()) return UsageError(origin + ": a sim profile is a JSON object");
   JsonObject o(j, origin);
-  if (auto s = KnownKeysOnly(o, {"format_version", "description", "model", "seed", "base_accuracy", "batch_rows",
+  if (auto s = o.KnownKeys({"format_version", "description", "model", "seed", "base_accuracy", "batch_rows",
                                  "gemm", "no_number_share", "latency", "faults"});
       !s)
     return s.error();
-  auto version = o.Int("format_version");
-  if (!version) return version.error();
-  if (*version != kSimProfileVersion)
-    return o.FieldError("format_version",
-                        fmt::format("unsupported version {} (this binary reads {})", *version, kSimProfileVersion));
+  if (auto v = o.RequireVersion(kSimProfileFormat); !v) return v.error();
   SimProfile p;
   p.origin = origin;
   auto model = o.String("model", p.model);
@@ -64,14 +55,14 @@ Result<SimProfile> ParseSimProfile(const Json& j, const std::string& origin) {
   if (o.Has("gemm")) {
     auto gemm = o.Object("gemm");
     if (!gemm) return gemm.error();
-    check(KnownKeysOnly(*gemm, {"k", "n"}));
+    check(gemm->KnownKeys({"k", "n"}));
     check(ReadInt(*gemm, "k", 1, 1 << 16, p.gemm_k));
     check(ReadInt(*gemm, "n", 1, 1 << 16, p.gemm_n));
   }
   if (o.Has("latency")) {
     auto latency = o.Object("latency");
     if (!latency) return latency.error();
-    check(KnownKeysOnly(*latency, {"first_token_s", "per_token_s"}));
+    check(latency->KnownKeys({"first_token_s", "per_token_s"}));
     check(ReadNumber(*latency, "first_token_s", 0, 600, p.first_token_s));
     check(ReadNumber(*latency, "per_token_s", 0, 10, p.per_token_s));
   }
@@ -79,7 +70,7 @@ Result<SimProfile> ParseSimProfile(const Json& j, const std::string& origin) {
     auto faults = o.Object("faults");
     if (!faults) return faults.error();
     auto& f = p.faults;
-    check(KnownKeysOnly(*faults, {"http_5xx", "http_429", "slow", "malformed_json", "dropped_connection",
+    check(faults->KnownKeys({"http_5xx", "http_429", "slow", "malformed_json", "dropped_connection",
                                   "retry_after_s", "slow_s"}));
     check(ReadNumber(*faults, "http_5xx", 0, 1, f.http_5xx));
     check(ReadNumber(*faults, "http_429", 0, 1, f.http_429));

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/error.h"
-#include "harness/json_file.h"
+#include "harness/util/error.h"
+#include "harness/util/json_file.h"
 
 namespace harness::sim {
 
@@ -37,7 +37,6 @@ struct SimProfile {
   SimFaultRates faults;
 };
 
-inline constexpr int kSimProfileVersion = 1;
 
 Result<SimProfile> LoadSimProfile(const std::filesystem::path& path);
 Result<SimProfile> ParseSimProfile(const Json& j, const std::string& origin);

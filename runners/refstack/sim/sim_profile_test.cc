@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "harness/paths.h"
+#include "harness/util/paths.h"
 
 namespace harness::sim {
 namespace {

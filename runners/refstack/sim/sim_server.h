@@ -17,9 +17,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "harness/error.h"
-#include "harness/gsm8k_data.h"
-#include "harness/stack_config.h"
+#include "harness/util/error.h"
+#include "harness/eval/gsm8k_data.h"
+#include "harness/stack/stack_config.h"
 #include "runners/refstack/sim/sim_model.h"
 #include "runners/refstack/sim/sim_profile.h"
 

@@ -13,8 +13,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/gsm8k_prompt.h"
-#include "harness/paths.h"
+#include "harness/eval/gsm8k_prompt.h"
+#include "harness/util/paths.h"
 #include "runners/refstack/sim/serve_sim.h"
 
 namespace harness::sim {

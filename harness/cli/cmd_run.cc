@@ -1,0 +1,160 @@
+// harness run: the flags, then run/run.h does the work. Exit 0 all passed, 1 a case
+// failed, 2 usage/input error, 3 infrastructure error.
+#include <cstdio>
+#include <cstdlib>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/cli/commands.h"
+#include "harness/util/output_file.h"
+#include "harness/run/run.h"
+#include "harness/stack/catalogue.h"
+#include "harness/util/git.h"
+#include "harness/util/paths.h"
+#include "reports/junit.h"
+#include "reports/run_summary.h"
+
+namespace harness {
+namespace {
+
+struct RunOptions {
+  std::vector<std::string> suites;
+  std::string filter;
+  std::string stack;
+  std::string stack_config;
+  std::vector<std::string> faults;
+  std::string db = DefaultDbPath();
+  std::string commit;
+  std::string repo = ".";
+  std::string junit;
+  std::string format = "text";
+  std::string suites_dir;
+  std::string endpoint, model, api_key_env;
+  std::string baseline;
+  bool chat = false;
+  bool list = false;
+  bool resume = false;
+};
+
+CommitInfo ResolveCommit(const RunOptions& o) {
+  if (o.commit.empty()) {
+    auto c = ReadCommit(o.repo, "HEAD");
+    if (!c) throw FatalError(ExitCode::kUsage, fmt::format("{} (pass --commit SHA when not in a git checkout)", c.error().message));
+    return *c;
+  }
+  if (auto c = ReadCommit(o.repo, o.commit)) return *c;
+  // Not a commit git knows here: stored as given, without metadata, when it is a sha.
+  if (!IsHexSha(o.commit))
+    throw FatalError(ExitCode::kUsage,
+                     fmt::format("--commit '{}' is neither a hex sha (7 to 64 digits) nor a revision of the repository "
+                                 "'{}'",
+                                 o.commit, o.repo));
+  CommitInfo c;
+  c.sha = o.commit;
+  return c;
+}
+
+StackConfig BuildStackConfig(const RunOptions& o) {
+  StackConfig config;
+  if (!o.stack_config.empty()) config = ValueOrThrow(LoadStackConfig(o.stack_config));
+  if (!o.stack.empty()) config.stack = o.stack;
+  for (const auto& f : o.faults) config.faults.push_back(f);
+  if (!config.faults.empty()) {
+    auto catalogue = ValueOrThrow(LoadCatalogue(GoldenDir() / "regressions.json"));
+    if (auto s = ValidateFaults(config.faults, catalogue); !s) throw FatalError(s.error());
+  }
+  return config;
+}
+
+std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config) {
+  std::optional<EndpointTarget> target;
+  if (!o.endpoint.empty()) {
+    if (o.model.empty()) throw FatalError(ExitCode::kUsage, "--endpoint needs --model NAME");
+    target = EndpointTarget{o.endpoint, o.model, o.chat, o.api_key_env};
+  } else if (config.stack == "openai") {
+    JsonObject cfg(config.raw.value("openai", Json::object()), o.stack_config.empty() ? "stack config" : o.stack_config,
+                   "openai");
+    target = EndpointTarget{ValueOrThrow(cfg.String("base_url")), ValueOrThrow(cfg.String("model")),
+                            ValueOrThrow(cfg.Bool("chat", false)), ValueOrThrow(cfg.String("api_key_env", ""))};
+  } else if (!o.api_key_env.empty() || o.chat || !o.model.empty()) {
+    throw FatalError(ExitCode::kUsage, "--model, --chat and --api-key-env go with --endpoint URL");
+  }
+  // An unset key variable would send every request unauthenticated: an input error, before any case runs.
+  if (target && !target->api_key_env.empty()) {
+    const char* key = std::getenv(target->api_key_env.c_str());
+    if (!key || !*key)
+      throw FatalError(ExitCode::kUsage,
+                       fmt::format("--api-key-env {}: that environment variable is not set", target->api_key_env));
+  }
+  return target;
+}
+
+int RunCommand(const RunOptions& o) {
+  if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
+  auto tables = ValueOrThrow(PrepareSuites(o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir)));
+  auto selected = ValueOrThrow(SelectCases(tables, o.suites, o.filter));
+  if (o.list) {
+    if (o.format == "json") std::printf("%s\n", DumpJson(Json(selected)).c_str());
+    else
+      for (const auto& c : selected) std::printf("%s\n", c.c_str());
+    return 0;
+  }
+  RunRequest request;
+  request.case_ids = std::move(selected);
+  request.tables = std::move(tables);
+  request.stack_config = BuildStackConfig(o);
+  request.endpoint = BuildEndpoint(o, request.stack_config);
+  request.repo = o.repo;
+  request.baseline_rev = o.baseline;
+  request.resume = o.resume;
+  if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
+  auto stack = ValueOrThrow(MakeStack(request.stack_config));
+  request.commit = ResolveCommit(o);
+  auto store = ValueOrThrow(Store::Open(o.db));
+  RunResult result = ValueOrThrow(RunSuites(request, *stack, *store));
+
+  if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases)));
+  if (o.format == "json")
+    std::printf("%s\n", DumpJson(reports::RunSummaryJson(result.run_id, request.commit.sha, result.cases)).c_str());
+  else
+    std::fputs(reports::RunSummaryText(result.cases).c_str(), stdout);
+  if (result.store_error) std::fprintf(stderr, "harness: error: %s\n", result.store_error->message.c_str());
+  switch (result.status) {
+    case RunStatus::kPass: return static_cast<int>(ExitCode::kPass);
+    case RunStatus::kFail: return static_cast<int>(ExitCode::kFail);
+    case RunStatus::kError:
+    case RunStatus::kRunning: break;
+  }
+  return static_cast<int>(ExitCode::kInfra);
+}
+
+}  // namespace
+
+CommandMain SetupRun(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  app.add_option("--suite", o->suites, "Suite to run (repeatable); default: every nightly suite");
+  app.add_option("--filter", o->filter, "Glob over case ids, e.g. 'gmm/*_3'");
+  app.add_option("--stack", o->stack,
+                 fmt::format("Stack to drive: {} (default: the config's, else refstack)", fmt::join(StackNames(), "|")));
+  app.add_option("--stack-config", o->stack_config, "Stack config JSON (device, precision, batch, faults, stack keys)");
+  app.add_option("--fault", o->faults, "Reference-stack fault switch from golden/regressions.json (repeatable)");
+  app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
+  app.add_option("--commit", o->commit, "Commit the results belong to: a hex sha, or a revision of --repo (default: HEAD)");
+  app.add_option("--repo", o->repo, "Git repository of the stack under test (default: .)");
+  app.add_option("--junit", o->junit, "Also write JUnit XML to this file");
+  app.add_option("--format", o->format, "Summary format: text|json");
+  app.add_option("--suites-dir", o->suites_dir, "Folder of suite tables (default: $HARNESS_ROOT/suites)");
+  app.add_option("--endpoint", o->endpoint, "Eval loops talk to this OpenAI-compatible server instead of the stand-in");
+  app.add_option("--model", o->model, "Model name to send to --endpoint");
+  app.add_flag("--chat", o->chat, "Use /v1/chat/completions instead of /v1/completions");
+  app.add_option("--api-key-env", o->api_key_env, "Environment variable holding the endpoint's API key");
+  app.add_option("--baseline", o->baseline,
+                 "Commit to compare paired per-sample outcomes against (default: newest passing first-parent ancestor)");
+  app.add_flag("--list", o->list, "List the selected cases and exit");
+  app.add_flag("--resume", o->resume, "Continue the interrupted run of this commit and identity");
+  return [o] { return RunCommand(*o); };
+}
+
+}  // namespace harness

@@ -1,0 +1,114 @@
+#include "harness/eval/gsm8k_eval.h"
+
+#include <chrono>
+#include <cmath>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "harness/eval/gsm8k_prompt.h"
+#include "harness/eval/gsm8k_score.h"
+#include "runners/openai/progress.h"
+
+namespace harness {
+
+using openai::Client;
+using openai::CompletionRequest;
+using openai::CompletionResult;
+
+Result<std::unique_ptr<Gsm8kEval>> Gsm8kEval::Create(Gsm8kEvalOptions options) {
+  if (!(options.max_error_rate >= 0 && options.max_error_rate <= 1))
+    return UsageError(fmt::format("max_error_rate: must be in [0, 1], got {}", options.max_error_rate));
+  std::unique_ptr<Gsm8kEval> eval(new Gsm8kEval());
+  auto questions = LoadGsm8k(options.questions_file);
+  if (!questions) return questions.error();
+  eval->questions_ = std::move(questions).value();
+  std::vector<Gsm8kItem> shots;
+  if (options.shots > 0) {
+    auto loaded = LoadGsm8k(options.shots_file);
+    if (!loaded) return loaded.error();
+    shots = std::move(loaded).value();
+  }
+  auto prefix = Gsm8kFewShotPrefix(shots, options.shots);
+  if (!prefix) return prefix.error();
+  eval->prefix_ = std::move(prefix).value();
+  const auto allowed = static_cast<int64_t>(std::floor(options.max_error_rate * static_cast<double>(eval->questions_.size())));
+  options.client.max_errors = allowed;
+  auto client = Client::Create(options.client);
+  if (!client) return client.error();
+  eval->client_ = std::move(client).value();
+  eval->options_ = std::move(options);
+  return eval;
+}
+
+Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
+                                       const std::function<void(const Sample&)>& on_sample) {
+  const auto n = static_cast<int64_t>(questions_.size());
+  Gsm8kEvalReport report;
+  report.questions = n;
+  report.samples.reserve(questions_.size());
+  std::vector<bool> done(questions_.size(), false);
+  int64_t prior_errors = 0;
+  for (const auto& s : prior) {
+    char* end = nullptr;
+    const long long q = std::strtoll(s.key.c_str(), &end, 10);
+    if (s.key.empty() || *end != '\0' || q < 0 || q >= n)
+      return UsageError(fmt::format("resume: stored sample key '{}' is not a question index of {}", s.key,
+                                    options_.questions_file.string()));
+    if (done[static_cast<std::size_t>(q)]) continue;   // a duplicate row says nothing new
+    done[static_cast<std::size_t>(q)] = true;
+    prior_errors += s.outcome == "error";
+    report.samples.push_back(s);
+  }
+  std::vector<CompletionRequest> requests;
+  for (int64_t q = 0; q < n; ++q)
+    if (!done[static_cast<std::size_t>(q)])
+      requests.push_back({q, Gsm8kPrompt(prefix_, questions_[static_cast<std::size_t>(q)].question)});
+  report.asked = static_cast<int64_t>(requests.size());
+
+  std::optional<openai::ProgressLine> progress;
+  if (options_.progress_out)
+    progress.emplace(options_.progress_label, n, n - report.asked, options_.progress_out,
+                     openai::ProgressLine::IsTerminal(options_.progress_out));
+  const auto start = std::chrono::steady_clock::now();
+  // A resumed run's earlier failures count against the same limit.
+  const int64_t allowed = static_cast<int64_t>(std::floor(options_.max_error_rate * static_cast<double>(n)));
+  Status status = OkStatus();
+  if (prior_errors > allowed) {
+    status = InfraError(fmt::format("{} of the stored answers are request errors (limit {})", prior_errors, allowed));
+  } else if (!requests.empty()) {
+    status = client_->Run(requests, [&](CompletionResult&& r) {
+      const Gsm8kItem& item = questions_[static_cast<std::size_t>(r.id)];
+      Sample s;
+      s.key = std::to_string(r.id);
+      s.expected = item.label;
+      s.latency_s = r.latency_s;
+      if (r.ok) {
+        const ScoredAnswer scored = ScoreGsm8kResponse(r.text, r.finish_reason, item.label);
+        s.outcome = std::string(OutcomeName(scored.outcome));
+        s.extracted = scored.extracted;
+        s.tokens = r.completion_tokens;
+        report.output_tokens += r.completion_tokens;
+      } else {
+        s.outcome = std::string(OutcomeName(Outcome::kError));
+      }
+      if (progress) progress->Record(r.ok, s.outcome == "correct");
+      on_sample(s);
+      report.samples.push_back(std::move(s));
+    });
+  }
+  if (progress) progress->Finish();
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.output_tokens_per_s = TokensPerSecond(report.output_tokens, report.wall_s);
+  report.summary = SummarizeSamples(report.samples);
+  if (!status) {
+    report.infra_error = status.error();
+  } else if (report.summary.error_rate > options_.max_error_rate) {
+    report.infra_error = InfraError(fmt::format("{} of {} requests failed ({:.1f}%, limit {:.1f}%)",
+                                                report.summary.counts.error, n, 100 * report.summary.error_rate,
+                                                100 * options_.max_error_rate));
+  }
+  return report;
+}
+
+}  // namespace harness

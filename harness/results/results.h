@@ -1,0 +1,83 @@
+// The results model: plain value types every layer speaks (suite -> stack -> case record
+// -> store -> report), and the one table of words for statuses and verdicts. Nothing
+// here depends on anything else of the project.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness {
+
+// A case's status. Runs use the same words (RunStatus has no kSkip).
+enum class CaseStatus { kRunning, kPass, kFail, kError, kSkip };
+enum class RunStatus { kRunning, kPass, kFail, kError };
+
+// The stored and machine-readable word: running, pass, fail, error, skip.
+std::string_view Word(CaseStatus s);
+std::string_view Word(RunStatus s);
+// The word as a person reads it in tables and reports: RUNNING, PASS, FAIL, ERROR, SKIP.
+std::string_view Label(CaseStatus s);
+std::string_view Label(RunStatus s);
+std::optional<CaseStatus> ParseCaseStatus(std::string_view word);
+std::optional<RunStatus> ParseRunStatus(std::string_view word);
+
+// Gate verdict of a proportion metric (DESIGN.md "Gate verdicts"): PASS, AT-RISK, FAIL.
+enum class GateVerdict { kPass = 0, kAtRisk = 1, kFail = 2 };
+// Paired verdict against a baseline: SAME, IMPROVED, REGRESSED.
+enum class BaselineVerdict { kSame = 0, kImproved = 1, kRegressed = 2 };
+std::string_view Word(GateVerdict v);
+std::string_view Word(BaselineVerdict v);
+
+struct Metric {
+  std::string name;
+  double value = 0;
+  int64_t n = 0;                     // sample count behind the value (0: not a proportion)
+  std::optional<double> low, high;   // interval, when the metric has one
+  std::string label;                 // a verdict metric's word (value is its code); else empty
+};
+
+// A verdict as a metric: the code as value, the word beside it.
+Metric VerdictMetric(const std::string& name, GateVerdict v);
+Metric VerdictMetric(const std::string& name, BaselineVerdict v);
+
+struct Sample {
+  std::string key;                   // e.g. the question index "17"
+  std::string outcome;               // correct | wrong | invalid | truncated | error | pass | fail
+  std::string expected;
+  std::string extracted;
+  double latency_s = 0;
+  int64_t tokens = 0;
+};
+
+// One row of a performance table: op name as namespace.op.overload, the input shapes
+// string ("[1, 64, 5120], [5120]"), calls and estimated seconds over all calls.
+struct OpRow {
+  std::string op;
+  std::string input_shapes;
+  int64_t calls = 0;
+  double est_seconds = 0;
+  bool operator==(const OpRow&) const = default;
+};
+
+// One case's result as the listener records it, the store keeps it and reports show it.
+struct CaseResult {
+  std::string case_id;               // suite/test_N
+  CaseStatus status = CaseStatus::kRunning;
+  double duration_s = 0;
+  std::string message;               // failure text, else the passing case's notes
+  std::vector<Metric> metrics;
+  std::vector<OpRow> ops;
+};
+
+// Counts per status over a list of cases, and the run status they add up to.
+struct StatusCounts {
+  int pass = 0, fail = 0, error = 0, skip = 0, running = 0;
+  void Add(CaseStatus s);
+  RunStatus Overall() const;         // error before fail before pass
+};
+StatusCounts CountStatuses(const std::vector<CaseResult>& cases);
+
+}  // namespace harness

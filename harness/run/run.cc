@@ -1,0 +1,226 @@
+#include "harness/run/run.h"
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include "harness/run/run_context.h"
+#include "harness/run/run_identity.h"
+#include "harness/run/run_listener.h"
+#include "harness/run/run_lock.h"
+#include "harness/store/baseline.h"
+#include "harness/util/versions.h"
+
+namespace harness {
+namespace {
+
+// Every registered suite case: case id -> GoogleTest full name (Suite/Fixture.test/N).
+std::map<std::string, std::string>& Registered() {
+  static std::map<std::string, std::string> cases;
+  return cases;
+}
+
+std::string Hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+// Finds the interrupted run to resume, or says why none may be.
+Result<std::optional<int64_t>> FindResumable(Store& store, int64_t commit_id, const RunIdentity& identity) {
+  auto runs = store.InterruptedRuns(commit_id);
+  if (!runs) return runs.error();
+  for (const auto& r : *runs)
+    if (r.config_hash == identity.hash) return std::optional<int64_t>(r.id);
+  if (!runs->empty()) {
+    const auto& other = runs->front();
+    return UsageError(fmt::format(
+        "--resume: the interrupted run {} of this commit was made with another identity ({}); rerun with the same "
+        "flags and config, or without --resume to start a new run",
+        other.id, DescribeIdentityDifference(other.config_json, identity.json)));
+  }
+  return std::optional<int64_t>();
+}
+
+// case id -> the parameter row as the listener stores it.
+std::map<std::string, std::string> ParamsByCase(const std::vector<SuiteTable>& tables) {
+  std::map<std::string, std::string> out;
+  for (const auto& t : tables)
+    for (const auto& [test, rows] : t.tests)
+      for (const auto& row : rows) out[row.CaseId()] = row.params.dump();
+  return out;
+}
+
+// A resumed run keeps its finished cases, so their rows must not have changed since.
+Status CheckResumedParams(Store& store, int64_t run_id, const std::map<std::string, std::string>& current) {
+  auto stored = store.CaseParams(run_id);
+  if (!stored) return stored.error();
+  for (const auto& [case_id, params] : *stored) {
+    auto it = current.find(case_id);
+    if (it == current.end() || it->second == params) continue;
+    return UsageError(fmt::format("--resume: the parameters of {} changed since run {} stored it ({}); rerun without "
+                                  "--resume to start a new run",
+                                  case_id, run_id, DescribeIdentityDifference(params, Json::parse(it->second))));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::vector<SuiteTable>> PrepareSuites(const std::filesystem::path& suites_dir) {
+  auto tables = LoadSuiteTables(suites_dir);
+  if (!tables) return tables.error();
+  InstallSuiteTables(*tables);
+  int gtest_argc = 1;
+  char gtest_arg0[] = "harness";
+  char* gtest_argv[] = {gtest_arg0, nullptr};
+  testing::InitGoogleTest(&gtest_argc, gtest_argv);
+  auto* unit = testing::UnitTest::GetInstance();
+  Registered().clear();
+  for (int i = 0; i < unit->total_test_suite_count(); ++i) {
+    const auto* suite = unit->GetTestSuite(i);
+    for (int j = 0; j < suite->total_test_count(); ++j) {
+      const auto* info = suite->GetTestInfo(j);
+      if (auto id = CaseIdOf(*info))
+        Registered()[id->second] = std::string(info->test_suite_name()) + "." + info->name();
+    }
+  }
+  // Every table row must have a TEST_P behind it, or the table names a test that does not exist.
+  for (const auto& t : *tables)
+    for (const auto& [test, rows] : t.tests)
+      for (const auto& row : rows)
+        if (!Registered().count(row.CaseId()))
+          return UsageError(
+              fmt::format("{}: tests.{}: no test of that name in suite '{}' of this binary", t.path, test, t.suite));
+  return tables;
+}
+
+Result<std::vector<std::string>> SelectCases(const std::vector<SuiteTable>& tables,
+                                             const std::vector<std::string>& suites, const std::string& filter) {
+  std::set<std::string> wanted;
+  std::vector<std::string> known;
+  for (const auto& t : tables) known.push_back(t.suite);
+  if (suites.empty()) {
+    for (const auto& t : tables)
+      if (t.nightly) wanted.insert(t.suite);
+  } else {
+    for (const auto& s : suites) {
+      if (std::find(known.begin(), known.end(), s) == known.end())
+        return UsageError(fmt::format("unknown suite '{}' (known: {})", s, fmt::join(known, ", ")));
+      wanted.insert(s);
+    }
+  }
+  std::vector<std::string> out, in_suites;
+  for (const auto& t : tables) {
+    if (!wanted.count(t.suite)) continue;
+    for (const auto& [test, rows] : t.tests)
+      for (const auto& row : rows) {
+        in_suites.push_back(row.CaseId());
+        if (!filter.empty() && fnmatch(filter.c_str(), row.CaseId().c_str(), 0) != 0) continue;
+        out.push_back(row.CaseId());
+      }
+  }
+  if (out.empty())
+    return UsageError(fmt::format("no case matches '{}' (known: {})", filter.empty() ? "*" : filter,
+                                  fmt::join(in_suites, ", ")));
+  return out;
+}
+
+Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& store) {
+  auto identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables);
+  if (!identity) return identity.error();
+  auto commit_id = store.UpsertCommit(request.commit);
+  if (!commit_id) return commit_id.error();
+
+  std::optional<int64_t> resumed;
+  std::set<std::string> finished;  // cases a resumed run already finished
+  if (request.resume) {
+    auto found = FindResumable(store, *commit_id, *identity);
+    if (!found) return found.error();
+    resumed = *found;
+    if (!resumed)
+      std::fprintf(stderr, "harness: no interrupted run of this commit and identity; starting a new run\n");
+  }
+  int64_t run_id = 0;
+  if (resumed) {
+    run_id = *resumed;
+  } else {
+    auto id = store.BeginRun(NewRun{*commit_id, request.stack_config.stack, identity->hash, identity->json.dump(),
+                                    Hostname(), kHarnessVersion});
+    if (!id) return id.error();
+    run_id = *id;
+  }
+  // A live run holds this lock until it exits (even by kill -9), so it is never resumed twice.
+  auto lock = RunLock::Acquire(store.path(), run_id);
+  if (!lock) return lock.error();
+  const auto params = ParamsByCase(request.tables);
+  if (resumed) {
+    if (auto s = CheckResumedParams(store, run_id, params); !s) return s.error();
+    if (auto s = store.ReopenRun(run_id); !s) return s.error();
+    auto cases = store.Cases(run_id);
+    if (!cases) return cases.error();
+    for (const auto& c : *cases)
+      if (c.result.status != CaseStatus::kRunning) finished.insert(c.result.case_id);
+    std::fprintf(stderr, "harness: resuming run %lld (%zu cases already finished)\n", static_cast<long long>(run_id),
+                 finished.size());
+  }
+
+  RunContext& ctx = CurrentRun();
+  ctx.stack_config = request.stack_config;
+  ctx.stack = &stack;
+  ctx.endpoint = request.endpoint;
+  ctx.baseline =
+      MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity->hash, run_id, params);
+
+  std::vector<std::string> names;
+  for (const auto& id : request.case_ids)
+    if (!finished.count(id)) names.push_back(Registered().at(id));
+  const std::string gtest_filter = names.empty() ? "-*" : fmt::format("{}", fmt::join(names, ":"));
+  GTEST_FLAG_SET(filter, gtest_filter);
+
+  auto& listeners = testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_result_printer());
+  auto* listener = new RunListener(store, run_id, request.resume);
+  listeners.Append(listener);  // owned by GoogleTest from here
+  if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its results decide the exit code
+
+  RunResult result;
+  result.run_id = run_id;
+  result.store_error = listener->store_error();
+  result.cases = listener->results();
+  if (resumed) {  // the summary covers the whole run, not only this invocation
+    auto stored = store.Cases(run_id);
+    if (!stored) return stored.error();
+    std::vector<CaseResult> all;
+    for (auto& c : *stored) {
+      auto it = std::find_if(result.cases.begin(), result.cases.end(),
+                             [&](const CaseResult& r) { return r.case_id == c.result.case_id; });
+      if (it != result.cases.end()) {
+        all.push_back(*it);
+        continue;
+      }
+      auto metrics = store.Metrics(c.id);
+      if (!metrics) return metrics.error();
+      c.result.metrics = std::move(metrics).value();
+      all.push_back(std::move(c.result));
+    }
+    result.cases = std::move(all);
+  }
+  result.status = CountStatuses(result.cases).Overall();
+  if (result.store_error) result.status = RunStatus::kError;
+  if (auto s = store.FinishRun(run_id, result.status); !s) {
+    if (!result.store_error) result.store_error = s.error();
+    result.status = RunStatus::kError;
+  }
+  ctx = RunContext();
+  return result;
+}
+
+}  // namespace harness

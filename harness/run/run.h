@@ -1,0 +1,51 @@
+// The run orchestration as a library function: load and check the suite tables, select
+// the cases, resume or begin a run in the store, run the cases through GoogleTest with
+// the store listener, and finish the run. `harness run` is a thin CLI over it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/results/results.h"
+#include "harness/run/suite_table.h"
+#include "harness/stack/stack.h"
+#include "harness/stack/stack_config.h"
+#include "harness/store/store.h"
+#include "harness/util/git.h"
+
+namespace harness {
+
+// Loads every table in dir, makes GoogleTest register their rows and checks that every
+// row has a TEST_P behind it. Call once per process, before SelectCases and RunSuites.
+Result<std::vector<SuiteTable>> PrepareSuites(const std::filesystem::path& suites_dir);
+
+// Case ids of the named suites (empty: every nightly suite) matching the glob filter
+// (empty: all). An unknown suite or a filter that matches nothing is a usage error.
+Result<std::vector<std::string>> SelectCases(const std::vector<SuiteTable>& tables,
+                                             const std::vector<std::string>& suites, const std::string& filter);
+
+struct RunRequest {
+  std::vector<std::string> case_ids;        // from SelectCases
+  std::vector<SuiteTable> tables;           // from PrepareSuites
+  StackConfig stack_config;
+  std::optional<EndpointTarget> endpoint;   // an explicit eval endpoint
+  CommitInfo commit;
+  std::filesystem::path repo = ".";         // for baseline ancestry
+  std::string baseline_rev;                 // --baseline
+  bool resume = false;
+};
+
+struct RunResult {
+  int64_t run_id = 0;
+  RunStatus status = RunStatus::kRunning;
+  std::vector<CaseResult> cases;            // every case of the run (resumed ones too)
+  std::optional<Error> store_error;         // the first failed write, if any
+};
+
+// Runs the cases against the stack and stores every case as it finishes.
+Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& store);
+
+}  // namespace harness

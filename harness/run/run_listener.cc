@@ -1,0 +1,107 @@
+#include "harness/run/run_listener.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "harness/run/case_record.h"
+#include "harness/run/suite.h"
+
+namespace harness {
+
+std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestInfo& info) {
+  std::string suite_name = info.test_suite_name();
+  std::string name = info.name();
+  auto slash = suite_name.find('/');
+  auto name_slash = name.rfind('/');
+  if (slash == std::string::npos || name_slash == std::string::npos) return std::nullopt;
+  std::string suite = suite_name.substr(0, slash);
+  return std::make_pair(suite, suite + "/" + name.substr(0, name_slash) + "_" + name.substr(name_slash + 1));
+}
+
+RunListener::RunListener(Store& store, int64_t run_id, bool resume)
+    : store_(store), run_id_(run_id), resume_(resume) {}
+
+void RunListener::Keep(const Status& s) {
+  if (!s && !store_error_) store_error_ = s.error();
+}
+
+static std::string ParamsJsonOf(const std::string& suite, const std::string& case_id) {
+  // Find the row by id among the installed tables (the test name is the id's middle).
+  auto test_and_index = case_id.substr(suite.size() + 1);
+  auto us = test_and_index.rfind('_');
+  for (const auto& p : SuiteCases(suite, test_and_index.substr(0, us)))
+    if (p.CaseId() == case_id) return p.params.dump();
+  return "{}";
+}
+
+void RunListener::OnTestStart(const testing::TestInfo& info) {
+  failure_text_.clear();
+  started_ = std::chrono::steady_clock::now();
+  auto id = CaseIdOf(info);
+  if (!id) return;
+  auto row = store_.BeginCase(run_id_, id->first, id->second, ParamsJsonOf(id->first, id->second));
+  if (!row) {
+    Keep(row.error());
+    case_row_ = 0;
+    CurrentCase().Reset(nullptr, {});
+    return;
+  }
+  case_row_ = *row;
+  std::vector<Sample> prior;
+  if (resume_) {
+    auto samples = store_.Samples(case_row_);
+    if (samples) prior = std::move(samples).value();
+    else Keep(samples.error());
+  }
+  CurrentCase().Reset(this, std::move(prior));
+}
+
+void RunListener::WriteSample(const Sample& s) {
+  if (case_row_) Keep(store_.WriteSample(case_row_, s));
+}
+
+void RunListener::OnTestPartResult(const testing::TestPartResult& result) {
+  if (result.type() == testing::TestPartResult::kSuccess) return;
+  if (!failure_text_.empty()) failure_text_ += "\n";
+  std::string text = result.skipped() ? result.message() : result.summary();
+  if (!result.skipped() && result.file_name())
+    text = fmt::format("{}:{}: {}", result.file_name(), result.line_number(), result.summary());
+  failure_text_ += text;
+}
+
+void RunListener::OnTestEnd(const testing::TestInfo& info) {
+  auto id = CaseIdOf(info);
+  if (!id) return;
+  const auto* r = info.result();
+  CaseRecord& rec = CurrentCase();
+  CaseResult s;
+  s.case_id = id->second;
+  s.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (r->Skipped()) s.status = CaseStatus::kSkip;
+  else if (rec.infra_error()) s.status = CaseStatus::kError;
+  else if (r->Failed()) s.status = CaseStatus::kFail;
+  else s.status = CaseStatus::kPass;
+  // Infra error first, then failures, then notes: the first line is the headline.
+  std::vector<std::string> parts;
+  if (rec.infra_error()) parts.push_back(*rec.infra_error());
+  if (!failure_text_.empty()) parts.push_back(failure_text_);
+  for (const auto& n : rec.notes()) parts.push_back(n);
+  for (const auto& part : parts) s.message += (s.message.empty() ? "" : "\n") + part;
+  s.metrics = rec.metrics();
+  s.ops = rec.ops();
+  if (case_row_) Keep(store_.FinishCase(case_row_, s));
+  CurrentCase().Reset(nullptr, {});
+  case_row_ = 0;
+  std::fprintf(stderr, "[%5s] %s (%.0f ms)\n", std::string(Label(s.status)).c_str(), s.case_id.c_str(),
+               s.duration_s * 1000);
+  if (!s.message.empty()) {
+    std::string indented = "        " + s.message;
+    for (std::size_t p = 0; (p = indented.find('\n', p)) != std::string::npos; p += 9) indented.insert(p + 1, "        ");
+    std::fprintf(stderr, "%s\n", indented.c_str());
+  }
+
+  results_.push_back(std::move(s));
+}
+
+}  // namespace harness

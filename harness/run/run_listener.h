@@ -1,0 +1,46 @@
+// The GoogleTest listener of `harness run`: each case goes to the store in its own
+// transaction as it finishes (so a crash loses at most the running case), a progress
+// line goes to stderr, and a summary row is kept for the table at the end.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/run/case_record.h"
+#include "harness/store/store.h"
+
+namespace harness {
+
+// "sequence_parallel/SpTest" + "test_x/0" -> {"sequence_parallel", "sequence_parallel/test_x_0"}.
+// Empty when the GoogleTest name is not a suite case.
+std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestInfo& info);
+
+class RunListener : public testing::EmptyTestEventListener, public SampleSink {
+ public:
+  RunListener(Store& store, int64_t run_id, bool resume);
+  void OnTestStart(const testing::TestInfo& info) override;
+  void OnTestPartResult(const testing::TestPartResult& result) override;
+  void OnTestEnd(const testing::TestInfo& info) override;
+  void WriteSample(const Sample& s) override;
+
+  const std::vector<CaseResult>& results() const { return results_; }
+  // The first store error, if writing failed (the run then exits 3).
+  const std::optional<Error>& store_error() const { return store_error_; }
+
+ private:
+  void Keep(const Status& s);
+  Store& store_;
+  int64_t run_id_;
+  bool resume_;
+  int64_t case_row_ = 0;
+  std::string failure_text_;
+  std::chrono::steady_clock::time_point started_;
+  std::vector<CaseResult> results_;
+  std::optional<Error> store_error_;
+};
+
+}  // namespace harness

@@ -1,0 +1,32 @@
+// The JSON parameter tables under suites/ (docs/suites.md) and the registry the
+// TEST_P instantiations read from when GoogleTest registers them.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/util/error.h"
+#include "harness/run/suite.h"
+
+namespace harness {
+
+struct SuiteTable {
+  std::string suite;
+  std::string description;
+  bool nightly = false;
+  std::string path;
+  std::map<std::string, std::vector<CaseParam>> tests;  // test name -> rows
+};
+
+// Reads every suites/*.json in dir (sorted by name). Malformed JSON names file:line:col;
+// a bad field names the file and the field's path.
+Result<std::vector<SuiteTable>> LoadSuiteTables(const std::filesystem::path& dir);
+Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file);
+
+// Makes SuiteCases() answer from these tables. Must run before GoogleTest registers
+// parameterized tests (InitGoogleTest).
+void InstallSuiteTables(const std::vector<SuiteTable>& tables);
+
+}  // namespace harness

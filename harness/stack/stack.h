@@ -1,0 +1,68 @@
+// The stack interface: what a suite asks of the system under test. A suite never knows
+// which stack it drives; `harness run --stack NAME` picks one from the table in
+// runners/stacks.cc (refstack, exec, openai).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/results/results.h"
+#include "harness/util/error.h"
+#include "harness/stack/stack_config.h"
+
+namespace harness {
+
+// What to compile. Field names follow the modelled system (msmodeling's UserInputConfig).
+struct CompileRequest {
+  std::string model;                 // e.g. "Qwen/Qwen3-32B" (golden/models/<org>/<name>.json)
+  int tp_size = 1;
+  int query_len = 128;               // tokens per query
+  int num_queries = 1;               // batch
+  int num_layers_override = 0;       // 0: the config's num_hidden_layers
+  std::string quant = "none";        // none | w8a8 | w4a8 | fp8 | mxfp4
+  bool disable_repetition = false;
+  bool enable_sequence_parallel = false;
+  std::string word_embedding_tp = "row";  // row | col
+  std::string device;                // empty: the stack config's device
+};
+
+struct CompileResult {
+  std::vector<OpRow> ops;            // one row per (op, input shapes), sorted by est time desc
+  std::string table_text;            // rendered performance table
+  double total_seconds = 0;
+  // Number of calls of `op` summed over every shape (0 when absent).
+  int64_t Calls(std::string_view op) const {
+    int64_t n = 0;
+    for (const auto& r : ops) if (r.op == op) n += r.calls;
+    return n;
+  }
+};
+
+// An OpenAI-compatible endpoint named on the command line (--endpoint/--model/--chat)
+// or by the openai stack's config. The API key is read from the environment variable
+// api_key_env at request time; the key itself is never stored.
+struct EndpointTarget {
+  std::string base_url;        // e.g. http://127.0.0.1:30000
+  std::string model;
+  bool chat = false;
+  std::string api_key_env;     // empty: no Authorization header
+};
+
+class Stack {
+ public:
+  virtual ~Stack() = default;
+  virtual std::string_view name() const = 0;
+  // False for stacks that only serve eval loops (openai): compile suites skip there.
+  virtual bool SupportsCompile() const { return true; }
+  virtual Result<CompileResult> Compile(const CompileRequest& request) = 0;
+};
+
+// Builds the stack named by config.stack, or lists the known names (exit 2).
+Result<std::unique_ptr<Stack>> MakeStack(const StackConfig& config);
+// The names of the stack table, in order.
+std::vector<std::string> StackNames();
+
+}  // namespace harness

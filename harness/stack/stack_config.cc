@@ -1,0 +1,81 @@
+#include "harness/stack/stack_config.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "harness/util/versions.h"
+
+namespace harness {
+
+bool StackConfig::HasFault(std::string_view name) const {
+  return std::find(faults.begin(), faults.end(), name) != faults.end();
+}
+
+Json StackConfig::ToJson() const {
+  Json j = raw.is_object() ? raw : Json::object();
+  // Words for people and the format's version change no answer: equivalent configs
+  // (none, {"format_version": 1}, one with only a comment) must hash equally.
+  for (const char* key : {"format_version", "comment", "description"}) j.erase(key);
+  j["stack"] = stack;
+  j["device"] = device;
+  j["precision"] = precision;
+  j["batch"] = batch;
+  std::vector<std::string> sorted = faults;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  j["faults"] = sorted;
+  return j;  // nlohmann's default object sorts keys, so the dump is canonical
+}
+
+std::string StackConfig::Hash() const {
+  // FNV-1a 64: a stable identity for "the same config", not a security digest.
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : ToJson().dump()) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+Result<StackConfig> ParseStackConfig(const Json& j, const std::string& origin) {
+  if (!j.is_object()) return UsageError(origin + ": a stack config is a JSON object");
+  JsonObject o(j, origin);
+  StackConfig c;
+  c.raw = j;
+  if (o.Has("format_version"))
+    if (auto v = o.RequireVersion(kStackConfigFormat); !v) return v.error();
+  // A typo ("faluts") would silently run without the fault: name it instead.
+  if (auto k = o.KnownKeys({"format_version", "comment", "description", "stack", "device", "precision", "batch",
+                            "faults", "exec", "openai"});
+      !k)
+    return k.error();
+  auto stack = o.String("stack", c.stack);
+  if (!stack) return stack.error();
+  c.stack = *stack;
+  auto device = o.String("device", c.device);
+  if (!device) return device.error();
+  c.device = *device;
+  auto precision = o.String("precision", c.precision);
+  if (!precision) return precision.error();
+  c.precision = *precision;
+  auto batch = o.Int("batch", c.batch);
+  if (!batch) return batch.error();
+  if (*batch < 1 || *batch > 1 << 20) return o.FieldError("batch", fmt::format("must be in [1, {}], got {}", 1 << 20, *batch));
+  c.batch = static_cast<int>(*batch);
+  if (o.Has("faults")) {
+    auto faults = o.StringList("faults");
+    if (!faults) return faults.error();
+    c.faults = *faults;
+  }
+  return c;
+}
+
+Result<StackConfig> LoadStackConfig(const std::filesystem::path& path) {
+  auto j = ReadJsonFile(path);
+  if (!j) return j.error();
+  return ParseStackConfig(*j, path.string());
+}
+
+}  // namespace harness

@@ -1,0 +1,34 @@
+// The stack config (JSON) a run is made with: which stack, device profile, precision,
+// batch, and the reference stack's fault switches. Stored with every run, with its hash.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/util/error.h"
+#include "harness/util/json_file.h"
+
+namespace harness {
+
+struct StackConfig {
+  std::string stack = "refstack";
+  std::string device = "TEST_DEVICE";
+  std::string precision = "bf16";
+  int batch = 1;
+  std::vector<std::string> faults;   // fault switch names from golden/regressions.json
+  Json raw = Json::object();         // the whole config as given (stack-specific keys too)
+
+  bool HasFault(std::string_view name) const;
+  // Canonical JSON of the effective config (raw merged with the fields above).
+  Json ToJson() const;
+  // Hex digest of ToJson().dump(): equal configs give equal hashes.
+  std::string Hash() const;
+};
+
+// Parses a stack config file. Unknown top-level keys are kept in raw for the stack.
+Result<StackConfig> LoadStackConfig(const std::filesystem::path& path);
+Result<StackConfig> ParseStackConfig(const Json& j, const std::string& origin);
+
+}  // namespace harness

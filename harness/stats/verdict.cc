@@ -1,0 +1,60 @@
+#include "harness/stats/verdict.h"
+
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+namespace harness {
+
+GateJudgement JudgeGate(int64_t correct, int64_t n, double gate) {
+  GateJudgement j;
+  j.gate = gate;
+  j.correct = correct;
+  j.n = n;
+  if (n <= 0) return j;
+  j.accuracy = static_cast<double>(correct) / static_cast<double>(n);
+  j.ci = WilsonInterval(correct, n);
+  if (j.ci.low >= gate) {
+    j.verdict = GateVerdict::kPass;
+  } else if (j.ci.high < gate) {
+    j.verdict = GateVerdict::kFail;
+  } else {
+    j.verdict = GateVerdict::kAtRisk;
+  }
+  // A rerun fails when X / n < gate, i.e. X <= ceil(gate * n) - 1. The epsilon keeps an
+  // exact product (0.5 * 100) from rounding up past itself.
+  const auto first_passing = static_cast<int64_t>(std::ceil(gate * static_cast<double>(n) - 1e-9));
+  j.rerun_fail_probability = BinomialCdf(first_passing - 1, n, j.accuracy);
+  return j;
+}
+
+BaselineJudgement JudgeMcNemar(int64_t b, int64_t c, int64_t paired, double alpha) {
+  BaselineJudgement j;
+  j.paired = paired;
+  j.test = ExactMcNemar(b, c);
+  if (paired > 0) j.accuracy_delta = static_cast<double>(c - b) / static_cast<double>(paired);
+  if (j.test.p_value < alpha && b != c)
+    j.verdict = b > c ? BaselineVerdict::kRegressed : BaselineVerdict::kImproved;
+  return j;
+}
+
+BaselineJudgement CompareToBaseline(const std::vector<Sample>& baseline, const std::vector<Sample>& current,
+                                    double alpha) {
+  auto success = [](const Sample& s) { return s.outcome == "correct" || s.outcome == "pass"; };
+  std::unordered_map<std::string, const Sample*> before;
+  for (const auto& s : baseline) before[s.key] = &s;
+  std::unordered_map<std::string, const Sample*> now;
+  for (const auto& s : current) now[s.key] = &s;
+  int64_t paired = 0, b = 0, c = 0;
+  for (const auto& [key, s] : now) {
+    const auto it = before.find(key);
+    if (it == before.end() || s->outcome == "error" || it->second->outcome == "error") continue;
+    ++paired;
+    const bool was = success(*it->second), is = success(*s);
+    if (was && !is) ++b;
+    if (!was && is) ++c;
+  }
+  return JudgeMcNemar(b, c, paired, alpha);
+}
+
+}  // namespace harness

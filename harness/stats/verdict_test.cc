@@ -1,0 +1,85 @@
+#include "harness/stats/verdict.h"
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+TEST(JudgeGate, ThreeWayOnTheWilsonInterval) {
+  // 1222/1319: Wilson low 0.9111 >= 0.91.
+  auto pass = JudgeGate(1222, 1319, 0.91);
+  EXPECT_EQ(pass.verdict, GateVerdict::kPass);
+  // 1220/1319 (92.5%, the healthy stand-in's rate): low 0.9095 straddles the gate.
+  auto near = JudgeGate(1220, 1319, 0.91);
+  EXPECT_EQ(near.verdict, GateVerdict::kAtRisk);
+  EXPECT_NEAR(near.rerun_fail_probability, 0.0230, 5e-4);
+  // 1180/1319: high 0.9101 still reaches the gate; 1170: high 0.9030 does not.
+  EXPECT_EQ(JudgeGate(1180, 1319, 0.91).verdict, GateVerdict::kAtRisk);
+  auto fail = JudgeGate(1170, 1319, 0.91);
+  EXPECT_EQ(fail.verdict, GateVerdict::kFail);
+  EXPECT_GT(fail.rerun_fail_probability, 0.99);
+  // Right at the gate a rerun fails about half the time.
+  EXPECT_NEAR(JudgeGate(1200, 1319, 0.91).rerun_fail_probability, 0.514, 1e-3);
+}
+
+TEST(JudgeGate, GateIsInclusiveAndEmptyRunsFail) {
+  // 50/100 at gate 0.5: X >= 50 passes, so a rerun fails when X <= 49.
+  EXPECT_NEAR(JudgeGate(50, 100, 0.5).rerun_fail_probability, BinomialCdf(49, 100, 0.5), 1e-12);
+  auto empty = JudgeGate(0, 0, 0.91);
+  EXPECT_EQ(empty.verdict, GateVerdict::kFail);
+  EXPECT_EQ(empty.rerun_fail_probability, 1);
+}
+
+TEST(VerdictNames, AreTheDesignWords) {
+  EXPECT_EQ(Word(GateVerdict::kAtRisk), "AT-RISK");
+  EXPECT_EQ(Word(GateVerdict::kPass), "PASS");
+  EXPECT_EQ(Word(BaselineVerdict::kRegressed), "REGRESSED");
+  EXPECT_EQ(Word(BaselineVerdict::kImproved), "IMPROVED");
+}
+
+TEST(JudgeMcNemar, DirectionAndSignificance) {
+  auto regressed = JudgeMcNemar(24, 10, 1319);
+  EXPECT_EQ(regressed.verdict, BaselineVerdict::kRegressed);
+  EXPECT_NEAR(regressed.test.p_value, 0.024, 5e-4);
+  EXPECT_NEAR(regressed.accuracy_delta, -14.0 / 1319.0, 1e-12);
+  EXPECT_EQ(JudgeMcNemar(10, 24, 1319).verdict, BaselineVerdict::kImproved);
+  EXPECT_EQ(JudgeMcNemar(35, 20, 1319).verdict, BaselineVerdict::kSame);   // p = 0.058
+  EXPECT_EQ(JudgeMcNemar(5, 0, 1319).verdict, BaselineVerdict::kSame);     // p = 0.0625
+  EXPECT_EQ(JudgeMcNemar(6, 0, 1319).verdict, BaselineVerdict::kRegressed);
+}
+
+std::vector<Sample> Outcomes(const std::vector<const char*>& outcomes) {
+  std::vector<Sample> s;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) s.push_back({std::to_string(i), outcomes[i], "", "", 0, 0});
+  return s;
+}
+
+TEST(CompareToBaseline, PairsByKeyAndSkipsErrorsAndMissing) {
+  // keys: 0..7 in the baseline; the current run lacks key 7 and has an extra key 8.
+  auto baseline = Outcomes({"correct", "correct", "wrong", "invalid", "correct", "error", "correct", "correct"});
+  auto current = Outcomes({"wrong", "correct", "correct", "correct", "truncated", "wrong", "error", "correct", "correct"});
+  current.erase(current.begin() + 7);   // key 7 missing now
+  auto j = CompareToBaseline(baseline, current);
+  // paired: 0,1,2,3,4 (5 has an error before, 6 an error now, 7 missing now, 8 missing before)
+  EXPECT_EQ(j.paired, 5);
+  EXPECT_EQ(j.test.b, 2);   // keys 0 and 4 lost
+  EXPECT_EQ(j.test.c, 2);   // keys 2 and 3 gained
+  EXPECT_EQ(j.verdict, BaselineVerdict::kSame);
+}
+
+TEST(CompareToBaseline, ManyLossesRegress) {
+  std::vector<Sample> baseline, current;
+  for (int i = 0; i < 100; ++i) {
+    baseline.push_back({std::to_string(i), "correct", "", "", 0, 0});
+    current.push_back({std::to_string(i), i < 8 ? "wrong" : "correct", "", "", 0, 0});
+  }
+  auto j = CompareToBaseline(baseline, current);
+  EXPECT_EQ(j.test.b, 8);
+  EXPECT_EQ(j.test.c, 0);
+  EXPECT_EQ(j.verdict, BaselineVerdict::kRegressed);
+  EXPECT_EQ(CompareToBaseline(current, baseline).verdict, BaselineVerdict::kImproved);
+  EXPECT_EQ(CompareToBaseline(baseline, baseline).verdict, BaselineVerdict::kSame);
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,44 @@
+// The baseline policy of paired comparisons: which stored result of a case the running
+// one is compared with, question by question.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/results/results.h"
+#include "harness/util/error.h"
+#include "harness/util/git.h"
+
+namespace harness {
+
+class Store;
+
+// A stored earlier result of the running case to compare against (paired tests).
+struct Baseline {
+  std::string sha;
+  int64_t run_id = 0;
+  CaseStatus status = CaseStatus::kRunning;
+  std::vector<Sample> samples;
+};
+
+// Finds the baseline of a case: the newest finished result at --baseline SHA when given,
+// else the newest passing result on a first-parent ancestor of the run's commit.
+using BaselineLookup = std::function<Result<std::optional<Baseline>>(const std::string& case_id)>;
+
+// The lookup for a run of `commit` with identity hash config_hash: only results of runs
+// with the same identity and of the same parameter row pair with it (run_id itself is
+// left out of the search). With
+// baseline_rev (--baseline) the newest finished result at that commit; else the newest
+// passing result on a first-parent ancestor, read from git in repo, or from the stored
+// first-parent ordinals when git does not know the commit.
+// params_json maps each case id to its parameter row as stored (canonical JSON).
+BaselineLookup MakeBaselineLookup(Store& store, const std::filesystem::path& repo, const std::string& baseline_rev,
+                                  const CommitInfo& commit, const std::string& config_hash, int64_t run_id,
+                                  std::map<std::string, std::string> params_json);
+
+}  // namespace harness

@@ -1,0 +1,629 @@
+#include "harness/store/store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <utility>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace harness {
+namespace {
+
+// Each migration runs in one BEGIN IMMEDIATE transaction that also bumps user_version.
+// Never edit a migration that has shipped: add the next one.
+const char* const kMigrations[] = {
+    // 1: commits, runs, case results, metrics.
+    R"sql(
+CREATE TABLE commits(
+  id INTEGER PRIMARY KEY,
+  sha TEXT NOT NULL UNIQUE,
+  parents TEXT NOT NULL DEFAULT '',
+  first_parent_ordinal INTEGER,
+  author_time INTEGER,
+  subject TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  commit_id INTEGER NOT NULL REFERENCES commits(id),
+  stack TEXT NOT NULL,
+  config_hash TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  host TEXT NOT NULL,
+  harness_version TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  status TEXT NOT NULL CHECK (status IN ('running','passed','failed','error')),
+  shard TEXT NOT NULL DEFAULT '0/1'
+);
+CREATE INDEX runs_by_commit ON runs(commit_id, config_hash);
+CREATE TABLE case_results(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  suite TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  params_json TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running','pass','fail','error','skip')),
+  duration_s REAL,
+  message TEXT NOT NULL DEFAULT '',
+  UNIQUE(run_id, case_id)
+);
+CREATE TABLE metrics(
+  case_result_id INTEGER NOT NULL REFERENCES case_results(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  value REAL NOT NULL,
+  n INTEGER NOT NULL DEFAULT 0,
+  low REAL,
+  high REAL,
+  PRIMARY KEY(case_result_id, name)
+);
+)sql",
+    // 2: raw per-sample outcomes and op rows; indexes for history and per-commit samples.
+    R"sql(
+CREATE TABLE samples(
+  case_result_id INTEGER NOT NULL REFERENCES case_results(id) ON DELETE CASCADE,
+  sample_key TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  expected TEXT NOT NULL DEFAULT '',
+  extracted TEXT NOT NULL DEFAULT '',
+  latency_s REAL NOT NULL DEFAULT 0,
+  tokens INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(case_result_id, sample_key)
+);
+CREATE TABLE op_rows(
+  case_result_id INTEGER NOT NULL REFERENCES case_results(id) ON DELETE CASCADE,
+  op TEXT NOT NULL,
+  input_shapes TEXT NOT NULL,
+  calls INTEGER NOT NULL,
+  est_seconds REAL NOT NULL
+);
+CREATE INDEX op_rows_by_case ON op_rows(case_result_id);
+CREATE INDEX case_results_by_case ON case_results(case_id, run_id);
+CREATE INDEX metrics_by_name ON metrics(name, case_result_id);
+CREATE INDEX commits_by_ordinal ON commits(first_parent_ordinal);
+)sql",
+    // 3: one status vocabulary (runs said passed/failed, cases pass/fail), and verdict
+    // metrics carry their word beside the code. SQLite cannot change a CHECK constraint,
+    // so runs is rebuilt (foreign keys are off while migrations run).
+    R"sql(
+CREATE TABLE runs_v3(
+  id INTEGER PRIMARY KEY,
+  commit_id INTEGER NOT NULL REFERENCES commits(id),
+  stack TEXT NOT NULL,
+  config_hash TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  host TEXT NOT NULL,
+  harness_version TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  status TEXT NOT NULL CHECK (status IN ('running','pass','fail','error')),
+  shard TEXT NOT NULL DEFAULT '0/1'
+);
+INSERT INTO runs_v3(id, commit_id, stack, config_hash, config_json, host, harness_version, started_at, finished_at,
+                    status, shard)
+SELECT id, commit_id, stack, config_hash, config_json, host, harness_version, started_at, finished_at,
+       CASE status WHEN 'passed' THEN 'pass' WHEN 'failed' THEN 'fail' ELSE status END, shard
+FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
+CREATE INDEX runs_by_commit ON runs(commit_id, config_hash);
+ALTER TABLE metrics ADD COLUMN label TEXT NOT NULL DEFAULT '';
+UPDATE metrics SET label = CASE CAST(value AS INTEGER) WHEN 0 THEN 'PASS' WHEN 1 THEN 'AT-RISK' ELSE 'FAIL' END
+WHERE name = 'gate_verdict';
+UPDATE metrics SET label = CASE CAST(value AS INTEGER) WHEN 0 THEN 'SAME' WHEN 1 THEN 'IMPROVED' ELSE 'REGRESSED' END
+WHERE name = 'baseline_verdict';
+)sql",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
+
+std::string NowUtc() {
+  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// A prepared statement with typed binds; finalized on scope exit.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) {
+    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+  }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool prepared() const { return rc_ == SQLITE_OK; }
+  Stmt& Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); return *this; }
+  Stmt& Bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); return *this; }
+  Stmt& Bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& Bind(int i, std::optional<int64_t> v) {
+    if (v) sqlite3_bind_int64(stmt_, i, *v); else sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  Stmt& Bind(int i, std::optional<double> v) {
+    if (v) sqlite3_bind_double(stmt_, i, *v); else sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  // Ready for the next row of binds.
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return prepared() ? sqlite3_step(stmt_) : rc_; }
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double Real(int col) const { return sqlite3_column_double(stmt_, col); }
+  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::string Text(int col) const {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
+  }
+  std::optional<double> OptReal(int col) const { return IsNull(col) ? std::nullopt : std::optional<double>(Real(col)); }
+  std::optional<int64_t> OptInt(int col) const { return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col)); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+};
+
+Error DbError(sqlite3* db, const std::string& what) {
+  return InfraError(fmt::format("database: {}: {}", what, sqlite3_errmsg(db)));
+}
+
+// Stored words are written by this file only; an unknown one means a damaged row.
+CaseStatus StatusOf(const std::string& word) { return ParseCaseStatus(word).value_or(CaseStatus::kError); }
+
+// Columns: id, sha, subject, stack, config_hash, config_json, host, started_at, finished_at, status.
+RunRow RunRowOf(const Stmt& st) {
+  return RunRow{st.Int(0),  st.Text(1), st.Text(2), st.Text(3), st.Text(4),
+                st.Text(5), st.Text(6), st.Text(7), st.Text(8), ParseRunStatus(st.Text(9)).value_or(RunStatus::kError)};
+}
+
+Status Exec(sqlite3* db, const char* sql, const std::string& what) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return InfraError(fmt::format("database: {}: {}", what, msg));
+  }
+  return OkStatus();
+}
+
+// Runs fn inside BEGIN IMMEDIATE ... COMMIT; rolls back on error.
+template <class Fn>
+Status InTransaction(sqlite3* db, Fn&& fn) {
+  if (auto s = Exec(db, "BEGIN IMMEDIATE", "begin transaction"); !s) return s;
+  Status s = fn();
+  if (!s) {
+    static_cast<void>(Exec(db, "ROLLBACK", "rollback"));  // the original error is the one worth reporting
+    return s;
+  }
+  return Exec(db, "COMMIT", "commit");
+}
+
+Status StepDone(sqlite3* db, Stmt& st, const std::string& what) {
+  int rc = st.Step();
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return DbError(db, what);
+  return OkStatus();
+}
+
+int PragmaInt(sqlite3* db, const char* sql) {
+  Stmt st(db, sql);
+  return st.Step() == SQLITE_ROW ? static_cast<int>(st.Int(0)) : -1;
+}
+
+// What a file holds before we touch it: read with plain SELECTs, which write nothing.
+struct FileKind {
+  int app = 0, version = 0, objects = 0;
+};
+
+Result<FileKind> Inspect(sqlite3* db, const std::string& path) {
+  FileKind k;
+  for (auto [sql, out] : {std::pair{"PRAGMA application_id", &k.app}, {"PRAGMA user_version", &k.version},
+                          {"SELECT count(*) FROM sqlite_master", &k.objects}}) {
+    Stmt st(db, sql);
+    if (st.Step() != SQLITE_ROW)
+      return InfraError(fmt::format("{}: not a harness database: {}", path, sqlite3_errmsg(db)));
+    *out = static_cast<int>(st.Int(0));
+  }
+  return k;
+}
+
+// Only an empty file or a harness database of a schema we understand may be written.
+Status CheckOwnership(const FileKind& k, const std::string& path) {
+  if (k.app == Store::kApplicationId) {
+    if (k.version > Store::kSchemaVersion)
+      return InfraError(fmt::format(
+          "{}: database schema version {} is newer than this harness understands ({}); use a newer harness", path,
+          k.version, Store::kSchemaVersion));
+    return OkStatus();
+  }
+  if (k.app == 0 && k.version == 0 && k.objects == 0) return OkStatus();  // empty: ours to create
+  return InfraError(fmt::format(
+      "{}: not a harness database (application_id {}, user_version {}, {} schema objects); refusing to touch it",
+      path, k.app, k.version, k.objects));
+}
+
+Status Migrate(sqlite3* db, const std::string& path, int target) {
+  // Foreign keys off while tables are rebuilt (a DROP would cascade); checked before each commit.
+  if (auto s = Exec(db, "PRAGMA foreign_keys=OFF", "migrations"); !s) return s;
+  for (int v = PragmaInt(db, "PRAGMA user_version") + 1; v <= target; ++v) {
+    auto s = InTransaction(db, [&]() -> Status {
+      // Re-read inside the write lock: another process may have migrated meanwhile.
+      if (PragmaInt(db, "PRAGMA user_version") >= v) return OkStatus();
+      if (auto e = Exec(db, kMigrations[v - 1], fmt::format("{}: migration {}", path, v)); !e) return e;
+      Stmt fk(db, "PRAGMA foreign_key_check");
+      if (fk.Step() != SQLITE_DONE) return InfraError(fmt::format("{}: migration {} broke a foreign key", path, v));
+      std::string bump = fmt::format("PRAGMA user_version = {}; PRAGMA application_id = {};", v, Store::kApplicationId);
+      return Exec(db, bump.c_str(), "set schema version");
+    });
+    if (!s) return s;
+  }
+  return Exec(db, "PRAGMA foreign_keys=ON", "migrations");
+}
+
+// Opens without writing anything: journal mode and migrations come after the checks.
+Result<sqlite3*> OpenRaw(const std::filesystem::path& path, int flags) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return InfraError(fmt::format("{}: cannot open database: {}", path.string(), msg));
+  }
+  sqlite3_busy_timeout(db, 10000);
+  return db;
+}
+
+Status SetPragmas(sqlite3* db, const std::string& path, bool read_only) {
+  // WAL lets readers (report, history) run while a run writes; NORMAL keeps every
+  // commit durable against a process kill (only an OS crash may lose the last ones).
+  std::vector<const char*> pragmas = {"PRAGMA foreign_keys=ON"};
+  if (!read_only) pragmas = {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"};
+  for (const char* pragma : pragmas)
+    if (auto s = Exec(db, pragma, fmt::format("{} ({})", pragma, path)); !s) return s;
+  return OkStatus();
+}
+
+Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, int migrate_to) {
+  if (path.empty()) return UsageError("--db is empty: name the results database file");
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (read_only && !exists) return UsageError(fmt::format("{}: no results database there", path.string()));
+  if (exists && std::filesystem::is_directory(path, ec))
+    return UsageError(fmt::format("{}: is a folder, not a results database", path.string()));
+  const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+  auto db = OpenRaw(path, flags);
+  if (!db) return db.error();
+  auto fail = [&](Error e) -> Result<sqlite3*> {
+    sqlite3_close(*db);
+    return e;
+  };
+  auto kind = Inspect(*db, path.string());
+  if (!kind) return fail(kind.error());
+  if (auto s = CheckOwnership(*kind, path.string()); !s) return fail(s.error());
+  if (read_only && kind->app != Store::kApplicationId)
+    return fail(InfraError(fmt::format("{}: holds no harness results yet", path.string())));
+  if (auto s = SetPragmas(*db, path.string(), read_only); !s) return fail(s.error());
+  if (!read_only)
+    if (auto s = Migrate(*db, path.string(), migrate_to); !s) return fail(s.error());
+  return *db;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::OpenWith(const std::filesystem::path& path, bool read_only) {
+  auto db = OpenChecked(path, read_only, kSchemaVersion);
+  if (!db) return db.error();
+  std::unique_ptr<Store> store(new Store(*db, path));
+  if (read_only && store->SchemaVersion() < kSchemaVersion) {
+    // An older schema: migrate with a short write open when the file may be written.
+    store.reset();
+    if (access(path.c_str(), W_OK) != 0)
+      return InfraError(fmt::format("{}: database schema version is older than this harness ({}) and the file is "
+                                    "read-only; open it once with a harness that may write it",
+                                    path.string(), kSchemaVersion));
+    auto w = OpenChecked(path, false, kSchemaVersion);
+    if (!w) return w.error();
+    sqlite3_close(*w);
+    return OpenWith(path, true);
+  }
+  return store;
+}
+
+Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& path) { return OpenWith(path, false); }
+Result<std::unique_ptr<Store>> Store::OpenReadOnly(const std::filesystem::path& path) { return OpenWith(path, true); }
+
+Status Store::CreateAtVersionForTest(const std::filesystem::path& path, int version) {
+  auto db = OpenChecked(path, false, version);
+  if (!db) return db.error();
+  sqlite3_close(*db);
+  return OkStatus();
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+int Store::SchemaVersion() { return PragmaInt(db_, "PRAGMA user_version"); }
+
+Result<int64_t> Store::UpsertCommit(const CommitInfo& c) {
+  std::string parents;
+  for (const auto& p : c.parents) parents += (parents.empty() ? "" : " ") + p;
+  Stmt st(db_, R"sql(
+INSERT INTO commits(sha, parents, first_parent_ordinal, author_time, subject) VALUES(?1, ?2, ?3, ?4, ?5)
+ON CONFLICT(sha) DO UPDATE SET
+  parents = CASE WHEN excluded.parents <> '' THEN excluded.parents ELSE commits.parents END,
+  first_parent_ordinal = COALESCE(excluded.first_parent_ordinal, commits.first_parent_ordinal),
+  author_time = COALESCE(excluded.author_time, commits.author_time),
+  subject = CASE WHEN excluded.subject <> '' THEN excluded.subject ELSE commits.subject END
+RETURNING id)sql");
+  st.Bind(1, c.sha).Bind(2, parents).Bind(3, c.first_parent_ordinal).Bind(4, c.author_time).Bind(5, c.subject);
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "store commit");
+  return st.Int(0);
+}
+
+Result<int64_t> Store::BeginRun(const NewRun& r) {
+  Stmt st(db_, R"sql(
+INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status, shard)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8) RETURNING id)sql");
+  st.Bind(1, r.commit_id).Bind(2, r.stack).Bind(3, r.config_hash).Bind(4, r.config_json).Bind(5, r.host)
+      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard);
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "store run");
+  return st.Int(0);
+}
+
+Status Store::FinishRun(int64_t run_id, RunStatus status) {
+  Stmt st(db_, "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3");
+  st.Bind(1, std::string(Word(status))).Bind(2, NowUtc()).Bind(3, run_id);
+  return StepDone(db_, st, "finish run");
+}
+
+Result<std::vector<RunRow>> Store::InterruptedRuns(int64_t commit_id) {
+  Stmt st(db_, R"sql(
+SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
+       COALESCE(r.finished_at, ''), r.status
+FROM runs r JOIN commits c ON c.id = r.commit_id
+WHERE r.commit_id = ?1 AND r.status = 'running' ORDER BY r.id DESC)sql");
+  st.Bind(1, commit_id);
+  std::vector<RunRow> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(RunRowOf(st));
+  if (rc != SQLITE_DONE) return DbError(db_, "find interrupted runs");
+  return out;
+}
+
+Status Store::ReopenRun(int64_t run_id) {
+  Stmt st(db_, "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1");
+  st.Bind(1, run_id);
+  return StepDone(db_, st, "reopen run");
+}
+
+Result<int64_t> Store::BeginCase(int64_t run_id, const std::string& suite, const std::string& case_id,
+                                 const std::string& params_json) {
+  Stmt st(db_, R"sql(
+INSERT INTO case_results(run_id, suite, case_id, params_json, status) VALUES(?1, ?2, ?3, ?4, 'running')
+ON CONFLICT(run_id, case_id) DO UPDATE SET status = 'running' RETURNING id)sql");
+  st.Bind(1, run_id).Bind(2, suite).Bind(3, case_id).Bind(4, params_json);
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "store case " + case_id);
+  return st.Int(0);
+}
+
+Status Store::WriteSample(int64_t case_result_id, const Sample& s) {
+  Stmt st(db_, R"sql(
+INSERT OR REPLACE INTO samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
+  st.Bind(1, case_result_id).Bind(2, s.key).Bind(3, s.outcome).Bind(4, s.expected).Bind(5, s.extracted)
+      .Bind(6, s.latency_s).Bind(7, s.tokens);
+  return StepDone(db_, st, "store sample " + s.key);
+}
+
+Status Store::FinishCase(int64_t case_result_id, const CaseResult& o) {
+  return InTransaction(db_, [&]() -> Status {
+    Stmt up(db_, "UPDATE case_results SET status = ?1, duration_s = ?2, message = ?3 WHERE id = ?4");
+    up.Bind(1, std::string(Word(o.status))).Bind(2, o.duration_s).Bind(3, o.message).Bind(4, case_result_id);
+    if (auto s = StepDone(db_, up, "finish case"); !s) return s;
+    // A resumed case is finished again: its aggregates are replaced, its samples kept.
+    Stmt clear_metrics(db_, "DELETE FROM metrics WHERE case_result_id = ?1");
+    clear_metrics.Bind(1, case_result_id);
+    if (auto s = StepDone(db_, clear_metrics, "clear metrics"); !s) return s;
+    Stmt clear_ops(db_, "DELETE FROM op_rows WHERE case_result_id = ?1");
+    clear_ops.Bind(1, case_result_id);
+    if (auto s = StepDone(db_, clear_ops, "clear op rows"); !s) return s;
+    Stmt one(db_, R"sql(INSERT OR REPLACE INTO metrics(case_result_id, name, value, n, low, high, label)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
+    for (const auto& m : o.metrics) {
+      one.Reset();
+      one.Bind(1, case_result_id).Bind(2, m.name).Bind(3, m.value).Bind(4, m.n).Bind(5, m.low).Bind(6, m.high)
+          .Bind(7, m.label);
+      if (auto s = StepDone(db_, one, "store metric " + m.name); !s) return s;
+    }
+    Stmt op(db_, "INSERT INTO op_rows(case_result_id, op, input_shapes, calls, est_seconds) VALUES(?1, ?2, ?3, ?4, ?5)");
+    for (const auto& r : o.ops) {
+      op.Reset();
+      op.Bind(1, case_result_id).Bind(2, r.op).Bind(3, r.input_shapes).Bind(4, r.calls).Bind(5, r.est_seconds);
+      if (auto s = StepDone(db_, op, "store op row " + r.op); !s) return s;
+    }
+    return OkStatus();
+  });
+}
+
+Result<std::vector<Sample>> Store::Samples(int64_t case_result_id) {
+  Stmt st(db_, R"sql(SELECT sample_key, outcome, expected, extracted, latency_s, tokens FROM samples
+WHERE case_result_id = ?1 ORDER BY sample_key)sql");
+  st.Bind(1, case_result_id);
+  std::vector<Sample> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW)
+    out.push_back(Sample{st.Text(0), st.Text(1), st.Text(2), st.Text(3), st.Real(4), st.Int(5)});
+  if (rc != SQLITE_DONE) return DbError(db_, "read samples");
+  return out;
+}
+
+Result<std::vector<Metric>> Store::Metrics(int64_t case_result_id) {
+  Stmt st(db_, "SELECT name, value, n, low, high, label FROM metrics WHERE case_result_id = ?1 ORDER BY name");
+  st.Bind(1, case_result_id);
+  std::vector<Metric> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW)
+    out.push_back(Metric{st.Text(0), st.Real(1), st.Int(2), st.OptReal(3), st.OptReal(4), st.Text(5)});
+  if (rc != SQLITE_DONE) return DbError(db_, "read metrics");
+  return out;
+}
+
+Result<std::vector<OpRow>> Store::Ops(int64_t case_result_id) {
+  Stmt st(db_, "SELECT op, input_shapes, calls, est_seconds FROM op_rows WHERE case_result_id = ?1 ORDER BY rowid");
+  st.Bind(1, case_result_id);
+  std::vector<OpRow> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(OpRow{st.Text(0), st.Text(1), st.Int(2), st.Real(3)});
+  if (rc != SQLITE_DONE) return DbError(db_, "read op rows");
+  return out;
+}
+
+Result<std::vector<StoredCase>> Store::Cases(int64_t run_id) {
+  Stmt st(db_, R"sql(SELECT id, run_id, case_id, status, message, COALESCE(duration_s, 0) FROM case_results
+WHERE run_id = ?1 ORDER BY id)sql");
+  st.Bind(1, run_id);
+  std::vector<StoredCase> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    StoredCase c{st.Int(0), st.Int(1), {}};
+    c.result.case_id = st.Text(2);
+    c.result.status = StatusOf(st.Text(3));
+    c.result.message = st.Text(4);
+    c.result.duration_s = st.Real(5);
+    out.push_back(std::move(c));
+  }
+  if (rc != SQLITE_DONE) return DbError(db_, "read cases");
+  return out;
+}
+
+Result<RunRow> Store::Run(int64_t id) {
+  Stmt st(db_, R"sql(
+SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
+       COALESCE(r.finished_at, ''), r.status
+FROM runs r JOIN commits c ON c.id = r.commit_id
+WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql");
+  st.Bind(1, id);
+  int rc = st.Step();
+  if (rc == SQLITE_DONE)
+    return UsageError(id ? fmt::format("no run with id {} in the database", id) : "the database holds no run yet");
+  if (rc != SQLITE_ROW) return DbError(db_, "read run");
+  return RunRowOf(st);
+}
+
+Result<std::vector<HistoryRow>> Store::History(const std::string& case_id, const std::string& metric, int last_n) {
+  // The newest run per commit that has this case; commits in first-parent order
+  // (commits without an ordinal, stored without git, order by when they were first seen).
+  Stmt st(db_, R"sql(
+WITH latest AS (
+  SELECT r.commit_id, MAX(cr.id) AS case_result_id
+  FROM case_results cr JOIN runs r ON r.id = cr.run_id
+  WHERE cr.case_id = ?1 AND cr.status <> 'running'
+  GROUP BY r.commit_id
+)
+SELECT c.sha, c.first_parent_ordinal, c.subject, r.id, r.started_at, cr.status, m.value, m.n, m.low, m.high,
+       COALESCE(m.label, '')
+FROM latest l
+JOIN case_results cr ON cr.id = l.case_result_id
+JOIN runs r ON r.id = cr.run_id
+JOIN commits c ON c.id = l.commit_id
+LEFT JOIN metrics m ON m.case_result_id = cr.id AND m.name = ?2
+ORDER BY c.first_parent_ordinal IS NULL, c.first_parent_ordinal DESC, c.id DESC
+LIMIT ?3)sql");
+  st.Bind(1, case_id).Bind(2, metric).Bind(3, static_cast<int64_t>(last_n));
+  std::vector<HistoryRow> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    HistoryRow h;
+    h.sha = st.Text(0);
+    h.ordinal = st.OptInt(1);
+    h.subject = st.Text(2);
+    h.run_id = st.Int(3);
+    h.started_at = st.Text(4);
+    h.status = StatusOf(st.Text(5));
+    h.value = st.OptReal(6);
+    h.n = st.IsNull(7) ? 0 : st.Int(7);
+    h.low = st.OptReal(8);
+    h.high = st.OptReal(9);
+    h.label = st.Text(10);
+    out.push_back(std::move(h));
+  }
+  if (rc != SQLITE_DONE) return DbError(db_, "read history");
+  std::reverse(out.begin(), out.end());  // oldest first, like a log read top to bottom
+  return out;
+}
+
+namespace {
+
+Result<std::optional<CaseRef>> OneCaseRef(sqlite3* db, Stmt& st) {
+  int rc = st.Step();
+  if (rc == SQLITE_ROW) return std::optional<CaseRef>(CaseRef{st.Int(0), st.Int(1), st.Text(2), StatusOf(st.Text(3))});
+  if (rc != SQLITE_DONE) return DbError(db, "find case result");
+  return std::optional<CaseRef>();
+}
+
+}  // namespace
+
+Result<std::optional<CaseRef>> Store::NewestCaseAt(const CaseMatch& m, const std::string& sha) {
+  Stmt st(db_, R"sql(
+SELECT cr.id, r.id, c.sha, cr.status FROM case_results cr
+JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+WHERE cr.case_id = ?1 AND c.sha = ?2 AND r.id <> ?3 AND r.config_hash = ?5 AND cr.params_json = ?6
+  AND cr.status IN ('pass', 'fail') AND (?4 = 0 OR cr.status = 'pass')
+ORDER BY cr.id DESC LIMIT 1)sql");
+  st.Bind(1, m.case_id).Bind(2, sha).Bind(3, m.exclude_run).Bind(4, static_cast<int64_t>(m.passing_only))
+      .Bind(5, m.config_hash).Bind(6, m.params_json);
+  return OneCaseRef(db_, st);
+}
+
+Result<std::optional<CaseRef>> Store::NewestCaseBelowOrdinal(const CaseMatch& m, int64_t ordinal) {
+  Stmt st(db_, R"sql(
+SELECT cr.id, r.id, c.sha, cr.status FROM case_results cr
+JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+WHERE cr.case_id = ?1 AND c.first_parent_ordinal < ?2 AND r.id <> ?3 AND r.config_hash = ?5 AND cr.params_json = ?6
+  AND cr.status IN ('pass', 'fail') AND (?4 = 0 OR cr.status = 'pass')
+ORDER BY c.first_parent_ordinal DESC, cr.id DESC LIMIT 1)sql");
+  st.Bind(1, m.case_id).Bind(2, ordinal).Bind(3, m.exclude_run).Bind(4, static_cast<int64_t>(m.passing_only))
+      .Bind(5, m.config_hash).Bind(6, m.params_json);
+  return OneCaseRef(db_, st);
+}
+
+Result<std::map<std::string, std::string>> Store::CaseParams(int64_t run_id) {
+  Stmt st(db_, "SELECT case_id, params_json FROM case_results WHERE run_id = ?1");
+  st.Bind(1, run_id);
+  std::map<std::string, std::string> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out[st.Text(0)] = st.Text(1);
+  if (rc != SQLITE_DONE) return DbError(db_, "read case parameters");
+  return out;
+}
+
+Result<bool> Store::HasCaseAt(const std::string& case_id, const std::string& sha) {
+  Stmt st(db_, R"sql(
+SELECT 1 FROM case_results cr JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+WHERE cr.case_id = ?1 AND c.sha = ?2 AND cr.status <> 'running' LIMIT 1)sql");
+  st.Bind(1, case_id).Bind(2, sha);
+  int rc = st.Step();
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return DbError(db_, "find case result");
+  return rc == SQLITE_ROW;
+}
+
+Result<std::vector<std::string>> Store::KnownCases() {
+  Stmt st(db_, "SELECT DISTINCT case_id FROM case_results ORDER BY case_id");
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Text(0));
+  if (rc != SQLITE_DONE) return DbError(db_, "read case ids");
+  return out;
+}
+
+}  // namespace harness

@@ -1,0 +1,149 @@
+// The results store: one SQLite file. Versioned schema (application_id + user_version,
+// numbered migrations each in one BEGIN IMMEDIATE transaction), WAL, busy timeout,
+// prepared statements only. All SQL of the project lives in store.cc. Schema: docs/store.md.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/results/results.h"
+#include "harness/util/error.h"
+#include "harness/util/git.h"
+
+struct sqlite3;
+
+namespace harness {
+
+struct NewRun {
+  int64_t commit_id = 0;
+  std::string stack;
+  std::string config_hash;           // the run identity's hash (run/run_identity.h)
+  std::string config_json;           // the run identity itself, canonical JSON
+  std::string host;
+  std::string harness_version;
+  std::string shard = "0/1";
+};
+
+// One row of `history`: a case at a commit, newest run there.
+struct HistoryRow {
+  std::string sha;
+  std::optional<int64_t> ordinal;
+  std::string subject;
+  int64_t run_id = 0;
+  std::string started_at;
+  CaseStatus status = CaseStatus::kRunning;
+  std::optional<double> value;       // the metric, when asked for and present
+  int64_t n = 0;
+  std::optional<double> low, high;
+  std::string label;                 // the metric's word, when it is a verdict
+};
+
+struct RunRow {
+  int64_t id = 0;
+  std::string sha;
+  std::string subject;
+  std::string stack;
+  std::string config_hash;
+  std::string config_json;
+  std::string host;
+  std::string started_at;
+  std::string finished_at;
+  RunStatus status = RunStatus::kRunning;
+};
+
+// A stored case result: its row ids and the result (metrics and ops are read separately).
+struct StoredCase {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  CaseResult result;
+};
+
+// A stored case result and where it comes from.
+struct CaseRef {
+  int64_t case_result_id = 0;
+  int64_t run_id = 0;
+  std::string sha;
+  CaseStatus status = CaseStatus::kRunning;
+};
+
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 3;
+  static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
+
+  // Opens for writing, creating the file and migrating as needed. Only a missing or empty
+  // file or a harness database is accepted: anything else (another application's SQLite
+  // file, a file that is not SQLite, a newer schema) is an exit-3 error and the file is
+  // left byte-identical, because the check runs before anything is written. An empty
+  // path is a usage error (SQLite would use a temporary database and lose the results).
+  static Result<std::unique_ptr<Store>> Open(const std::filesystem::path& path);
+  // Opens an existing harness database read-only, for query commands: never creates a
+  // file, works on a file the user may only read. An older schema is migrated first when
+  // the file is writable (a short write open), else it is an exit-3 error.
+  static Result<std::unique_ptr<Store>> OpenReadOnly(const std::filesystem::path& path);
+  // Test hook: creates a database at an older schema version (migrations 1..version only).
+  static Status CreateAtVersionForTest(const std::filesystem::path& path, int version);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  int SchemaVersion();
+  const std::filesystem::path& path() const { return path_; }
+
+  Result<int64_t> UpsertCommit(const CommitInfo& c);
+  Result<int64_t> BeginRun(const NewRun& r);
+  Status FinishRun(int64_t run_id, RunStatus status);
+  // Runs of this commit that did not finish (status running), newest first, with their
+  // identity; --resume picks the one whose identity matches.
+  Result<std::vector<RunRow>> InterruptedRuns(int64_t commit_id);
+  Status ReopenRun(int64_t run_id);
+
+  // Creates the case row in status "running" (or returns the existing one on resume).
+  Result<int64_t> BeginCase(int64_t run_id, const std::string& suite, const std::string& case_id,
+                            const std::string& params_json);
+  Status WriteSample(int64_t case_result_id, const Sample& s);
+  // Status, duration, message, metrics and op rows in one transaction.
+  Status FinishCase(int64_t case_result_id, const CaseResult& result);
+
+  Result<std::vector<Sample>> Samples(int64_t case_result_id);
+  Result<std::vector<Metric>> Metrics(int64_t case_result_id);
+  Result<std::vector<OpRow>> Ops(int64_t case_result_id);
+  Result<std::vector<StoredCase>> Cases(int64_t run_id);
+  // A run by id, or the newest run when id is 0; an unknown id is a usage error.
+  Result<RunRow> Run(int64_t id);
+  // Per commit (first-parent order, newest last), the newest run's status of case_id and
+  // the metric's value; at most last_n commits.
+  Result<std::vector<HistoryRow>> History(const std::string& case_id, const std::string& metric, int last_n);
+  // Which stored results may pair with a running case: the same case, run identity and
+  // parameter row, leaving out the running run itself.
+  struct CaseMatch {
+    std::string case_id;
+    std::string config_hash;
+    std::string params_json;
+    int64_t exclude_run = 0;
+    bool passing_only = false;
+  };
+  // The newest finished matching result at commit sha.
+  Result<std::optional<CaseRef>> NewestCaseAt(const CaseMatch& match, const std::string& sha);
+  // The same over every commit whose first-parent ordinal is below `ordinal`, newest first.
+  Result<std::optional<CaseRef>> NewestCaseBelowOrdinal(const CaseMatch& match, int64_t ordinal);
+  // The parameter row a run stored for each of its cases: case id -> params_json.
+  Result<std::map<std::string, std::string>> CaseParams(int64_t run_id);
+  // Whether any finished result of case_id exists at commit sha (under any identity).
+  Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);
+  // Every case id ever stored, sorted (for "unknown case" messages).
+  Result<std::vector<std::string>> KnownCases();
+
+ private:
+  Store(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
+  static Result<std::unique_ptr<Store>> OpenWith(const std::filesystem::path& path, bool read_only);
+  sqlite3* db_;
+  std::filesystem::path path_;
+};
+
+}  // namespace harness

@@ -1,0 +1,145 @@
+#include "harness/store/store.h"
+
+#include <sqlite3.h>
+
+#include <gtest/gtest.h>
+
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using testing_util::TempDir;
+
+int64_t AddRun(Store& s, const std::string& sha, int64_t ordinal) {
+  int64_t c = *s.UpsertCommit({sha, {}, ordinal, 1700000000, "subject " + sha});
+  return *s.BeginRun({c, "refstack", "h", "{}", "host", "0.1.0"});
+}
+
+TEST(Store, WritesAndReadsBackACase) {
+  TempDir dir;
+  auto store = Store::Open(dir / "h.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  int64_t run = AddRun(**store, "aaa", 1);
+  int64_t cr = *(*store)->BeginCase(run, "gsm8k", "gsm8k/test_x_0", R"({"m":1})");
+  ASSERT_TRUE((*store)->WriteSample(cr, {"7", "correct", "18", "18", 0.5, 12}).ok());
+  CaseResult o{"gsm8k/test_x_0", CaseStatus::kPass, 1.5, "", {{"accuracy", 0.9, 1319, 0.88, 0.92}},
+               {{"aten.mm.default", "[1, 2]", 3, 0.1}}};
+  ASSERT_TRUE((*store)->FinishCase(cr, o).ok());
+  auto samples = *(*store)->Samples(cr);
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].extracted, "18");
+  EXPECT_EQ(samples[0].tokens, 12);
+  auto metrics = *(*store)->Metrics(cr);
+  ASSERT_EQ(metrics.size(), 1u);
+  EXPECT_EQ(metrics[0].n, 1319);
+  EXPECT_DOUBLE_EQ(*metrics[0].low, 0.88);
+  auto ops = *(*store)->Ops(cr);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0], (OpRow{"aten.mm.default", "[1, 2]", 3, 0.1}));
+  auto cases = *(*store)->Cases(run);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].result.status, CaseStatus::kPass);
+}
+
+TEST(Store, HistoryIsInFirstParentOrderWithTheNewestRunPerCommit) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  // Stored out of order on purpose: ordinal decides, not insertion.
+  for (auto [sha, ord, value] : {std::tuple{"c3", 3, 0.7}, {"c1", 1, 0.9}, {"c2", 2, 0.8}, {"c3", 3, 0.6}}) {
+    int64_t run = AddRun(*store, sha, ord);
+    int64_t cr = *store->BeginCase(run, "s", "s/t_0", "{}");
+    ASSERT_TRUE(store->FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", value, 0, {}, {}}}, {}}).ok());
+  }
+  auto rows = *store->History("s/t_0", "m", 10);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].sha, "c1");
+  EXPECT_EQ(rows[2].sha, "c3");
+  EXPECT_DOUBLE_EQ(*rows[2].value, 0.6) << "the newest run at a commit wins";
+  auto last2 = *store->History("s/t_0", "m", 2);
+  ASSERT_EQ(last2.size(), 2u);
+  EXPECT_EQ(last2[0].sha, "c2");
+}
+
+TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
+  for (int v = 0; v < Store::kSchemaVersion; ++v) {
+    SCOPED_TRACE("from version " + std::to_string(v));
+    TempDir dir;
+    auto path = dir / "old.db";
+    ASSERT_TRUE(Store::CreateAtVersionForTest(path, v).ok());
+    if (v >= 1) {  // data written by a version-1 binary must survive the migration
+      sqlite3* db = nullptr;
+      ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+      ASSERT_EQ(sqlite3_exec(db,
+                             "INSERT INTO commits(sha) VALUES('old');"
+                             "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
+                             " VALUES(1, 'refstack', 'h', '{}', 'x', '0.0.1', '2026-01-01T00:00:00Z', 'passed');"
+                             "INSERT INTO case_results(run_id, suite, case_id, params_json, status) VALUES(1, 's', 's/t_0', '{}', 'pass');",
+                             nullptr, nullptr, nullptr),
+                SQLITE_OK);
+      sqlite3_close(db);
+    }
+    auto store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    EXPECT_EQ((*store)->SchemaVersion(), Store::kSchemaVersion);
+    if (v >= 1) {
+      auto rows = *(*store)->History("s/t_0", "", 5);
+      ASSERT_EQ(rows.size(), 1u);
+      EXPECT_EQ(rows[0].sha, "old");
+    }
+    // The newest tables work after migrating.
+    int64_t run = AddRun(**store, "new", 2);
+    int64_t cr = *(*store)->BeginCase(run, "s", "s/t_0", "{}");
+    EXPECT_TRUE((*store)->WriteSample(cr, {"1", "correct", "1", "1", 0, 0}).ok());
+  }
+}
+
+TEST(Store, RefusesANewerSchemaWithAnInfraError) {
+  TempDir dir;
+  auto path = dir / "new.db";
+  { ASSERT_TRUE(Store::Open(path).ok()); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto store = Store::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.error().code, ExitCode::kInfra);
+  EXPECT_NE(store.error().message.find("newer"), std::string::npos);
+}
+
+TEST(Store, UnwritablePathIsAnInfraError) {
+  auto store = Store::Open("/nonexistent-dir/sub/h.db");
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.error().code, ExitCode::kInfra);
+}
+
+TEST(Store, ForeignFileIsRefused) {
+  TempDir dir;
+  auto path = dir / "other.db";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE x(a); PRAGMA user_version = 1;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto store = Store::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.error().message.find("not a harness database"), std::string::npos);
+}
+
+TEST(Store, ResumeFindsTheInterruptedRunOfTheSameConfig) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  int64_t c = *store->UpsertCommit({"abc", {}, 1, {}, ""});
+  int64_t done = *store->BeginRun({c, "refstack", "h1", "{}", "x", "v"});
+  ASSERT_TRUE(store->FinishRun(done, RunStatus::kPass).ok());
+  int64_t killed = *store->BeginRun({c, "refstack", "h1", "{}", "x", "v"});
+  auto runs = *store->InterruptedRuns(c);
+  ASSERT_EQ(runs.size(), 1u) << "the finished run is not resumable";
+  EXPECT_EQ(runs[0].id, killed);
+  EXPECT_EQ(runs[0].config_hash, "h1");
+  ASSERT_TRUE(store->FinishRun(killed, RunStatus::kFail).ok());
+  EXPECT_TRUE(store->InterruptedRuns(c)->empty());
+}
+
+}  // namespace
+}  // namespace harness

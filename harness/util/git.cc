@@ -1,0 +1,73 @@
+#include "harness/util/git.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/util/subprocess.h"
+
+namespace harness {
+
+bool IsHexSha(std::string_view s) {
+  if (s.size() < 7 || s.size() > 64) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+  return true;
+}
+namespace {
+
+Result<std::string> Git(const std::filesystem::path& repo, std::vector<std::string> args) {
+  std::vector<std::string> argv = {"git", "-C", repo.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = RunProcess(argv, {.timeout_s = 60});
+  if (!r) return r.error();
+  if (r->exit_code != 0) {
+    std::string err = r->err;
+    while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();
+    return UsageError(fmt::format("git {}: {}", args.front(), err.empty() ? "failed" : err));
+  }
+  std::string out = r->out;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+bool LooksLikeOption(const std::string& rev) { return !rev.empty() && rev[0] == '-'; }
+
+}  // namespace
+
+Result<CommitInfo> ReadCommit(const std::filesystem::path& repo, const std::string& rev) {
+  if (LooksLikeOption(rev)) return UsageError(fmt::format("'{}' is not a commit", rev));
+  auto sha = Git(repo, {"rev-parse", "--verify", "--end-of-options", rev + "^{commit}"});
+  if (!sha) return sha.error();
+  auto meta = Git(repo, {"log", "-1", "--format=%P%x00%at%x00%s", *sha});
+  if (!meta) return meta.error();
+  auto count = Git(repo, {"rev-list", "--first-parent", "--count", *sha});
+  if (!count) return count.error();
+  CommitInfo c;
+  c.sha = *sha;
+  std::vector<std::string> fields;
+  std::string field;
+  std::istringstream in(*meta);
+  while (std::getline(in, field, '\0')) fields.push_back(field);
+  if (fields.size() < 2) return InfraError("git log: unexpected output for " + *sha);
+  std::istringstream parents(fields[0]);
+  for (std::string p; parents >> p;) c.parents.push_back(p);
+  c.author_time = std::stoll(fields[1]);
+  c.subject = fields.size() > 2 ? fields[2] : "";
+  c.first_parent_ordinal = std::stoll(*count);
+  return c;
+}
+
+Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::path& repo, const std::string& rev,
+                                                      int max_count) {
+  if (LooksLikeOption(rev)) return UsageError(fmt::format("'{}' is not a commit", rev));
+  auto out = Git(repo, {"rev-list", "--first-parent", "--skip=1", fmt::format("--max-count={}", max_count),
+                        "--end-of-options", rev});
+  if (!out) return out.error();
+  std::vector<std::string> shas;
+  std::istringstream in(*out);
+  for (std::string s; in >> s;) shas.push_back(s);
+  return shas;
+}
+
+}  // namespace harness

@@ -1,0 +1,33 @@
+// Commit identity from git, by argv (never a shell): sha, parents, author time, subject
+// and the first-parent ordinal that orders history without a checkout.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/util/error.h"
+
+namespace harness {
+
+struct CommitInfo {
+  std::string sha;
+  std::vector<std::string> parents;
+  std::optional<int64_t> first_parent_ordinal;  // commits on the first-parent chain before it
+  std::optional<int64_t> author_time;           // unix seconds
+  std::string subject;
+};
+
+// 7 to 64 hex digits: what a commit id looks like when no repository can vouch for it.
+bool IsHexSha(std::string_view s);
+
+// Resolves rev (HEAD, a sha, a branch) in repo and reads its metadata.
+Result<CommitInfo> ReadCommit(const std::filesystem::path& repo, const std::string& rev);
+// The first-parent ancestors of rev (itself excluded), newest first, at most max_count.
+Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::path& repo, const std::string& rev,
+                                                      int max_count);
+
+}  // namespace harness

@@ -1,0 +1,161 @@
+#include "harness/util/json_file.h"
+
+#include <algorithm>
+
+#include "harness/util/suggest.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace harness {
+
+std::pair<int, int> LineColumnOf(const std::string& text, std::size_t byte_offset) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < byte_offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+Result<Json> ParseJson(const std::string& text, const std::string& origin) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // nlohmann reports the 1-based byte index of the offending character.
+    std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    auto [line, col] = LineColumnOf(text, offset);
+    std::string what = e.what();
+    // Strip nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: ".
+    if (auto pos = what.find(": "); pos != std::string::npos && what.rfind("[json.exception", 0) == 0) {
+      what = what.substr(pos + 2);
+    }
+    return UsageError(fmt::format("{}:{}:{}: {}", origin, line, col, what));
+  }
+}
+
+Result<Json> ReadJsonFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return UsageError(fmt::format("{}: cannot open file", path.string()));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ParseJson(ss.str(), path.string());
+}
+
+JsonObject::JsonObject(const Json& j, std::string origin, std::string path)
+    : j_(j), origin_(std::move(origin)), path_(std::move(path)) {}
+
+std::string JsonObject::PathOf(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+Error JsonObject::FieldError(const std::string& key, const std::string& what) const {
+  return UsageError(fmt::format("{}: {}: {}", origin_, PathOf(key), what));
+}
+
+bool JsonObject::Has(const std::string& key) const { return Find(key) != nullptr; }
+
+const Json* JsonObject::Find(const std::string& key) const {
+  if (!j_.is_object()) return nullptr;
+  auto it = j_.find(key);
+  return it == j_.end() ? nullptr : &*it;
+}
+
+Result<std::string> JsonObject::String(const std::string& key) const {
+  const Json* v = Find(key);
+  if (!v) return FieldError(key, "missing field (expected a string)");
+  if (!v->is_string()) return FieldError(key, "expected a string");
+  return v->get<std::string>();
+}
+
+Result<int64_t> JsonObject::Int(const std::string& key) const {
+  const Json* v = Find(key);
+  if (!v) return FieldError(key, "missing field (expected an integer)");
+  if (!v->is_number_integer()) return FieldError(key, "expected an integer");
+  return v->get<int64_t>();
+}
+
+Result<double> JsonObject::Number(const std::string& key) const {
+  const Json* v = Find(key);
+  if (!v) return FieldError(key, "missing field (expected a number)");
+  if (!v->is_number()) return FieldError(key, "expected a number");
+  return v->get<double>();
+}
+
+Result<bool> JsonObject::Bool(const std::string& key) const {
+  const Json* v = Find(key);
+  if (!v) return FieldError(key, "missing field (expected true or false)");
+  if (!v->is_boolean()) return FieldError(key, "expected true or false");
+  return v->get<bool>();
+}
+
+Result<std::vector<int64_t>> JsonObject::IntList(const std::string& key) const {
+  const Json* v = Find(key);
+  if (!v) return FieldError(key, "missing field (expected a list of integers)");
+  if (!v->is_array()) return FieldError(key, "expected a list of integers");
+  std::vector<int64_t> out;
+  for (const auto& e : *v) {
+    if (!e.is_number_integer()) return FieldError(key, "expected a list of integers");
+    out.push_back(e.get<int64_t>());
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> JsonObject::StringList(const std::string& key) const {
+  const Json* v = Find(key);
+  if (!v) return FieldError(key, "missing field (expected a list of strings)");
+  if (!v->is_array()) return FieldError(key, "expected a list of strings");
+  std::vector<std::string> out;
+  for (const auto& e : *v) {
+    if (!e.is_string()) return FieldError(key, "expected a list of strings");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+Result<std::string> JsonObject::String(const std::string& key, const std::string& fallback) const {
+  return Has(key) ? String(key) : Result<std::string>(fallback);
+}
+Result<int64_t> JsonObject::Int(const std::string& key, int64_t fallback) const {
+  return Has(key) ? Int(key) : Result<int64_t>(fallback);
+}
+Result<double> JsonObject::Number(const std::string& key, double fallback) const {
+  return Has(key) ? Number(key) : Result<double>(fallback);
+}
+Result<bool> JsonObject::Bool(const std::string& key, bool fallback) const {
+  return Has(key) ? Bool(key) : Result<bool>(fallback);
+}
+
+std::string DumpJson(const Json& j, int indent) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
+
+Status JsonObject::RequireVersion(int version) const {
+  auto v = Int("format_version");
+  if (!v) return v.error();
+  if (*v != version)
+    return FieldError("format_version", fmt::format("unsupported version {} (this binary reads {})", *v, version));
+  return OkStatus();
+}
+
+Status JsonObject::KnownKeys(const std::vector<std::string>& known) const {
+  if (!j_.is_object()) return OkStatus();
+  for (const auto& [key, value] : j_.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    return FieldError(key, "unknown field" + DidYouMean(key, known));
+  }
+  return OkStatus();
+}
+
+Result<JsonObject> JsonObject::Object(const std::string& key) const {
+  const Json* v = Find(key);
+  if (!v) return FieldError(key, "missing field (expected an object)");
+  if (!v->is_object()) return FieldError(key, "expected an object");
+  return JsonObject(*v, origin_, PathOf(key));
+}
+
+}  // namespace harness

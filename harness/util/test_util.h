@@ -1,0 +1,94 @@
+// Helpers for tests: temporary folders, running the built harness binary, writing files.
+#pragma once
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "harness/util/subprocess.h"
+
+namespace harness::testing_util {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "harness-test-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& p) const { return path_ / p; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void WriteFile(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+inline std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs the real binary (HARNESS_BINARY) with args; HARNESS_ROOT points at the source tree.
+inline ProcessResult RunHarness(const std::vector<std::string>& args, const ProcessOptions& extra = {}) {
+  std::vector<std::string> argv = {HARNESS_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProcessOptions o = extra;
+  o.env.emplace_back("HARNESS_ROOT", HARNESS_SOURCE_ROOT);
+  if (o.timeout_s == 0) o.timeout_s = 300;
+  auto r = RunProcess(argv, o);
+  return r.ok() ? *r : ProcessResult{};
+}
+
+// Starts the real binary in the background with stdout and stderr to /dev/null, for
+// tests that kill it mid-run. Returns the child's pid (-1 if fork failed).
+inline pid_t SpawnHarness(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+  std::vector<char*> argv;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
+  execv(argv[0], argv.data());
+  _exit(127);
+}
+
+// A git repository with `n` commits (subjects "commit 1".."commit n"); returns shas oldest first.
+inline std::vector<std::string> MakeGitRepo(const std::filesystem::path& dir, int n) {
+  std::vector<std::string> shas;
+  ProcessOptions o{.cwd = dir,
+                   .env = {{"GIT_AUTHOR_NAME", "t"}, {"GIT_AUTHOR_EMAIL", "t@example.invalid"},
+                           {"GIT_COMMITTER_NAME", "t"}, {"GIT_COMMITTER_EMAIL", "t@example.invalid"},
+                           {"GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"}, {"GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z"}}};
+  std::filesystem::create_directories(dir);
+  (void)RunProcess({"git", "init", "-q", "-b", "main"}, o);
+  for (int i = 1; i <= n; ++i) {
+    WriteFile(dir / "file.txt", std::to_string(i));
+    (void)RunProcess({"git", "add", "file.txt"}, o);
+    (void)RunProcess({"git", "commit", "-q", "-m", "commit " + std::to_string(i)}, o);
+    auto r = RunProcess({"git", "rev-parse", "HEAD"}, o);
+    std::string sha = r.ok() ? r->out : "";
+    while (!sha.empty() && sha.back() == '\n') sha.pop_back();
+    shas.push_back(sha);
+  }
+  return shas;
+}
+
+}  // namespace harness::testing_util

@@ -1,0 +1,22 @@
+// The harness version and one named constant per file format and output it reads or
+// writes: its reader checks it, its writer writes it and `harness version` prints it.
+#pragma once
+
+namespace harness {
+
+inline constexpr const char* kHarnessVersion = "0.2.0";
+
+inline constexpr int kSuiteTableFormat = 1;      // suites/*.json
+inline constexpr int kStackConfigFormat = 1;     // --stack-config
+inline constexpr int kCatalogueFormat = 1;       // golden/regressions.json
+inline constexpr int kGoldenOpsFormat = 1;       // golden/ops/**.json
+inline constexpr int kDeviceProfileFormat = 1;   // golden/devices/*.json
+inline constexpr int kSimProfileFormat = 1;      // golden/sim/*.json
+inline constexpr int kExecProtocolFormat = 1;    // the exec stack's stdin/stdout JSON
+inline constexpr int kPerfTableFormat = 1;       // the performance table as JSON
+inline constexpr int kRunSummaryFormat = 1;      // harness run --format json
+inline constexpr int kHistoryFormat = 1;         // harness history --format json
+inline constexpr int kRunIdentityFormat = 1;     // runs.config_json
+inline constexpr int kHtmlReportFormat = 1;      // harness report (HTML)
+
+}  // namespace harness

@@ -1,0 +1,64 @@
+#include "reports/run_summary.h"
+
+#include <fmt/format.h>
+
+#include "harness/util/versions.h"
+
+namespace harness::reports {
+
+std::string KeyDetail(const CaseResult& c) {
+  if (!c.message.empty()) {  // a failure, or a passing case's note (an AT-RISK verdict)
+    std::string first = c.message.substr(0, c.message.find('\n'));
+    // "file:line: message" -> message: the location is in the store and the JUnit file.
+    if (auto p = first.find(": "); p != std::string::npos && first.find(':') < p) first = first.substr(p + 2);
+    return first.size() > 100 ? first.substr(0, 97) + "..." : first;
+  }
+  if (!c.metrics.empty()) {
+    const auto& m = c.metrics.front();
+    std::string d = fmt::format("{}={:.4g}", m.name, m.value);
+    if (m.low && m.high) d += fmt::format(" [{:.4g}, {:.4g}]", *m.low, *m.high);
+    return d;
+  }
+  return "";
+}
+
+Json MetricsJson(const std::vector<Metric>& metrics) {
+  Json out = Json::array();
+  for (const auto& m : metrics) {
+    Json mj{{"name", m.name}, {"value", m.value}, {"n", m.n}};
+    if (m.low) mj["low"] = *m.low;
+    if (m.high) mj["high"] = *m.high;
+    if (!m.label.empty()) mj["verdict"] = m.label;
+    out.push_back(mj);
+  }
+  return out;
+}
+
+Json RunSummaryJson(int64_t run_id, const std::string& commit, const std::vector<CaseResult>& cases) {
+  Json j;
+  j["format_version"] = kRunSummaryFormat;
+  j["run_id"] = run_id;
+  j["commit"] = commit;
+  j["cases"] = Json::array();
+  for (const auto& c : cases) {
+    Json cj{{"id", c.case_id}, {"status", Word(c.status)}, {"message", c.message}, {"duration_s", c.duration_s}};
+    cj["metrics"] = MetricsJson(c.metrics);
+    j["cases"].push_back(cj);
+  }
+  const StatusCounts counts = CountStatuses(cases);
+  j["summary"] = {{"pass", counts.pass}, {"fail", counts.fail}, {"error", counts.error}, {"skip", counts.skip}};
+  j["status"] = Word(counts.Overall());
+  return j;
+}
+
+std::string RunSummaryText(const std::vector<CaseResult>& cases) {
+  std::size_t width = 4;
+  for (const auto& c : cases) width = std::max(width, c.case_id.size());
+  std::string out = fmt::format("{:<6}  {:<{}}  {}\n", "STATUS", "CASE", width, "DETAIL");
+  for (const auto& c : cases) out += fmt::format("{:<6}  {:<{}}  {}\n", Label(c.status), c.case_id, width, KeyDetail(c));
+  const StatusCounts n = CountStatuses(cases);
+  out += fmt::format("{} passed, {} failed, {} errors, {} skipped\n", n.pass, n.fail, n.error, n.skip);
+  return out;
+}
+
+}  // namespace harness::reports

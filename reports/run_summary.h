@@ -1,0 +1,21 @@
+// The end-of-run summary of `harness run`: a table (status, case, the key detail) for a
+// terminal, or JSON (format kRunSummaryFormat) for scripts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/results/results.h"
+#include "harness/util/json_file.h"
+
+namespace harness::reports {
+
+// The one line a person reads first: a failure's or note's first line, else the first metric.
+std::string KeyDetail(const CaseResult& c);
+std::string RunSummaryText(const std::vector<CaseResult>& cases);
+Json RunSummaryJson(int64_t run_id, const std::string& commit, const std::vector<CaseResult>& cases);
+// Metrics as JSON objects: name, value, n, interval and the verdict word when there is one.
+Json MetricsJson(const std::vector<Metric>& metrics);
+
+}  // namespace harness::reports
