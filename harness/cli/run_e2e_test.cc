@@ -21,8 +21,13 @@ using testing_util::RunHarness;
 using testing_util::TempDir;
 using testing_util::WriteFile;
 
+// A selftest suite table (format 2: every parameter the selftest reads is declared).
 std::string SelftestTable(const std::string& rows) {
-  return R"({"format_version": 1, "suite": "selftest", "nightly": true, "tests": {"test_outcome": [)" + rows + "]}}";
+  return R"({"format_version": 2, "suite": "selftest", "nightly": true,
+ "params": {"outcome": {"type": "string"}, "metric": {"type": "number"}, "samples": {"type": "int"},
+            "ops": {"type": "int"}, "sleep_ms": {"type": "int"}, "report_baseline": {"type": "bool"},
+            "note": {"type": "string"}, "state_file": {"type": "string"}},
+ "tests": {"test_outcome": [)" + rows + "]}}";
 }
 
 TEST(RunE2E, StoresEveryCaseWithMetricsSamplesAndOps) {
@@ -167,10 +172,21 @@ TEST(RunE2E, BadInputExitsTwoWithAClearMessage) {
   EXPECT_NE(malformed.err.find("selftest.json:3:"), std::string::npos) << malformed.err;
 
   WriteFile(dir / "suites/selftest.json",
-            R"({"format_version": 1, "suite": "selftest", "tests": {"test_missing_in_binary": [{}]}})");
+            R"({"format_version": 2, "suite": "selftest", "params": {}, "tests": {"test_missing_in_binary": [{}]}})");
   auto missing = RunHarness({"run", "--suites-dir", suites, "--db", db, "--commit", "abcdef0"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("tests.test_missing_in_binary"), std::string::npos) << missing.err;
+
+  // A wrongly typed or misspelt parameter is an input error before any case runs.
+  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass", "samples": "many"})"));
+  auto mistyped = RunHarness({"run", "--suites-dir", suites, "--db", db, "--commit", "abcdef0"});
+  EXPECT_EQ(mistyped.exit_code, 2);
+  EXPECT_NE(mistyped.err.find("tests.test_outcome[0].samples: expected an integer"), std::string::npos) << mistyped.err;
+  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass", "sampels": 3})"));
+  auto typo = RunHarness({"run", "--suites-dir", suites, "--db", db, "--commit", "abcdef0"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("(did you mean 'samples'?)"), std::string::npos) << typo.err;
+  EXPECT_FALSE(std::filesystem::exists(db)) << "no input error may create or write the database";
 }
 
 TEST(RunE2E, UnwritableDatabaseExitsThree) {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "harness/util/suggest.h"
 #include "harness/util/versions.h"
 
 #include "harness/run/suite_table.h"
@@ -36,6 +38,73 @@ void InstallSuiteTables(const std::vector<SuiteTable>& tables) {
     for (const auto& [test, rows] : t.tests) Registry()[t.suite + "/" + test] = rows;
 }
 
+namespace {
+
+// One declared parameter: its JSON type and, for numbers, its range.
+struct ParamSpec {
+  std::string type;  // int | number | string | bool | string_list | object | object_list
+  double min = 0, max = 0;
+};
+
+const std::vector<std::string> kParamTypes = {"int", "number", "string", "bool", "string_list", "object", "object_list"};
+
+Result<std::map<std::string, ParamSpec>> ReadParamSpecs(const JsonObject& table) {
+  auto params = table.Object("params");
+  if (!params) return params.error();
+  std::map<std::string, ParamSpec> specs;
+  for (const auto& [name, decl] : params->json().items()) {
+    JsonObject d(decl, table.origin(), params->PathOf(name));
+    if (!decl.is_object()) return params->FieldError(name, "expected {\"type\": ...}");
+    if (auto k = d.KnownKeys({"type", "min", "max", "doc"}); !k) return k.error();
+    ParamSpec spec;
+    auto type = d.String("type");
+    if (!type) return type.error();
+    if (std::find(kParamTypes.begin(), kParamTypes.end(), *type) == kParamTypes.end())
+      return d.FieldError("type", fmt::format("unknown type '{}'{}", *type, DidYouMean(*type, kParamTypes)));
+    spec.type = *type;
+    // Integers default to the 32-bit range the suites read them into.
+    const bool is_int = spec.type == "int";
+    auto min = d.Number("min", is_int ? -2147483648.0 : -1e308);
+    auto max = d.Number("max", is_int ? 2147483647.0 : 1e308);
+    if (!min) return min.error();
+    if (!max) return max.error();
+    spec.min = *min;
+    spec.max = *max;
+    specs[name] = spec;
+  }
+  return specs;
+}
+
+// Checks every key of a row (or the defaults) against the declared parameters.
+Status CheckParams(const Json& row, const std::map<std::string, ParamSpec>& specs, const JsonObject& where) {
+  std::vector<std::string> names;
+  for (const auto& [name, spec] : specs) names.push_back(name);
+  for (const auto& [key, v] : row.items()) {
+    auto it = specs.find(key);
+    if (it == specs.end()) return where.FieldError(key, "unknown parameter" + DidYouMean(key, names));
+    const ParamSpec& spec = it->second;
+    bool ok = false;
+    if (spec.type == "int") ok = v.is_number_integer();
+    else if (spec.type == "number") ok = v.is_number();
+    else if (spec.type == "string") ok = v.is_string();
+    else if (spec.type == "bool") ok = v.is_boolean();
+    else if (spec.type == "object") ok = v.is_object();
+    else if (spec.type == "string_list" || spec.type == "object_list") {
+      ok = v.is_array();
+      for (const auto& e : v) ok = ok && (spec.type == "string_list" ? e.is_string() : e.is_object());
+    }
+    if (!ok) return where.FieldError(key, fmt::format("expected {}", spec.type == "int" ? "an integer" : spec.type));
+    if (v.is_number()) {
+      const double x = v.get<double>();
+      if (x < spec.min || x > spec.max)
+        return where.FieldError(key, fmt::format("must be in [{}, {}], got {}", spec.min, spec.max, v.dump()));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 static bool IsIdentifier(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s)
@@ -49,6 +118,9 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
   const std::string origin = file.string();
   if (!j->is_object()) return UsageError(origin + ": a suite table is a JSON object");
   JsonObject o(*j, origin);
+  if (o.Int("format_version", 0).ok() && *o.Int("format_version", 0) == 1)
+    return o.FieldError("format_version", "format 1 tables declare no parameter types; add a \"params\" section and "
+                                          "set format_version 2 (docs/suites.md)");
   if (auto v = o.RequireVersion(kSuiteTableFormat); !v) return v.error();
   SuiteTable t;
   t.path = origin;
@@ -64,10 +136,17 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
   auto nightly = o.Bool("nightly", false);
   if (!nightly) return nightly.error();
   t.nightly = *nightly;
+  if (auto k = o.KnownKeys({"format_version", "suite", "description", "nightly", "params", "defaults", "tests"}); !k)
+    return k.error();
+  // Every parameter is declared with its type, so a typo or a wrongly typed value is an
+  // input error naming file and field before any case runs, never a silent default.
+  auto specs = ReadParamSpecs(o);
+  if (!specs) return specs.error();
   Json defaults = Json::object();
   if (o.Has("defaults")) {
     auto d = o.Object("defaults");
     if (!d) return d.error();
+    if (auto c = CheckParams(d->json(), *specs, *d); !c) return c.error();
     defaults = d->json();
   }
   auto tests = o.Object("tests");
@@ -81,6 +160,8 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!rows[i].is_object())
         return UsageError(fmt::format("{}: {}[{}]: expected an object of parameters", origin, path, i));
+      if (auto c = CheckParams(rows[i], *specs, JsonObject(rows[i], origin, fmt::format("{}[{}]", path, i))); !c)
+        return c.error();
       Json merged = defaults;
       merged.update(rows[i]);
       params.push_back(CaseParam{t.suite, name, static_cast<int>(i), merged, origin});

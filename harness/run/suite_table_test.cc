@@ -12,7 +12,8 @@ using testing_util::WriteFile;
 
 TEST(SuiteTable, RowsMergeOverDefaultsAndGetPytestStyleIds) {
   TempDir dir;
-  WriteFile(dir / "sp.json", R"({"format_version": 1, "suite": "sp", "nightly": true,
+  WriteFile(dir / "sp.json", R"({"format_version": 2, "suite": "sp", "nightly": true,
+    "params": {"model": {"type": "string"}, "tp_size": {"type": "int", "min": 1, "max": 64}},
     "defaults": {"model": "Qwen/Qwen3-32B", "tp_size": 1},
     "tests": {"test_seq": [{"tp_size": 2}, {"tp_size": 4, "model": "other"}]}})");
   auto tables = LoadSuiteTables(dir.path());
@@ -39,16 +40,55 @@ TEST(SuiteTable, MalformedJsonNamesFileLineColumn) {
 
 TEST(SuiteTable, SemanticErrorsNameTheField) {
   TempDir dir;
-  WriteFile(dir / "x.json", R"({"format_version": 1, "suite": "x", "tests": {"t": [1]}})");
+  WriteFile(dir / "x.json", R"({"format_version": 2, "suite": "x", "params": {}, "tests": {"t": [1]}})");
   auto t = LoadSuiteTable(dir / "x.json");
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.error().message.find("tests.t[0]: expected an object"), std::string::npos) << t.error().message;
-  WriteFile(dir / "y.json", R"({"format_version": 2, "suite": "y", "tests": {}})");
+  WriteFile(dir / "y.json", R"({"format_version": 3, "suite": "y", "params": {}, "tests": {}})");
   auto v = LoadSuiteTable(dir / "y.json");
   ASSERT_FALSE(v.ok());
-  EXPECT_NE(v.error().message.find("unsupported version 2"), std::string::npos);
-  WriteFile(dir / "z.json", R"({"format_version": 1, "suite": "other", "tests": {}})");
+  EXPECT_NE(v.error().message.find("unsupported version 3"), std::string::npos);
+  WriteFile(dir / "old.json", R"({"format_version": 1, "suite": "old", "tests": {}})");
+  auto old = LoadSuiteTable(dir / "old.json");
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(old.error().message.find("declare"), std::string::npos) << old.error().message;
+  WriteFile(dir / "z.json", R"({"format_version": 2, "suite": "other", "params": {}, "tests": {}})");
   EXPECT_FALSE(LoadSuiteTable(dir / "z.json").ok()) << "suite must match the file name";
+}
+
+// Parameters are declared with types: a typo, a wrong type or an out-of-range integer is
+// an input error naming file and field before any case runs (never a silent default).
+TEST(SuiteTable, UndeclaredMistypedAndOutOfRangeParametersAreErrors) {
+  TempDir dir;
+  auto load = [&](const std::string& row) {
+    WriteFile(dir / "sp.json", R"({"format_version": 2, "suite": "sp",
+      "params": {"disable_repetition": {"type": "bool"}, "quant": {"type": "string"},
+                 "query_len": {"type": "int", "min": 1, "max": 4096}, "batch": {"type": "int"},
+                 "stop": {"type": "string_list"}},
+      "tests": {"t": [{}, )" + row + "]}}");
+    return LoadSuiteTable(dir / "sp.json");
+  };
+  ASSERT_TRUE(load(R"({"quant": "fp8", "query_len": 64, "stop": ["Q:"]})").ok());
+  auto typo = load(R"({"disable_repetiton": true})");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().message,
+            (dir / "sp.json").string() +
+                ": tests.t[1].disable_repetiton: unknown parameter (did you mean 'disable_repetition'?)");
+  auto list = load(R"({"quant": [1, 2]})");
+  ASSERT_FALSE(list.ok());
+  EXPECT_NE(list.error().message.find("tests.t[1].quant: expected string"), std::string::npos) << list.error().message;
+  auto text = load(R"({"query_len": "abc"})");
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.error().message.find("tests.t[1].query_len: expected an integer"), std::string::npos);
+  auto big = load(R"({"batch": 99999999999999})");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("tests.t[1].batch: must be in [-2147483648, 2147483647], got 99999999999999"),
+            std::string::npos)
+      << big.error().message;
+  auto low = load(R"({"query_len": 0})");
+  ASSERT_FALSE(low.ok());
+  EXPECT_NE(low.error().message.find("must be in [1, 4096], got 0"), std::string::npos) << low.error().message;
+  EXPECT_FALSE(load(R"({"stop": ["a", 1]})").ok());
 }
 
 }  // namespace

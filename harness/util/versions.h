@@ -6,7 +6,7 @@ namespace harness {
 
 inline constexpr const char* kHarnessVersion = "0.2.0";
 
-inline constexpr int kSuiteTableFormat = 1;      // suites/*.json
+inline constexpr int kSuiteTableFormat = 2;      // suites/*.json (2: declared params)
 inline constexpr int kStackConfigFormat = 1;     // --stack-config
 inline constexpr int kCatalogueFormat = 1;       // golden/regressions.json
 inline constexpr int kGoldenOpsFormat = 1;       // golden/ops/**.json
