@@ -35,6 +35,7 @@ Gsm8kEvalOptions EvalOptions(const JsonObject& p, const std::string& case_id) {
   c.max_in_flight = static_cast<int>(ValueOrThrow(p.Int("max_in_flight")));
   c.timeout_s = ValueOrThrow(p.Number("timeout_s"));
   c.max_attempts = static_cast<int>(ValueOrThrow(p.Int("max_attempts")));
+  c.max_response_bytes = ValueOrThrow(p.Int("max_response_bytes"));
   return o;
 }
 

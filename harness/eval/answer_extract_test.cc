@@ -57,6 +57,15 @@ TEST(ExtractAnswer, KeepsTheSign) {
   EXPECT_EQ(Extract("He owes -$5."), "-5");
 }
 
+// "$-5" after the marker must be read whole: without the "$-5" step in NumberAt the strict
+// rule sees no number at "$", falls back to the last number and answers 7.
+TEST(ExtractAnswer, StrictMarkerReadsDollarThenSign) {
+  auto a = ExtractAnswer("#### $-5\nThen 7 more.");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->number, "-5");
+  EXPECT_EQ(a->rule, ExtractionRule::kStrict);
+}
+
 TEST(ExtractAnswer, MinusBetweenOperandsIsNotASign) {
   EXPECT_EQ(Extract("16-3-4=9"), "9");
   EXPECT_EQ(Extract("the range 10-4"), "4");

@@ -43,14 +43,23 @@ struct Transfer {
   bool active = false;
   std::string body;
   std::string response;
+  std::size_t max_response = 0;   // the cap on response; over it the transfer is aborted
+  bool over_cap = false;          // the write callback aborted this attempt at the cap
   double retry_after_s = -1;   // from a Retry-After header, -1 when absent
   Clock::time_point started;
   char error[CURL_ERROR_SIZE] = {};
 };
 
 size_t AppendBody(char* data, size_t size, size_t count, void* user) {
-  static_cast<Transfer*>(user)->response.append(data, size * count);
-  return size * count;
+  auto* t = static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  if (n > t->max_response - std::min(t->max_response, t->response.size())) {
+    // A short count makes curl abort the transfer with CURLE_WRITE_ERROR; nothing more is kept.
+    t->over_cap = true;
+    return 0;
+  }
+  t->response.append(data, n);
+  return n;
 }
 
 size_t ReadHeader(char* data, size_t size, size_t count, void* user) {
@@ -146,6 +155,12 @@ Result<std::unique_ptr<Client>> Client::Create(ClientOptions o) {
   if (o.max_in_flight < 1) return UsageError(fmt::format("max_in_flight: must be at least 1, got {}", o.max_in_flight));
   if (o.max_attempts < 1) return UsageError(fmt::format("max_attempts: must be at least 1, got {}", o.max_attempts));
   if (!(o.timeout_s > 0)) return UsageError(fmt::format("timeout_s: must be positive, got {}", o.timeout_s));
+  if (o.max_response_bytes < 1)
+    return UsageError(fmt::format("max_response_bytes: must be at least 1, got {}", o.max_response_bytes));
+  if (o.low_speed_limit_bytes_per_s < 0)
+    return UsageError(fmt::format("low_speed_limit_bytes_per_s: must not be negative, got {}", o.low_speed_limit_bytes_per_s));
+  if (o.low_speed_limit_bytes_per_s > 0 && !(o.low_speed_time_s >= 1))
+    return UsageError(fmt::format("low_speed_time_s: must be at least 1 (curl counts whole seconds), got {}", o.low_speed_time_s));
   if (o.generation.max_tokens < 1) return UsageError(fmt::format("max_tokens: must be at least 1, got {}", o.generation.max_tokens));
   if (o.target.chat && o.generation.stop.size() > 4)
     return UsageError(fmt::format("stop: chat completions accept at most 4 stop strings, got {}", o.generation.stop.size()));
@@ -196,6 +211,11 @@ Status Client::Run(const std::vector<CompletionRequest>& requests,
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(o.timeout_s * 1000));
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(o.connect_timeout_s, o.timeout_s) * 1000));
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    if (o.low_speed_limit_bytes_per_s > 0) {
+      curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o.low_speed_limit_bytes_per_s));
+      curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.low_speed_time_s));
+    }
+    t->max_response = static_cast<std::size_t>(o.max_response_bytes);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
     curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
     free_slots.push_back(t.get());
@@ -237,6 +257,7 @@ Status Client::Run(const std::vector<CompletionRequest>& requests,
     t->request = index;
     t->body = RequestBody(o, requests[index].prompt);
     t->response.clear();
+    t->over_cap = false;
     t->retry_after_s = -1;
     t->error[0] = '\0';
     curl_easy_setopt(t->easy.get(), CURLOPT_POSTFIELDS, t->body.data());
@@ -264,7 +285,13 @@ Status Client::Run(const std::vector<CompletionRequest>& requests,
     long status = 0;
     curl_easy_getinfo(t->easy.get(), CURLINFO_RESPONSE_CODE, &status);
     bool retryable = true;
-    if (code == CURLE_OPERATION_TIMEDOUT) {
+    if (t->over_cap) {
+      r.error = fmt::format("response body over {} bytes", o.max_response_bytes);
+      retryable = false;   // the same server sends the same body again
+    } else if (code == CURLE_OPERATION_TIMEDOUT && r.latency_s < 0.9 * o.timeout_s && t->error[0]) {
+      // Not the attempt's clock: the connect timeout or the low-speed limit, which curl names.
+      r.error = fmt::format("timed out: {}", t->error);
+    } else if (code == CURLE_OPERATION_TIMEDOUT) {
       r.error = fmt::format("timed out after {:g} s", o.timeout_s);
     } else if (code != CURLE_OK) {
       r.error = fmt::format("connection: {}", t->error[0] ? t->error : curl_easy_strerror(code));
@@ -283,6 +310,8 @@ Status Client::Run(const std::vector<CompletionRequest>& requests,
     if (r.ok || !retryable || attempts[index] >= o.max_attempts) {
       if (!r.ok) r.error += fmt::format(" (after {} attempt{})", r.attempts, r.attempts == 1 ? "" : "s");
       deliver(std::move(r));
+      // An aborted body can be max_response_bytes; give the memory back, not just the size.
+      if (t->over_cap) std::string().swap(t->response);
       return;
     }
     double delay = std::min(o.backoff_max_s, o.backoff_initial_s * std::pow(2.0, attempts[index] - 1)) * jitter(rng);

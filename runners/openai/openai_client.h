@@ -6,6 +6,13 @@
 // either a well-formed 200 response, or an error after the retries are spent. Connection
 // errors, timeouts, 429 (honouring Retry-After), 5xx and malformed JSON are retried with
 // exponential backoff and jitter; other 4xx are not (retrying cannot change them).
+//
+// Memory is bounded per transfer: a body over max_response_bytes aborts that transfer and
+// ends the request as the error "response body over N bytes", without a retry (the same
+// server would send the same body again, and a retry would only repeat the cost). A
+// transfer slower than low_speed_limit_bytes_per_s for low_speed_time_s is a timeout and
+// is retried like one. Together they stop a runaway or endless (chunked) response long
+// before timeout_s: at most max_in_flight * max_response_bytes of bodies are held.
 #pragma once
 
 #include <atomic>
@@ -36,6 +43,12 @@ struct ClientOptions {
   int max_in_flight = 64;
   double timeout_s = 600;         // per attempt, never one clock for the whole run
   double connect_timeout_s = 10;
+  // A GSM8K completion is a few KB (512 tokens); 4 MiB leaves room for long reasoning
+  // answers while 64 in flight hold at most 256 MiB.
+  int64_t max_response_bytes = int64_t{4} << 20;
+  // A stalled stream (below 1 byte/s for 30 s) fails long before timeout_s; 0 disables.
+  int64_t low_speed_limit_bytes_per_s = 1;
+  double low_speed_time_s = 30;
   int max_attempts = 4;           // first try plus three retries
   double backoff_initial_s = 0.5;
   double backoff_max_s = 10;

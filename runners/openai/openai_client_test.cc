@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -78,6 +79,26 @@ std::vector<CompletionResult> RunAll(Client& client, const std::vector<Completio
   if (status) *status = s;
   else EXPECT_TRUE(s) << s.error().message;
   return results;
+}
+
+// The process's peak resident set (VmHWM) in bytes; each test runs in its own process (ctest).
+int64_t PeakRssBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  ADD_FAILURE() << "no VmHWM in /proc/self/status";
+  return 0;
+}
+
+// A completion body of exactly `size` bytes (the text is padded with 'a').
+std::string BodyOfSize(std::size_t size) {
+  auto body = [](const std::string& text) {
+    return json({{"choices", {{{"index", 0}, {"text", text}, {"finish_reason", "stop"}}}}}).dump();
+  };
+  const std::size_t empty = body("").size();
+  EXPECT_GE(size, empty);
+  return body(std::string(size - empty, 'a'));
 }
 
 // A loopback port that nothing listens on: bound once, then closed.
@@ -208,6 +229,120 @@ TEST(Client, MalformedJsonIsRetriedThenAnError) {
   EXPECT_EQ(results[0].error, "malformed response: not JSON (after 3 attempts)");
   EXPECT_EQ(results[0].text, "");
   EXPECT_EQ(calls, 3);
+}
+
+TEST(Client, BodyOverTheCapIsAnErrorNamingItAndNotRetried) {
+  constexpr int64_t kCap = 1000;
+  std::atomic<int> calls_over{0};
+  TestServer server([&](const httplib::Request& req, httplib::Response& res) {
+    const std::string prompt = json::parse(req.body)["prompt"];
+    if (prompt == "Question: 0\nAnswer:") {
+      ++calls_over;
+      res.set_content(BodyOfSize(kCap + 1), "application/json");
+    } else {
+      res.set_content(BodyOfSize(kCap), "application/json");   // exactly at the cap is fine
+    }
+  });
+  auto o = Options(server.url());
+  o.max_response_bytes = kCap;
+  auto client = Client::Create(o);
+  ASSERT_TRUE(client);
+  auto results = RunAll(**client, Requests(3));
+  ASSERT_EQ(results.size(), 3u);   // exactly one result per request
+  for (const auto& r : results) {
+    if (r.id == 0) {
+      EXPECT_FALSE(r.ok);
+      EXPECT_EQ(r.error, "response body over 1000 bytes (after 1 attempt)");
+      EXPECT_EQ(r.text, "");
+    } else {
+      EXPECT_TRUE(r.ok) << r.error;
+      EXPECT_EQ(r.text, json::parse(BodyOfSize(kCap))["choices"][0]["text"]);
+    }
+  }
+  EXPECT_EQ(calls_over, 1);   // max_attempts is 4: the same body would come back again
+}
+
+TEST(Client, RejectsBadResponseLimits) {
+  auto o = Options("http://127.0.0.1:1");
+  o.max_response_bytes = 0;
+  auto c = Client::Create(o);
+  ASSERT_FALSE(c);
+  EXPECT_THAT(c.error().message, HasSubstr("max_response_bytes"));
+  o = Options("http://127.0.0.1:1");
+  o.low_speed_time_s = 0.5;
+  c = Client::Create(o);
+  ASSERT_FALSE(c);
+  EXPECT_THAT(c.error().message, HasSubstr("low_speed_time_s"));
+}
+
+// The hostile case: a 200 whose chunked body never ends. The server stops on its own after
+// 128 MiB per response (so a client without the cap fails this test instead of the machine).
+TEST(Client, EndlessChunkedBodyEndsAtTheCapWithBoundedMemory) {
+  constexpr std::size_t kServerLimit = std::size_t{128} << 20;
+  std::atomic<int> calls{0};
+  std::atomic<int64_t> sent_total{0};
+  TestServer server([&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.set_chunked_content_provider("application/json", [&, sent = std::size_t{0}](std::size_t, httplib::DataSink& sink) mutable {
+      static const std::string chunk = "{\"choices\": [{\"text\": \"" + std::string(64 << 10, 'x');
+      if (sent >= kServerLimit) {
+        sink.done();
+        return true;
+      }
+      if (!sink.write(chunk.data(), chunk.size())) return false;   // the client hung up
+      sent += chunk.size();
+      sent_total += static_cast<int64_t>(chunk.size());
+      return true;
+    });
+  });
+  auto o = Options(server.url());
+  o.max_in_flight = 4;
+  o.timeout_s = 60;   // the cap, not the clock, must end it
+  auto client = Client::Create(o);
+  ASSERT_TRUE(client);
+  const int64_t peak_before = PeakRssBytes();
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(**client, Requests(4));
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int64_t growth = PeakRssBytes() - peak_before;
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& r : results) {
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.error, "response body over 4194304 bytes (after 1 attempt)");
+  }
+  EXPECT_EQ(calls, 4);
+  EXPECT_LT(elapsed, 10);
+  EXPECT_LT(growth, int64_t{64} << 20) << "peak RSS grew by " << (growth >> 20) << " MiB";
+  std::printf("endless body: %.2f s, peak RSS +%lld MiB, server sent %lld MiB\n", elapsed,
+              static_cast<long long>(growth >> 20), static_cast<long long>(sent_total.load() >> 20));
+}
+
+// Headers, then silence: the low-speed limit ends the attempt long before timeout_s.
+TEST(Client, StalledBodyEndsAtTheLowSpeedLimit) {
+  std::atomic<bool> release{false};
+  TestServer server([&](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("application/json", [&](std::size_t, httplib::DataSink& sink) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!release && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      sink.done();
+      return true;
+    });
+  });
+  auto o = Options(server.url());
+  o.timeout_s = 30;
+  o.low_speed_time_s = 1;
+  o.max_attempts = 1;
+  auto client = Client::Create(o);
+  ASSERT_TRUE(client);
+  const auto start = std::chrono::steady_clock::now();
+  auto results = RunAll(**client, Requests(1));
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  release = true;
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(results[0].ok);
+  EXPECT_THAT(results[0].error, HasSubstr("timed out: Operation too slow"));
+  EXPECT_LT(elapsed, 10);
 }
 
 TEST(Client, HonoursRetryAfter) {
