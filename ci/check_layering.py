@@ -29,11 +29,12 @@ ALLOWED = {
     "runners": ["runners/refstack", "runners/exec", "runners/openai", "harness/stack", "harness/results",
                 "harness/util"],
     "harness/run": ["harness/store", "harness/stack", "harness/stats", "harness/results", "harness/util"],
+    "harness/bisect": ["harness/run", "harness/store", "harness/results", "harness/util"],
     "reports": ["harness/store", "harness/stats", "harness/results", "harness/util"],
     "suites": ["harness/run", "harness/golden", "harness/eval", "harness/stats", "harness/stack",
                "harness/store", "harness/results", "harness/util", "runners/refstack/kernels",
                "runners/refstack/compiler", "runners/refstack/sim", "runners/openai"],
-    "harness/cli": ["harness/run", "harness/golden", "harness/eval", "harness/stats", "harness/stack",
+    "harness/cli": ["harness/bisect", "harness/run", "harness/golden", "harness/eval", "harness/stats", "harness/stack",
                     "harness/store", "harness/results", "harness/util", "reports", "runners",
                     "runners/refstack/sim"],
     "harness": ["harness/cli"],  # main.cc

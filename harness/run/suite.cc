@@ -136,8 +136,22 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
   auto nightly = o.Bool("nightly", false);
   if (!nightly) return nightly.error();
   t.nightly = *nightly;
-  if (auto k = o.KnownKeys({"format_version", "suite", "description", "nightly", "params", "defaults", "tests"}); !k)
+  if (auto k = o.KnownKeys(
+          {"format_version", "suite", "description", "nightly", "headline_metric", "params", "defaults", "tests"});
+      !k)
     return k.error();
+  if (o.Has("headline_metric")) {
+    auto h = o.Object("headline_metric");
+    if (!h) return h.error();
+    if (auto k = h->KnownKeys({"name", "better"}); !k) return k.error();
+    auto name = h->String("name");
+    if (!name) return name.error();
+    auto better = h->String("better", "higher");
+    if (!better) return better.error();
+    if (*better != "higher" && *better != "lower") return h->FieldError("better", "is \"higher\" or \"lower\"");
+    t.headline_metric = *name;
+    t.headline_higher_is_better = *better == "higher";
+  }
   // Every parameter is declared with its type, so a typo or a wrongly typed value is an
   // input error naming file and field before any case runs, never a silent default.
   auto specs = ReadParamSpecs(o);

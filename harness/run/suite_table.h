@@ -16,6 +16,9 @@ struct SuiteTable {
   std::string suite;
   std::string description;
   bool nightly = false;
+  // The metric `harness bisect --metric SUITE` follows, and which way is better.
+  std::string headline_metric;
+  bool headline_higher_is_better = true;
   std::string path;
   std::map<std::string, std::vector<CaseParam>> tests;  // test name -> rows
 };

@@ -117,6 +117,35 @@ WHERE name = 'gate_verdict';
 UPDATE metrics SET label = CASE CAST(value AS INTEGER) WHEN 0 THEN 'SAME' WHEN 1 THEN 'IMPROVED' ELSE 'REGRESSED' END
 WHERE name = 'baseline_verdict';
 )sql",
+    // 4: bisect sessions and their steps (the replayable log of `harness bisect`).
+    R"sql(
+CREATE TABLE bisect_sessions(
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  good TEXT NOT NULL,
+  bad TEXT NOT NULL,
+  target TEXT NOT NULL,
+  args_json TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'culprit', 'no-culprit', 'ambiguous', 'error')),
+  culprit TEXT,
+  confidence REAL,
+  runs INTEGER NOT NULL DEFAULT 0,
+  result_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE bisect_steps(
+  session_id INTEGER NOT NULL REFERENCES bisect_sessions(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL,
+  sha TEXT NOT NULL,
+  source TEXT NOT NULL,
+  run_id INTEGER,
+  exit_code INTEGER,
+  evidence_json TEXT NOT NULL,
+  decision_json TEXT NOT NULL,
+  PRIMARY KEY(session_id, step)
+);
+CREATE INDEX bisect_sessions_by_culprit ON bisect_sessions(culprit);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -605,6 +634,108 @@ Result<std::map<std::string, std::string>> Store::CaseParams(int64_t run_id) {
   while ((rc = st.Step()) == SQLITE_ROW) out[st.Text(0)] = st.Text(1);
   if (rc != SQLITE_DONE) return DbError(db_, "read case parameters");
   return out;
+}
+
+Result<std::vector<CaseEvidence>> Store::CaseEvidenceAt(const std::string& case_id, const std::string& sha) {
+  Stmt st(db_, R"sql(
+SELECT cr.id, r.id, cr.status, m.name, m.value, m.n FROM case_results cr
+JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+LEFT JOIN metrics m ON m.case_result_id = cr.id
+WHERE cr.case_id = ?1 AND c.sha = ?2 AND cr.status IN ('pass', 'fail', 'error')
+ORDER BY cr.id)sql");
+  st.Bind(1, case_id).Bind(2, sha);
+  std::vector<CaseEvidence> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    if (out.empty() || out.back().case_result_id != st.Int(0))
+      out.push_back(CaseEvidence{st.Int(0), st.Int(1), StatusOf(st.Text(2)), {}});
+    if (!st.IsNull(3)) out.back().metrics.push_back(Metric{st.Text(3), st.Real(4), st.Int(5), {}, {}, ""});
+  }
+  if (rc != SQLITE_DONE) return DbError(db_, "read evidence of " + case_id);
+  return out;
+}
+
+Result<std::vector<std::string>> Store::CaseIdsAt(const std::string& sha, const std::string& prefix) {
+  Stmt st(db_, R"sql(
+SELECT DISTINCT cr.case_id FROM case_results cr JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+WHERE c.sha = ?1 AND substr(cr.case_id, 1, length(?2)) = ?2 ORDER BY cr.case_id)sql");
+  st.Bind(1, sha).Bind(2, prefix);
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Text(0));
+  if (rc != SQLITE_DONE) return DbError(db_, "read case ids");
+  return out;
+}
+
+Result<std::vector<CommitInfo>> Store::MatchCommits(const std::string& sha_prefix) {
+  Stmt st(db_, R"sql(SELECT sha, first_parent_ordinal, subject FROM commits
+WHERE substr(sha, 1, length(?1)) = ?1 ORDER BY sha LIMIT 20)sql");
+  st.Bind(1, sha_prefix);
+  std::vector<CommitInfo> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(CommitInfo{st.Text(0), {}, st.OptInt(1), {}, st.Text(2)});
+  if (rc != SQLITE_DONE) return DbError(db_, "find commit");
+  return out;
+}
+
+Result<std::vector<CommitInfo>> Store::CommitsInOrdinalRange(int64_t after, int64_t up_to) {
+  Stmt st(db_, R"sql(SELECT sha, first_parent_ordinal, subject FROM commits
+WHERE first_parent_ordinal > ?1 AND first_parent_ordinal <= ?2 ORDER BY first_parent_ordinal, id)sql");
+  st.Bind(1, after).Bind(2, up_to);
+  std::vector<CommitInfo> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(CommitInfo{st.Text(0), {}, st.OptInt(1), {}, st.Text(2)});
+  if (rc != SQLITE_DONE) return DbError(db_, "read commits");
+  return out;
+}
+
+Result<int64_t> Store::NewestCaseResultId() {
+  Stmt st(db_, "SELECT COALESCE(MAX(id), 0) FROM case_results");
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "read case results");
+  return st.Int(0);
+}
+
+Result<int64_t> Store::BeginBisect(const BisectSessionRow& s) {
+  Stmt st(db_, R"sql(INSERT INTO bisect_sessions(started_at, good, bad, target, args_json, status)
+VALUES(?1, ?2, ?3, ?4, ?5, 'running') RETURNING id)sql");
+  st.Bind(1, NowUtc()).Bind(2, s.good).Bind(3, s.bad).Bind(4, s.target).Bind(5, s.args_json);
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "store bisect session");
+  return st.Int(0);
+}
+
+Status Store::AddBisectStep(int64_t session_id, const BisectStepRow& s) {
+  Stmt st(db_, R"sql(INSERT INTO bisect_steps(session_id, step, sha, source, run_id, exit_code, evidence_json,
+decision_json) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
+  st.Bind(1, session_id).Bind(2, s.step).Bind(3, s.sha).Bind(4, s.source).Bind(5, s.run_id).Bind(6, s.exit_code)
+      .Bind(7, s.evidence_json).Bind(8, s.decision_json);
+  return StepDone(db_, st, "store bisect step");
+}
+
+Status Store::FinishBisect(int64_t session_id, const BisectSessionRow& s) {
+  Stmt st(db_, R"sql(UPDATE bisect_sessions SET finished_at = ?1, status = ?2, culprit = ?3, confidence = ?4,
+runs = ?5, result_json = ?6 WHERE id = ?7)sql");
+  st.Bind(1, NowUtc()).Bind(2, s.status).Bind(3, s.culprit).Bind(4, s.confidence).Bind(5, s.runs)
+      .Bind(6, s.result_json).Bind(7, session_id);
+  return StepDone(db_, st, "finish bisect session");
+}
+
+Result<BisectSessionRow> Store::BisectSession(int64_t session_id) {
+  Stmt st(db_, R"sql(SELECT id, started_at, COALESCE(finished_at, ''), good, bad, target, args_json, status,
+COALESCE(culprit, ''), COALESCE(confidence, 0), runs, result_json FROM bisect_sessions WHERE id = ?1)sql");
+  st.Bind(1, session_id);
+  int rc = st.Step();
+  if (rc == SQLITE_DONE) return UsageError(fmt::format("no bisect session {} in the database", session_id));
+  if (rc != SQLITE_ROW) return DbError(db_, "read bisect session");
+  BisectSessionRow s{st.Int(0), st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6),
+                     st.Text(7), st.Text(8), st.Real(9), st.Int(10), st.Text(11), {}};
+  Stmt steps(db_, R"sql(SELECT step, sha, source, run_id, exit_code, evidence_json, decision_json FROM bisect_steps
+WHERE session_id = ?1 ORDER BY step)sql");
+  steps.Bind(1, session_id);
+  while ((rc = steps.Step()) == SQLITE_ROW)
+    s.steps.push_back(BisectStepRow{steps.Int(0), steps.Text(1), steps.Text(2), steps.OptInt(3), steps.OptInt(4),
+                                    steps.Text(5), steps.Text(6)});
+  if (rc != SQLITE_DONE) return DbError(db_, "read bisect steps");
+  return s;
 }
 
 Result<bool> Store::HasCaseAt(const std::string& case_id, const std::string& sha) {

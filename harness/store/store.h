@@ -71,9 +71,40 @@ struct CaseRef {
   CaseStatus status = CaseStatus::kRunning;
 };
 
+// One stored result of a case at a commit, as bisect evidence.
+struct CaseEvidence {
+  int64_t case_result_id = 0;
+  int64_t run_id = 0;
+  CaseStatus status = CaseStatus::kRunning;
+  std::vector<Metric> metrics;     // name, value, n
+};
+
+struct BisectStepRow {
+  int64_t step = 0;
+  std::string sha;
+  std::string source;              // store | command
+  std::optional<int64_t> run_id;
+  std::optional<int64_t> exit_code;
+  std::string evidence_json;
+  std::string decision_json;
+};
+
+struct BisectSessionRow {
+  int64_t id = 0;
+  std::string started_at, finished_at;
+  std::string good, bad, target;
+  std::string args_json;
+  std::string status;              // running | culprit | no-culprit | ambiguous | error
+  std::string culprit;
+  double confidence = 0;
+  int64_t runs = 0;
+  std::string result_json;
+  std::vector<BisectStepRow> steps;
+};
+
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
@@ -134,6 +165,23 @@ class Store {
   Result<std::optional<CaseRef>> NewestCaseBelowOrdinal(const CaseMatch& match, int64_t ordinal);
   // The parameter row a run stored for each of its cases: case id -> params_json.
   Result<std::map<std::string, std::string>> CaseParams(int64_t run_id);
+  // Every finished (pass, fail, error) result of case_id at commit sha, oldest first, with
+  // its metrics: bisect's evidence (any run identity: the bisect command decides).
+  Result<std::vector<CaseEvidence>> CaseEvidenceAt(const std::string& case_id, const std::string& sha);
+  // Case ids stored at commit sha that start with prefix ("gsm8k/").
+  Result<std::vector<std::string>> CaseIdsAt(const std::string& sha, const std::string& prefix);
+  // Commits whose sha starts with sha_prefix (at most 20).
+  Result<std::vector<CommitInfo>> MatchCommits(const std::string& sha_prefix);
+  // Commits with a first-parent ordinal in (after, up_to], in that order.
+  Result<std::vector<CommitInfo>> CommitsInOrdinalRange(int64_t after, int64_t up_to);
+  Result<int64_t> NewestCaseResultId();
+
+  // Bisect sessions: begun, one row per step as it happens, finished with the answer.
+  Result<int64_t> BeginBisect(const BisectSessionRow& session);
+  Status AddBisectStep(int64_t session_id, const BisectStepRow& step);
+  Status FinishBisect(int64_t session_id, const BisectSessionRow& session);
+  Result<BisectSessionRow> BisectSession(int64_t session_id);
+
   // Whether any finished result of case_id exists at commit sha (under any identity).
   Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);
   // Every case id ever stored, sorted (for "unknown case" messages).

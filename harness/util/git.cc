@@ -70,4 +70,40 @@ Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::pat
   return shas;
 }
 
+Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& good,
+                                                  const std::string& bad) {
+  if (LooksLikeOption(good) || LooksLikeOption(bad)) return UsageError("a commit cannot start with '-'");
+  auto out = Git(repo, {"rev-list", "--first-parent", "--reverse", "--end-of-options", bad, "^" + good});
+  if (!out) return out.error();
+  std::vector<std::string> shas;
+  std::istringstream in(*out);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) shas.push_back(line);
+  auto good_sha = Git(repo, {"rev-parse", "--verify", "--end-of-options", good + "^{commit}"});
+  if (!good_sha) return good_sha.error();
+  // good must sit on bad's first-parent chain: the first commit's first parent is good.
+  if (shas.empty()) return UsageError(fmt::format("no commits between {} and {}", good, bad));
+  auto parent = Git(repo, {"rev-parse", "--verify", "--end-of-options", shas.front() + "^1"});
+  if (!parent || *parent != *good_sha)
+    return UsageError(fmt::format("{} is not a first-parent ancestor of {}", good, bad));
+  return shas;
+}
+
+Status AddWorktree(const std::filesystem::path& repo, const std::filesystem::path& path, const std::string& sha) {
+  if (LooksLikeOption(sha)) return UsageError(fmt::format("'{}' is not a commit", sha));
+  auto r = Git(repo, {"worktree", "add", "--detach", "--force", "--quiet", path.string(), sha});
+  if (!r) return r.error();
+  return OkStatus();
+}
+
+Status RemoveWorktree(const std::filesystem::path& repo, const std::filesystem::path& path) {
+  auto r = Git(repo, {"worktree", "remove", "--force", path.string()});
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);  // whatever git left (a half-made worktree)
+  auto prune = Git(repo, {"worktree", "prune"});
+  if (!r) return r.error();
+  if (!prune) return prune.error();
+  return OkStatus();
+}
+
 }  // namespace harness

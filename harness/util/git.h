@@ -30,4 +30,13 @@ Result<CommitInfo> ReadCommit(const std::filesystem::path& repo, const std::stri
 Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::path& repo, const std::string& rev,
                                                       int max_count);
 
+// The first-parent commits after good up to and including bad, oldest first. A usage
+// error when good is not a first-parent ancestor of bad.
+Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& good,
+                                                  const std::string& bad);
+// A detached worktree of sha at path (git worktree add --detach), and its removal (also of
+// a half-made one); both by argv.
+Status AddWorktree(const std::filesystem::path& repo, const std::filesystem::path& path, const std::string& sha);
+Status RemoveWorktree(const std::filesystem::path& repo, const std::filesystem::path& path);
+
 }  // namespace harness

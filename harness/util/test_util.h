@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,8 +72,11 @@ inline pid_t SpawnHarness(const std::vector<std::string>& args) {
   _exit(127);
 }
 
-// A git repository with `n` commits (subjects "commit 1".."commit n"); returns shas oldest first.
-inline std::vector<std::string> MakeGitRepo(const std::filesystem::path& dir, int n) {
+// A git repository with `n` commits (subjects "commit 1".."commit n"); returns shas oldest
+// first. files(i), when given, names more files (path -> content) commit i writes.
+inline std::vector<std::string> MakeGitRepo(
+    const std::filesystem::path& dir, int n,
+    const std::function<std::map<std::string, std::string>(int)>& files = nullptr) {
   std::vector<std::string> shas;
   ProcessOptions o{.cwd = dir,
                    .env = {{"GIT_AUTHOR_NAME", "t"}, {"GIT_AUTHOR_EMAIL", "t@example.invalid"},
@@ -81,7 +86,9 @@ inline std::vector<std::string> MakeGitRepo(const std::filesystem::path& dir, in
   (void)RunProcess({"git", "init", "-q", "-b", "main"}, o);
   for (int i = 1; i <= n; ++i) {
     WriteFile(dir / "file.txt", std::to_string(i));
-    (void)RunProcess({"git", "add", "file.txt"}, o);
+    if (files)
+      for (const auto& [path, content] : files(i)) WriteFile(dir / path, content);
+    (void)RunProcess({"git", "add", "-A"}, o);
     (void)RunProcess({"git", "commit", "-q", "-m", "commit " + std::to_string(i)}, o);
     auto r = RunProcess({"git", "rev-parse", "HEAD"}, o);
     std::string sha = r.ok() ? r->out : "";

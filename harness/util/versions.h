@@ -18,5 +18,7 @@ inline constexpr int kRunSummaryFormat = 1;      // harness run --format json
 inline constexpr int kHistoryFormat = 1;         // harness history --format json
 inline constexpr int kRunIdentityFormat = 1;     // runs.config_json
 inline constexpr int kHtmlReportFormat = 1;      // harness report (HTML)
+inline constexpr int kBisectLogFormat = 1;       // harness bisect log (JSON lines)
+inline constexpr int kBisectJsonFormat = 1;      // harness bisect --format json
 
 }  // namespace harness

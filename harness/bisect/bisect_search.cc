@@ -1,0 +1,341 @@
+#include "harness/bisect/bisect_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace harness::bisect {
+namespace {
+
+constexpr double kLn2Pi = 1.8378770664093453;
+
+// log Phi(z), accurate in the far left tail where Phi underflows.
+double LogPhi(double z) {
+  if (z > -30) return std::log(0.5 * std::erfc(-z / std::sqrt(2.0)));
+  return -0.5 * z * z - std::log(-z) - 0.5 * kLn2Pi;
+}
+
+double LogSumExp(const std::vector<double>& v) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (double x : v) m = std::max(m, x);
+  if (!std::isfinite(m)) return m;
+  double s = 0;
+  for (double x : v) s += std::exp(x - m);
+  return m + std::log(s);
+}
+
+double Entropy(const std::vector<double>& p) {
+  double h = 0;
+  for (double x : p)
+    if (x > 0) h -= x * std::log(x);
+  return h;
+}
+
+// Per-position sufficient statistics of one series.
+struct Stats {
+  std::vector<double> count, sum, sumsq, fails, passes;
+  explicit Stats(int positions)
+      : count(positions, 0), sum(positions, 0), sumsq(positions, 0), fails(positions, 0), passes(positions, 0) {}
+};
+
+}  // namespace
+
+const char* VerdictWord(Verdict v) {
+  switch (v) {
+    case Verdict::kSearching: return "searching";
+    case Verdict::kCulprit: return "culprit";
+    case Verdict::kNoCulprit: return "no-culprit";
+    case Verdict::kAmbiguous: return "ambiguous";
+  }
+  return "?";
+}
+
+Search::Search(int positions, std::vector<SeriesSpec> series, SearchOptions options)
+    : positions_(std::max(positions, 2)), series_(std::move(series)), options_(options) {}
+
+void Search::Add(const Observation& o) {
+  if (o.position < 0 || o.position >= positions_) return;
+  observations_.push_back(o);
+}
+
+void Search::Skip(int position) {
+  // The endpoints define the range; they cannot be skipped.
+  if (position > 0 && position < positions_ - 1) skipped_.insert(position);
+}
+
+int Search::ObservationsAt(int position) const {
+  return static_cast<int>(
+      std::count_if(observations_.begin(), observations_.end(), [&](const Observation& o) { return o.position == position; }));
+}
+
+std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra) const {
+  const int n = positions_ - 1;  // culprit hypotheses 1..n
+  std::vector<double> logp(positions_, 0.0);
+  logp[0] = std::log(options_.prior_no_culprit);
+  for (int j = 1; j <= n; ++j) logp[j] = std::log((1 - options_.prior_no_culprit) / n);
+
+  const int series_count = static_cast<int>(series_.size());
+  std::vector<Stats> stats(series_count, Stats(positions_));
+  bool any_status = false;
+  auto add = [&](const Observation& o) {
+    if (o.series < 0 || o.series >= series_count) return;
+    Stats& s = stats[o.series];
+    if (o.is_status) {
+      any_status = true;
+      (o.failed ? s.fails : s.passes)[o.position] += 1;
+    } else {
+      s.count[o.position] += 1;
+      s.sum[o.position] += o.value;
+      s.sumsq[o.position] += o.value * o.value;
+    }
+  };
+  for (const auto& o : observations_) add(o);
+  for (const auto& o : extra) add(o);
+
+  // Statuses: flipping a position from good to bad changes each run's likelihood ratio.
+  if (any_status) {
+    const double eps = std::clamp(options_.flake_rate, 1e-9, 0.49);
+    const double lr = std::log(1 - eps) - std::log(eps);  // a fail at a bad position vs a good one
+    for (const auto& s : stats) {
+      double tail = 0;  // sum over positions >= j
+      for (int j = n; j >= 1; --j) {
+        tail += (s.fails[j] - s.passes[j]) * lr;
+        logp[j] += tail;
+      }
+    }
+  }
+
+  // Metric values: the closed-form change-point marginal of the header comment.
+  for (int si = 0; si < series_count; ++si) {
+    const Stats& s = stats[si];
+    const double total = std::accumulate(s.count.begin(), s.count.end(), 0.0);
+    if (total < 2) continue;
+    const double sum_all = std::accumulate(s.sum.begin(), s.sum.end(), 0.0);
+    const double mean = sum_all / total;
+    double ss_within = 0, df_within = 0;
+    for (int p = 0; p < positions_; ++p)
+      if (s.count[p] > 1) {
+        ss_within += std::max(0.0, s.sumsq[p] - s.sum[p] * s.sum[p] / s.count[p]);
+        df_within += s.count[p] - 1;
+      }
+    const double sigma0 = series_[si].noise_sigma;
+    const double nu0 = options_.sigma_prior_weight;
+    const double sigma2 = (nu0 * sigma0 * sigma0 + ss_within) / (nu0 + df_within);
+    // The drop's prior: about the gap the endpoints show (mean and its standard error),
+    // never smaller than min_effect noise sds: a "drop" as small as one run's noise could
+    // never be told from no culprit, so it is not what the search looks for.
+    const double d = series_[si].higher_is_better ? 1.0 : -1.0;
+    const double delta_min = options_.min_effect * sigma0;
+    double mu = delta_min, sd = sigma0;
+    if (s.count[0] > 0 && s.count[n] > 0) {
+      mu = std::max(delta_min, d * (s.sum[0] / s.count[0] - s.sum[n] / s.count[n]));
+      sd = std::sqrt(sigma2 / s.count[0] + sigma2 / s.count[n]);
+    }
+    const double s2 = sd * sd;
+    const double log_prior_mass = LogPhi((mu - delta_min) / sd);
+    double m = 0, s_hi = 0;
+    for (int j = n; j >= 1; --j) {
+      m += s.count[j];
+      s_hi += s.sum[j];
+      if (m <= 0 || m >= total) continue;
+      const double uu = m - m * m / total;
+      const double yu = -d * (s_hi - m * mean);
+      const double a = uu / sigma2 + 1 / s2;
+      const double b = yu / sigma2 + mu / s2;
+      logp[j] += -0.5 * std::log(a * s2) + b * b / (2 * a) - mu * mu / (2 * s2) +
+                 LogPhi((b / a - delta_min) * std::sqrt(a)) - log_prior_mass;
+    }
+  }
+  return logp;
+}
+
+std::vector<double> Search::Posterior() const {
+  auto logp = LogPosteriorOf({});
+  const double z = LogSumExp(logp);
+  for (double& x : logp) x = std::exp(x - z);
+  return logp;
+}
+
+double Search::ProbabilityBad(int position) const {
+  auto post = Posterior();
+  double p = 0;
+  for (int j = 1; j <= std::min(position, positions_ - 1); ++j) p += post[j];
+  return p;
+}
+
+std::vector<int> Search::GroupHeads() const {
+  std::vector<int> head(positions_, 0);
+  int next_unskipped = positions_ - 1;
+  for (int j = positions_ - 1; j >= 1; --j) {
+    if (!skipped_.count(j)) next_unskipped = j;
+    head[j] = next_unskipped;
+  }
+  return head;
+}
+
+double Search::ExpectedEntropyAfter(int position, const std::vector<double>& posterior) const {
+  const int n = positions_ - 1;
+  double p_bad = 0;
+  for (int j = 1; j <= position; ++j) p_bad += posterior[j];
+  // The run's outcome if the position is bad or good: a status, or a value drawn around the
+  // known-bad or known-good end's level with the run-to-run noise (three-point Gauss-Hermite
+  // quadrature: level + sigma * {-sqrt 3, 0, +sqrt 3}, weights 1/6, 2/3, 1/6), so a noisy
+  // run is not credited with more than it can tell.
+  static constexpr double kNodes[] = {-1.7320508075688772, 0.0, 1.7320508075688772};
+  static constexpr double kWeights[] = {1.0 / 6, 2.0 / 3, 1.0 / 6};
+  struct Level {
+    bool status = false, usable = false;
+    double good = 0, bad = 0, sigma = 0;
+  };
+  std::vector<Level> levels(series_.size());
+  bool any_value = false;
+  for (int si = 0; si < static_cast<int>(series_.size()); ++si) {
+    double good_sum = 0, good_n = 0, bad_sum = 0, bad_n = 0;
+    Level& l = levels[si];
+    for (const auto& o : observations_) {
+      if (o.series != si) continue;
+      l.status = o.is_status;
+      l.usable = true;
+      if (o.position == 0) good_sum += o.value, good_n += 1;
+      if (o.position == n) bad_sum += o.value, bad_n += 1;
+    }
+    if (!l.status && l.usable) {
+      l.usable = good_n > 0 && bad_n > 0;
+      if (l.usable) {
+        l.good = good_sum / good_n;
+        l.bad = bad_sum / bad_n;
+        l.sigma = series_[si].noise_sigma;
+        any_value = true;
+      }
+    }
+  }
+  const auto heads = GroupHeads();
+  auto grouped_entropy = [&](const std::vector<Observation>& extra) {
+    auto logp = LogPosteriorOf(extra);
+    const double z = LogSumExp(logp);
+    std::vector<double> mass(positions_, 0.0);
+    mass[0] = std::exp(logp[0] - z);
+    for (int j = 1; j <= n; ++j) mass[heads[j]] += std::exp(logp[j] - z);
+    return Entropy(mass);
+  };
+  auto outcome = [&](bool bad, double t) {
+    std::vector<Observation> extra;
+    for (int si = 0; si < static_cast<int>(levels.size()); ++si) {
+      const Level& l = levels[si];
+      if (!l.usable) continue;
+      if (l.status) extra.push_back({position, si, true, 0, bad});
+      else extra.push_back({position, si, false, (bad ? l.bad : l.good) + t * l.sigma, false});
+    }
+    return extra;
+  };
+  double expected = 0;
+  for (bool bad : {true, false}) {
+    const double p_state = bad ? p_bad : 1 - p_bad;
+    if (p_state <= 0) continue;
+    if (!any_value) {
+      expected += p_state * grouped_entropy(outcome(bad, 0));
+      continue;
+    }
+    for (int k = 0; k < 3; ++k) expected += p_state * kWeights[k] * grouped_entropy(outcome(bad, kNodes[k]));
+  }
+  return expected;
+}
+
+Decision Search::Decide() {
+  const int n = positions_ - 1;
+  const auto post = Posterior();
+  const auto heads = GroupHeads();
+  std::vector<double> mass(positions_, 0.0);
+  for (int j = 1; j <= n; ++j) mass[heads[j]] += post[j];
+  Decision d;
+  if (post[0] >= options_.confidence) {
+    d.verdict = Verdict::kNoCulprit;
+    d.confidence = post[0];
+    return d;
+  }
+  const int best = static_cast<int>(std::max_element(mass.begin() + 1, mass.end()) - mass.begin());
+  if (mass[best] >= options_.confidence) {
+    std::vector<int> group;
+    for (int j = 1; j <= n; ++j)
+      if (heads[j] == best) group.push_back(j);
+    d.confidence = mass[best];
+    if (group.size() > 1) {
+      d.verdict = Verdict::kAmbiguous;
+      d.range = group;
+      return d;
+    }
+    // Verify before reporting: one fresh run of the culprit and one of its parent.
+    if (verifying_ != best) {
+      verifying_ = best;
+      verify_base_culprit_ = ObservationsAt(best);
+      verify_base_parent_ = ObservationsAt(best - 1);
+    }
+    const bool budget_left = runs_requested_ < options_.max_runs;
+    if (budget_left && ObservationsAt(best) == verify_base_culprit_) {
+      d.next_position = best;
+      return d;
+    }
+    if (budget_left && ObservationsAt(best - 1) == verify_base_parent_) {
+      d.next_position = best - 1;
+      return d;
+    }
+    d.verdict = Verdict::kCulprit;
+    d.culprit = best;
+    return d;
+  }
+  if (runs_requested_ >= options_.max_runs) {
+    // Out of runs: the 95% credible range of the culprit hypotheses.
+    d.verdict = Verdict::kAmbiguous;
+    d.confidence = std::max(post[0], mass[best]);
+    double total = 0;
+    for (int j = 1; j <= n; ++j) total += post[j];
+    double cdf = 0;
+    for (int j = 1; j <= n; ++j) {
+      const double before = cdf;
+      cdf += total > 0 ? post[j] / total : 0;
+      if (cdf >= 0.025 && before <= 0.975) d.range.push_back(j);
+    }
+    return d;
+  }
+  // Candidates: the endpoints (they settle "no culprit") and the positions around the
+  // median of the culprit posterior (they halve the rest), as Flake Aware Culprit Finding
+  // does; expected entropy picks among them.
+  std::set<int> candidates = {0, n};
+  {
+    double total = 0;
+    for (int j = 1; j <= n; ++j) total += post[j];
+    double cdf = 0;
+    for (int j = 1; j <= n; ++j) {
+      cdf += post[j];
+      if (cdf >= total / 2) {
+        for (int k = j - 1; k >= 0; --k)
+          if (!skipped_.count(k)) { candidates.insert(k); break; }
+        for (int k = j; k <= n; ++k)
+          if (!skipped_.count(k)) { candidates.insert(k); break; }
+        break;
+      }
+    }
+  }
+  // The known-good end is every culprit hypothesis's reference: expected entropy with the
+  // levels plugged in cannot see how little a couple of runs pin it down, so it is rerun
+  // whenever it has fewer than half the runs of the known-bad end.
+  if (2 * ObservationsAt(0) < ObservationsAt(n)) {
+    d.next_position = 0;
+    d.confidence = std::max(post[0], mass[best]);
+    return d;
+  }
+  double best_h = std::numeric_limits<double>::infinity();
+  for (int k : candidates) {
+    if (skipped_.count(k)) continue;
+    const double h = ExpectedEntropyAfter(k, post);
+    if (h < best_h - 1e-12) {
+      best_h = h;
+      d.next_position = k;
+    }
+  }
+  d.confidence = std::max(post[0], mass[best]);
+  return d;
+}
+
+}  // namespace harness::bisect

@@ -1,0 +1,110 @@
+// The noise-aware search of `harness bisect`: a posterior over "which commit is the
+// culprit" plus "no culprit: the bad result was noise" (shared/research/bisect.md §5, §7,
+// §10), updated with every run, that picks the next commit to run and says when it knows.
+//
+// Positions are the first-parent commits from the known-good one (0) to the known-bad
+// one (n). Hypothesis H_j (1 <= j <= n): position j is the first bad commit, so every
+// position >= j is bad. H_0: no culprit, every position is good and what looked bad was
+// noise. Two kinds of evidence, one per run:
+//
+// - Metric values (accuracy of a GSM8K case, one value per run, several cases combine):
+//   a change-point model with unknown levels. Under H_j a series is x = mu - delta at
+//   positions >= j and mu before, with Gaussian run-to-run noise sigma; under H_0, delta = 0.
+//   mu has a flat prior and delta >= 0 (a drop in the direction of "worse") a half-normal
+//   prior of scale tau, so the marginal likelihood of each H_j against H_0 is closed-form:
+//       BF_j = (2 / (tau sqrt(A))) exp(B^2 / 2A) Phi(B / sqrt(A)),
+//       A = |u|^2 / sigma^2 + 1 / tau^2,  B = (y . u) / sigma^2,
+//   with y the centred values and u the centred "is at or after j" indicator signed by the
+//   direction. It answers "which split of these runs explains them best", so rerun spread
+//   (sigma, the run-to-run noise on the same questions) is what it must know: sigma is
+//   estimated from the runs repeated at one commit, pooled and shrunk towards a prior
+//   (research gsm8k.md §5.3: about 0.3 pp at n = 1319 on real servers).
+// - Pass/fail statuses (a compile case, or a command's git-style exit code): a two-sided
+//   flake model; a run shows the wrong status with probability flake_rate.
+//
+// The next position is the one whose run is expected to leave the least posterior
+// entropy. The search stops when one hypothesis (or one group of hypotheses that skipped
+// commits make indistinguishable) holds `confidence`; a culprit is then verified by a
+// fresh run of it and of its parent before it is reported.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace harness::bisect {
+
+struct Observation {
+  int position = 0;
+  int series = 0;            // which metric case; statuses use their own series numbers too
+  bool is_status = false;
+  double value = 0;          // the metric's value (is_status false)
+  bool failed = false;       // the status (is_status true)
+};
+
+struct SeriesSpec {
+  bool higher_is_better = true;
+  double noise_sigma = 0;    // prior run-to-run sd of one value (> 0)
+};
+
+struct SearchOptions {
+  double confidence = 0.95;
+  double prior_no_culprit = 0.2;
+  double flake_rate = 0.01;          // statuses
+  double sigma_prior_weight = 3;     // degrees of freedom the sigma prior is worth
+  double min_effect = 1.5;           // the smallest drop looked for, in run-to-run noise sds
+  int max_runs = 40;                 // runs the search may ask for (evidence already stored is free)
+};
+
+enum class Verdict { kSearching, kCulprit, kNoCulprit, kAmbiguous };
+const char* VerdictWord(Verdict v);   // searching, culprit, no-culprit, ambiguous
+
+struct Decision {
+  Verdict verdict = Verdict::kSearching;
+  int next_position = -1;            // when searching: run this position next
+  int culprit = -1;                  // kCulprit
+  std::vector<int> range;            // kAmbiguous: the positions the culprit may be
+  double confidence = 0;             // the posterior of the answer (or of the best hypothesis)
+};
+
+class Search {
+ public:
+  // positions: n + 1 (good endpoint 0 .. bad endpoint n), n >= 1.
+  Search(int positions, std::vector<SeriesSpec> series, SearchOptions options);
+
+  void Add(const Observation& o);
+  void CountRun() { ++runs_requested_; }            // a run the search asked for (counts to max_runs)
+  void Skip(int position);                          // untestable (exit 125, a build that fails)
+
+  // [0] = no culprit, [j] = position j is the first bad commit.
+  std::vector<double> Posterior() const;
+  Decision Decide();
+  // P(position is bad) = sum of the posterior of H_1 .. H_position.
+  double ProbabilityBad(int position) const;
+
+  int runs_requested() const { return runs_requested_; }
+  int positions() const { return positions_; }
+  const std::set<int>& skipped() const { return skipped_; }
+  int ObservationsAt(int position) const;
+
+ private:
+  std::vector<double> LogPosteriorOf(const std::vector<Observation>& extra) const;
+  double ExpectedEntropyAfter(int position, const std::vector<double>& posterior) const;
+  // Groups of hypotheses that no run can tell apart: each culprit hypothesis at a
+  // skipped position joins the next unskipped one. Returns, per hypothesis, its group's head.
+  std::vector<int> GroupHeads() const;
+
+  int positions_;
+  std::vector<SeriesSpec> series_;
+  SearchOptions options_;
+  std::vector<Observation> observations_;
+  std::set<int> skipped_;
+  int runs_requested_ = 0;
+  // Verification of a culprit: the runs at it and its parent when it first reached confidence.
+  int verifying_ = -1;
+  int verify_base_culprit_ = 0, verify_base_parent_ = 0;
+};
+
+}  // namespace harness::bisect

@@ -1,0 +1,557 @@
+#include "harness/bisect/bisector.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/run/suite_table.h"
+#include "harness/util/git.h"
+#include "harness/util/subprocess.h"
+#include "harness/util/versions.h"
+
+namespace harness::bisect {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+// Ctrl-C or SIGTERM: the running command gets it too (same process group); the bisector
+// then removes its worktree and stops with the session stored as far as it went.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted = false;
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { g_interrupted = true; };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~InterruptGuard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+// The series the search follows: one per case (its metric or its status), plus one for
+// the command's exit code when it stores nothing.
+struct Target {
+  bool status = false;
+  std::string metric;
+  std::vector<std::string> cases;
+  std::vector<SeriesSpec> specs;  // cases.size() + 1 (the exit-code series)
+  std::string words;
+};
+
+Json TargetJson(const Target& t) {
+  Json specs = Json::array();
+  for (const auto& s : t.specs) specs.push_back({{"higher_is_better", s.higher_is_better}, {"noise_sigma", s.noise_sigma}});
+  return Json{{"status", t.status}, {"metric", t.metric}, {"cases", t.cases}, {"specs", specs}, {"words", t.words}};
+}
+
+Result<Target> TargetFromJson(const Json& j, const std::string& origin) {
+  JsonObject o(j, origin, "target");
+  Target t;
+  auto status = o.Bool("status");
+  if (!status) return status.error();
+  t.status = *status;
+  auto metric = o.String("metric", "");
+  if (!metric) return metric.error();
+  t.metric = *metric;
+  auto cases = o.StringList("cases");
+  if (!cases) return cases.error();
+  t.cases = *cases;
+  auto words = o.String("words", "");
+  if (!words) return words.error();
+  t.words = *words;
+  if (!j.contains("specs") || !j["specs"].is_array()) return o.FieldError("specs", "expected a list");
+  for (const auto& s : j["specs"])
+    t.specs.push_back({s.value("higher_is_better", true), s.value("noise_sigma", 0.0)});
+  if (t.specs.size() != t.cases.size() + 1) return o.FieldError("specs", "one per case plus one");
+  return t;
+}
+
+// The commits from good (position 0) to bad (the last position).
+Result<std::vector<CommitInfo>> Positions(const BisectRequest& r, Store& store) {
+  if (!r.repo.empty()) {
+    auto good = ReadCommit(r.repo, r.good);
+    if (!good) return UsageError(fmt::format("--good {}: {}", r.good, good.error().message));
+    auto bad = ReadCommit(r.repo, r.bad);
+    if (!bad) return UsageError(fmt::format("--bad {}: {}", r.bad, bad.error().message));
+    auto range = FirstParentRange(r.repo, good->sha, bad->sha);
+    if (!range) return range.error();
+    std::vector<CommitInfo> out = {*good};
+    for (const auto& sha : *range) out.push_back(CommitInfo{sha, {}, {}, {}, ""});
+    out.back() = *bad;
+    return out;
+  }
+  auto find = [&](const std::string& flag, const std::string& rev) -> Result<CommitInfo> {
+    auto m = store.MatchCommits(rev);
+    if (!m) return m.error();
+    if (m->empty()) return UsageError(fmt::format("{} {}: no such commit in the database (pass --repo)", flag, rev));
+    if (m->size() > 1 && m->front().sha != rev) {
+      std::vector<std::string> shas;
+      for (const auto& c : *m) shas.push_back(c.sha.substr(0, 12));
+      return UsageError(fmt::format("{} {}: ambiguous ({})", flag, rev, fmt::join(shas, ", ")));
+    }
+    if (!m->front().first_parent_ordinal)
+      return UsageError(fmt::format("{} {}: stored without a first-parent order; pass --repo", flag, rev));
+    return m->front();
+  };
+  auto good = find("--good", r.good);
+  if (!good) return good.error();
+  auto bad = find("--bad", r.bad);
+  if (!bad) return bad.error();
+  if (*good->first_parent_ordinal >= *bad->first_parent_ordinal)
+    return UsageError(fmt::format("--good {} is not before --bad {} in first-parent order", r.good, r.bad));
+  auto between = store.CommitsInOrdinalRange(*good->first_parent_ordinal, *bad->first_parent_ordinal);
+  if (!between) return between.error();
+  std::vector<CommitInfo> out = {*good};
+  for (auto& c : *between) out.push_back(std::move(c));
+  if (out.back().sha != bad->sha)
+    return UsageError(fmt::format("the stored commits do not lead from {} to {} in first-parent order", r.good, r.bad));
+  return out;
+}
+
+std::optional<double> MetricOf(const CaseEvidence& e, const std::string& name, int64_t* n = nullptr) {
+  for (const auto& m : e.metrics)
+    if (m.name == name) {
+      if (n) *n = m.n;
+      return m.value;
+    }
+  return std::nullopt;
+}
+
+// Observations (as JSON, the logged form) of one stored case result.
+void EvidenceObservations(const Target& t, int series, const CaseEvidence& e, Json& out) {
+  if (t.status) {
+    if (e.status == CaseStatus::kPass || e.status == CaseStatus::kFail)
+      out.push_back({{"series", series}, {"failed", e.status == CaseStatus::kFail}});
+    return;
+  }
+  if (e.status == CaseStatus::kError) return;  // an infrastructure error says nothing of the stack
+  if (auto v = MetricOf(e, t.metric)) out.push_back({{"series", series}, {"value", *v}});
+}
+
+void AddObservations(Search& search, int position, const Json& evidence) {
+  for (const auto& o : evidence.value("observations", Json::array())) {
+    Observation ob;
+    ob.position = position;
+    ob.series = o.value("series", 0);
+    if (o.contains("failed")) {
+      ob.is_status = true;
+      ob.failed = o["failed"].get<bool>();
+    } else {
+      ob.value = o.value("value", 0.0);
+    }
+    search.Add(ob);
+  }
+  if (evidence.value("skip", false)) search.Skip(position);
+}
+
+std::string Substitute(const std::string& arg, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  for (std::size_t i = 0; i < arg.size();) {
+    bool matched = false;
+    for (const auto& [key, value] : vars)
+      if (arg.compare(i, key.size(), key) == 0) {
+        out += value;
+        i += key.size();
+        matched = true;
+        break;
+      }
+    if (!matched) out += arg[i++];
+  }
+  return out;
+}
+
+std::string StepVerdict(double p_bad, bool skipped, double confidence) {
+  if (skipped) return "skip";
+  if (p_bad >= confidence) return "bad";
+  if (p_bad <= 1 - confidence) return "good";
+  return "unknown";
+}
+
+// Picks the cases and the metric, and the noise prior of each series.
+Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vector<CommitInfo>& commits) {
+  Target t;
+  if (r.metric.empty()) {
+    if (r.case_id.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
+    t.status = true;
+    t.cases = {r.case_id};
+    t.words = fmt::format("status of {}", r.case_id);
+    t.specs = {SeriesSpec{true, 0}, SeriesSpec{true, 0}};
+    return t;
+  }
+  const auto slash = r.metric.find('/');
+  const std::string suite = r.metric.substr(0, slash);
+  auto tables = LoadSuiteTables(r.suites_dir);
+  if (!tables) return tables.error();
+  const SuiteTable* table = nullptr;
+  for (const auto& tb : *tables)
+    if (tb.suite == suite) table = &tb;
+  if (!table) return UsageError(fmt::format("--metric {}: no suite '{}' in {}", r.metric, suite, r.suites_dir.string()));
+  t.metric = slash == std::string::npos ? table->headline_metric : r.metric.substr(slash + 1);
+  if (t.metric.empty())
+    return UsageError(fmt::format("--metric {}: suite '{}' declares no headline_metric; name one as {}/METRIC",
+                                  r.metric, suite, suite));
+  std::optional<bool> higher;
+  if (t.metric == table->headline_metric) higher = table->headline_higher_is_better;
+  if (!r.case_id.empty()) {
+    if (r.case_id.rfind(suite + "/", 0) != 0)
+      return UsageError(fmt::format("--case {} is not a case of suite '{}'", r.case_id, suite));
+    t.cases = {r.case_id};
+  } else {
+    std::set<std::string> ids;
+    for (const auto* c : {&commits.front(), &commits.back()}) {
+      auto at = store.CaseIdsAt(c->sha, suite + "/");
+      if (!at) return at.error();
+      ids.insert(at->begin(), at->end());
+    }
+    t.cases.assign(ids.begin(), ids.end());
+  }
+  // The cases that are worse at bad than at good; each its own series with its noise prior.
+  std::vector<std::string> worse;
+  for (const auto& id : t.cases) {
+    double sum[2] = {0, 0}, count[2] = {0, 0};
+    int64_t n = 0;
+    for (int side : {0, 1}) {
+      auto ev = store.CaseEvidenceAt(id, side == 0 ? commits.front().sha : commits.back().sha);
+      if (!ev) return ev.error();
+      for (const auto& e : *ev)
+        if (e.status != CaseStatus::kError)
+          if (auto v = MetricOf(e, t.metric, &n)) sum[side] += *v, count[side] += 1;
+    }
+    if (count[0] == 0 || count[1] == 0) continue;
+    const double good = sum[0] / count[0], bad = sum[1] / count[1];
+    const bool higher_better = higher.value_or(bad < good);  // unknown direction: the way it moved is worse
+    if (higher_better ? !(bad < good) : !(bad > good)) continue;
+    double sigma = 0;
+    if (r.noise_sigma) sigma = *r.noise_sigma;
+    else if (n > 0) sigma = std::max(1e-4, 0.4 * std::sqrt(std::max(good * (1 - good), 1e-4) / static_cast<double>(n)));
+    else sigma = std::max(1e-12, 0.01 * std::abs(good));
+    worse.push_back(id);
+    t.specs.push_back(SeriesSpec{higher_better, sigma});
+  }
+  t.cases = worse;
+  t.specs.push_back(SeriesSpec{true, 0});
+  t.words = fmt::format("{} of {}", t.metric, t.cases.empty() ? suite + " (no case worse at bad)" : fmt::format("{}", fmt::join(t.cases, ", ")));
+  return t;
+}
+
+}  // namespace
+
+Result<BisectOutcome> RunBisect(const BisectRequest& r, Store& store) {
+  if (r.confidence <= 0.5 || r.confidence >= 1) return UsageError("--confidence must be in (0.5, 1)");
+  if (r.max_runs < 0) return UsageError("--max-runs must be at least 0");
+  if (r.noise_sigma && !(*r.noise_sigma > 0)) return UsageError("--noise-sigma must be positive");
+  for (const auto& arg : r.command)
+    if (arg.find("{worktree}") != std::string::npos && r.repo.empty())
+      return UsageError("{worktree} in the command needs --repo");
+  InterruptGuard guard;
+  auto commits = Positions(r, store);
+  if (!commits) return commits.error();
+  const int n = static_cast<int>(commits->size()) - 1;
+
+  BisectOutcome out;
+  Json args{{"format_version", kBisectLogFormat}, {"good", commits->front().sha}, {"bad", commits->back().sha},
+            {"metric", r.metric}, {"case", r.case_id}, {"repo", r.repo.string()}, {"max_runs", r.max_runs},
+            {"confidence", r.confidence}, {"flake_rate", r.flake_rate}, {"command", r.command},
+            {"command_timeout_s", r.command_timeout_s}};
+  if (r.noise_sigma) args["noise_sigma"] = *r.noise_sigma;
+
+  // Runs the command at position k; returns its evidence (or an error that ends the bisect).
+  std::set<int64_t> used_results;
+  auto run_command = [&](int k, const Target* target, std::optional<int64_t>& run_id,
+                         std::optional<int64_t>& exit_code) -> Result<Json> {
+    const std::string& sha = (*commits)[k].sha;
+    auto before = store.NewestCaseResultId();
+    if (!before) return before.error();
+    std::filesystem::path worktree;
+    if (!r.repo.empty()) {
+      char tmpl[] = "/tmp/harness-bisect-XXXXXX";
+      if (!mkdtemp(tmpl)) return InfraError("cannot make a folder for the worktree");
+      worktree = std::filesystem::path(tmpl) / sha.substr(0, 12);
+      if (auto s = AddWorktree(r.repo, worktree, sha); !s) {
+        std::error_code ec;
+        std::filesystem::remove_all(tmpl, ec);
+        return s.error();
+      }
+    }
+    const std::map<std::string, std::string> vars = {
+        {"{sha}", sha}, {"{worktree}", worktree.string()}, {"{db}", r.db.string()}};
+    std::vector<std::string> argv;
+    for (const auto& a : r.command) argv.push_back(Substitute(a, vars));
+    ProcessOptions po;
+    po.cwd = worktree;
+    po.timeout_s = r.command_timeout_s;
+    auto proc = RunProcess(argv, po);
+    if (!worktree.empty()) {
+      static_cast<void>(RemoveWorktree(r.repo, worktree));  // best effort; the error worth reporting is the run's
+      std::error_code ec;
+      std::filesystem::remove_all(worktree.parent_path(), ec);
+    }
+    if (!proc) return proc.error();
+    if (g_interrupted) return InfraError("interrupted");
+    ++out.runs;
+    Json ev{{"observations", Json::array()}, {"skip", false}};
+    if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}", sha.substr(0, 12)));
+    if (proc->signal) return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, sha.substr(0, 12)));
+    exit_code = proc->exit_code;
+    ev["exit_code"] = proc->exit_code;
+    if (target) {
+      for (int i = 0; i < static_cast<int>(target->cases.size()); ++i) {
+        auto stored = store.CaseEvidenceAt(target->cases[i], sha);
+        if (!stored) return stored.error();
+        for (const auto& e : *stored)
+          if (e.case_result_id > *before && used_results.insert(e.case_result_id).second) {
+            EvidenceObservations(*target, i, e, ev["observations"]);
+            ev["case_results"].push_back(e.case_result_id);
+            run_id = e.run_id;
+          }
+      }
+    }
+    if (ev.contains("case_results")) return ev;  // the command stored a run: that is the evidence
+    // git bisect run's convention: 0 good, 125 skip, 1-127 bad, >= 128 abort.
+    const int code = proc->exit_code;
+    if (code >= 128 || code < 0)
+      return InfraError(fmt::format("the command exited {} at {}: that aborts the bisect (git's convention); "
+                                    "stderr: {}", code, sha.substr(0, 12), proc->err.substr(0, 500)));
+    if (code == 125) ev["skip"] = true;
+    else if (target) ev["observations"].push_back({{"series", static_cast<int>(target->cases.size())}, {"failed", code != 0}});
+    return ev;
+  };
+
+  // Target: from the replayed log, or chosen now (running the endpoints first when the
+  // store has nothing for them and a command can make it).
+  Target target;
+  if (r.replay_steps.is_array() && !r.replay_steps.empty() && r.replay_steps.front().contains("target")) {
+    auto t = TargetFromJson(r.replay_steps.front()["target"], "replayed log");
+    if (!t) return t.error();
+    target = *t;
+  } else {
+    auto t = ChooseTarget(r, store, *commits);
+    if (!t) return t.error();
+    target = *t;
+    if (!target.status && target.cases.empty() && !r.command.empty()) {
+      for (int k : {0, n}) {
+        std::optional<int64_t> rid, code;
+        auto ev = run_command(k, nullptr, rid, code);
+        if (!ev) return ev.error();
+      }
+      auto again = ChooseTarget(r, store, *commits);
+      if (!again) return again.error();
+      target = *again;
+    }
+  }
+  args["target"] = TargetJson(target);
+  out.target = target.words;
+  out.cases = target.cases;
+
+  BisectSessionRow session;
+  session.good = commits->front().sha;
+  session.bad = commits->back().sha;
+  session.target = target.words;
+  session.args_json = args.dump();
+  auto session_id = store.BeginBisect(session);
+  if (!session_id) return session_id.error();
+  out.session_id = *session_id;
+
+  SearchOptions options;
+  options.confidence = r.confidence;
+  options.flake_rate = r.flake_rate;
+  options.max_runs = r.max_runs;
+  Search search(n + 1, target.specs, options);
+
+  auto record = [&](int k, const std::string& source, const Json& ev, std::optional<int64_t> run_id,
+                    std::optional<int64_t> exit_code) -> Status {
+    AddObservations(search, k, ev);
+    BisectStep step;
+    step.index = static_cast<int>(out.steps.size());
+    step.sha = (*commits)[k].sha;
+    step.source = source;
+    step.run_id = run_id;
+    step.exit_code = exit_code;
+    step.evidence = ev;
+    step.probability_bad = search.ProbabilityBad(k);
+    step.verdict = StepVerdict(step.probability_bad, search.skipped().count(k) > 0, r.confidence);
+    Json decision{{"probability_bad", step.probability_bad}, {"verdict", step.verdict},
+                  {"no_culprit", search.Posterior()[0]}};
+    out.steps.push_back(step);
+    return store.AddBisectStep(*session_id, BisectStepRow{step.index, step.sha, source, run_id, exit_code,
+                                                          ev.dump(), decision.dump()});
+  };
+
+  if (!target.cases.empty() || target.status) {
+    if (r.replay_steps.is_array() && !r.replay_steps.empty()) {
+      std::map<std::string, int> index;
+      for (int k = 0; k <= n; ++k) index[(*commits)[k].sha] = k;
+      for (const auto& s : r.replay_steps) {
+        if (!s.contains("sha")) continue;
+        auto it = index.find(s.value("sha", ""));
+        if (it == index.end()) return UsageError(fmt::format("replayed step {}: not a commit of the range", s.value("sha", "")));
+        for (const auto& id : s.value("evidence", Json::object()).value("case_results", Json::array()))
+          used_results.insert(id.get<int64_t>());
+        if (auto st = record(it->second, "replay", s.value("evidence", Json::object()), std::nullopt, std::nullopt); !st)
+          return st.error();
+      }
+    } else {
+      // The store first: every result already there is free evidence.
+      for (int k = 0; k <= n; ++k) {
+        Json ev{{"observations", Json::array()}, {"skip", false}};
+        std::optional<int64_t> run_id;
+        for (int i = 0; i < static_cast<int>(target.cases.size()); ++i) {
+          auto stored = store.CaseEvidenceAt(target.cases[i], (*commits)[k].sha);
+          if (!stored) return stored.error();
+          for (const auto& e : *stored)
+            if (used_results.insert(e.case_result_id).second) {
+              EvidenceObservations(target, i, e, ev["observations"]);
+              ev["case_results"].push_back(e.case_result_id);
+              run_id = e.run_id;
+            }
+        }
+        if (!ev["observations"].empty())
+          if (auto st = record(k, "store", ev, run_id, std::nullopt); !st) return st.error();
+      }
+    }
+  }
+
+  Decision d;
+  if (!target.status && target.cases.empty()) {
+    d.verdict = Verdict::kNoCulprit;
+    d.confidence = 1;
+    out.reason = fmt::format("no case of {} is worse at {} than at {}", r.metric, commits->back().sha.substr(0, 12),
+                             commits->front().sha.substr(0, 12));
+  } else {
+    for (;;) {
+      d = search.Decide();
+      if (d.verdict != Verdict::kSearching) break;
+      if (r.command.empty()) {
+        d.verdict = Verdict::kAmbiguous;
+        out.reason = fmt::format("the store has too little evidence and no command follows -- to run {}",
+                                 (*commits)[d.next_position].sha.substr(0, 12));
+        auto post = search.Posterior();
+        double total = 0;
+        for (int j = 1; j <= n; ++j) total += post[j];
+        double cdf = 0;
+        for (int j = 1; j <= n; ++j) {
+          const double before = cdf;
+          cdf += total > 0 ? post[j] / total : 0;
+          if (cdf >= 0.025 && before <= 0.975) d.range.push_back(j);
+        }
+        break;
+      }
+      std::optional<int64_t> run_id, exit_code;
+      auto ev = run_command(d.next_position, &target, run_id, exit_code);
+      if (!ev) {
+        BisectSessionRow fin = session;
+        fin.status = "error";
+        fin.runs = out.runs;
+        fin.result_json = Json{{"error", ev.error().message}}.dump();
+        static_cast<void>(store.FinishBisect(*session_id, fin));
+        return Error{ev.error().code == ExitCode::kUsage ? ExitCode::kUsage : ExitCode::kInfra,
+                     fmt::format("bisect session {}: {}", *session_id, ev.error().message)};
+      }
+      search.CountRun();
+      if (auto st = record(d.next_position, "command", *ev, run_id, exit_code); !st) return st.error();
+    }
+  }
+
+  out.verdict = d.verdict;
+  out.confidence = d.confidence;
+  if (d.verdict == Verdict::kCulprit) {
+    out.culprit = (*commits)[d.culprit].sha;
+    out.subject = (*commits)[d.culprit].subject;
+    if (out.subject.empty() && !r.repo.empty())
+      if (auto c = ReadCommit(r.repo, out.culprit)) out.subject = c->subject;
+  }
+  for (int j : d.range) out.range.push_back((*commits)[j].sha);
+  for (int k : search.skipped()) out.skipped.push_back((*commits)[k].sha);
+  if (d.verdict == Verdict::kAmbiguous && out.reason.empty())
+    out.reason = search.runs_requested() >= r.max_runs ? fmt::format("--max-runs {} reached", r.max_runs)
+                                                        : "skipped commits sit next to the culprit";
+
+  BisectSessionRow fin = session;
+  fin.status = VerdictWord(out.verdict);
+  fin.culprit = out.culprit;
+  fin.confidence = out.confidence;
+  fin.runs = out.runs;
+  fin.result_json = Json{{"verdict", fin.status}, {"culprit", out.culprit}, {"range", out.range},
+                         {"skipped", out.skipped}, {"reason", out.reason}}.dump();
+  if (auto s = store.FinishBisect(*session_id, fin); !s) return s.error();
+  return out;
+}
+
+Result<std::string> BisectLog(Store& store, int64_t session_id) {
+  auto s = store.BisectSession(session_id);
+  if (!s) return s.error();
+  Json header = Json::parse(s->args_json, nullptr, false);
+  if (header.is_discarded()) header = Json::object();
+  header["kind"] = "session";
+  header["session"] = s->id;
+  header["status"] = s->status;
+  std::string out = DumpJson(header, -1) + "\n";
+  for (const auto& step : s->steps) {
+    Json ev = Json::parse(step.evidence_json, nullptr, false);
+    Json line{{"kind", "step"}, {"step", step.step}, {"sha", step.sha}, {"source", step.source}, {"evidence", ev}};
+    if (step.run_id) line["run_id"] = *step.run_id;
+    if (step.exit_code) line["exit_code"] = *step.exit_code;
+    out += DumpJson(line, -1) + "\n";
+  }
+  return out;
+}
+
+Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string& origin) {
+  BisectRequest r;
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;  // lines may be commented out, as in git bisect replay
+    auto j = ParseJson(line, fmt::format("{}:{}", origin, lineno));
+    if (!j) return j.error();
+    JsonObject o(*j, fmt::format("{}:{}", origin, lineno));
+    auto kind = o.String("kind");
+    if (!kind) return kind.error();
+    if (*kind == "session") {
+      if (auto v = o.RequireVersion(kBisectLogFormat); !v) return v.error();
+      header = true;
+      r.good = j->value("good", "");
+      r.bad = j->value("bad", "");
+      r.metric = j->value("metric", "");
+      r.case_id = j->value("case", "");
+      r.repo = j->value("repo", "");
+      r.max_runs = j->value("max_runs", 60);
+      r.confidence = j->value("confidence", 0.95);
+      r.flake_rate = j->value("flake_rate", 0.01);
+      r.command = j->value("command", std::vector<std::string>{});
+      r.command_timeout_s = j->value("command_timeout_s", 0.0);
+      if (j->contains("noise_sigma")) r.noise_sigma = (*j)["noise_sigma"].get<double>();
+      if (!j->contains("target")) return o.FieldError("target", "missing");
+      r.replay_steps.push_back({{"target", (*j)["target"]}});
+    } else if (*kind == "step") {
+      if (!header) return UsageError(fmt::format("{}:{}: a step before the session line", origin, lineno));
+      if (!j->contains("sha") || !j->contains("evidence")) return o.FieldError("evidence", "a step needs sha and evidence");
+      r.replay_steps.push_back(*j);
+    } else {
+      return o.FieldError("kind", fmt::format("unknown kind '{}' (session or step)", *kind));
+    }
+  }
+  if (!header) return UsageError(origin + ": no session line: not a bisect log");
+  return r;
+}
+
+}  // namespace harness::bisect

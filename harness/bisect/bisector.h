@@ -1,0 +1,68 @@
+// `harness bisect`: the commits between a known-good and a known-bad one, the evidence the
+// store already holds for them, a command run in a git worktree of a commit when the
+// search (bisect_search.h) asks for more, and every step stored as a replayable session.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/bisect/bisect_search.h"
+#include "harness/store/store.h"
+#include "harness/util/error.h"
+#include "harness/util/json_file.h"
+
+namespace harness::bisect {
+
+struct BisectRequest {
+  std::string good, bad;                  // revisions of repo, or stored sha prefixes without one
+  std::string metric;                     // SUITE (its headline metric) or SUITE/METRIC; empty: status
+  std::string case_id;                    // narrows --metric to one case; alone: bisect its status
+  std::filesystem::path repo;             // empty: the store's first-parent ordinals
+  std::filesystem::path db;               // substituted for {db}
+  std::filesystem::path suites_dir;       // for headline metrics
+  int max_runs = 60;
+  double confidence = 0.95;
+  std::optional<double> noise_sigma;      // run-to-run sd of the metric (default from its n)
+  double flake_rate = 0.01;               // of statuses
+  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}; empty: store only
+  double command_timeout_s = 0;           // 0: none
+  Json replay_steps = Json::array();      // from `bisect replay`: steps whose evidence is used as logged
+};
+
+struct BisectStep {
+  int index = 0;
+  std::string sha;
+  std::string source;                     // store | command | replay
+  std::optional<int64_t> run_id;
+  std::optional<int64_t> exit_code;
+  Json evidence;                          // {"observations": [...], "skip": bool, ...}
+  double probability_bad = 0;             // P(this commit is bad) after the step
+  std::string verdict;                    // good | bad | unknown | skip (at the time)
+};
+
+struct BisectOutcome {
+  int64_t session_id = 0;
+  Verdict verdict = Verdict::kAmbiguous;
+  std::string culprit, subject;           // full sha, its subject
+  double confidence = 0;
+  int runs = 0;                           // commands run
+  std::vector<std::string> skipped, range;
+  std::vector<BisectStep> steps;
+  std::string target;                     // what was bisected, in words
+  std::vector<std::string> cases;
+  std::string reason;                     // why it stopped, for ambiguous and no-culprit answers
+};
+
+// Exit-2 errors for bad input, exit-3 for a command that failed in a way that is no answer
+// (>= 128, killed, timed out) or an interrupt; the partial session stays stored.
+Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store);
+
+// The session as JSON lines: a header with the request, then one line per step.
+Result<std::string> BisectLog(Store& store, int64_t session_id);
+// Parses a log written by BisectLog back into a request (its steps become replay_steps).
+Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string& origin);
+
+}  // namespace harness::bisect

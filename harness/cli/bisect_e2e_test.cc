@@ -1,0 +1,135 @@
+// harness bisect through the real binary, on real git repositories the tests create.
+#include <gtest/gtest.h>
+
+#include "harness/util/json_file.h"
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using testing_util::RunHarness;
+using testing_util::TempDir;
+
+// Lines of `git worktree list`: 1 when every bisect worktree was removed.
+size_t Worktrees(const std::filesystem::path& repo) {
+  auto r = RunProcess({"git", "-C", repo.string(), "worktree", "list"});
+  if (!r.ok()) return 0;
+  size_t n = 0;
+  for (char c : r->out) n += c == '\n';
+  return n;
+}
+
+Json ParseOut(const ProcessResult& r) {
+  auto j = ParseJson(r.out, "stdout");
+  return j.ok() ? *j : Json();
+}
+
+// 32 commits; from commit k on, the stack config in the repo turns the SP fault on, so
+// sequence_parallel/..._0 fails there. The bisect runs `harness run` in each commit's
+// worktree and reads the stored status back.
+TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
+  TempDir dir;
+  const int k = 21;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 32, [&](int i) {
+    return std::map<std::string, std::string>{
+        {"stack.json", i >= k ? R"({"format_version": 1, "faults": ["sp-counts-bookkeeping-users"]})"
+                              : R"({"format_version": 1})"}};
+  });
+  const auto db = (dir / "h.db").string();
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[31], "--case",
+                       "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", (dir / "repo").string(),
+                       "--db", db, "--format", "json", "--", HARNESS_BINARY, "run", "--db", "{db}", "--commit",
+                       "{sha}", "--repo", "{worktree}", "--suite", "sequence_parallel", "--filter",
+                       "sequence_parallel/*_0", "--stack-config", "{worktree}/stack.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Json j = ParseOut(r);
+  EXPECT_EQ(j["verdict"], "culprit") << r.out;
+  EXPECT_EQ(j["culprit"], shas[k - 1]);
+  EXPECT_EQ(j["subject"], "commit " + std::to_string(k));
+  EXPECT_GE(j["confidence"].get<double>(), 0.95);
+  EXPECT_LE(j["runs"].get<int>(), 14) << "about log2(32) steps, the endpoints and the verification pair";
+  EXPECT_EQ(j["steps"].size(), j["runs"].get<size_t>()) << "every run is a step";
+  EXPECT_EQ(Worktrees(dir / "repo"), 1u) << "worktrees are removed";
+
+  // The session is stored; its log replays to the same answer without running anything.
+  auto log = RunHarness({"bisect", "log", std::to_string(j["session"].get<int>()), "--db", db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  EXPECT_NE(log.out.find("\"kind\":\"session\""), std::string::npos) << log.out;
+  testing_util::WriteFile(dir / "session.log", log.out);
+  auto replay = RunHarness({"bisect", "replay", (dir / "session.log").string(), "--db", db, "--format", "json"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  Json rj = ParseOut(replay);
+  EXPECT_EQ(rj["culprit"], shas[k - 1]) << replay.out;
+  EXPECT_EQ(rj["runs"], 0) << "the logged evidence is enough";
+
+  // A second bisect finds everything in the store: no command runs at all.
+  auto again = RunHarness({"bisect", "--good", shas[0], "--bad", shas[31], "--case",
+                           "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", (dir / "repo").string(),
+                           "--db", db, "--format", "json"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ParseOut(again)["culprit"], shas[k - 1]) << again.out;
+}
+
+// git's exit-code convention: 0 good, 1-127 bad, 125 skip, >= 128 aborts. A culprit next to
+// a skipped commit cannot be told from it: ambiguous, with both in the range, as git says.
+TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 16, [](int i) {
+    std::string code = i >= 10 ? "1" : i == 9 ? "125" : "0";  // 9 does not build; 10 is the culprit
+    return std::map<std::string, std::string>{{"test.sh", "exit " + code + "\n"}};
+  });
+  const auto repo = (dir / "repo").string();
+  const auto db = (dir / "h.db").string();
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db", db,
+                       "--format", "json", "--", "sh", "{worktree}/test.sh"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Json j = ParseOut(r);
+  EXPECT_EQ(j["verdict"], "ambiguous") << r.out;
+  EXPECT_EQ(j["culprit"], nullptr);
+  EXPECT_EQ(j["range"], (Json{shas[8], shas[9]}));
+  EXPECT_EQ(j["skipped"], (Json{shas[8]}));
+
+  auto clear = RunHarness({"bisect", "--good", shas[9], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db",
+                           db, "--format", "json", "--", "sh", "{worktree}/test.sh"});
+  ASSERT_EQ(clear.exit_code, 0) << clear.err;
+  EXPECT_EQ(ParseOut(clear)["culprit"], shas[9]) << clear.out;
+
+  // A command killed or exiting >= 128 is no answer: exit 3, the worktree removed.
+  auto abort = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db",
+                           db, "--", "sh", "-c", "exit 129"});
+  EXPECT_EQ(abort.exit_code, 3) << abort.err;
+  EXPECT_NE(abort.err.find("aborts the bisect"), std::string::npos) << abort.err;
+  EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+
+  // Arguments are argv, never a shell: metacharacters in a substituted sha are inert.
+  auto text = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db",
+                          db, "--format", "json", "--", "sh", "{worktree}/test.sh", "$(touch pwned); {sha}"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "repo" / "pwned"));
+}
+
+TEST(BisectE2E, BadInputIsExitTwo) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 4);
+  const auto repo = (dir / "repo").string();
+  const auto db = (dir / "h.db").string();
+  auto no_target = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--repo", repo, "--db", db});
+  EXPECT_EQ(no_target.exit_code, 2);
+  EXPECT_NE(no_target.err.find("--metric"), std::string::npos) << no_target.err;
+  auto reversed = RunHarness({"bisect", "--good", shas[3], "--bad", shas[0], "--case", "x/y_0", "--repo", repo, "--db", db});
+  EXPECT_EQ(reversed.exit_code, 2) << reversed.err;
+  auto unknown = RunHarness({"bisect", "--good", "deadbeef", "--bad", shas[3], "--case", "x/y_0", "--repo", repo, "--db", db});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  auto option = RunHarness({"bisect", "--good", "--upload-pack=x", "--bad", shas[3], "--case", "x/y_0", "--repo", repo});
+  EXPECT_EQ(option.exit_code, 2) << option.err;
+  auto confidence = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo", repo,
+                                "--db", db, "--confidence", "1.5"});
+  EXPECT_EQ(confidence.exit_code, 2) << confidence.err;
+  auto no_suite = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--metric", "nosuch", "--repo", repo, "--db", db});
+  EXPECT_EQ(no_suite.exit_code, 2) << no_suite.err;
+  auto bad_log = RunHarness({"bisect", "log", "99", "--db", db});
+  EXPECT_EQ(bad_log.exit_code, 2) << bad_log.err;
+}
+
+}  // namespace
+}  // namespace harness
