@@ -18,12 +18,9 @@ namespace harness {
 namespace {
 
 using testing_util::RunHarness;
+using testing_util::SelftestTable;
 using testing_util::TempDir;
 using testing_util::WriteFile;
-
-std::string SelftestTable(const std::string& rows) {
-  return R"({"format_version": 1, "suite": "selftest", "nightly": true, "tests": {"test_outcome": [)" + rows + "]}}";
-}
 
 TEST(RunE2E, StoresEveryCaseWithMetricsSamplesAndOps) {
   TempDir dir;

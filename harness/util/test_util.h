@@ -70,6 +70,11 @@ inline pid_t SpawnHarness(const std::vector<std::string>& args) {
   _exit(127);
 }
 
+// A selftest suite table (suites/selftest_suite.cc) whose test_outcome rows are `rows`.
+inline std::string SelftestTable(const std::string& rows) {
+  return R"({"format_version": 1, "suite": "selftest", "nightly": true, "tests": {"test_outcome": [)" + rows + "]}}";
+}
+
 // A git repository with `n` commits (subjects "commit 1".."commit n"); returns shas oldest first.
 inline std::vector<std::string> MakeGitRepo(const std::filesystem::path& dir, int n) {
   std::vector<std::string> shas;
