@@ -18,17 +18,9 @@ namespace harness {
 namespace {
 
 using testing_util::RunHarness;
+using testing_util::SelftestTable;
 using testing_util::TempDir;
 using testing_util::WriteFile;
-
-// A selftest suite table (format 2: every parameter the selftest reads is declared).
-std::string SelftestTable(const std::string& rows) {
-  return R"({"format_version": 2, "suite": "selftest", "nightly": true,
- "params": {"outcome": {"type": "string"}, "metric": {"type": "number"}, "samples": {"type": "int"},
-            "ops": {"type": "int"}, "sleep_ms": {"type": "int"}, "report_baseline": {"type": "bool"},
-            "note": {"type": "string"}, "state_file": {"type": "string"}},
- "tests": {"test_outcome": [)" + rows + "]}}";
-}
 
 TEST(RunE2E, StoresEveryCaseWithMetricsSamplesAndOps) {
   TempDir dir;

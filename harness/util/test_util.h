@@ -72,6 +72,15 @@ inline pid_t SpawnHarness(const std::vector<std::string>& args) {
   _exit(127);
 }
 
+// A selftest suite table (suites/selftest_suite.cc) whose test_outcome rows are `rows`.
+inline std::string SelftestTable(const std::string& rows) {
+  return R"({"format_version": 2, "suite": "selftest", "nightly": true,
+ "params": {"outcome": {"type": "string"}, "metric": {"type": "number"}, "samples": {"type": "int"},
+            "ops": {"type": "int"}, "sleep_ms": {"type": "int"}, "report_baseline": {"type": "bool"},
+            "note": {"type": "string"}, "state_file": {"type": "string"}},
+ "tests": {"test_outcome": [)" + rows + "]}}";
+}
+
 // A git repository with `n` commits (subjects "commit 1".."commit n"); returns shas oldest
 // first. files(i), when given, names more files (path -> content) commit i writes.
 inline std::vector<std::string> MakeGitRepo(
