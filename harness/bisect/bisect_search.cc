@@ -265,18 +265,14 @@ Decision Search::Decide() {
       d.range = group;
       return d;
     }
-    // Verify before reporting: one fresh run of the culprit and one of its parent.
-    if (verifying_ != best) {
-      verifying_ = best;
-      verify_base_culprit_ = ObservationsAt(best);
-      verify_base_parent_ = ObservationsAt(best - 1);
-    }
+    // Verify before reporting: the culprit and its parent each run again, so each has at
+    // least two runs (the store's and a replayed log's count: they were runs too).
     const bool budget_left = runs_requested_ < options_.max_runs;
-    if (budget_left && ObservationsAt(best) == verify_base_culprit_) {
+    if (budget_left && ObservationsAt(best) < 2) {
       d.next_position = best;
       return d;
     }
-    if (budget_left && ObservationsAt(best - 1) == verify_base_parent_) {
+    if (budget_left && ObservationsAt(best - 1) < 2) {
       d.next_position = best - 1;
       return d;
     }
@@ -317,10 +313,12 @@ Decision Search::Decide() {
       }
     }
   }
-  // The known-good end is every culprit hypothesis's reference: expected entropy with the
+  // The known-good end is every metric hypothesis's reference: expected entropy with the
   // levels plugged in cannot see how little a couple of runs pin it down, so it is rerun
   // whenever it has fewer than half the runs of the known-bad end.
-  if (2 * ObservationsAt(0) < ObservationsAt(n)) {
+  const bool any_value = std::any_of(observations_.begin(), observations_.end(),
+                                     [](const Observation& o) { return !o.is_status; });
+  if (any_value && 2 * ObservationsAt(0) < ObservationsAt(n)) {
     d.next_position = 0;
     d.confidence = std::max(post[0], mass[best]);
     return d;

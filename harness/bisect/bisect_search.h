@@ -24,8 +24,8 @@
 //
 // The next position is the one whose run is expected to leave the least posterior
 // entropy. The search stops when one hypothesis (or one group of hypotheses that skipped
-// commits make indistinguishable) holds `confidence`; a culprit is then verified by a
-// fresh run of it and of its parent before it is reported.
+// commits make indistinguishable) holds `confidence`; a culprit is then verified: it and
+// its parent must each have run at least twice (a fresh run of each) before it is reported.
 #pragma once
 
 #include <cstdint>
@@ -102,9 +102,6 @@ class Search {
   std::vector<Observation> observations_;
   std::set<int> skipped_;
   int runs_requested_ = 0;
-  // Verification of a culprit: the runs at it and its parent when it first reached confidence.
-  int verifying_ = -1;
-  int verify_base_culprit_ = 0, verify_base_parent_ = 0;
 };
 
 }  // namespace harness::bisect

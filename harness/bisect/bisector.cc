@@ -328,7 +328,12 @@ Result<BisectOutcome> RunBisect(const BisectRequest& r, Store& store) {
     if (code >= 128 || code < 0)
       return InfraError(fmt::format("the command exited {} at {}: that aborts the bisect (git's convention); "
                                     "stderr: {}", code, sha.substr(0, 12), proc->err.substr(0, 500)));
-    if (code == 125) ev["skip"] = true;
+    if (code == 125) {
+      if (k == 0 || k == n)
+        return UsageError(fmt::format("the command cannot test the {} commit {} (exit 125)",
+                                      k == 0 ? "known-good" : "known-bad", sha.substr(0, 12)));
+      ev["skip"] = true;
+    }
     else if (target) ev["observations"].push_back({{"series", static_cast<int>(target->cases.size())}, {"failed", code != 0}});
     return ev;
   };

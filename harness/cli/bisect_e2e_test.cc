@@ -76,7 +76,8 @@ TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 16, [](int i) {
     std::string code = i >= 10 ? "1" : i == 9 ? "125" : "0";  // 9 does not build; 10 is the culprit
-    return std::map<std::string, std::string>{{"test.sh", "exit " + code + "\n"}};
+    return std::map<std::string, std::string>{{"test.sh", "exit " + code + "\n"},
+                                              {"plain.sh", i >= 10 ? "exit 1\n" : "exit 0\n"}};
   });
   const auto repo = (dir / "repo").string();
   const auto db = (dir / "h.db").string();
@@ -89,8 +90,9 @@ TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
   EXPECT_EQ(j["range"], (Json{shas[8], shas[9]}));
   EXPECT_EQ(j["skipped"], (Json{shas[8]}));
 
-  auto clear = RunHarness({"bisect", "--good", shas[9], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db",
-                           db, "--format", "json", "--", "sh", "{worktree}/test.sh"});
+  // Where nothing next to the culprit is skipped, the answer is clear.
+  auto clear = RunHarness({"bisect", "--good", shas[2], "--bad", shas[15], "--case", "x/y_1", "--repo", repo, "--db",
+                           db, "--format", "json", "--", "sh", "{worktree}/plain.sh"});
   ASSERT_EQ(clear.exit_code, 0) << clear.err;
   EXPECT_EQ(ParseOut(clear)["culprit"], shas[9]) << clear.out;
 
