@@ -4,6 +4,7 @@
 // Without --endpoint a case starts the stand-in endpoint in-process; its answers go
 // through the reference FP8 kernels with a batch of sim_batch_rows rows, so the run's
 // fault switches (fp8-scale-unrepaired) reach accuracy only through the kernels' error.
+// A profile with rerun noise draws it from the run's noise seed (--seed, else the run id).
 #include <memory>
 #include <string>
 
@@ -72,7 +73,8 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
       profile.batch_rows = static_cast<int>(rows);
     }
     const std::string model = profile.model;
-    stand_in = std::make_unique<sim::SimServer>(std::move(profile), run.stack_config, Need(LoadGsm8k(options.questions_file)));
+    stand_in = std::make_unique<sim::SimServer>(std::move(profile), run.stack_config,
+                                                Need(LoadGsm8k(options.questions_file)), run.noise_seed.value_or(0));
     auto url = stand_in->Start(0);
     if (!url) {
       rec.SetInfraError(url.error().message);

@@ -36,6 +36,7 @@ struct RunOptions {
   bool chat = false;
   bool list = false;
   bool resume = false;
+  std::optional<uint64_t> seed;
 };
 
 CommitInfo ResolveCommit(const RunOptions& o) {
@@ -109,6 +110,7 @@ int RunCommand(const RunOptions& o) {
   request.repo = o.repo;
   request.baseline_rev = o.baseline;
   request.resume = o.resume;
+  request.noise_seed = o.seed;
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto stack = ValueOrThrow(MakeStack(request.stack_config));
   request.commit = ResolveCommit(o);
@@ -154,6 +156,8 @@ CommandMain SetupRun(CLI::App& app) {
                  "Commit to compare paired per-sample outcomes against (default: newest passing first-parent ancestor)");
   app.add_flag("--list", o->list, "List the selected cases and exit");
   app.add_flag("--resume", o->resume, "Continue the interrupted run of this commit and identity");
+  app.add_option("--seed", o->seed,
+                 "Noise seed of a stand-in with rerun noise (default: the run id); not part of the run identity");
   return [o] { return RunCommand(*o); };
 }
 

@@ -13,6 +13,7 @@ struct ServeSimOptions {
   int port = 0;
   std::string profile;
   std::string stack_config;
+  uint64_t seed = 0;
 };
 
 }  // namespace
@@ -22,11 +23,12 @@ CommandMain SetupServeSim(CLI::App& app) {
   app.add_option("--port", o->port, "Port on 127.0.0.1 (0: any free port; the URL is the first line printed)");
   app.add_option("--profile", o->profile, "Stand-in profile JSON (default: golden/sim/default.json)");
   app.add_option("--stack-config", o->stack_config, "Stack config whose faults the stand-in's kernels apply");
+  app.add_option("--seed", o->seed, "Noise seed of the profile's rerun noise (rerun_flip_rate; default 0)");
   return [o] {
     StackConfig config;
     if (!o->stack_config.empty()) config = ValueOrThrow(LoadStackConfig(o->stack_config));
     std::filesystem::path profile = o->profile.empty() ? GoldenDir() / "sim" / "default.json" : std::filesystem::path(o->profile);
-    return sim::ServeSim(o->port, profile, config);
+    return sim::ServeSim(o->port, profile, config, o->seed);
   };
 }
 

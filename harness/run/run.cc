@@ -176,6 +176,7 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   ctx.stack_config = request.stack_config;
   ctx.stack = &stack;
   ctx.endpoint = request.endpoint;
+  ctx.noise_seed = request.noise_seed.value_or(static_cast<uint64_t>(run_id));
   ctx.baseline =
       MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity->hash, run_id, params);
 

@@ -36,6 +36,10 @@ struct RunRequest {
   std::filesystem::path repo = ".";         // for baseline ancestry
   std::string baseline_rev;                 // --baseline
   bool resume = false;
+  // --seed: the noise seed of stand-ins with rerun noise (RunContext::noise_seed); unset,
+  // it comes from the run id. Never part of the run identity: reruns differing only in it
+  // are reruns of one another and pair as baselines.
+  std::optional<uint64_t> noise_seed;
 };
 
 struct RunResult {

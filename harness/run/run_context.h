@@ -2,6 +2,7 @@
 // eval endpoint. Set by `harness run` before the cases start.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -18,6 +19,10 @@ struct RunContext {
   Stack* stack = nullptr;
   std::optional<EndpointTarget> endpoint;
   BaselineLookup baseline;  // empty outside `harness run`
+  // Draws a stand-in's rerun noise: --seed, else the run id, so every run of one identity
+  // differs from the last the way a real server's reruns do, yet a resumed run keeps its
+  // seed and the database says what each run drew. Empty outside `harness run`.
+  std::optional<uint64_t> noise_seed;
 };
 
 RunContext& CurrentRun();

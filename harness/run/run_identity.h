@@ -8,7 +8,9 @@
 // suite table names (sim_profile). Each case adds its own parameter row (sampling
 // settings, sizes, gates), stored as params_json: a baseline must match both, and a
 // resumed run must find its finished cases' rows unchanged. It never holds a secret: the
-// API key's variable name is not part of it, the key itself never reaches it.
+// API key's variable name is not part of it, the key itself never reaches it. Nor is the
+// stand-in's noise seed (--seed, RunContext::noise_seed): it models what differs between
+// reruns of one identity, so runs differing only in it must pair as baselines.
 #pragma once
 
 #include <optional>

@@ -13,7 +13,8 @@
 
 namespace harness::sim {
 
-int ServeSim(int port, const std::filesystem::path& profile_path, const harness::StackConfig& config) {
+int ServeSim(int port, const std::filesystem::path& profile_path, const harness::StackConfig& config,
+             uint64_t noise_seed) {
   if (port < 0 || port > 65535) throw FatalError(UsageError(fmt::format("--port: {} is not a TCP port", port)));
   auto profile = ValueOrThrow(LoadSimProfile(profile_path));
   auto questions = ValueOrThrow(LoadGsm8k(Gsm8kTestFile()));
@@ -24,12 +25,14 @@ int ServeSim(int port, const std::filesystem::path& profile_path, const harness:
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  SimServer server(std::move(profile), config, std::move(questions));
+  SimServer server(std::move(profile), config, std::move(questions), noise_seed);
   const std::string url = ValueOrThrow(server.Start(port));
   fmt::print("{}\n", url);
   std::fflush(stdout);
-  fmt::print(stderr, "harness serve-sim: stand-in endpoint for demos and tests (profile {}, M = {}, faults: {})\n",
-             profile_path.string(), server.profile().batch_rows,
+  fmt::print(stderr,
+             "harness serve-sim: stand-in endpoint for demos and tests (profile {}, M = {}, rerun flip rate {}, "
+             "noise seed {}, faults: {})\n",
+             profile_path.string(), server.profile().batch_rows, server.profile().rerun_flip_rate, noise_seed,
              config.faults.empty() ? std::string("none") : fmt::format("{}", fmt::join(config.faults, ", ")));
   int signal = 0;
   sigwait(&stop_signals, &signal);

@@ -1,7 +1,9 @@
 #include "runners/refstack/sim/sim_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <numbers>
 
 #include "harness/eval/answer_extract.h"
 #include "runners/refstack/kernels/fp8_error.h"
@@ -11,7 +13,15 @@ namespace harness::sim {
 namespace {
 
 // Streams keep the draws for different purposes independent.
-enum Stream : uint64_t { kMarginStream = 1, kNoNumberStream = 2, kWrongOffsetStream = 3, kGemmStream = 4 };
+enum Stream : uint64_t {
+  kMarginStream = 1,
+  kNoNumberStream = 2,
+  kWrongOffsetStream = 3,
+  kGemmStream = 4,
+  kRerunPickStream = 6,   // 5 is the server's fault stream
+  kRerunRadiusStream = 7,
+  kRerunAngleStream = 8,
+};
 
 uint64_t SplitMix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
@@ -40,7 +50,8 @@ double Uniform01(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1p-
 
 double HealthyRowErrorBound(int k) { return kernels::Fp8GemmBoundCoefficient(k); }
 
-SimModel::SimModel(const SimProfile& profile, bool scale_unrepaired, std::vector<Gsm8kItem> questions)
+SimModel::SimModel(const SimProfile& profile, bool scale_unrepaired, std::vector<Gsm8kItem> questions,
+                   uint64_t noise_seed)
     : profile_(profile),
       questions_(std::move(questions)),
       row_errors_(kernels::Fp8GemmRowErrors(profile.batch_rows, profile.gemm_k, profile.gemm_n, scale_unrepaired,
@@ -55,6 +66,18 @@ SimModel::SimModel(const SimProfile& profile, bool scale_unrepaired, std::vector
   for (std::size_t rank = 0; rank < shuffle.size(); ++rank)
     draws_[static_cast<std::size_t>(shuffle[rank].second)] =
         (static_cast<double>(rank) + 0.5) / static_cast<double>(shuffle.size());
+  if (profile_.rerun_flip_rate <= 0) return;
+  // The noise seed goes into the draws' last word, so each run picks its own questions
+  // and moves them by its own amounts, while the profile's seed still keeps it reproducible.
+  for (int q = 0; q < size(); ++q) {
+    const auto uq = static_cast<uint64_t>(q);
+    if (Uniform01(Mix(profile_.seed, kRerunPickStream, uq, noise_seed)) >= profile_.rerun_flip_rate) continue;
+    // Box-Muller; 1 - U keeps the logarithm's argument in (0, 1].
+    const double u1 = 1.0 - Uniform01(Mix(profile_.seed, kRerunRadiusStream, uq, noise_seed));
+    const double u2 = Uniform01(Mix(profile_.seed, kRerunAngleStream, uq, noise_seed));
+    const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    draws_[static_cast<std::size_t>(q)] -= kRerunRankNoise * z;
+  }
 }
 
 int SimModel::FindQuestion(std::string_view prompt) const {

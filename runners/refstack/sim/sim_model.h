@@ -1,9 +1,9 @@
 // The stand-in's "model": it recognises the GSM8K test question a prompt asks last and
 // answers with that question's reference solution (calculator annotations removed),
-// ending in "#### N". Whether N is right is decided deterministically per question:
+// ending in "#### N". Whether N is right is decided per question:
 //
 //   u_q      = (rank_q + 1/2) / n                        (rank_q: q's place in a seeded shuffle)
-//   margin_q = (base_accuracy - u_q) * B / delta        (how sure the model is)
+//   margin_q = (base_accuracy - u_q + w * z_q * s_q) * B / delta        (how sure the model is)
 //   e_q      = Fp8GemmRowErrors(M, K, N, fault, seed)[q mod M]
 //   correct  <=>  margin_q > e_q
 //
@@ -16,6 +16,22 @@
 // (+-1.42 pp). A healthy row error e <= B flips only questions with u_q in
 // (p - delta * e / B, p); a broken kernel's larger row errors flip proportionally more,
 // so a fault lowers accuracy only through the error it really causes.
+//
+// Rerun noise (profile rerun_flip_rate r, per-run noise seed): a real server at
+// temperature 0 is not reproducible under dynamic batching, and the questions that flip
+// between its reruns are the borderline ones. So each run, question q is perturbed
+// (s_q = 1) with probability r, drawn from (seed, noise seed, q), and its rank moves by
+// w * z_q, z_q ~ N(0, 1) from the same draw: w = 2 pp of rank, so only questions within a
+// few pp of the boundary (about 100 of 1319) can ever flip and far-away ones never do.
+// Because the ranks are evenly spread around the boundary, symmetric noise leaves the
+// expected number of right answers where it was (healthy 1218/1319 at M = 64) and a
+// fault's row errors cost on average what they cost without noise. With P_q the
+// probability that q is right in one run, P_q = (1 - r) [correct without noise]
+// + r Phi((p - delta e_q / B - u_q) / w), two runs disagree on E[D] = sum 2 P_q (1 - P_q)
+// questions and the count of right answers has variance sum P_q (1 - P_q) = E[D] / 2, so
+// sigma(accuracy) = sqrt(E[D] / 2) / n. golden/sim/noisy.json's r = 0.65 gives E[D] = 22
+// discordant questions and sigma = 0.25 pp (docs/gsm8k.md has the measured figures).
+// r = 0 (default.json) perturbs nothing: every run answers identically.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +47,8 @@ namespace harness::sim {
 
 // delta above: the accuracy healthy kernels may cost at most.
 inline constexpr double kHealthyAccuracyShift = 0.005;
+// w above: how far (in accuracy rank) a rerun moves a perturbed question, one standard deviation.
+inline constexpr double kRerunRankNoise = 0.02;
 // B above, for the GEMM's inner size K.
 double HealthyRowErrorBound(int k);
 
@@ -42,8 +60,10 @@ enum class AnswerKind { kRight, kWrongNumber, kNoNumber };
 
 class SimModel {
  public:
-  // scale_unrepaired: the stack config's "fp8-scale-unrepaired" fault switch.
-  SimModel(const SimProfile& profile, bool scale_unrepaired, std::vector<Gsm8kItem> questions);
+  // scale_unrepaired: the stack config's "fp8-scale-unrepaired" fault switch. noise_seed:
+  // this run's draw of the rerun noise (no effect when the profile's rerun_flip_rate is 0).
+  SimModel(const SimProfile& profile, bool scale_unrepaired, std::vector<Gsm8kItem> questions,
+           uint64_t noise_seed = 0);
 
   // The index of the question in the prompt's last "Question: ...\nAnswer:" block, or -1.
   int FindQuestion(std::string_view prompt) const;
@@ -61,7 +81,7 @@ class SimModel {
   SimProfile profile_;
   std::vector<Gsm8kItem> questions_;
   std::unordered_map<std::string, int> index_;   // question text -> index
-  std::vector<double> draws_;                    // u_q
+  std::vector<double> draws_;                    // u_q, minus this run's rank noise w * z_q * s_q
   std::vector<double> row_errors_;               // one per row of the M-row batch
   double margin_scale_;                          // B / delta
 };

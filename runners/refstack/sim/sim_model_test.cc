@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "harness/eval/gsm8k_prompt.h"
 #include "harness/eval/gsm8k_score.h"
 #include "harness/util/paths.h"
@@ -30,6 +34,18 @@ class SimModelTest : public testing::Test {
     int right = 0;
     for (int q = 0; q < m.size(); ++q) right += m.Kind(q) == AnswerKind::kRight;
     return right;
+  }
+  static SimProfile Noisy() { return ValueOrThrow(LoadSimProfile(GoldenDir() / "sim" / "noisy.json")); }
+  // Which questions a model answers right, one flag per question.
+  static std::vector<bool> RightSet(const SimModel& m) {
+    std::vector<bool> right(static_cast<std::size_t>(m.size()));
+    for (int q = 0; q < m.size(); ++q) right[static_cast<std::size_t>(q)] = m.Kind(q) == AnswerKind::kRight;
+    return right;
+  }
+  static int Discordant(const std::vector<bool>& a, const std::vector<bool>& b) {
+    int d = 0;
+    for (std::size_t q = 0; q < a.size(); ++q) d += a[q] != b[q];
+    return d;
   }
   static std::vector<Gsm8kItem>* test_;
   static std::vector<Gsm8kItem>* train_;
@@ -120,6 +136,86 @@ TEST_F(SimModelTest, ScaleFaultActsOnlyThroughTheKernelRowErrors) {
   EXPECT_LT(CountRight(fault64), CountRight(healthy64));
   // Same arguments as the model's own call: the errors are the kernels', not the sim's.
   EXPECT_EQ(fault64.row_errors(), kernels::Fp8GemmRowErrors(64, 512, 256, true, Mix(1319, 4, 0)));
+}
+
+// The rerun-noise calibration (sim_model.h, docs/gsm8k.md): 30 reruns of the healthy
+// noisy.json at M = 64 (noise seeds 1..30, all 1319 questions), the spread of their
+// accuracy and the discordant questions between consecutive reruns. It prints the figures
+// the docs quote: build/runners/refstack/sim/sim_tests --gtest_filter='*Calibration*'
+TEST_F(SimModelTest, NoisyProfileCalibration) {
+  constexpr int kReruns = 30;
+  const SimProfile profile = Noisy();
+  const double n = static_cast<double>(test_->size());
+  std::vector<double> accuracy, fault_loss;
+  std::vector<int> discordant;
+  std::vector<bool> previous;
+  for (int seed = 1; seed <= kReruns; ++seed) {
+    SimModel healthy(profile, false, *test_, static_cast<uint64_t>(seed));
+    SimModel fault(profile, true, *test_, static_cast<uint64_t>(seed));
+    const auto right = RightSet(healthy);
+    const int count = CountRight(healthy);
+    accuracy.push_back(count / n);
+    fault_loss.push_back(count - CountRight(fault));
+    if (!previous.empty()) discordant.push_back(Discordant(previous, right));
+    previous = right;
+  }
+  auto mean = [](const auto& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  const double mean_accuracy = mean(accuracy);
+  double ss = 0;
+  for (double a : accuracy) ss += (a - mean_accuracy) * (a - mean_accuracy);
+  const double sigma_pp = 100 * std::sqrt(ss / (kReruns - 1));
+  const double mean_discordant = mean(discordant);
+  const double mean_fault_loss = mean(fault_loss);
+  std::printf("noisy.json, %d reruns at M = 64: accuracy mean %.4f (%.1f/1319), sigma %.3f pp; discordant between "
+              "consecutive reruns mean %.1f (min %d, max %d); fp8-scale-unrepaired costs %.1f questions on average\n",
+              kReruns, mean_accuracy, mean_accuracy * n, sigma_pp, mean_discordant,
+              *std::min_element(discordant.begin(), discordant.end()),
+              *std::max_element(discordant.begin(), discordant.end()), mean_fault_loss);
+  RecordProperty("sigma_pp", std::to_string(sigma_pp));
+  RecordProperty("mean_discordant", std::to_string(mean_discordant));
+
+  // The model's expectations (sim_model.h) are E[D] = 22 and sigma = sqrt(E[D] / 2) / n =
+  // 0.25 pp; the tolerances are about three standard errors of what 30 reruns can measure.
+  // sigma from 30 runs has a relative standard error of 1 / sqrt(2 * 29) = 13%: 0.25 +-
+  // 3 * 0.033 pp. One pair's D is a sum of independent flips, variance about E[D] = 22;
+  // 29 consecutive pairs share runs (neighbours correlate), so the mean's standard error
+  // is about sqrt(22 / 29 * 1.5) = 1.1: 22 +- 3.3, widened by one for the model's
+  // approximation (it takes one row error for all 64 rows).
+  EXPECT_GE(sigma_pp, 0.15);
+  EXPECT_LE(sigma_pp, 0.35);
+  EXPECT_GE(mean_discordant, 17.5);
+  EXPECT_LE(mean_discordant, 26.5);
+  // Symmetric noise around evenly spread ranks moves no accuracy on average: the mean stays
+  // at the noiseless 1218 (its standard error is sigma / sqrt(30) = 0.6 questions) ...
+  EXPECT_NEAR(mean_accuracy * n, 1218, 2.5);
+  // ... and the FP8 fault still costs what it costs without noise (16 questions); the
+  // per-seed loss is paired (same noise on both sides), its spread a few questions.
+  EXPECT_NEAR(mean_fault_loss, 16, 3);
+}
+
+TEST_F(SimModelTest, NoiseSeedDecidesTheRerun) {
+  const SimProfile noisy = Noisy();
+  SimModel a(noisy, false, *test_, 7), b(noisy, false, *test_, 7), c(noisy, false, *test_, 8);
+  for (int q = 0; q < a.size(); ++q) ASSERT_EQ(a.Answer(q), b.Answer(q)) << q;   // same seed: the same run
+  EXPECT_GT(Discordant(RightSet(a), RightSet(c)), 0);
+  // Only questions near the boundary may flip: one at the top or bottom of the ranks never does.
+  SimModel quiet(Profile(64), false, *test_);
+  for (int q = 0; q < a.size(); ++q) {
+    if (std::abs(quiet.Margin(q)) < 10 * kRerunRankNoise * HealthyRowErrorBound(512) / kHealthyAccuracyShift)
+      continue;
+    EXPECT_EQ(a.Kind(q) == AnswerKind::kRight, quiet.Kind(q) == AnswerKind::kRight) << q;
+  }
+}
+
+TEST_F(SimModelTest, DefaultProfileIgnoresTheNoiseSeed) {
+  SimModel a(Profile(64), false, *test_, 1), b(Profile(64), false, *test_, 2), c(Profile(64), false, *test_);
+  EXPECT_EQ(Discordant(RightSet(a), RightSet(b)), 0);
+  EXPECT_EQ(Discordant(RightSet(a), RightSet(c)), 0);
+  EXPECT_EQ(CountRight(a), 1218);
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ struct SimProfile {
   int batch_rows = 64;              // M: rows that share the FP8 GEMM with the request
   int gemm_k = 512, gemm_n = 256;   // the stand-in's GEMM inner and output sizes
   double no_number_share = 0.1;     // share of wrong answers that hold no number at all
+  // Share of questions whose margin a run perturbs (sim_model.h): 0 answers identically
+  // on every run, above 0 reruns disagree the way a real server's do under dynamic batching.
+  double rerun_flip_rate = 0;
   double first_token_s = 0;         // latency = first_token_s + per_token_s * tokens
   double per_token_s = 0;
   SimFaultRates faults;

@@ -13,11 +13,14 @@ using ::testing::HasSubstr;
 Json Minimal() { return Json{{"format_version", 1}, {"seed", 7}}; }
 
 TEST(SimProfile, ShippedProfilesLoad) {
-  for (const char* name : {"default.json", "faults.json", "demo.json"}) {
+  for (const char* name : {"default.json", "faults.json", "demo.json", "noisy.json"}) {
     auto p = LoadSimProfile(GoldenDir() / "sim" / name);
     ASSERT_TRUE(p) << p.error().message;
     EXPECT_DOUBLE_EQ(p->base_accuracy, 0.925) << name;
   }
+  // Only noisy.json has rerun noise: the suite's default answers identically on every run.
+  EXPECT_DOUBLE_EQ(ValueOrThrow(LoadSimProfile(GoldenDir() / "sim" / "default.json")).rerun_flip_rate, 0);
+  EXPECT_DOUBLE_EQ(ValueOrThrow(LoadSimProfile(GoldenDir() / "sim" / "noisy.json")).rerun_flip_rate, 0.65);
   auto faults = LoadSimProfile(GoldenDir() / "sim" / "faults.json");
   ASSERT_TRUE(faults);
   EXPECT_DOUBLE_EQ(faults->faults.http_5xx, 0.05);
@@ -39,6 +42,7 @@ TEST(SimProfile, DefaultsAndOverrides) {
   EXPECT_DOUBLE_EQ(p->faults.http_429, 0.1);
   EXPECT_DOUBLE_EQ(p->faults.retry_after_s, 2);
   EXPECT_EQ(p->model, "refstack-sim");
+  EXPECT_DOUBLE_EQ(p->rerun_flip_rate, 0);   // no rerun noise unless a profile asks for it
 }
 
 TEST(SimProfile, ErrorsNameFileAndField) {
@@ -66,6 +70,11 @@ TEST(SimProfile, ErrorsNameFileAndField) {
   j = Minimal();
   j["batch_rowz"] = 3;
   expect_error(j, "p.json: batch_rowz: unknown field");
+  j = Minimal();
+  j["rerun_flip_rate"] = -0.1;
+  expect_error(j, "p.json: rerun_flip_rate: must be in [0, 1], got -0.1");
+  j["rerun_flip_rate"] = 1.5;
+  expect_error(j, "p.json: rerun_flip_rate: must be in [0, 1], got 1.5");
   j = Minimal();
   j["gemm"] = {{"k", "big"}};
   expect_error(j, "p.json: gemm.k: expected an integer");

@@ -109,9 +109,10 @@ std::variant<ParsedRequest, std::string> ParseRequest(const std::string& body, b
 
 }  // namespace
 
-SimServer::SimServer(SimProfile profile, const StackConfig& config, std::vector<Gsm8kItem> questions)
+SimServer::SimServer(SimProfile profile, const StackConfig& config, std::vector<Gsm8kItem> questions,
+                     uint64_t noise_seed)
     : profile_(std::move(profile)),
-      model_(profile_, config.HasFault(kFp8ScaleFault), std::move(questions)),
+      model_(profile_, config.HasFault(kFp8ScaleFault), std::move(questions), noise_seed),
       attempts_(static_cast<std::size_t>(model_.size()), 0) {}
 
 SimServer::~SimServer() { Stop(); }

@@ -34,7 +34,8 @@ inline constexpr std::string_view kFp8ScaleFault = "fp8-scale-unrepaired";
 
 class SimServer {
  public:
-  SimServer(SimProfile profile, const StackConfig& config, std::vector<Gsm8kItem> questions);
+  // noise_seed: this run's draw of the profile's rerun noise (SimModel).
+  SimServer(SimProfile profile, const StackConfig& config, std::vector<Gsm8kItem> questions, uint64_t noise_seed = 0);
   ~SimServer();
   SimServer(const SimServer&) = delete;
   SimServer& operator=(const SimServer&) = delete;
