@@ -15,7 +15,8 @@ inline constexpr int kSimProfileFormat = 1;      // golden/sim/*.json
 inline constexpr int kExecProtocolFormat = 1;    // the exec stack's stdin/stdout JSON
 inline constexpr int kPerfTableFormat = 1;       // the performance table as JSON
 inline constexpr int kRunSummaryFormat = 1;      // harness run --format json
-inline constexpr int kHistoryFormat = 1;         // harness history --format json
+inline constexpr int kHistoryFormat = 2;         // harness history --format json (2: runs per commit and case)
+inline constexpr int kCompareFormat = 1;         // harness compare --format json
 inline constexpr int kRunIdentityFormat = 1;     // runs.config_json
 inline constexpr int kHtmlReportFormat = 1;      // harness report (HTML)
 
