@@ -106,13 +106,14 @@ TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
     if (v >= 1) {  // data written by a version-1 binary must survive the migration
       sqlite3* db = nullptr;
       ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-      ASSERT_EQ(sqlite3_exec(db,
-                             "INSERT INTO commits(sha) VALUES('old');"
-                             "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
-                             " VALUES(1, 'refstack', 'h', '{}', 'x', '0.0.1', '2026-01-01T00:00:00Z', 'passed');"
-                             "INSERT INTO case_results(run_id, suite, case_id, params_json, status) VALUES(1, 's', 's/t_0', '{}', 'pass');",
-                             nullptr, nullptr, nullptr),
-                SQLITE_OK);
+      // Runs said 'passed' until migration 3 renamed the word.
+      const std::string sql = std::string("INSERT INTO commits(sha) VALUES('old');"
+                              "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
+                              " VALUES(1, 'refstack', 'h', '{}', 'x', '0.0.1', '2026-01-01T00:00:00Z', '") +
+                              (v >= 3 ? "pass" : "passed") +
+                              "');INSERT INTO case_results(run_id, suite, case_id, params_json, status) "
+                              "VALUES(1, 's', 's/t_0', '{}', 'pass');";
+      ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
       sqlite3_close(db);
     }
     auto store = Store::Open(path);
