@@ -526,14 +526,16 @@ WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql");
 
 Result<std::vector<HistoryRow>> Store::History(const HistoryQuery& q) {
   // The last N commits with a finished result of the case (or suite), then every finished
-  // result there. Commits without an ordinal (stored without git) order by when they were
+  // result there. The commits come from one pass over the case's rows (a correlated
+  // EXISTS per commit rescanned them for every commit: quadratic in the history). Commits without an ordinal (stored without git) order by when they were
   // first seen. The column is chosen from two constants, never from input.
   const char* const column = q.suite.empty() ? "case_id" : "suite";
   const std::string sql = fmt::format(R"sql(
-WITH picked AS (
-  SELECT c.id AS commit_id FROM commits c
-  WHERE EXISTS (SELECT 1 FROM runs r JOIN case_results cr ON cr.run_id = r.id
-                WHERE r.commit_id = c.id AND cr.{0} = ?1 AND cr.status <> 'running')
+WITH hit AS (
+  SELECT DISTINCT r.commit_id FROM case_results cr JOIN runs r ON r.id = cr.run_id
+  WHERE cr.{0} = ?1 AND cr.status <> 'running'
+), picked AS (
+  SELECT c.id AS commit_id FROM hit h JOIN commits c ON c.id = h.commit_id
   ORDER BY c.first_parent_ordinal IS NULL, c.first_parent_ordinal DESC, c.id DESC
   LIMIT ?3
 )
