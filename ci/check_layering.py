@@ -30,12 +30,15 @@ ALLOWED = {
                 "harness/util"],
     "harness/run": ["harness/store", "harness/stack", "harness/stats", "harness/results", "harness/util"],
     "harness/bisect": ["harness/run", "harness/store", "harness/results", "harness/util"],
-    "reports": ["harness/store", "harness/stats", "harness/results", "harness/util"],
+    "harness/compare": ["harness/store", "harness/golden", "harness/stats", "harness/results", "harness/util"],
+    "reports": ["harness/compare", "harness/golden", "harness/store", "harness/stats", "harness/results",
+                "harness/util"],
     "suites": ["harness/run", "harness/golden", "harness/eval", "harness/stats", "harness/stack",
                "harness/store", "harness/results", "harness/util", "runners/refstack/kernels",
                "runners/refstack/compiler", "runners/refstack/sim", "runners/openai"],
-    "harness/cli": ["harness/bisect", "harness/run", "harness/golden", "harness/eval", "harness/stats", "harness/stack",
-                    "harness/store", "harness/results", "harness/util", "reports", "runners",
+    "harness/cli": ["harness/bisect", "harness/compare", "harness/run", "harness/golden", "harness/eval",
+                    "harness/stats", "harness/stack", "harness/store", "harness/results", "harness/util",
+                    "reports", "runners",
                     "runners/refstack/sim"],
     "harness": ["harness/cli"],  # main.cc
     "tools": None,  # developer tools may use anything
@@ -46,6 +49,7 @@ TEST_EXTRAS = ["harness/util/test_util.h"]
 TEST_ALLOWED = {
     "harness/eval": ["runners/refstack/sim"],
     "runners/openai": ["harness/eval", "runners/refstack/sim"],
+    "harness/compare": ["reports"],  # compare_bench times the whole answer, rendering included
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SOURCE_DIRS = ["harness", "runners", "reports", "suites", "tools"]

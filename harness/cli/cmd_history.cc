@@ -1,65 +1,48 @@
-// harness history: one case's status and metric per commit, in first-parent order.
+// harness history: one case's (or every case of a suite's) status and metric per commit, in
+// first-parent order; repeated runs of a commit shown together.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
 #include "harness/util/json_file.h"
-#include "harness/util/versions.h"
+#include "reports/history_report.h"
 
 namespace harness {
 namespace {
 
 struct HistoryOptions {
-  std::string case_id;
-  std::string metric;
-  int last = 20;
+  HistoryQuery query;
   std::string format = "text";
   std::string db = DefaultDbPath();
 };
 
 int History(const HistoryOptions& o) {
+  const HistoryQuery& q = o.query;
+  if (q.case_id.empty() == q.suite.empty()) throw FatalError(ExitCode::kUsage, "give one of --case and --suite");
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
-  if (o.last < 1) throw FatalError(ExitCode::kUsage, "--last must be at least 1");
+  if (q.last_n < 1) throw FatalError(ExitCode::kUsage, "--last must be at least 1");
   auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
-  auto rows = ValueOrThrow(store->History(o.case_id, o.metric, o.last));
+  auto rows = ValueOrThrow(store->History(q));
   if (rows.empty()) {
     auto known = ValueOrThrow(store->KnownCases());
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw FatalError(ExitCode::kUsage, fmt::format("no results for case '{}' in {} (known: {})", o.case_id, o.db,
-                                                   list.empty() ? "none" : list));
+    if (!q.suite.empty()) {
+      std::vector<std::string> suites;
+      for (const auto& k : known)
+        if (auto s = k.substr(0, k.find('/')); suites.empty() || suites.back() != s) suites.push_back(s);
+      throw FatalError(ExitCode::kUsage, fmt::format("no results for suite '{}' in {} (known: {})", q.suite, o.db,
+                                                     suites.empty() ? "none" : fmt::format("{}", fmt::join(suites, ", "))));
+    }
+    throw FatalError(ExitCode::kUsage, fmt::format("no results for case '{}' in {} (known: {})", q.case_id, o.db,
+                                                   known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
   }
   if (o.format == "json") {
-    Json j{{"format_version", kHistoryFormat}, {"case", o.case_id}, {"metric", o.metric}, {"commits", Json::array()}};
-    for (const auto& r : rows) {
-      Json row{{"commit", r.sha}, {"subject", r.subject}, {"run_id", r.run_id}, {"started_at", r.started_at}, {"status", Word(r.status)}};
-      row["ordinal"] = r.ordinal ? Json(*r.ordinal) : Json(nullptr);
-      if (!o.metric.empty()) {
-        row["value"] = r.value ? Json(*r.value) : Json(nullptr);
-        if (r.n) row["n"] = r.n;
-        if (r.low) row["low"] = *r.low;
-        if (r.high) row["high"] = *r.high;
-        if (!r.label.empty()) row["verdict"] = r.label;
-      }
-      j["commits"].push_back(row);
-    }
-    std::printf("%s\n", DumpJson(j).c_str());
-    return 0;
-  }
-  std::printf("%-12s  %-6s  %-6s  %-16s  %s\n", "COMMIT", "ORD", "STATUS", o.metric.empty() ? "-" : o.metric.c_str(), "SUBJECT");
-  for (const auto& r : rows) {
-    std::string value = "-";
-    if (!r.label.empty()) {
-      value = r.label;
-    } else if (r.value) {
-      value = fmt::format("{:.4g}", *r.value);
-      if (r.low && r.high) value += fmt::format(" [{:.3g},{:.3g}]", *r.low, *r.high);
-    }
-    std::printf("%-12s  %-6s  %-6s  %-16s  %s\n", r.sha.substr(0, 12).c_str(),
-                r.ordinal ? std::to_string(*r.ordinal).c_str() : "-", std::string(Label(r.status)).c_str(), value.c_str(), r.subject.c_str());
+    std::printf("%s\n", DumpJson(reports::HistoryJson(q, rows)).c_str());
+  } else {
+    std::fputs(reports::HistoryText(q, rows).c_str(), stdout);
   }
   return 0;
 }
@@ -68,9 +51,10 @@ int History(const HistoryOptions& o) {
 
 CommandMain SetupHistory(CLI::App& app) {
   auto o = std::make_shared<HistoryOptions>();
-  app.add_option("--case", o->case_id, "Case id, e.g. gsm8k/test_gsm8k_accuracy_1")->required();
-  app.add_option("--metric", o->metric, "Metric to show next to the status");
-  app.add_option("--last", o->last, "Number of most recent commits (default 20)");
+  app.add_option("--case", o->query.case_id, "Case id, e.g. gsm8k/test_gsm8k_accuracy_1");
+  app.add_option("--suite", o->query.suite, "Every case of this suite (instead of --case)");
+  app.add_option("--metric", o->query.metric, "Metric to show next to the status (a verdict shows its word)");
+  app.add_option("--last", o->query.last_n, "Number of most recent commits (default 20)");
   app.add_option("--format", o->format, "text|json");
   app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
   return [o] { return History(*o); };

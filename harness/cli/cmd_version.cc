@@ -20,6 +20,7 @@ CommandMain SetupVersion(CLI::App&) {
         {"exec protocol format", kExecProtocolFormat},   {"performance table JSON format", kPerfTableFormat},
         {"run summary JSON format", kRunSummaryFormat},  {"history JSON format", kHistoryFormat},
         {"run identity format", kRunIdentityFormat},     {"HTML report format", kHtmlReportFormat},
+        {"compare JSON format", kCompareFormat},
     };
     for (const auto& [name, version] : formats) std::printf("%s %d\n", name, version);
     return 0;

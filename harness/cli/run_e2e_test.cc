@@ -85,7 +85,8 @@ TEST(RunE2E, TwoCommitsGiveATwoRowHistory) {
   EXPECT_EQ((*j)["commits"][0]["commit"], shas[0]);
   EXPECT_EQ((*j)["commits"][0]["ordinal"], 1);
   EXPECT_EQ((*j)["commits"][1]["subject"], "commit 2");
-  EXPECT_EQ((*j)["commits"][1]["value"], 0.5);
+  EXPECT_EQ((*j)["commits"][1]["cases"][0]["runs"][0]["value"], 0.5);
+  EXPECT_EQ((*j)["commits"][1]["cases"][0]["mean"], 0.5);
   auto text = RunHarness({"history", "--db", db, "--case", "selftest/test_outcome_0", "--metric", "value"});
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find(shas[1].substr(0, 12)), std::string::npos) << text.out;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace harness {
 
@@ -78,6 +79,41 @@ std::vector<std::string> DiffOpTables(const std::vector<harness::OpRow>& expecte
   for (const auto& [key, calls] : got)
     if (!want.count(key)) diff.push_back(fmt::format("unexpected: {} x{}", Describe(key), calls));
   return diff;
+}
+
+std::string StaleHintText(const StaleHint& h) { return fmt::format("expectation may be stale: {} → {}", h.from, h.to); }
+
+OpTableDiff DiffOpTableRows(const std::vector<harness::OpRow>& before, const std::vector<harness::OpRow>& after) {
+  const auto was = CallsByKey(before);
+  const auto now = CallsByKey(after);
+  OpTableDiff d;
+  for (const auto& [key, calls] : was) {
+    auto it = now.find(key);
+    if (it == now.end()) {
+      d.removed.push_back({key.first, key.second, calls, 0});
+    } else if (it->second != calls) {
+      d.changed.push_back({key.first, key.second, calls, it->second});
+    }
+  }
+  for (const auto& [key, calls] : now)
+    if (!was.count(key)) d.added.push_back({key.first, key.second, 0, calls});
+  // Hints pair ops that vanished entirely (under any shapes) with ops that are new
+  // entirely: an op that merely changed shapes is not a rename.
+  std::set<std::string> ops_before, ops_after;
+  for (const auto& [key, calls] : was) ops_before.insert(key.first);
+  for (const auto& [key, calls] : now) ops_after.insert(key.first);
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& gone : d.removed) {
+    if (ops_after.count(gone.op)) continue;
+    const auto dot = gone.op.rfind('.');
+    const std::string stem = dot == std::string::npos ? gone.op : gone.op.substr(0, dot);
+    for (const auto& fresh : d.added) {
+      if (ops_before.count(fresh.op) || fresh.op.rfind(stem, 0) != 0 || fresh.calls_after != gone.calls_before)
+        continue;
+      if (seen.insert({gone.op, fresh.op}).second) d.stale.push_back({gone.op, fresh.op, gone.calls_before});
+    }
+  }
+  return d;
 }
 
 }  // namespace harness

@@ -31,4 +31,35 @@ harness::Json GoldenOpTableJson(const std::string& case_id, const std::vector<ha
 std::vector<std::string> DiffOpTables(const std::vector<harness::OpRow>& expected,
                                       const std::vector<harness::OpRow>& actual);
 
+// One (op, input shapes) row that differs between two op tables: calls on each side, 0
+// where the row is absent.
+struct OpRowChange {
+  std::string op;
+  std::string input_shapes;
+  int64_t calls_before = 0;
+  int64_t calls_after = 0;
+};
+
+// "expectation may be stale: from -> to": an op of the old table vanished and an op whose
+// name starts with the old op's name without its .overload suffix appeared with the same
+// calls (a renamed or newly fused kernel, e.g. ..._swiglu.default -> ..._swiglu_quant.default),
+// so the expectation is likely out of date rather than the stack broken.
+struct StaleHint {
+  std::string from;
+  std::string to;
+  int64_t calls = 0;
+};
+std::string StaleHintText(const StaleHint& h);
+
+// The structured difference of two op tables (rows merged by op and input shapes, times
+// ignored), each list sorted by op and shapes. Reused by compare and golden diff.
+struct OpTableDiff {
+  std::vector<OpRowChange> added;    // only in after
+  std::vector<OpRowChange> removed;  // only in before
+  std::vector<OpRowChange> changed;  // in both, calls differ
+  std::vector<StaleHint> stale;
+  bool empty() const { return added.empty() && removed.empty() && changed.empty(); }
+};
+OpTableDiff DiffOpTableRows(const std::vector<harness::OpRow>& before, const std::vector<harness::OpRow>& after);
+
 }  // namespace harness

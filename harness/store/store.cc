@@ -117,7 +117,8 @@ WHERE name = 'gate_verdict';
 UPDATE metrics SET label = CASE CAST(value AS INTEGER) WHEN 0 THEN 'SAME' WHEN 1 THEN 'IMPROVED' ELSE 'REGRESSED' END
 WHERE name = 'baseline_verdict';
 )sql",
-    // 4: bisect sessions and their steps (the replayable log of `harness bisect`).
+    // 4: bisect sessions and their steps (the replayable log of `harness bisect`), and an
+    // index so `history --suite` finds a suite's results without scanning every case result.
     R"sql(
 CREATE TABLE bisect_sessions(
   id INTEGER PRIMARY KEY,
@@ -145,6 +146,7 @@ CREATE TABLE bisect_steps(
   PRIMARY KEY(session_id, step)
 );
 CREATE INDEX bisect_sessions_by_culprit ON bisect_sessions(culprit);
+CREATE INDEX case_results_by_suite ON case_results(suite, run_id);
 )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
@@ -549,26 +551,32 @@ WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql");
   return RunRowOf(st);
 }
 
-Result<std::vector<HistoryRow>> Store::History(const std::string& case_id, const std::string& metric, int last_n) {
-  // The newest run per commit that has this case; commits in first-parent order
-  // (commits without an ordinal, stored without git, order by when they were first seen).
-  Stmt st(db_, R"sql(
-WITH latest AS (
-  SELECT r.commit_id, MAX(cr.id) AS case_result_id
-  FROM case_results cr JOIN runs r ON r.id = cr.run_id
-  WHERE cr.case_id = ?1 AND cr.status <> 'running'
-  GROUP BY r.commit_id
+Result<std::vector<HistoryRow>> Store::History(const HistoryQuery& q) {
+  // The last N commits with a finished result of the case (or suite), then every finished
+  // result there. The commits come from one pass over the case's rows (a correlated
+  // EXISTS per commit rescanned them for every commit: quadratic in the history). Commits without an ordinal (stored without git) order by when they were
+  // first seen. The column is chosen from two constants, never from input.
+  const char* const column = q.suite.empty() ? "case_id" : "suite";
+  const std::string sql = fmt::format(R"sql(
+WITH hit AS (
+  SELECT DISTINCT r.commit_id FROM case_results cr JOIN runs r ON r.id = cr.run_id
+  WHERE cr.{0} = ?1 AND cr.status <> 'running'
+), picked AS (
+  SELECT c.id AS commit_id FROM hit h JOIN commits c ON c.id = h.commit_id
+  ORDER BY c.first_parent_ordinal IS NULL, c.first_parent_ordinal DESC, c.id DESC
+  LIMIT ?3
 )
-SELECT c.sha, c.first_parent_ordinal, c.subject, r.id, r.started_at, cr.status, m.value, m.n, m.low, m.high,
-       COALESCE(m.label, '')
-FROM latest l
-JOIN case_results cr ON cr.id = l.case_result_id
-JOIN runs r ON r.id = cr.run_id
-JOIN commits c ON c.id = l.commit_id
+SELECT c.sha, c.first_parent_ordinal, c.subject, cr.case_id, r.id, r.started_at, cr.status, m.value, m.n, m.low,
+       m.high, COALESCE(m.label, '')
+FROM picked p
+JOIN commits c ON c.id = p.commit_id
+JOIN runs r ON r.commit_id = c.id
+JOIN case_results cr ON cr.run_id = r.id AND cr.{0} = ?1 AND cr.status <> 'running'
 LEFT JOIN metrics m ON m.case_result_id = cr.id AND m.name = ?2
-ORDER BY c.first_parent_ordinal IS NULL, c.first_parent_ordinal DESC, c.id DESC
-LIMIT ?3)sql");
-  st.Bind(1, case_id).Bind(2, metric).Bind(3, static_cast<int64_t>(last_n));
+ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, cr.case_id, cr.id)sql",
+                                      column);
+  Stmt st(db_, sql.c_str());
+  st.Bind(1, q.suite.empty() ? q.case_id : q.suite).Bind(2, q.metric).Bind(3, static_cast<int64_t>(q.last_n));
   std::vector<HistoryRow> out;
   int rc;
   while ((rc = st.Step()) == SQLITE_ROW) {
@@ -576,19 +584,70 @@ LIMIT ?3)sql");
     h.sha = st.Text(0);
     h.ordinal = st.OptInt(1);
     h.subject = st.Text(2);
-    h.run_id = st.Int(3);
-    h.started_at = st.Text(4);
-    h.status = StatusOf(st.Text(5));
-    h.value = st.OptReal(6);
-    h.n = st.IsNull(7) ? 0 : st.Int(7);
-    h.low = st.OptReal(8);
-    h.high = st.OptReal(9);
-    h.label = st.Text(10);
+    h.case_id = st.Text(3);
+    h.run_id = st.Int(4);
+    h.started_at = st.Text(5);
+    h.status = StatusOf(st.Text(6));
+    h.value = st.OptReal(7);
+    h.n = st.IsNull(8) ? 0 : st.Int(8);
+    h.low = st.OptReal(9);
+    h.high = st.OptReal(10);
+    h.label = st.Text(11);
     out.push_back(std::move(h));
   }
   if (rc != SQLITE_DONE) return DbError(db_, "read history");
-  std::reverse(out.begin(), out.end());  // oldest first, like a log read top to bottom
   return out;
+}
+
+Result<std::vector<std::string>> Store::CommitsWithPrefix(const std::string& prefix, int limit) {
+  // GLOB with a bound pattern that starts with the literal prefix uses the sha index; the
+  // caller passes hex only, so the prefix holds no GLOB metacharacter.
+  Stmt st(db_, "SELECT sha FROM commits WHERE sha GLOB ?1 ORDER BY sha LIMIT ?2");
+  st.Bind(1, prefix + "*").Bind(2, static_cast<int64_t>(limit));
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Text(0));
+  if (rc != SQLITE_DONE) return DbError(db_, "find commits");
+  return out;
+}
+
+namespace {
+
+// Columns: id, run_id, case_id, status, message, duration.
+Result<std::vector<StoredCase>> StoredCasesOf(sqlite3* db, Stmt& st, const std::string& what) {
+  std::vector<StoredCase> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    StoredCase c{st.Int(0), st.Int(1), {}};
+    c.result.case_id = st.Text(2);
+    c.result.status = StatusOf(st.Text(3));
+    c.result.message = st.Text(4);
+    c.result.duration_s = st.Real(5);
+    out.push_back(std::move(c));
+  }
+  if (rc != SQLITE_DONE) return DbError(db, what);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<StoredCase>> Store::NewestCasesAt(const std::string& sha) {
+  Stmt st(db_, R"sql(
+SELECT cr.id, cr.run_id, cr.case_id, cr.status, cr.message, COALESCE(cr.duration_s, 0) FROM case_results cr
+WHERE cr.id IN (SELECT MAX(x.id) FROM commits c JOIN runs r ON r.commit_id = c.id
+                JOIN case_results x ON x.run_id = r.id
+                WHERE c.sha = ?1 AND x.status <> 'running' GROUP BY x.case_id)
+ORDER BY cr.case_id)sql");
+  st.Bind(1, sha);
+  return StoredCasesOf(db_, st, "read the newest cases of " + sha);
+}
+
+Result<std::vector<StoredCase>> Store::FinishedCases(int64_t run_id) {
+  Stmt st(db_, R"sql(
+SELECT id, run_id, case_id, status, message, COALESCE(duration_s, 0) FROM case_results
+WHERE run_id = ?1 AND status <> 'running' ORDER BY case_id)sql");
+  st.Bind(1, run_id);
+  return StoredCasesOf(db_, st, "read the cases of a run");
 }
 
 namespace {

@@ -29,11 +29,22 @@ struct NewRun {
   std::string shard = "0/1";
 };
 
-// One row of `history`: a case at a commit, newest run there.
+// What `history` asks for: one case or every case of a suite, a metric (may be empty) and
+// how many of the most recent commits that hold a finished result.
+struct HistoryQuery {
+  std::string case_id;               // exactly one of case_id and suite is set
+  std::string suite;
+  std::string metric;
+  int last_n = 20;
+};
+
+// One row of `history`: one finished result of a case at a commit. A commit run more than
+// once has one row per run.
 struct HistoryRow {
   std::string sha;
   std::optional<int64_t> ordinal;
   std::string subject;
+  std::string case_id;
   int64_t run_id = 0;
   std::string started_at;
   CaseStatus status = CaseStatus::kRunning;
@@ -147,9 +158,16 @@ class Store {
   Result<std::vector<StoredCase>> Cases(int64_t run_id);
   // A run by id, or the newest run when id is 0; an unknown id is a usage error.
   Result<RunRow> Run(int64_t id);
-  // Per commit (first-parent order, newest last), the newest run's status of case_id and
-  // the metric's value; at most last_n commits.
-  Result<std::vector<HistoryRow>> History(const std::string& case_id, const std::string& metric, int last_n);
+  // Every finished result of the case (or the suite's cases) at the last_n most recent
+  // commits holding one: commits in first-parent order (oldest first), then case id, then
+  // run (oldest first).
+  Result<std::vector<HistoryRow>> History(const HistoryQuery& q);
+  // The stored commits whose sha starts with prefix (lowercase hex), sorted; at most limit.
+  Result<std::vector<std::string>> CommitsWithPrefix(const std::string& prefix, int limit);
+  // Per case, the newest finished (not running) result at commit sha, sorted by case id.
+  Result<std::vector<StoredCase>> NewestCasesAt(const std::string& sha);
+  // The finished results of one run, sorted by case id.
+  Result<std::vector<StoredCase>> FinishedCases(int64_t run_id);
   // Which stored results may pair with a running case: the same case, run identity and
   // parameter row, leaving out the running run itself.
   struct CaseMatch {

@@ -51,14 +51,50 @@ TEST(Store, HistoryIsInFirstParentOrderWithTheNewestRunPerCommit) {
     int64_t cr = *store->BeginCase(run, "s", "s/t_0", "{}");
     ASSERT_TRUE(store->FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", value, 0, {}, {}}}, {}}).ok());
   }
-  auto rows = *store->History("s/t_0", "m", 10);
-  ASSERT_EQ(rows.size(), 3u);
+  auto rows = *store->History({.case_id = "s/t_0", .metric = "m", .last_n = 10});
+  ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].sha, "c1");
   EXPECT_EQ(rows[2].sha, "c3");
-  EXPECT_DOUBLE_EQ(*rows[2].value, 0.6) << "the newest run at a commit wins";
-  auto last2 = *store->History("s/t_0", "m", 2);
-  ASSERT_EQ(last2.size(), 2u);
+  EXPECT_EQ(rows[3].sha, "c3") << "every run of a commit, together";
+  EXPECT_DOUBLE_EQ(*rows[2].value, 0.7) << "runs of one commit oldest first";
+  EXPECT_DOUBLE_EQ(*rows[3].value, 0.6);
+  auto last2 = *store->History({.case_id = "s/t_0", .metric = "m", .last_n = 2});
+  ASSERT_EQ(last2.size(), 3u) << "the last two commits, c3 with both runs";
   EXPECT_EQ(last2[0].sha, "c2");
+}
+
+TEST(Store, HistoryOfASuiteHasEveryCaseAndSkipsRunningResults) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  int64_t run = AddRun(*store, "c1", 1);
+  for (const char* id : {"s/t_1", "s/t_0", "other/t_0"}) {
+    int64_t cr = *store->BeginCase(run, std::string(id).substr(0, std::string(id).find('/')), id, "{}");
+    ASSERT_TRUE(store->FinishCase(cr, {id, CaseStatus::kPass, 0, "", {{"m", 1, 0, {}, {}}}, {}}).ok());
+  }
+  static_cast<void>(*store->BeginCase(run, "s", "s/t_2", "{}"));  // still running: not history
+  auto rows = *store->History({.suite = "s", .metric = "m", .last_n = 5});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].case_id, "s/t_0");
+  EXPECT_EQ(rows[1].case_id, "s/t_1");
+}
+
+TEST(Store, FindsCommitsByPrefixAndTheNewestFinishedCasesOfACommit) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  for (int i = 0; i < 2; ++i) {
+    int64_t run = AddRun(*store, "abc1", 1);
+    int64_t cr = *store->BeginCase(run, "s", "s/t_0", "{}");
+    ASSERT_TRUE(store->FinishCase(cr, {"s/t_0", i ? CaseStatus::kFail : CaseStatus::kPass, 0, "", {}, {}}).ok());
+    static_cast<void>(*store->BeginCase(run, "s", "s/t_1", "{}"));  // never finished
+  }
+  AddRun(*store, "abc2", 2);
+  EXPECT_EQ(*store->CommitsWithPrefix("abc", 10), (std::vector<std::string>{"abc1", "abc2"}));
+  EXPECT_EQ(*store->CommitsWithPrefix("abc2", 10), (std::vector<std::string>{"abc2"}));
+  EXPECT_TRUE(store->CommitsWithPrefix("f", 10)->empty());
+  auto cases = *store->NewestCasesAt("abc1");
+  ASSERT_EQ(cases.size(), 1u) << "a running case is not a result";
+  EXPECT_EQ(cases[0].result.status, CaseStatus::kFail) << "the newest run wins";
+  EXPECT_EQ(store->FinishedCases(cases[0].run_id)->size(), 1u);
 }
 
 TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
@@ -70,20 +106,21 @@ TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
     if (v >= 1) {  // data written by a version-1 binary must survive the migration
       sqlite3* db = nullptr;
       ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-      ASSERT_EQ(sqlite3_exec(db,
-                             "INSERT INTO commits(sha) VALUES('old');"
-                             "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
-                             " VALUES(1, 'refstack', 'h', '{}', 'x', '0.0.1', '2026-01-01T00:00:00Z', 'passed');"
-                             "INSERT INTO case_results(run_id, suite, case_id, params_json, status) VALUES(1, 's', 's/t_0', '{}', 'pass');",
-                             nullptr, nullptr, nullptr),
-                SQLITE_OK);
+      // Runs said 'passed' until migration 3 renamed the word.
+      const std::string sql = std::string("INSERT INTO commits(sha) VALUES('old');"
+                              "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
+                              " VALUES(1, 'refstack', 'h', '{}', 'x', '0.0.1', '2026-01-01T00:00:00Z', '") +
+                              (v >= 3 ? "pass" : "passed") +
+                              "');INSERT INTO case_results(run_id, suite, case_id, params_json, status) "
+                              "VALUES(1, 's', 's/t_0', '{}', 'pass');";
+      ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
       sqlite3_close(db);
     }
     auto store = Store::Open(path);
     ASSERT_TRUE(store.ok()) << store.error().message;
     EXPECT_EQ((*store)->SchemaVersion(), Store::kSchemaVersion);
     if (v >= 1) {
-      auto rows = *(*store)->History("s/t_0", "", 5);
+      auto rows = *(*store)->History({.case_id = "s/t_0", .last_n = 5});
       ASSERT_EQ(rows.size(), 1u);
       EXPECT_EQ(rows[0].sha, "old");
     }

@@ -1,0 +1,50 @@
+// harness compare A B: the stored results of two commits (or runs) side by side. Exit 1
+// when B regressed against A, 2 on bad input.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "harness/cli/commands.h"
+#include "harness/compare/compare.h"
+#include "harness/store/store.h"
+#include "harness/util/json_file.h"
+#include "reports/compare_report.h"
+
+namespace harness {
+namespace {
+
+struct CompareOptions {
+  std::string a, b;
+  CompareFilter filter;
+  std::string format = "text";
+  std::string db = DefaultDbPath();
+};
+
+int Compare(const CompareOptions& o) {
+  if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
+  auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
+  const CompareSide a = ValueOrThrow(ResolveSide(*store, o.a));
+  const CompareSide b = ValueOrThrow(ResolveSide(*store, o.b));
+  const Comparison c = ValueOrThrow(CompareStored(*store, a, b, o.filter));
+  if (o.format == "json") {
+    std::printf("%s\n", DumpJson(reports::CompareJson(c)).c_str());
+  } else {
+    std::fputs(reports::CompareText(c).c_str(), stdout);
+  }
+  return c.regressed() ? 1 : 0;
+}
+
+}  // namespace
+
+CommandMain SetupCompare(CLI::App& app) {
+  auto o = std::make_shared<CompareOptions>();
+  app.add_option("A", o->a, "The old side: a commit sha (a unique prefix will do) or run:ID")->required();
+  app.add_option("B", o->b, "The new side, compared against A")->required();
+  app.add_option("--suite", o->filter.suite, "Only cases of this suite");
+  app.add_option("--case", o->filter.case_glob, "Only case ids matching this glob, e.g. 'gmm/*_3'");
+  app.add_option("--format", o->format, "text|json");
+  app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
+  return [o] { return Compare(*o); };
+}
+
+}  // namespace harness

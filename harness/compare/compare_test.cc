@@ -1,0 +1,147 @@
+#include "harness/compare/compare.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using testing_util::TempDir;
+
+LoadedCase Loaded(CaseStatus status, std::vector<Metric> metrics = {}, std::vector<OpRow> ops = {},
+                  std::vector<Sample> samples = {}) {
+  LoadedCase l;
+  l.stored.result.status = status;
+  l.metrics = std::move(metrics);
+  l.ops = std::move(ops);
+  l.samples = std::move(samples);
+  return l;
+}
+
+std::vector<Sample> Outcomes(int n, int wrong_from) {
+  std::vector<Sample> s;
+  for (int i = 0; i < n; ++i) s.push_back({std::to_string(i), i >= wrong_from ? "wrong" : "correct", "", "", 0, 0});
+  return s;
+}
+
+TEST(CompareCase, PassToFailRegressesAndFailToPassDoesNot) {
+  EXPECT_TRUE(CompareCase("s/t_0", Loaded(CaseStatus::kPass), Loaded(CaseStatus::kFail)).regressed);
+  EXPECT_TRUE(CompareCase("s/t_0", Loaded(CaseStatus::kPass), Loaded(CaseStatus::kError)).regressed);
+  EXPECT_FALSE(CompareCase("s/t_0", Loaded(CaseStatus::kFail), Loaded(CaseStatus::kPass)).regressed);
+  EXPECT_FALSE(CompareCase("s/t_0", Loaded(CaseStatus::kPass), std::nullopt).regressed) << "a vanished case is shown";
+  auto only_b = CompareCase("s/t_0", std::nullopt, Loaded(CaseStatus::kFail));
+  EXPECT_FALSE(only_b.a.has_value());
+  EXPECT_FALSE(only_b.regressed);
+}
+
+TEST(CompareCase, PairedVerdictWhenBothSidesHaveSamples) {
+  // 40 questions: A right on all, B wrong on the last 12: b = 12 losses, c = 0, p ~ 0.0005.
+  auto c = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {}, {}, Outcomes(40, 40)),
+                       Loaded(CaseStatus::kPass, {}, {}, Outcomes(40, 28)));
+  ASSERT_TRUE(c.paired.has_value());
+  EXPECT_EQ(c.paired->verdict, BaselineVerdict::kRegressed);
+  EXPECT_EQ(c.paired->test.b, 12);
+  EXPECT_EQ(c.paired->test.c, 0);
+  EXPECT_NEAR(c.paired->test.p_value, 2.0 / 4096, 1e-9);  // exact two-sided: 2 * 0.5^12
+  EXPECT_TRUE(c.regressed) << "a REGRESSED verdict regresses even when both cases pass";
+  EXPECT_TRUE(c.unpaired.empty()) << "the paired test replaces the unpaired one";
+  auto improved = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {}, {}, Outcomes(40, 28)),
+                              Loaded(CaseStatus::kPass, {}, {}, Outcomes(40, 40)));
+  EXPECT_EQ(improved.paired->verdict, BaselineVerdict::kImproved);
+  EXPECT_FALSE(improved.regressed);
+}
+
+TEST(CompareCase, UnpairedIntervalsForProportionMetricsWithoutSamples) {
+  auto c = CompareCase("g/t_0",
+                       Loaded(CaseStatus::kPass, {{"accuracy", 0.9, 1000, {}, {}}, {"ms", 12.0, 0, {}, {}},
+                                                  {"gate_verdict", 0, 1000, {}, {}, "PASS"}}),
+                       Loaded(CaseStatus::kPass, {{"accuracy", 0.8, 1000, {}, {}}, {"ms", 15.0, 0, {}, {}},
+                                                  {"gate_verdict", 1, 1000, {}, {}, "AT-RISK"}}));
+  EXPECT_FALSE(c.paired.has_value());
+  ASSERT_EQ(c.unpaired.size(), 1u) << "only proportions with n > 0, not a verdict code";
+  EXPECT_EQ(c.unpaired[0].name, "accuracy");
+  EXPECT_FALSE(c.unpaired[0].overlap) << "0.9 vs 0.8 of 1000 each: disjoint Wilson intervals";
+  EXPECT_FALSE(c.regressed) << "the unpaired check informs, it does not fail the comparison";
+  ASSERT_EQ(c.metrics.size(), 3u);
+  EXPECT_EQ(c.metrics[0].name, "accuracy");
+  auto close = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.5, 20, {}, {}}}),
+                           Loaded(CaseStatus::kPass, {{"accuracy", 0.45, 20, {}, {}}}));
+  ASSERT_EQ(close.unpaired.size(), 1u);
+  EXPECT_TRUE(close.unpaired[0].overlap);
+}
+
+TEST(CompareCase, OpTableDiffAndStaleHintGoFromAToB) {
+  auto c = CompareCase("gmm/t_3", Loaded(CaseStatus::kPass, {}, {{"ns.fused.default", "[2]", 4, 0}}),
+                       Loaded(CaseStatus::kFail, {}, {{"ns.fused_quant.default", "[2]", 4, 0}}));
+  ASSERT_EQ(c.ops.removed.size(), 1u);
+  EXPECT_EQ(c.ops.removed[0].op, "ns.fused.default");
+  ASSERT_EQ(c.ops.stale.size(), 1u);
+  EXPECT_EQ(StaleHintText(c.ops.stale[0]), "expectation may be stale: ns.fused.default → ns.fused_quant.default");
+}
+
+// Through a real store: sha prefixes, run:ID, newest finished result per case, filters.
+class CompareStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override { store_ = std::move(Store::Open(dir_ / "h.db")).value(); }
+  int64_t Run(const std::string& sha, const std::vector<std::pair<std::string, CaseStatus>>& cases) {
+    int64_t commit = *store_->UpsertCommit({sha, {}, std::nullopt, std::nullopt, ""});
+    int64_t run = *store_->BeginRun({commit, "refstack", "h", "{}", "host", "0"});
+    for (const auto& [id, status] : cases) {
+      int64_t cr = *store_->BeginCase(run, id.substr(0, id.find('/')), id, "{}");
+      EXPECT_TRUE(store_->FinishCase(cr, {id, status, 0, "", {}, {}}).ok());
+    }
+    return run;
+  }
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(CompareStoreTest, ResolvesPrefixesAndRunsAndRefusesAmbiguousOrUnknownOnes) {
+  Run("abc1000", {{"s/t_0", CaseStatus::kPass}});
+  Run("abc2000", {{"s/t_0", CaseStatus::kPass}});
+  int64_t run = Run("def0000", {{"s/t_0", CaseStatus::kFail}});
+  EXPECT_EQ(ResolveSide(*store_, "ABC1")->sha, "abc1000") << "hex is case-insensitive";
+  EXPECT_EQ(ResolveSide(*store_, "abc2000")->sha, "abc2000");
+  EXPECT_EQ(ResolveSide(*store_, "abc0").error().code, ExitCode::kUsage) << "unknown";
+  EXPECT_EQ(ResolveSide(*store_, "abc").error().code, ExitCode::kUsage) << "shorter than 4 digits";
+  EXPECT_EQ(ResolveSide(*store_, "abcg").error().code, ExitCode::kUsage) << "not hex";
+  EXPECT_NE(ResolveSide(*store_, "abc0").error().message.find("no stored commit"), std::string::npos);
+  EXPECT_EQ(ResolveSide(*store_, "run:" + std::to_string(run))->sha, "def0000");
+  EXPECT_EQ(ResolveSide(*store_, "run:99").error().code, ExitCode::kUsage);
+  EXPECT_EQ(ResolveSide(*store_, "run:x").error().code, ExitCode::kUsage);
+  EXPECT_EQ(ResolveSide(*store_, "zzzz").error().code, ExitCode::kUsage);
+}
+
+TEST_F(CompareStoreTest, AmbiguousPrefixNamesTheCandidates) {
+  Run("abc1000", {{"s/t_0", CaseStatus::kPass}});
+  Run("abc1999", {{"s/t_0", CaseStatus::kPass}});
+  auto r = ResolveSide(*store_, "abc1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ExitCode::kUsage);
+  EXPECT_NE(r.error().message.find("abc1000, abc1999"), std::string::npos) << r.error().message;
+}
+
+TEST_F(CompareStoreTest, ComparesTheNewestResultPerCaseAndFilters) {
+  Run("aaaa0001", {{"s/t_0", CaseStatus::kPass}, {"s/t_1", CaseStatus::kPass}, {"x/t_0", CaseStatus::kPass}});
+  Run("bbbb0001", {{"s/t_0", CaseStatus::kPass}, {"x/t_0", CaseStatus::kPass}});
+  Run("bbbb0001", {{"s/t_0", CaseStatus::kFail}});  // a rerun: the newest result of s/t_0 wins
+  auto a = *ResolveSide(*store_, "aaaa");
+  auto b = *ResolveSide(*store_, "bbbb");
+  auto all = *CompareStored(*store_, a, b, {});
+  ASSERT_EQ(all.cases.size(), 3u);
+  EXPECT_EQ(all.cases[0].case_id, "s/t_0");
+  EXPECT_TRUE(all.cases[0].regressed);
+  EXPECT_FALSE(all.cases[1].b.has_value()) << "s/t_1 is absent on B";
+  EXPECT_TRUE(all.regressed());
+  auto suite = *CompareStored(*store_, a, b, {.suite = "x"});
+  ASSERT_EQ(suite.cases.size(), 1u);
+  EXPECT_FALSE(suite.regressed());
+  auto glob = *CompareStored(*store_, a, b, {.case_glob = "s/*_1"});
+  ASSERT_EQ(glob.cases.size(), 1u);
+  EXPECT_EQ(glob.cases[0].case_id, "s/t_1");
+  EXPECT_EQ(CompareStored(*store_, a, b, {.suite = "nope"}).error().code, ExitCode::kUsage);
+}
+
+}  // namespace
+}  // namespace harness
