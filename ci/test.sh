@@ -14,7 +14,7 @@ cmake --preset asan >/dev/null
 asan_tests=(
   runners/refstack/kernels/kernels_tests
   harness/util/util_tests harness/results/results_tests harness/stats/stats_tests
-  harness/store/store_tests harness/stack/stack_tests harness/run/run_tests
+  harness/store/store_tests harness/stack/stack_tests harness/run/run_tests harness/bisect/bisect_tests
 )
 cmake --build --preset asan --target "${asan_tests[@]##*/}" -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -53,9 +53,9 @@ struct SearchOptions {
   double confidence = 0.95;
   double prior_no_culprit = 0.2;
   double flake_rate = 0.01;          // statuses
-  double sigma_prior_weight = 3;     // degrees of freedom the sigma prior is worth
+  double sigma_prior_weight = 10;    // degrees of freedom the sigma prior is worth
   double min_effect = 1.5;           // the smallest drop looked for, in run-to-run noise sds
-  int max_runs = 40;                 // runs the search may ask for (evidence already stored is free)
+  int max_runs = 60;                 // runs the search may ask for (evidence already stored is free)
 };
 
 enum class Verdict { kSearching, kCulprit, kNoCulprit, kAmbiguous };

@@ -110,6 +110,43 @@ TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
   EXPECT_FALSE(std::filesystem::exists(dir / "repo" / "pwned"));
 }
 
+// The seed's story on the noisy stand-in (0.25 pp run-to-run noise): from commit k on, the
+// repo's stack config turns on fp8-scale-unrepaired, which costs about 16 of 1319 GSM8K
+// questions at batch 64. `bisect --metric gsm8k` runs `harness run` per commit (each run
+// draws new noise) and must name k; with the fault never on it must say no-culprit.
+void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
+  TempDir dir;
+  std::string table = testing_util::ReadFile(std::filesystem::path(HARNESS_SOURCE_ROOT) / "suites/gsm8k.json");
+  const auto at = table.find("\"sim/default.json\"");
+  ASSERT_NE(at, std::string::npos);
+  table.replace(at, 18, "\"sim/noisy.json\"");
+  testing_util::WriteFile(dir / "suites/gsm8k.json", table);
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 64, [&](int i) {
+    return std::map<std::string, std::string>{
+        {"stack.json", k > 0 && i >= k ? R"({"format_version": 1, "faults": ["fp8-scale-unrepaired"]})"
+                                       : R"({"format_version": 1})"}};
+  });
+  const auto db = (dir / "h.db").string();
+  const auto suites = (dir / "suites").string();
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[63], "--metric", "gsm8k", "--repo",
+                       (dir / "repo").string(), "--db", db, "--suites-dir", suites, "--format", "json", "--",
+                       HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}", "--repo", "{worktree}", "--suites-dir",
+                       suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1", "--stack-config", "{worktree}/stack.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Json j = ParseOut(r);
+  EXPECT_EQ(j["verdict"], expect_verdict) << r.out;
+  if (k > 0) {
+    EXPECT_EQ(j["culprit"], shas[k - 1]) << r.out;
+    EXPECT_EQ(j["cases"], (Json{"gsm8k/test_gsm8k_accuracy_1"}));
+  }
+  EXPECT_LE(j["runs"].get<int>(), 62) << "the endpoints plus at most --max-runs";
+  EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+}
+
+TEST(BisectE2E, NoisyGsm8kDropNamesTheCommitThatBrokeTheFp8Scales) { NoisyGsm8kBisect(37, "culprit"); }
+
+TEST(BisectE2E, NoisyGsm8kWithoutADropIsNoCulprit) { NoisyGsm8kBisect(0, "no-culprit"); }
+
 TEST(BisectE2E, BadInputIsExitTwo) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 4);
