@@ -157,6 +157,20 @@ std::vector<double> Search::Posterior() const {
   return logp;
 }
 
+std::vector<int> Search::CredibleRange() const {
+  const auto post = Posterior();
+  double total = 0;
+  for (int j = 1; j < positions_; ++j) total += post[j];
+  std::vector<int> range;
+  double cdf = 0;
+  for (int j = 1; j < positions_; ++j) {
+    const double before = cdf;
+    cdf += total > 0 ? post[j] / total : 0;
+    if (cdf >= 0.025 && before <= 0.975) range.push_back(j);
+  }
+  return range;
+}
+
 double Search::ProbabilityBad(int position) const {
   auto post = Posterior();
   double p = 0;
@@ -284,14 +298,7 @@ Decision Search::Decide() {
     // Out of runs: the 95% credible range of the culprit hypotheses.
     d.verdict = Verdict::kAmbiguous;
     d.confidence = std::max(post[0], mass[best]);
-    double total = 0;
-    for (int j = 1; j <= n; ++j) total += post[j];
-    double cdf = 0;
-    for (int j = 1; j <= n; ++j) {
-      const double before = cdf;
-      cdf += total > 0 ? post[j] / total : 0;
-      if (cdf >= 0.025 && before <= 0.975) d.range.push_back(j);
-    }
+    d.range = CredibleRange();
     return d;
   }
   // Candidates: the endpoints (they settle "no culprit") and the positions around the

@@ -81,6 +81,8 @@ class Search {
   // [0] = no culprit, [j] = position j is the first bad commit.
   std::vector<double> Posterior() const;
   Decision Decide();
+  // The culprit positions between the 2.5 % and 97.5 % points of the culprit posterior.
+  std::vector<int> CredibleRange() const;
   // P(position is bad) = sum of the posterior of H_1 .. H_position.
   double ProbabilityBad(int position) const;
 

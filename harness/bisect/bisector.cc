@@ -446,15 +446,7 @@ Result<BisectOutcome> RunBisect(const BisectRequest& r, Store& store) {
         d.verdict = Verdict::kAmbiguous;
         out.reason = fmt::format("the store has too little evidence and no command follows -- to run {}",
                                  (*commits)[d.next_position].sha.substr(0, 12));
-        auto post = search.Posterior();
-        double total = 0;
-        for (int j = 1; j <= n; ++j) total += post[j];
-        double cdf = 0;
-        for (int j = 1; j <= n; ++j) {
-          const double before = cdf;
-          cdf += total > 0 ? post[j] / total : 0;
-          if (cdf >= 0.025 && before <= 0.975) d.range.push_back(j);
-        }
+        d.range = search.CredibleRange();
         break;
       }
       std::optional<int64_t> run_id, exit_code;
