@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "harness/stack/stack.h"
+#include "harness/util/suggest.h"
 #include "runners/exec/exec_stack.h"
 #include "runners/refstack/refstack.h"
 
@@ -44,9 +45,7 @@ std::vector<std::string> StackNames() {
 Result<std::unique_ptr<Stack>> MakeStack(const StackConfig& config) {
   for (const auto& s : kStacks)
     if (config.stack == s.name) return s.make(config);
-  std::string known;
-  for (const auto& n : StackNames()) known += (known.empty() ? "" : ", ") + n;
-  return UsageError(fmt::format("unknown stack '{}' (known: {})", config.stack, known));
+  return UsageError(fmt::format("unknown stack '{}'{}", config.stack, DidYouMean(config.stack, StackNames())));
 }
 
 }  // namespace harness

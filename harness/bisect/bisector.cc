@@ -250,6 +250,263 @@ Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vec
   return t;
 }
 
+// One bisect session: the commits, the target, the search, the stored session and its
+// steps; RunBisect drives it.
+class Session {
+ public:
+  Session(const BisectRequest& r, Store& store, std::vector<CommitInfo> commits)
+      : r_(r), store_(store), commits_(std::move(commits)), n_(static_cast<int>(commits_.size()) - 1) {}
+
+  // The cases and series from a replayed log, else chosen now; when the store has nothing
+  // at the endpoints and a command can make it, the endpoints are run first.
+  Status ChooseTarget() {
+    if (r_.replay_steps.is_array() && !r_.replay_steps.empty() && r_.replay_steps.front().contains("target")) {
+      auto t = TargetFromJson(r_.replay_steps.front()["target"], "replayed log");
+      if (!t) return t.error();
+      target_ = *t;
+      return OkStatus();
+    }
+    auto t = bisect::ChooseTarget(r_, store_, commits_);
+    if (!t) return t.error();
+    target_ = *t;
+    if (target_.status || !target_.cases.empty() || r_.command.empty()) return OkStatus();
+    for (int k : {0, n_}) {
+      std::optional<int64_t> run_id, exit_code;
+      auto ev = RunCommand(k, false, run_id, exit_code);
+      if (!ev) return ev.error();
+    }
+    auto again = bisect::ChooseTarget(r_, store_, commits_);
+    if (!again) return again.error();
+    target_ = *again;
+    return OkStatus();
+  }
+
+  Status Begin() {
+    Json args{{"format_version", kBisectLogFormat}, {"good", commits_.front().sha}, {"bad", commits_.back().sha},
+              {"metric", r_.metric}, {"case", r_.case_id}, {"repo", r_.repo.string()}, {"max_runs", r_.max_runs},
+              {"confidence", r_.confidence}, {"flake_rate", r_.flake_rate}, {"command", r_.command},
+              {"command_timeout_s", r_.command_timeout_s}, {"target", TargetJson(target_)}};
+    if (r_.noise_sigma) args["noise_sigma"] = *r_.noise_sigma;
+    row_.good = commits_.front().sha;
+    row_.bad = commits_.back().sha;
+    row_.target = target_.words;
+    row_.args_json = args.dump();
+    auto id = store_.BeginBisect(row_);
+    if (!id) return id.error();
+    out_.session_id = *id;
+    out_.target = target_.words;
+    out_.cases = target_.cases;
+    SearchOptions options;
+    options.confidence = r_.confidence;
+    options.flake_rate = r_.flake_rate;
+    options.max_runs = r_.max_runs;
+    search_.emplace(n_ + 1, target_.specs, options);
+    return OkStatus();
+  }
+
+  // Free evidence: a replayed log's steps as written, else every stored result.
+  Status SeedEvidence() {
+    if (!target_.status && target_.cases.empty()) return OkStatus();
+    if (r_.replay_steps.is_array() && !r_.replay_steps.empty()) return SeedFromReplay();
+    for (int k = 0; k <= n_; ++k) {
+      Json ev{{"observations", Json::array()}, {"skip", false}};
+      std::optional<int64_t> run_id;
+      auto added = CollectStored(k, 0, ev, run_id);
+      if (!added) return added.error();
+      if (*added)
+        if (auto st = Record(k, "store", ev, run_id, std::nullopt); !st) return st;
+    }
+    return OkStatus();
+  }
+
+  // Asks the search, runs what it asks for, until it answers (or cannot go on).
+  Result<Decision> Search() {
+    if (!target_.status && target_.cases.empty()) {
+      out_.reason = fmt::format("no case of {} is worse at {} than at {}", r_.metric, commits_.back().sha.substr(0, 12),
+                                commits_.front().sha.substr(0, 12));
+      return Decision{Verdict::kNoCulprit, -1, -1, {}, 1.0};
+    }
+    for (;;) {
+      Decision d = search_->Decide();
+      if (d.verdict != Verdict::kSearching) return d;
+      if (r_.command.empty()) {
+        out_.reason = fmt::format("the store has too little evidence and no command follows -- to run {}",
+                                  commits_[d.next_position].sha.substr(0, 12));
+        return Decision{Verdict::kAmbiguous, -1, -1, search_->CredibleRange(), d.confidence};
+      }
+      std::optional<int64_t> run_id, exit_code;
+      auto ev = RunCommand(d.next_position, true, run_id, exit_code);
+      if (!ev) return Fail(ev.error());
+      search_->CountRun();
+      if (auto st = Record(d.next_position, "command", *ev, run_id, exit_code); !st) return st.error();
+    }
+  }
+
+  Result<BisectOutcome> Finish(const Decision& d) {
+    out_.verdict = d.verdict;
+    out_.confidence = d.confidence;
+    if (d.verdict == Verdict::kCulprit) {
+      out_.culprit = commits_[d.culprit].sha;
+      out_.subject = commits_[d.culprit].subject;
+      if (out_.subject.empty() && !r_.repo.empty())
+        if (auto c = ReadCommit(r_.repo, out_.culprit)) out_.subject = c->subject;
+    }
+    for (int j : d.range) out_.range.push_back(commits_[j].sha);
+    for (int k : search_->skipped()) out_.skipped.push_back(commits_[k].sha);
+    if (d.verdict == Verdict::kAmbiguous && out_.reason.empty())
+      out_.reason = search_->runs_requested() >= r_.max_runs ? fmt::format("--max-runs {} reached", r_.max_runs)
+                                                              : "skipped commits sit next to the culprit";
+    BisectSessionRow fin = row_;
+    fin.status = VerdictWord(out_.verdict);
+    fin.culprit = out_.culprit;
+    fin.confidence = out_.confidence;
+    fin.runs = out_.runs;
+    fin.result_json = Json{{"verdict", fin.status}, {"culprit", out_.culprit}, {"range", out_.range},
+                           {"skipped", out_.skipped}, {"reason", out_.reason}}.dump();
+    if (auto s = store_.FinishBisect(out_.session_id, fin); !s) return s.error();
+    return out_;
+  }
+
+ private:
+  Status SeedFromReplay() {
+    std::map<std::string, int> index;
+    for (int k = 0; k <= n_; ++k) index[commits_[k].sha] = k;
+    for (const auto& s : r_.replay_steps) {
+      if (!s.contains("sha")) continue;  // the header's target
+      auto it = index.find(s.value("sha", ""));
+      if (it == index.end()) return UsageError(fmt::format("replayed step {}: not a commit of the range", s.value("sha", "")));
+      const Json ev = s.value("evidence", Json::object());
+      for (const auto& id : ev.value("case_results", Json::array())) used_results_.insert(id.get<int64_t>());
+      if (auto st = Record(it->second, "replay", ev, std::nullopt, std::nullopt); !st) return st;
+    }
+    return OkStatus();
+  }
+
+  // Adds the observations of every not yet used stored result at position k newer than
+  // after_id to ev; true when there was any.
+  Result<bool> CollectStored(int k, int64_t after_id, Json& ev, std::optional<int64_t>& run_id) {
+    bool any = false;
+    for (int i = 0; i < static_cast<int>(target_.cases.size()); ++i) {
+      auto stored = store_.CaseEvidenceAt(target_.cases[i], commits_[k].sha);
+      if (!stored) return stored.error();
+      for (const auto& e : *stored)
+        if (e.case_result_id > after_id && used_results_.insert(e.case_result_id).second) {
+          EvidenceObservations(target_, i, e, ev["observations"]);
+          ev["case_results"].push_back(e.case_result_id);
+          run_id = e.run_id;
+          any = true;
+        }
+    }
+    return any;
+  }
+
+  // Runs the command at position k in a worktree of it; the evidence is the run it stored
+  // (read_back), else its exit code in git's convention.
+  Result<Json> RunCommand(int k, bool read_back, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code) {
+    const std::string& sha = commits_[k].sha;
+    auto before = store_.NewestCaseResultId();
+    if (!before) return before.error();
+    auto proc = RunInWorktree(sha);
+    if (!proc) return proc.error();
+    ++out_.runs;
+    if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}", sha.substr(0, 12)));
+    if (proc->signal)
+      return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, sha.substr(0, 12)));
+    exit_code = proc->exit_code;
+    Json ev{{"observations", Json::array()}, {"skip", false}, {"exit_code", proc->exit_code}};
+    if (read_back) {
+      auto stored = CollectStored(k, *before, ev, run_id);
+      if (!stored) return stored.error();
+      if (*stored) return ev;  // the command stored a run: that is the evidence
+    }
+    // git bisect run's convention: 0 good, 125 skip, 1-127 bad, >= 128 abort.
+    const int code = proc->exit_code;
+    if (code >= 128 || code < 0)
+      return InfraError(fmt::format("the command exited {} at {}: that aborts the bisect (git's convention); stderr: {}",
+                                    code, sha.substr(0, 12), proc->err.substr(0, 500)));
+    if (code == 125) {
+      if (k == 0 || k == n_)
+        return UsageError(fmt::format("the command cannot test the {} commit {} (exit 125)",
+                                      k == 0 ? "known-good" : "known-bad", sha.substr(0, 12)));
+      ev["skip"] = true;
+    } else if (read_back) {
+      ev["observations"].push_back({{"series", static_cast<int>(target_.cases.size())}, {"failed", code != 0}});
+    }
+    return ev;
+  }
+
+  // The command as argv with {sha}, {worktree} and {db} filled in, run in a detached
+  // worktree of sha (with --repo) that is removed afterwards whatever happened.
+  Result<ProcessResult> RunInWorktree(const std::string& sha) {
+    std::filesystem::path worktree;
+    if (!r_.repo.empty()) {
+      char tmpl[] = "/tmp/harness-bisect-XXXXXX";
+      if (!mkdtemp(tmpl)) return InfraError("cannot make a folder for the worktree");
+      worktree = std::filesystem::path(tmpl) / sha.substr(0, 12);
+      if (auto s = AddWorktree(r_.repo, worktree, sha); !s) {
+        std::error_code ec;
+        std::filesystem::remove_all(tmpl, ec);
+        return s.error();
+      }
+    }
+    const std::map<std::string, std::string> vars = {
+        {"{sha}", sha}, {"{worktree}", worktree.string()}, {"{db}", r_.db.string()}};
+    std::vector<std::string> argv;
+    for (const auto& a : r_.command) argv.push_back(Substitute(a, vars));
+    ProcessOptions po;
+    po.cwd = worktree;
+    po.timeout_s = r_.command_timeout_s;
+    auto proc = RunProcess(argv, po);
+    if (!worktree.empty()) {
+      static_cast<void>(RemoveWorktree(r_.repo, worktree));  // best effort; the error worth reporting is the run's
+      std::error_code ec;
+      std::filesystem::remove_all(worktree.parent_path(), ec);
+    }
+    if (proc && g_interrupted) return InfraError("interrupted");
+    return proc;
+  }
+
+  Status Record(int k, const std::string& source, const Json& ev, std::optional<int64_t> run_id,
+                std::optional<int64_t> exit_code) {
+    AddObservations(*search_, k, ev);
+    BisectStep step;
+    step.index = static_cast<int>(out_.steps.size());
+    step.sha = commits_[k].sha;
+    step.source = source;
+    step.run_id = run_id;
+    step.exit_code = exit_code;
+    step.evidence = ev;
+    step.probability_bad = search_->ProbabilityBad(k);
+    step.verdict = StepVerdict(step.probability_bad, search_->skipped().count(k) > 0, r_.confidence);
+    Json decision{{"probability_bad", step.probability_bad}, {"verdict", step.verdict},
+                  {"no_culprit", search_->Posterior()[0]}};
+    out_.steps.push_back(step);
+    return store_.AddBisectStep(out_.session_id, BisectStepRow{step.index, step.sha, source, run_id, exit_code,
+                                                               ev.dump(), decision.dump()});
+  }
+
+  // Ends the session as an error, stored as far as it went.
+  Error Fail(const Error& e) {
+    BisectSessionRow fin = row_;
+    fin.status = "error";
+    fin.runs = out_.runs;
+    fin.result_json = Json{{"error", e.message}}.dump();
+    static_cast<void>(store_.FinishBisect(out_.session_id, fin));
+    return Error{e.code == ExitCode::kUsage ? ExitCode::kUsage : ExitCode::kInfra,
+                 fmt::format("bisect session {}: {}", out_.session_id, e.message)};
+  }
+
+  const BisectRequest& r_;
+  Store& store_;
+  std::vector<CommitInfo> commits_;
+  int n_;
+  Target target_;
+  BisectSessionRow row_;
+  BisectOutcome out_;
+  std::optional<bisect::Search> search_;
+  std::set<int64_t> used_results_;
+};
+
 }  // namespace
 
 Result<BisectOutcome> RunBisect(const BisectRequest& r, Store& store) {
@@ -262,232 +519,13 @@ Result<BisectOutcome> RunBisect(const BisectRequest& r, Store& store) {
   InterruptGuard guard;
   auto commits = Positions(r, store);
   if (!commits) return commits.error();
-  const int n = static_cast<int>(commits->size()) - 1;
-
-  BisectOutcome out;
-  Json args{{"format_version", kBisectLogFormat}, {"good", commits->front().sha}, {"bad", commits->back().sha},
-            {"metric", r.metric}, {"case", r.case_id}, {"repo", r.repo.string()}, {"max_runs", r.max_runs},
-            {"confidence", r.confidence}, {"flake_rate", r.flake_rate}, {"command", r.command},
-            {"command_timeout_s", r.command_timeout_s}};
-  if (r.noise_sigma) args["noise_sigma"] = *r.noise_sigma;
-
-  // Runs the command at position k; returns its evidence (or an error that ends the bisect).
-  std::set<int64_t> used_results;
-  auto run_command = [&](int k, const Target* target, std::optional<int64_t>& run_id,
-                         std::optional<int64_t>& exit_code) -> Result<Json> {
-    const std::string& sha = (*commits)[k].sha;
-    auto before = store.NewestCaseResultId();
-    if (!before) return before.error();
-    std::filesystem::path worktree;
-    if (!r.repo.empty()) {
-      char tmpl[] = "/tmp/harness-bisect-XXXXXX";
-      if (!mkdtemp(tmpl)) return InfraError("cannot make a folder for the worktree");
-      worktree = std::filesystem::path(tmpl) / sha.substr(0, 12);
-      if (auto s = AddWorktree(r.repo, worktree, sha); !s) {
-        std::error_code ec;
-        std::filesystem::remove_all(tmpl, ec);
-        return s.error();
-      }
-    }
-    const std::map<std::string, std::string> vars = {
-        {"{sha}", sha}, {"{worktree}", worktree.string()}, {"{db}", r.db.string()}};
-    std::vector<std::string> argv;
-    for (const auto& a : r.command) argv.push_back(Substitute(a, vars));
-    ProcessOptions po;
-    po.cwd = worktree;
-    po.timeout_s = r.command_timeout_s;
-    auto proc = RunProcess(argv, po);
-    if (!worktree.empty()) {
-      static_cast<void>(RemoveWorktree(r.repo, worktree));  // best effort; the error worth reporting is the run's
-      std::error_code ec;
-      std::filesystem::remove_all(worktree.parent_path(), ec);
-    }
-    if (!proc) return proc.error();
-    if (g_interrupted) return InfraError("interrupted");
-    ++out.runs;
-    Json ev{{"observations", Json::array()}, {"skip", false}};
-    if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}", sha.substr(0, 12)));
-    if (proc->signal) return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, sha.substr(0, 12)));
-    exit_code = proc->exit_code;
-    ev["exit_code"] = proc->exit_code;
-    if (target) {
-      for (int i = 0; i < static_cast<int>(target->cases.size()); ++i) {
-        auto stored = store.CaseEvidenceAt(target->cases[i], sha);
-        if (!stored) return stored.error();
-        for (const auto& e : *stored)
-          if (e.case_result_id > *before && used_results.insert(e.case_result_id).second) {
-            EvidenceObservations(*target, i, e, ev["observations"]);
-            ev["case_results"].push_back(e.case_result_id);
-            run_id = e.run_id;
-          }
-      }
-    }
-    if (ev.contains("case_results")) return ev;  // the command stored a run: that is the evidence
-    // git bisect run's convention: 0 good, 125 skip, 1-127 bad, >= 128 abort.
-    const int code = proc->exit_code;
-    if (code >= 128 || code < 0)
-      return InfraError(fmt::format("the command exited {} at {}: that aborts the bisect (git's convention); "
-                                    "stderr: {}", code, sha.substr(0, 12), proc->err.substr(0, 500)));
-    if (code == 125) {
-      if (k == 0 || k == n)
-        return UsageError(fmt::format("the command cannot test the {} commit {} (exit 125)",
-                                      k == 0 ? "known-good" : "known-bad", sha.substr(0, 12)));
-      ev["skip"] = true;
-    }
-    else if (target) ev["observations"].push_back({{"series", static_cast<int>(target->cases.size())}, {"failed", code != 0}});
-    return ev;
-  };
-
-  // Target: from the replayed log, or chosen now (running the endpoints first when the
-  // store has nothing for them and a command can make it).
-  Target target;
-  if (r.replay_steps.is_array() && !r.replay_steps.empty() && r.replay_steps.front().contains("target")) {
-    auto t = TargetFromJson(r.replay_steps.front()["target"], "replayed log");
-    if (!t) return t.error();
-    target = *t;
-  } else {
-    auto t = ChooseTarget(r, store, *commits);
-    if (!t) return t.error();
-    target = *t;
-    if (!target.status && target.cases.empty() && !r.command.empty()) {
-      for (int k : {0, n}) {
-        std::optional<int64_t> rid, code;
-        auto ev = run_command(k, nullptr, rid, code);
-        if (!ev) return ev.error();
-      }
-      auto again = ChooseTarget(r, store, *commits);
-      if (!again) return again.error();
-      target = *again;
-    }
-  }
-  args["target"] = TargetJson(target);
-  out.target = target.words;
-  out.cases = target.cases;
-
-  BisectSessionRow session;
-  session.good = commits->front().sha;
-  session.bad = commits->back().sha;
-  session.target = target.words;
-  session.args_json = args.dump();
-  auto session_id = store.BeginBisect(session);
-  if (!session_id) return session_id.error();
-  out.session_id = *session_id;
-
-  SearchOptions options;
-  options.confidence = r.confidence;
-  options.flake_rate = r.flake_rate;
-  options.max_runs = r.max_runs;
-  Search search(n + 1, target.specs, options);
-
-  auto record = [&](int k, const std::string& source, const Json& ev, std::optional<int64_t> run_id,
-                    std::optional<int64_t> exit_code) -> Status {
-    AddObservations(search, k, ev);
-    BisectStep step;
-    step.index = static_cast<int>(out.steps.size());
-    step.sha = (*commits)[k].sha;
-    step.source = source;
-    step.run_id = run_id;
-    step.exit_code = exit_code;
-    step.evidence = ev;
-    step.probability_bad = search.ProbabilityBad(k);
-    step.verdict = StepVerdict(step.probability_bad, search.skipped().count(k) > 0, r.confidence);
-    Json decision{{"probability_bad", step.probability_bad}, {"verdict", step.verdict},
-                  {"no_culprit", search.Posterior()[0]}};
-    out.steps.push_back(step);
-    return store.AddBisectStep(*session_id, BisectStepRow{step.index, step.sha, source, run_id, exit_code,
-                                                          ev.dump(), decision.dump()});
-  };
-
-  if (!target.cases.empty() || target.status) {
-    if (r.replay_steps.is_array() && !r.replay_steps.empty()) {
-      std::map<std::string, int> index;
-      for (int k = 0; k <= n; ++k) index[(*commits)[k].sha] = k;
-      for (const auto& s : r.replay_steps) {
-        if (!s.contains("sha")) continue;
-        auto it = index.find(s.value("sha", ""));
-        if (it == index.end()) return UsageError(fmt::format("replayed step {}: not a commit of the range", s.value("sha", "")));
-        for (const auto& id : s.value("evidence", Json::object()).value("case_results", Json::array()))
-          used_results.insert(id.get<int64_t>());
-        if (auto st = record(it->second, "replay", s.value("evidence", Json::object()), std::nullopt, std::nullopt); !st)
-          return st.error();
-      }
-    } else {
-      // The store first: every result already there is free evidence.
-      for (int k = 0; k <= n; ++k) {
-        Json ev{{"observations", Json::array()}, {"skip", false}};
-        std::optional<int64_t> run_id;
-        for (int i = 0; i < static_cast<int>(target.cases.size()); ++i) {
-          auto stored = store.CaseEvidenceAt(target.cases[i], (*commits)[k].sha);
-          if (!stored) return stored.error();
-          for (const auto& e : *stored)
-            if (used_results.insert(e.case_result_id).second) {
-              EvidenceObservations(target, i, e, ev["observations"]);
-              ev["case_results"].push_back(e.case_result_id);
-              run_id = e.run_id;
-            }
-        }
-        if (!ev["observations"].empty())
-          if (auto st = record(k, "store", ev, run_id, std::nullopt); !st) return st.error();
-      }
-    }
-  }
-
-  Decision d;
-  if (!target.status && target.cases.empty()) {
-    d.verdict = Verdict::kNoCulprit;
-    d.confidence = 1;
-    out.reason = fmt::format("no case of {} is worse at {} than at {}", r.metric, commits->back().sha.substr(0, 12),
-                             commits->front().sha.substr(0, 12));
-  } else {
-    for (;;) {
-      d = search.Decide();
-      if (d.verdict != Verdict::kSearching) break;
-      if (r.command.empty()) {
-        d.verdict = Verdict::kAmbiguous;
-        out.reason = fmt::format("the store has too little evidence and no command follows -- to run {}",
-                                 (*commits)[d.next_position].sha.substr(0, 12));
-        d.range = search.CredibleRange();
-        break;
-      }
-      std::optional<int64_t> run_id, exit_code;
-      auto ev = run_command(d.next_position, &target, run_id, exit_code);
-      if (!ev) {
-        BisectSessionRow fin = session;
-        fin.status = "error";
-        fin.runs = out.runs;
-        fin.result_json = Json{{"error", ev.error().message}}.dump();
-        static_cast<void>(store.FinishBisect(*session_id, fin));
-        return Error{ev.error().code == ExitCode::kUsage ? ExitCode::kUsage : ExitCode::kInfra,
-                     fmt::format("bisect session {}: {}", *session_id, ev.error().message)};
-      }
-      search.CountRun();
-      if (auto st = record(d.next_position, "command", *ev, run_id, exit_code); !st) return st.error();
-    }
-  }
-
-  out.verdict = d.verdict;
-  out.confidence = d.confidence;
-  if (d.verdict == Verdict::kCulprit) {
-    out.culprit = (*commits)[d.culprit].sha;
-    out.subject = (*commits)[d.culprit].subject;
-    if (out.subject.empty() && !r.repo.empty())
-      if (auto c = ReadCommit(r.repo, out.culprit)) out.subject = c->subject;
-  }
-  for (int j : d.range) out.range.push_back((*commits)[j].sha);
-  for (int k : search.skipped()) out.skipped.push_back((*commits)[k].sha);
-  if (d.verdict == Verdict::kAmbiguous && out.reason.empty())
-    out.reason = search.runs_requested() >= r.max_runs ? fmt::format("--max-runs {} reached", r.max_runs)
-                                                        : "skipped commits sit next to the culprit";
-
-  BisectSessionRow fin = session;
-  fin.status = VerdictWord(out.verdict);
-  fin.culprit = out.culprit;
-  fin.confidence = out.confidence;
-  fin.runs = out.runs;
-  fin.result_json = Json{{"verdict", fin.status}, {"culprit", out.culprit}, {"range", out.range},
-                         {"skipped", out.skipped}, {"reason", out.reason}}.dump();
-  if (auto s = store.FinishBisect(*session_id, fin); !s) return s.error();
-  return out;
+  Session session(r, store, std::move(commits).value());
+  if (auto s = session.ChooseTarget(); !s) return s.error();
+  if (auto s = session.Begin(); !s) return s.error();
+  if (auto s = session.SeedEvidence(); !s) return s.error();
+  auto decision = session.Search();
+  if (!decision) return decision.error();
+  return session.Finish(*decision);
 }
 
 Result<std::string> BisectLog(Store& store, int64_t session_id) {

@@ -131,6 +131,32 @@ TEST(RunE2E, BaselineIsTheNewestPassingFirstParentAncestorOrTheGivenCommit) {
   EXPECT_EQ(MetricOf(explicit_baseline.out, 0, "baseline_samples"), 2) << "--baseline takes that commit's result";
 }
 
+// A run against another endpoint or model is another identity: the stand-in's results must
+// never be the baseline of a real model's (b = 1179 "REGRESSED" came from that mix).
+TEST(RunE2E, BaselinesPairOnlyRunsOfTheSameIdentity) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 3);
+  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass", "samples": 4, "report_baseline": true})"));
+  auto run_at = [&](const std::string& sha, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "--suites-dir", (dir / "suites").string(), "--db", (dir / "h.db").string(),
+                                     "--repo", (dir / "repo").string(), "--commit", sha, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunHarness(args);
+  };
+  auto stand_in = run_at(shas[0], {});
+  ASSERT_EQ(stand_in.exit_code, 0) << stand_in.err;
+  auto model = run_at(shas[1], {"--endpoint", "http://127.0.0.1:9", "--model", "real-model"});
+  ASSERT_EQ(model.exit_code, 0) << model.err;
+  EXPECT_EQ(MetricOf(model.out, 0, "baseline_samples"), -1) << "the stand-in's run is no baseline of a model";
+  auto other_model = run_at(shas[2], {"--endpoint", "http://127.0.0.1:9", "--model", "other-model"});
+  EXPECT_EQ(MetricOf(other_model.out, 0, "baseline_samples"), -1) << "nor one model's of another's";
+  auto same_model = run_at(shas[2], {"--endpoint", "http://127.0.0.1:9", "--model", "real-model"});
+  EXPECT_EQ(MetricOf(same_model.out, 0, "baseline_samples"), 4) << "the same model's earlier run is";
+  auto explicit_other = run_at(shas[2], {"--baseline", shas[0], "--endpoint", "http://127.0.0.1:9", "--model", "real-model"});
+  EXPECT_NE(explicit_other.exit_code, 0) << "an explicit baseline of another identity is refused";
+  EXPECT_NE(explicit_other.err.find("another identity"), std::string::npos) << explicit_other.err;
+}
+
 TEST(RunE2E, WithoutCommitReadsHeadOfTheRepo) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 1);

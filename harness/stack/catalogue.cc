@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/suggest.h"
 #include "harness/util/versions.h"
 
 #include "harness/util/json_file.h"
@@ -42,9 +43,9 @@ Status ValidateFaults(const std::vector<std::string>& faults, const std::vector<
     bool known = false;
     for (const auto& r : catalogue) known |= r.fault == f;
     if (!known) {
-      std::string names;
-      for (const auto& r : catalogue) names += (names.empty() ? "" : ", ") + r.fault;
-      return UsageError(fmt::format("unknown fault '{}' (known: {})", f, names));
+      std::vector<std::string> names;
+      for (const auto& r : catalogue) names.push_back(r.fault);
+      return UsageError(fmt::format("unknown fault '{}'{}", f, DidYouMean(f, names)));
     }
   }
   return OkStatus();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace harness {
 namespace {
@@ -386,8 +387,7 @@ Store::~Store() { sqlite3_close(db_); }
 int Store::SchemaVersion() { return PragmaInt(db_, "PRAGMA user_version"); }
 
 Result<int64_t> Store::UpsertCommit(const CommitInfo& c) {
-  std::string parents;
-  for (const auto& p : c.parents) parents += (parents.empty() ? "" : " ") + p;
+  const std::string parents = fmt::format("{}", fmt::join(c.parents, " "));
   Stmt st(db_, R"sql(
 INSERT INTO commits(sha, parents, first_parent_ordinal, author_time, subject) VALUES(?1, ?2, ?3, ?4, ?5)
 ON CONFLICT(sha) DO UPDATE SET

@@ -137,6 +137,201 @@ std::string RequestBody(const ClientOptions& o, const std::string& prompt) {
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// The easy handles of one Run: every one posts to url with headers, its body capped and
+// its speed watched as the options say.
+Result<std::vector<std::unique_ptr<Transfer>>> MakeTransfers(const ClientOptions& o, long count, const std::string& url,
+                                                             curl_slist* headers) {
+  std::vector<std::unique_ptr<Transfer>> slots;
+  for (long i = 0; i < count; ++i) {
+    auto t = std::make_unique<Transfer>();
+    t->easy.reset(curl_easy_init());
+    if (!t->easy) return InfraError("libcurl: cannot create an easy handle");
+    CURL* e = t->easy.get();
+    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, AppendBody);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, ReadHeader);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(o.timeout_s * 1000));
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(o.connect_timeout_s, o.timeout_s) * 1000));
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    if (o.low_speed_limit_bytes_per_s > 0) {
+      curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o.low_speed_limit_bytes_per_s));
+      curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.low_speed_time_s));
+    }
+    t->max_response = static_cast<std::size_t>(o.max_response_bytes);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+    slots.push_back(std::move(t));
+  }
+  return slots;
+}
+
+// What one finished attempt got: fills r (ok, text, error) and says whether another
+// attempt could change it.
+bool ClassifyAttempt(const ClientOptions& o, const Transfer& t, CURLcode code, long status, CompletionResult& r) {
+  if (t.over_cap) {
+    r.error = fmt::format("response body over {} bytes", o.max_response_bytes);
+    return false;  // the same server sends the same body again
+  }
+  if (code == CURLE_OPERATION_TIMEDOUT && r.latency_s < 0.9 * o.timeout_s && t.error[0]) {
+    // Not the attempt's clock: the connect timeout or the low-speed limit, which curl names.
+    r.error = fmt::format("timed out: {}", t.error);
+    return true;
+  }
+  if (code == CURLE_OPERATION_TIMEDOUT) {
+    r.error = fmt::format("timed out after {:g} s", o.timeout_s);
+    return true;
+  }
+  if (code != CURLE_OK) {
+    r.error = fmt::format("connection: {}", t.error[0] ? t.error : curl_easy_strerror(code));
+    return !IsPermanent(code);
+  }
+  if (status != 200) {
+    r.error = fmt::format("HTTP {}", status);
+    return status == 429 || status >= 500;
+  }
+  if (auto why = ParseResponse(t.response, o.target.chat, r)) {
+    r.error = "malformed response: " + *why;
+    r.text.clear();
+    return true;
+  }
+  r.ok = true;
+  return true;
+}
+
+// The scheduling of one Run: which request goes into a free slot (a retry that is due,
+// else the next new one), what a finished attempt becomes (a delivered result or a retry
+// after backoff with jitter, or Retry-After on 429), and how long to wait.
+class Batch {
+ public:
+  Batch(const ClientOptions& o, const std::vector<CompletionRequest>& requests, CURLM* multi,
+        const std::function<void(CompletionResult&&)>& on_result)
+      : o_(o), requests_(requests), multi_(multi), on_result_(on_result), attempts_(requests.size(), 0),
+        rng_(o.jitter_seed) {}
+
+  void AddSlot(Transfer* t) { free_.push_back(t); }
+  bool done() const { return delivered_ >= requests_.size(); }
+  std::size_t delivered() const { return delivered_; }
+  bool TooManyErrors() const { return o_.max_errors >= 0 && errors_ > o_.max_errors; }
+  Error ErrorLimit() const {
+    return InfraError(fmt::format("{} requests failed after retries (limit {}); last: {}", errors_, o_.max_errors,
+                                  last_error_));
+  }
+
+  void FillSlots() {
+    const auto now = Clock::now();
+    while (!free_.empty()) {
+      if (!retries_.empty() && retries_.top().ready <= now) {
+        const std::size_t index = retries_.top().request;
+        retries_.pop();
+        Start(index);
+      } else if (next_new_ < requests_.size()) {
+        Start(next_new_++);
+      } else {
+        break;
+      }
+    }
+  }
+
+  // Handles every finished transfer; false when none finished. stop: deliver nothing more.
+  bool DrainFinished(const std::atomic<bool>& stop) {
+    bool any = false;
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi_, &queued)) {
+      if (stop) break;  // nothing more reaches the caller once it asked to stop
+      if (msg->msg != CURLMSG_DONE) continue;
+      Transfer* t = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+      const CURLcode code = msg->data.result;
+      curl_multi_remove_handle(multi_, msg->easy_handle);
+      t->active = false;
+      free_.push_back(t);
+      Finish(t, code);
+      any = true;
+    }
+    return any;
+  }
+
+  // How long to wait for the network: until the next retry is due, at most 100 ms (also
+  // how often the stop flag is looked at).
+  int PollTimeoutMs() const {
+    if (retries_.empty() || free_.empty()) return 100;
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(retries_.top().ready - Clock::now());
+    return static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 0, 100));
+  }
+
+ private:
+  struct Retry {
+    Clock::time_point ready;
+    std::size_t request;
+    bool operator>(const Retry& other) const { return ready > other.ready; }
+  };
+
+  void Start(std::size_t index) {
+    Transfer* t = free_.back();
+    free_.pop_back();
+    t->request = index;
+    t->body = RequestBody(o_, requests_[index].prompt);
+    t->response.clear();
+    t->over_cap = false;
+    t->retry_after_s = -1;
+    t->error[0] = '\0';
+    curl_easy_setopt(t->easy.get(), CURLOPT_POSTFIELDS, t->body.data());
+    curl_easy_setopt(t->easy.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(t->body.size()));
+    t->started = Clock::now();
+    t->active = true;
+    ++attempts_[index];
+    curl_multi_add_handle(multi_, t->easy.get());
+  }
+
+  void Finish(Transfer* t, CURLcode code) {
+    const std::size_t index = t->request;
+    CompletionResult r;
+    r.id = requests_[index].id;
+    r.attempts = attempts_[index];
+    r.latency_s = std::chrono::duration<double>(Clock::now() - t->started).count();
+    long status = 0;
+    curl_easy_getinfo(t->easy.get(), CURLINFO_RESPONSE_CODE, &status);
+    const bool retryable = ClassifyAttempt(o_, *t, code, status, r);
+    if (r.ok || !retryable || attempts_[index] >= o_.max_attempts) {
+      if (!r.ok) r.error += fmt::format(" (after {} attempt{})", r.attempts, r.attempts == 1 ? "" : "s");
+      Deliver(std::move(r));
+      // An aborted body can be max_response_bytes; give the memory back, not just the size.
+      if (t->over_cap) std::string().swap(t->response);
+      return;
+    }
+    double delay =
+        std::min(o_.backoff_max_s, o_.backoff_initial_s * std::pow(2.0, attempts_[index] - 1)) * jitter_(rng_);
+    if (status == 429 && t->retry_after_s >= 0) delay = std::max(delay, std::min(t->retry_after_s, o_.retry_after_max_s));
+    retries_.push({Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay)), index});
+  }
+
+  void Deliver(CompletionResult&& r) {
+    ++delivered_;
+    if (!r.ok) {
+      ++errors_;
+      last_error_ = r.error;
+    }
+    on_result_(std::move(r));
+  }
+
+  const ClientOptions& o_;
+  const std::vector<CompletionRequest>& requests_;
+  CURLM* multi_;
+  const std::function<void(CompletionResult&&)>& on_result_;
+  std::vector<Transfer*> free_;
+  std::priority_queue<Retry, std::vector<Retry>, std::greater<>> retries_;
+  std::vector<int> attempts_;
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> jitter_{0.5, 1.0};
+  std::size_t next_new_ = 0, delivered_ = 0;
+  int64_t errors_ = 0;
+  std::string last_error_;
+};
+
 }  // namespace
 
 std::string EndpointUrl(const EndpointTarget& target) {
@@ -192,35 +387,9 @@ Status Client::Run(const std::vector<CompletionRequest>& requests,
   const long in_flight = std::min<long>(o.max_in_flight, std::max<long>(1, static_cast<long>(requests.size())));
   curl_multi_setopt(multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, in_flight);
   curl_multi_setopt(multi.get(), CURLMOPT_MAXCONNECTS, in_flight);
-
-  const std::string url = EndpointUrl(o.target);
-  std::vector<std::unique_ptr<Transfer>> slots;
-  std::vector<Transfer*> free_slots;
-  for (long i = 0; i < in_flight; ++i) {
-    auto t = std::make_unique<Transfer>();
-    t->easy.reset(curl_easy_init());
-    if (!t->easy) return InfraError("libcurl: cannot create an easy handle");
-    CURL* e = t->easy.get();
-    curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(e, CURLOPT_POST, 1L);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, AppendBody);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, ReadHeader);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(o.timeout_s * 1000));
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(o.connect_timeout_s, o.timeout_s) * 1000));
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    if (o.low_speed_limit_bytes_per_s > 0) {
-      curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o.low_speed_limit_bytes_per_s));
-      curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.low_speed_time_s));
-    }
-    t->max_response = static_cast<std::size_t>(o.max_response_bytes);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
-    free_slots.push_back(t.get());
-    slots.push_back(std::move(t));
-  }
+  auto made = MakeTransfers(o, in_flight, EndpointUrl(o.target), headers.get());
+  if (!made) return made.error();
+  std::vector<std::unique_ptr<Transfer>> slots = std::move(made).value();
   {
     std::lock_guard lock(wake_mu_);
     running_multi_ = multi.get();
@@ -238,130 +407,18 @@ Status Client::Run(const std::vector<CompletionRequest>& requests,
     }
   } detach{this, multi.get(), slots};
 
-  struct Retry {
-    Clock::time_point ready;
-    std::size_t request;
-    bool operator>(const Retry& other) const { return ready > other.ready; }
-  };
-  std::priority_queue<Retry, std::vector<Retry>, std::greater<>> retries;
-  std::vector<int> attempts(requests.size(), 0);
-  std::mt19937_64 rng(o.jitter_seed);
-  std::uniform_real_distribution<double> jitter(0.5, 1.0);
-  std::size_t next_new = 0, delivered = 0;
-  int64_t errors = 0;
-  std::string last_error;
-
-  auto start = [&](std::size_t index) {
-    Transfer* t = free_slots.back();
-    free_slots.pop_back();
-    t->request = index;
-    t->body = RequestBody(o, requests[index].prompt);
-    t->response.clear();
-    t->over_cap = false;
-    t->retry_after_s = -1;
-    t->error[0] = '\0';
-    curl_easy_setopt(t->easy.get(), CURLOPT_POSTFIELDS, t->body.data());
-    curl_easy_setopt(t->easy.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(t->body.size()));
-    t->started = Clock::now();
-    t->active = true;
-    ++attempts[index];
-    curl_multi_add_handle(multi.get(), t->easy.get());
-  };
-  auto deliver = [&](CompletionResult&& r) {
-    ++delivered;
-    if (!r.ok) {
-      ++errors;
-      last_error = r.error;
-    }
-    on_result(std::move(r));
-  };
-  // Decides what one finished attempt means: a result, or a retry after a delay.
-  auto finish = [&](Transfer* t, CURLcode code) {
-    const std::size_t index = t->request;
-    CompletionResult r;
-    r.id = requests[index].id;
-    r.attempts = attempts[index];
-    r.latency_s = std::chrono::duration<double>(Clock::now() - t->started).count();
-    long status = 0;
-    curl_easy_getinfo(t->easy.get(), CURLINFO_RESPONSE_CODE, &status);
-    bool retryable = true;
-    if (t->over_cap) {
-      r.error = fmt::format("response body over {} bytes", o.max_response_bytes);
-      retryable = false;   // the same server sends the same body again
-    } else if (code == CURLE_OPERATION_TIMEDOUT && r.latency_s < 0.9 * o.timeout_s && t->error[0]) {
-      // Not the attempt's clock: the connect timeout or the low-speed limit, which curl names.
-      r.error = fmt::format("timed out: {}", t->error);
-    } else if (code == CURLE_OPERATION_TIMEDOUT) {
-      r.error = fmt::format("timed out after {:g} s", o.timeout_s);
-    } else if (code != CURLE_OK) {
-      r.error = fmt::format("connection: {}", t->error[0] ? t->error : curl_easy_strerror(code));
-      retryable = !IsPermanent(code);
-    } else if (status == 200) {
-      if (auto why = ParseResponse(t->response, o.target.chat, r)) {
-        r.error = "malformed response: " + *why;
-        r.text.clear();
-      } else {
-        r.ok = true;
-      }
-    } else {
-      r.error = fmt::format("HTTP {}", status);
-      retryable = status == 429 || status >= 500;
-    }
-    if (r.ok || !retryable || attempts[index] >= o.max_attempts) {
-      if (!r.ok) r.error += fmt::format(" (after {} attempt{})", r.attempts, r.attempts == 1 ? "" : "s");
-      deliver(std::move(r));
-      // An aborted body can be max_response_bytes; give the memory back, not just the size.
-      if (t->over_cap) std::string().swap(t->response);
-      return;
-    }
-    double delay = std::min(o.backoff_max_s, o.backoff_initial_s * std::pow(2.0, attempts[index] - 1)) * jitter(rng);
-    if (status == 429 && t->retry_after_s >= 0) delay = std::max(delay, std::min(t->retry_after_s, o.retry_after_max_s));
-    retries.push({Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay)), index});
-  };
-
-  while (delivered < requests.size()) {
-    if (stop_) return InfraError(fmt::format("stopped after {} of {} requests", delivered, requests.size()));
-    if (o.max_errors >= 0 && errors > o.max_errors)
-      return InfraError(fmt::format("{} requests failed after retries (limit {}); last: {}", errors, o.max_errors, last_error));
-    const auto now = Clock::now();
-    while (!free_slots.empty()) {
-      if (!retries.empty() && retries.top().ready <= now) {
-        const std::size_t index = retries.top().request;
-        retries.pop();
-        start(index);
-      } else if (next_new < requests.size()) {
-        start(next_new++);
-      } else {
-        break;
-      }
-    }
+  Batch batch(o, requests, multi.get(), on_result);
+  for (auto& t : slots) batch.AddSlot(t.get());
+  while (!batch.done()) {
+    if (stop_) return InfraError(fmt::format("stopped after {} of {} requests", batch.delivered(), requests.size()));
+    if (batch.TooManyErrors()) return batch.ErrorLimit();
+    batch.FillSlots();
     int running = 0;
     curl_multi_perform(multi.get(), &running);
-    bool finished_any = false;
-    int queued = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
-      if (stop_) break;   // nothing more reaches the caller once it asked to stop
-      if (msg->msg != CURLMSG_DONE) continue;
-      CURL* easy = msg->easy_handle;
-      const CURLcode code = msg->data.result;
-      Transfer* t = nullptr;
-      curl_easy_getinfo(easy, CURLINFO_PRIVATE, &t);
-      curl_multi_remove_handle(multi.get(), easy);
-      t->active = false;
-      free_slots.push_back(t);
-      finish(t, code);
-      finished_any = true;
-    }
-    if (finished_any) continue;   // refill the freed slots before waiting
-    int timeout_ms = 100;         // also how often the stop flag is looked at
-    if (!retries.empty() && !free_slots.empty()) {
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(retries.top().ready - Clock::now());
-      timeout_ms = static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 0, 100));
-    }
-    curl_multi_poll(multi.get(), nullptr, 0, timeout_ms, nullptr);
+    if (batch.DrainFinished(stop_)) continue;  // refill the freed slots before waiting
+    curl_multi_poll(multi.get(), nullptr, 0, batch.PollTimeoutMs(), nullptr);
   }
-  if (o.max_errors >= 0 && errors > o.max_errors)
-    return InfraError(fmt::format("{} requests failed after retries (limit {}); last: {}", errors, o.max_errors, last_error));
+  if (batch.TooManyErrors()) return batch.ErrorLimit();
   return OkStatus();
 }
 
