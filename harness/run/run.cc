@@ -72,6 +72,41 @@ Status CheckResumedParams(Store& store, int64_t run_id, const std::map<std::stri
   return OkStatus();
 }
 
+// The whole run's cases for its summary: this invocation's, and the ones a resumed run
+// finished before, read back with their metrics.
+Result<std::vector<CaseResult>> WholeRun(Store& store, int64_t run_id, std::vector<CaseResult> now) {
+  auto stored = store.Cases(run_id);
+  if (!stored) return stored.error();
+  std::vector<CaseResult> all;
+  for (auto& c : *stored) {
+    auto it = std::find_if(now.begin(), now.end(), [&](const CaseResult& r) { return r.case_id == c.result.case_id; });
+    if (it != now.end()) {
+      all.push_back(*it);
+      continue;
+    }
+    auto metrics = store.Metrics(c.id);
+    if (!metrics) return metrics.error();
+    c.result.metrics = std::move(metrics).value();
+    all.push_back(std::move(c.result));
+  }
+  return all;
+}
+
+// Reopens the interrupted run (its finished cases go into finished) after checking that
+// its cases' rows are unchanged.
+Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::string>& params,
+              std::set<std::string>& finished) {
+  if (auto s = CheckResumedParams(store, run_id, params); !s) return s;
+  if (auto s = store.ReopenRun(run_id); !s) return s;
+  auto cases = store.Cases(run_id);
+  if (!cases) return cases.error();
+  for (const auto& c : *cases)
+    if (c.result.status != CaseStatus::kRunning) finished.insert(c.result.case_id);
+  std::fprintf(stderr, "harness: resuming run %lld (%zu cases already finished)\n", static_cast<long long>(run_id),
+               finished.size());
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<std::vector<SuiteTable>> PrepareSuites(const std::filesystem::path& suites_dir) {
@@ -161,16 +196,8 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   auto lock = RunLock::Acquire(store.path(), run_id);
   if (!lock) return lock.error();
   const auto params = ParamsByCase(request.tables);
-  if (resumed) {
-    if (auto s = CheckResumedParams(store, run_id, params); !s) return s.error();
-    if (auto s = store.ReopenRun(run_id); !s) return s.error();
-    auto cases = store.Cases(run_id);
-    if (!cases) return cases.error();
-    for (const auto& c : *cases)
-      if (c.result.status != CaseStatus::kRunning) finished.insert(c.result.case_id);
-    std::fprintf(stderr, "harness: resuming run %lld (%zu cases already finished)\n", static_cast<long long>(run_id),
-                 finished.size());
-  }
+  if (resumed)
+    if (auto s = Reopen(store, run_id, params, finished); !s) return s.error();
 
   RunContext& ctx = CurrentRun();
   ctx.stack_config = request.stack_config;
@@ -197,22 +224,9 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   result.store_error = listener->store_error();
   result.cases = listener->results();
   if (resumed) {  // the summary covers the whole run, not only this invocation
-    auto stored = store.Cases(run_id);
-    if (!stored) return stored.error();
-    std::vector<CaseResult> all;
-    for (auto& c : *stored) {
-      auto it = std::find_if(result.cases.begin(), result.cases.end(),
-                             [&](const CaseResult& r) { return r.case_id == c.result.case_id; });
-      if (it != result.cases.end()) {
-        all.push_back(*it);
-        continue;
-      }
-      auto metrics = store.Metrics(c.id);
-      if (!metrics) return metrics.error();
-      c.result.metrics = std::move(metrics).value();
-      all.push_back(std::move(c.result));
-    }
-    result.cases = std::move(all);
+    auto all = WholeRun(store, run_id, std::move(result.cases));
+    if (!all) return all.error();
+    result.cases = std::move(all).value();
   }
   result.status = CountStatuses(result.cases).Overall();
   if (result.store_error) result.status = RunStatus::kError;
