@@ -31,7 +31,11 @@ class ExecStack : public Stack {
       std::string err = run->err.substr(0, 2000);
       return InfraError(fmt::format("{}: exit code {}: {}", prog, run->exit_code, err));
     }
-    return ParseExecAnswer(run->out, prog + " (stdout)");
+    // An answer that does not parse is the command's failure, not bad input to the harness
+    // (docs/exec-protocol.md): infrastructure, like a non-zero exit.
+    auto answer = ParseExecAnswer(run->out, prog + " (stdout)");
+    if (!answer) return InfraError(answer.error().message);
+    return answer;
   }
 
  private:
