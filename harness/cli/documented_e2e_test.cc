@@ -404,13 +404,12 @@ TEST(DocumentedE2E, Fp8ScaleFaultCostsSixteenQuestionsAtBatch64) {
   EXPECT_TRUE(metric(faulty, "baseline_verdict").is_null()) << faulty.out;
   EXPECT_EQ(metric(faulty, "gate_verdict")["verdict"], "AT-RISK") << faulty.out;
 
-  // Naming the healthy commit does not pair across identities either. baseline.cc means it as an
-  // input error, but it surfaces inside the case: the case fails (exit 1) with the refusal as its
-  // message, and no verdict is stored. (Exit 2 would need the check before any case runs.)
+  // Naming the healthy commit does not pair across identities either: an input error before
+  // any case runs (exit 2), nothing stored.
   auto named = run_at(shas[1], {"--fault", "fp8-scale-unrepaired", "--baseline", shas[0]});
-  EXPECT_EQ(named.exit_code, 1) << named.err;
-  EXPECT_NE(named.err.find("come from runs of another identity"), std::string::npos) << named.err;
-  EXPECT_TRUE(metric(named, "baseline_verdict").is_null()) << named.out;
+  EXPECT_EQ(named.exit_code, 2) << named.err;
+  EXPECT_NE(named.err.find("come from another identity"), std::string::npos) << named.err;
+  EXPECT_EQ(named.out, "") << "no case ran";
 
   // compare pairs any two commits per question: the documented REGRESSED, b = 16, c = 0.
   auto cmp = RunHarness({"compare", shas[0], shas[1], "--db", db, "--format", "json"});

@@ -171,6 +171,8 @@ Result<std::vector<std::string>> SelectCases(const std::vector<SuiteTable>& tabl
 Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& store) {
   auto identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables);
   if (!identity) return identity.error();
+  if (!request.baseline_rev.empty())
+    if (auto s = CheckExplicitBaseline(store, request.repo, request.baseline_rev, identity->hash); !s) return s.error();
   auto commit_id = store.UpsertCommit(request.commit);
   if (!commit_id) return commit_id.error();
 

@@ -12,6 +12,20 @@ constexpr int kBaselineSearchDepth = 1000;
 
 }  // namespace
 
+Status CheckExplicitBaseline(Store& store, const std::filesystem::path& repo, const std::string& baseline_rev,
+                             const std::string& config_hash) {
+  auto c = ReadCommit(repo, baseline_rev);
+  const std::string sha = c ? c->sha : baseline_rev;  // without git, as given
+  auto runs = store.RunsAt(sha, config_hash);
+  if (!runs) return runs.error();
+  if (runs->first > 0) return OkStatus();
+  if (runs->second > 0)
+    return UsageError(fmt::format("--baseline {}: its {} stored run(s) come from another identity (stack config, "
+                                  "endpoint, model, faults); a baseline must be a run of the same identity",
+                                  baseline_rev, runs->second));
+  return UsageError(fmt::format("--baseline {}: no finished run stored at that commit", baseline_rev));
+}
+
 BaselineLookup MakeBaselineLookup(Store& store, const std::filesystem::path& repo, const std::string& baseline_rev,
                                   const CommitInfo& commit, const std::string& config_hash, int64_t run_id,
                                   std::map<std::string, std::string> params_json) {

@@ -797,6 +797,15 @@ WHERE session_id = ?1 ORDER BY step)sql");
   return s;
 }
 
+Result<std::pair<int64_t, int64_t>> Store::RunsAt(const std::string& sha, const std::string& config_hash) {
+  Stmt st(db_, R"sql(
+SELECT COALESCE(SUM(r.config_hash = ?2), 0), COUNT(*) FROM runs r JOIN commits c ON c.id = r.commit_id
+WHERE c.sha = ?1 AND r.status <> 'running')sql");
+  st.Bind(1, sha).Bind(2, config_hash);
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "count runs");
+  return std::make_pair(st.Int(0), st.Int(1));
+}
+
 Result<bool> Store::HasCaseAt(const std::string& case_id, const std::string& sha) {
   Stmt st(db_, R"sql(
 SELECT 1 FROM case_results cr JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id

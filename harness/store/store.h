@@ -202,6 +202,8 @@ class Store {
 
   // Whether any finished result of case_id exists at commit sha (under any identity).
   Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);
+  // How many finished runs commit sha has: of this identity (config_hash), and of any.
+  Result<std::pair<int64_t, int64_t>> RunsAt(const std::string& sha, const std::string& config_hash);
   // Every case id ever stored, sorted (for "unknown case" messages).
   Result<std::vector<std::string>> KnownCases();
 
