@@ -37,8 +37,8 @@ TEST(BisectSearch, StatusFindsTheFirstFailingCommitAndVerifiesIt) {
     EXPECT_EQ(d.culprit, culprit);
     EXPECT_GE(d.confidence, 0.95);
     EXPECT_LE(runs, 12) << "log2(32) = 5 steps plus the verification pair";
-    EXPECT_GE(s.ObservationsAt(culprit), 1);
-    EXPECT_GE(s.ObservationsAt(culprit - 1), 1) << "the parent is run before reporting";
+    EXPECT_GE(s.ObservationsAt(culprit), 2) << "the culprit is run again before it is reported";
+    EXPECT_GE(s.ObservationsAt(culprit - 1), 2) << "and so is its parent";
   }
 }
 

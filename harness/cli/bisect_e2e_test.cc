@@ -147,6 +147,49 @@ TEST(BisectE2E, NoisyGsm8kDropNamesTheCommitThatBrokeTheFp8Scales) { NoisyGsm8kB
 
 TEST(BisectE2E, NoisyGsm8kWithoutADropIsNoCulprit) { NoisyGsm8kBisect(0, "no-culprit"); }
 
+// The search's knobs through the binary: a run budget, a command timeout, the noise and
+// flake priors.
+TEST(BisectE2E, MaxRunsTimeoutAndPriors) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 32, [](int i) {
+    return std::map<std::string, std::string>{{"test.sh", i >= 20 ? "exit 1\n" : "exit 0\n"},
+                                              {"slow.sh", "exec sleep 30\n"}};
+  });
+  const auto repo = (dir / "repo").string();
+  const auto db = (dir / "h.db").string();
+  auto bisect = [&](std::vector<std::string> extra, const std::string& script) {
+    std::vector<std::string> args = {"bisect", "--good", shas[0], "--bad", shas[31], "--case", "x/y_0", "--repo", repo,
+                                     "--db", db, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    for (const auto& a : {std::string("--"), std::string("sh"), "{worktree}/" + script}) args.push_back(a);
+    return RunHarness(args);
+  };
+  auto budget = bisect({"--max-runs", "2"}, "test.sh");
+  ASSERT_EQ(budget.exit_code, 0) << budget.err;
+  Json b = ParseOut(budget);
+  EXPECT_EQ(b["verdict"], "ambiguous") << budget.out;
+  EXPECT_EQ(b["runs"], 2);
+  EXPECT_EQ(b["reason"], "--max-runs 2 reached");
+  bool covers = false;
+  for (const auto& sha : b["range"]) covers |= sha == shas[19];
+  EXPECT_TRUE(covers) << "the credible range holds the culprit: " << budget.out;
+
+  auto flaky = bisect({"--flake-rate", "0.2", "--confidence", "0.99"}, "test.sh");
+  ASSERT_EQ(flaky.exit_code, 0) << flaky.err;
+  Json f = ParseOut(flaky);
+  EXPECT_EQ(f["culprit"], shas[19]) << flaky.out;
+  EXPECT_GT(f["runs"].get<int>(), b["runs"].get<int>()) << "a flakier status needs more runs to reach 0.99";
+
+  auto slow = bisect({"--timeout", "0.5"}, "slow.sh");
+  EXPECT_EQ(slow.exit_code, 3) << slow.err;
+  EXPECT_NE(slow.err.find("timed out"), std::string::npos) << slow.err;
+  EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+
+  auto sigma = bisect({"--noise-sigma", "-1"}, "test.sh");
+  EXPECT_EQ(sigma.exit_code, 2) << sigma.err;
+  EXPECT_NE(sigma.err.find("--noise-sigma"), std::string::npos) << sigma.err;
+}
+
 TEST(BisectE2E, BadInputIsExitTwo) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 4);

@@ -19,7 +19,8 @@ CommandMain SetupVersion(CLI::App&) {
         {"device profile format", kDeviceProfileFormat}, {"sim profile format", kSimProfileFormat},
         {"exec protocol format", kExecProtocolFormat},   {"performance table JSON format", kPerfTableFormat},
         {"run summary JSON format", kRunSummaryFormat},  {"history JSON format", kHistoryFormat},
-        {"run identity format", kRunIdentityFormat},     {"HTML report format", kHtmlReportFormat},
+        {"run identity format", kRunIdentityFormat},
+        {"bisect log format", kBisectLogFormat},       {"bisect JSON format", kBisectJsonFormat},     {"HTML report format", kHtmlReportFormat},
         {"compare JSON format", kCompareFormat},
     };
     for (const auto& [name, version] : formats) std::printf("%s %d\n", name, version);
