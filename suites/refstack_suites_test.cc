@@ -12,6 +12,7 @@
 #include "harness/run/suite_table.h"
 #include "harness/stack/compile_request.h"
 #include "harness/util/paths.h"
+#include "runners/refstack/compiler/compile_test_util.h"
 #include "runners/refstack/compiler/compiler.h"
 
 namespace harness::compiler {
@@ -19,29 +20,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-CompileEnvironment Env(CompileFaults faults = {}) {
-  CompileEnvironment env;
-  env.golden_dir = harness::GoldenDir();
-  env.faults = faults;
-  return env;
-}
-
-harness::CompileRequest SpRequest(bool disable_repetition) {
-  harness::CompileRequest r;
-  r.model = "Qwen/Qwen3-32B";
-  r.tp_size = 2;
-  r.query_len = 128;
-  r.num_layers_override = 1;
-  r.enable_sequence_parallel = true;
-  r.disable_repetition = disable_repetition;
-  return r;
-}
-
-harness::CompileResult CompileOk(const harness::CompileRequest& r, CompileFaults faults = {}) {
-  auto compiled = CompileModel(r, Env(faults));
-  EXPECT_TRUE(compiled.ok()) << compiled.error().message;
-  return compiled.ok() ? ToCompileResult(compiled->table) : harness::CompileResult{};
-}
+using testing_util::CompileOk;
+using testing_util::Env;
+using testing_util::SpRequest;
 
 TEST(CompileModelTest, FaultsChangeOnlyTheirOwnSuiteCases) {
   // Every case of the compiler's suites, from the installed tables.

@@ -1,7 +1,6 @@
 #include "harness/stack/stack_config.h"
 
 #include <algorithm>
-#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -27,16 +26,6 @@ Json StackConfig::ToJson() const {
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   j["faults"] = sorted;
   return j;  // nlohmann's default object sorts keys, so the dump is canonical
-}
-
-std::string StackConfig::Hash() const {
-  // FNV-1a 64: a stable identity for "the same config", not a security digest.
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : ToJson().dump()) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return fmt::format("{:016x}", h);
 }
 
 Result<StackConfig> ParseStackConfig(const Json& j, const std::string& origin) {

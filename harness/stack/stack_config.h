@@ -1,5 +1,6 @@
 // The stack config (JSON) a run is made with: which stack, device profile, precision,
-// batch, and the reference stack's fault switches. Stored with every run, with its hash.
+// batch, and the reference stack's fault switches. Its canonical JSON is part of every
+// run's identity (harness/run/run_identity.h).
 #pragma once
 
 #include <filesystem>
@@ -23,8 +24,6 @@ struct StackConfig {
   bool HasFault(std::string_view name) const;
   // Canonical JSON of the effective config (raw merged with the fields above).
   Json ToJson() const;
-  // Hex digest of ToJson().dump(): equal configs give equal hashes.
-  std::string Hash() const;
 };
 
 // Parses a stack config file. Unknown top-level keys are kept in raw for the stack.

@@ -6,44 +6,16 @@
 #include <map>
 
 #include "harness/util/paths.h"
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
 
 using ::testing::HasSubstr;
-
-CompileEnvironment Env(CompileFaults faults = {}) {
-  CompileEnvironment env;
-  env.golden_dir = harness::GoldenDir();
-  env.faults = faults;
-  return env;
-}
-
-harness::CompileRequest SpRequest(bool disable_repetition) {
-  harness::CompileRequest r;
-  r.model = "Qwen/Qwen3-32B";
-  r.tp_size = 2;
-  r.query_len = 128;
-  r.num_layers_override = 1;
-  r.enable_sequence_parallel = true;
-  r.disable_repetition = disable_repetition;
-  return r;
-}
-
-harness::CompileRequest GmmRequest(const std::string& quant) {
-  harness::CompileRequest r;
-  r.model = "Qwen/Qwen3-235B-A22B";
-  r.query_len = 100;
-  r.num_layers_override = 1;
-  r.quant = quant;
-  return r;
-}
-
-harness::CompileResult CompileOk(const harness::CompileRequest& r, CompileFaults faults = {}) {
-  auto compiled = CompileModel(r, Env(faults));
-  EXPECT_TRUE(compiled.ok()) << compiled.error().message;
-  return compiled.ok() ? ToCompileResult(compiled->table) : harness::CompileResult{};
-}
+using testing_util::CompileOk;
+using testing_util::Env;
+using testing_util::GmmRequest;
+using testing_util::SpRequest;
 
 int64_t CallsOf(const harness::CompileResult& r, const std::string& op, const std::string& shapes) {
   for (const auto& row : r.ops)
