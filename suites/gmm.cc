@@ -38,10 +38,7 @@ class Gmm : public SuiteTest {
     const Json& expect = p.json().at("expect_calls");
     ASSERT_TRUE(expect.is_array() && !expect.empty())
         << p.origin() << ": " << p.PathOf("expect_calls") << ": expected a non-empty list of {\"op\", \"calls\"}";
-    auto result = run.stack->Compile(request);
-    // A stack that could not answer (an exec command that timed out, died or answered garbage) is an
-    // infrastructure error of the case (stored as error, run exit 3), not a regression of the stack.
-    if (!result.ok() && result.error().code == ExitCode::kInfra) CurrentCase().SetInfraError(result.error().message);
+    auto result = CompileForCase(request);
     ASSERT_TRUE(result.ok()) << result.error().message;
     CurrentCase().SetOps(result->ops);
     CurrentCase().AddMetric({"est_total_s", result->total_seconds});  // the step time history can track

@@ -37,10 +37,7 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
   const int64_t local_seq = Need(p.Int("expected_local_seq"));
   const int64_t hidden = Need(p.Int("hidden_size"));
 
-  auto result = run.stack->Compile(request);
-  // A stack that could not answer (an exec command that timed out, died or answered garbage) is an
-  // infrastructure error of the case (stored as error, run exit 3), not a regression of the stack.
-  if (!result.ok() && result.error().code == ExitCode::kInfra) CurrentCase().SetInfraError(result.error().message);
+  auto result = CompileForCase(request);
   ASSERT_TRUE(result.ok()) << result.error().message;
   CurrentCase().SetOps(result->ops);
   CurrentCase().AddMetric({"est_total_s", result->total_seconds});  // the step time history can track

@@ -27,4 +27,9 @@ struct RunContext {
 
 RunContext& CurrentRun();
 
+// Compiles with the run's stack for the running case. A stack that could not answer (an
+// exec command that timed out, died or answered garbage: an infrastructure-coded error)
+// makes the case an infrastructure error (stored as error, run exit 3), not a regression.
+Result<CompileResult> CompileForCase(const CompileRequest& request);
+
 }  // namespace harness
