@@ -88,6 +88,7 @@ Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
         s.outcome = std::string(OutcomeName(scored.outcome));
         s.extracted = scored.extracted;
         s.tokens = r.completion_tokens;
+        s.completion = r.text.substr(0, kMaxStoredCompletionBytes);
         report.output_tokens += r.completion_tokens;
       } else {
         s.outcome = std::string(OutcomeName(Outcome::kError));

@@ -3,6 +3,7 @@
 // here depends on anything else of the project.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,7 +51,12 @@ struct Sample {
   std::string extracted;
   double latency_s = 0;
   int64_t tokens = 0;
+  std::string completion;            // the answer text as sent, at most kMaxStoredCompletionBytes
 };
+
+// A completion is kept for the report's per-question flips; a runaway answer is cut here so
+// 365 nightlies of 1319 questions stay a database one can copy around.
+inline constexpr std::size_t kMaxStoredCompletionBytes = 4096;
 
 // One row of a performance table: op name as namespace.op.overload, the input shapes
 // string ("[1, 64, 5120], [5120]"), calls and estimated seconds over all calls.

@@ -149,6 +149,24 @@ CREATE TABLE bisect_steps(
 CREATE INDEX bisect_sessions_by_culprit ON bisect_sessions(culprit);
 CREATE INDEX case_results_by_suite ON case_results(suite, run_id);
 )sql",
+    // 5: the completion text of a sample (the report's per-question flips show it; bounded
+    // by the writer, stored as sent) and the log of reviewed golden expectation changes.
+    R"sql(
+ALTER TABLE samples ADD COLUMN completion TEXT NOT NULL DEFAULT '';
+CREATE TABLE golden_changes(
+  id INTEGER PRIMARY KEY,
+  case_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  old_hash TEXT NOT NULL,
+  new_hash TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  sha TEXT NOT NULL,
+  user TEXT NOT NULL,
+  at TEXT NOT NULL,
+  from_case_result_id INTEGER
+);
+CREATE INDEX golden_changes_by_case ON golden_changes(case_id, id);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -449,10 +467,11 @@ ON CONFLICT(run_id, case_id) DO UPDATE SET status = 'running' RETURNING id)sql")
 
 Status Store::WriteSample(int64_t case_result_id, const Sample& s) {
   Stmt st(db_, R"sql(
-INSERT OR REPLACE INTO samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
+INSERT OR REPLACE INTO samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens,
+                               completion)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
   st.Bind(1, case_result_id).Bind(2, s.key).Bind(3, s.outcome).Bind(4, s.expected).Bind(5, s.extracted)
-      .Bind(6, s.latency_s).Bind(7, s.tokens);
+      .Bind(6, s.latency_s).Bind(7, s.tokens).Bind(8, s.completion.substr(0, kMaxStoredCompletionBytes));
   return StepDone(db_, st, "store sample " + s.key);
 }
 
@@ -487,13 +506,13 @@ VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
 }
 
 Result<std::vector<Sample>> Store::Samples(int64_t case_result_id) {
-  Stmt st(db_, R"sql(SELECT sample_key, outcome, expected, extracted, latency_s, tokens FROM samples
+  Stmt st(db_, R"sql(SELECT sample_key, outcome, expected, extracted, latency_s, tokens, completion FROM samples
 WHERE case_result_id = ?1 ORDER BY sample_key)sql");
   st.Bind(1, case_result_id);
   std::vector<Sample> out;
   int rc;
   while ((rc = st.Step()) == SQLITE_ROW)
-    out.push_back(Sample{st.Text(0), st.Text(1), st.Text(2), st.Text(3), st.Real(4), st.Int(5)});
+    out.push_back(Sample{st.Text(0), st.Text(1), st.Text(2), st.Text(3), st.Real(4), st.Int(5), st.Text(6)});
   if (rc != SQLITE_DONE) return DbError(db_, "read samples");
   return out;
 }

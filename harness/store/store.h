@@ -115,7 +115,7 @@ struct BisectSessionRow {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
   static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty

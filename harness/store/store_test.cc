@@ -22,13 +22,16 @@ TEST(Store, WritesAndReadsBackACase) {
   ASSERT_TRUE(store.ok()) << store.error().message;
   int64_t run = AddRun(**store, "aaa", 1);
   int64_t cr = *(*store)->BeginCase(run, "gsm8k", "gsm8k/test_x_0", R"({"m":1})");
-  ASSERT_TRUE((*store)->WriteSample(cr, {"7", "correct", "18", "18", 0.5, 12}).ok());
+  ASSERT_TRUE((*store)->WriteSample(cr, {"7", "correct", "18", "18", 0.5, 12, "<b>18</b> \xff"}).ok());
+  ASSERT_TRUE((*store)->WriteSample(cr, {"8", "wrong", "1", "2", 0.5, 12, std::string(5000, 'x')}).ok());
   CaseResult o{"gsm8k/test_x_0", CaseStatus::kPass, 1.5, "", {{"accuracy", 0.9, 1319, 0.88, 0.92}},
                {{"aten.mm.default", "[1, 2]", 3, 0.1}}};
   ASSERT_TRUE((*store)->FinishCase(cr, o).ok());
   auto samples = *(*store)->Samples(cr);
-  ASSERT_EQ(samples.size(), 1u);
+  ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(samples[0].extracted, "18");
+  EXPECT_EQ(samples[0].completion, "<b>18</b> \xff") << "stored as sent, bytes and all";
+  EXPECT_EQ(samples[1].completion.size(), kMaxStoredCompletionBytes) << "a runaway answer is cut";
   EXPECT_EQ(samples[0].tokens, 12);
   auto metrics = *(*store)->Metrics(cr);
   ASSERT_EQ(metrics.size(), 1u);
