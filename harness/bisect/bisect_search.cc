@@ -1,8 +1,10 @@
 #include "harness/bisect/bisect_search.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 
 namespace harness::bisect {
@@ -24,6 +26,20 @@ double LogSumExp(const std::vector<double>& v) {
   for (double x : v) s += std::exp(x - m);
   return m + std::log(s);
 }
+
+double LogAddExp(double a, double b) {
+  const double m = std::max(a, b);
+  if (!std::isfinite(m)) return m;
+  return m + std::log(std::exp(a - m) + std::exp(b - m));
+}
+
+// The per-question model's prior on the share of affected questions under a culprit.
+constexpr std::array<double, 5> kAffectedShares = {0.0025, 0.005, 0.01, 0.02, 0.04};
+
+// The per-question model: an affected question that the fault moved only part of the way.
+constexpr double kPartlyRight = 0.3;
+
+bool IsAnswer(char c) { return c == '0' || c == '1'; }
 
 double Entropy(const std::vector<double>& p) {
   double h = 0;
@@ -90,8 +106,17 @@ std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra
       s.sumsq[o.position] += o.value * o.value;
     }
   };
-  for (const auto& o : observations_) add(o);
-  for (const auto& o : extra) add(o);
+  // A series whose runs carry per-question outcomes follows the per-question model.
+  std::vector<std::vector<const Observation*>> question_runs(series_count);
+  for (const auto* list : {&observations_, &extra})
+    for (const auto& o : *list)
+      if (!o.is_status && !o.questions.empty() && o.series >= 0 && o.series < series_count)
+        question_runs[o.series].push_back(&o);
+  for (const auto* list : {&observations_, &extra})
+    for (const auto& o : *list)
+      if (o.series < 0 || o.series >= series_count || o.is_status || question_runs[o.series].empty()) add(o);
+  for (const auto& runs : question_runs)
+    if (!runs.empty()) AddQuestionEvidence(runs, logp);
 
   // Statuses: flipping a position from good to bad changes each run's likelihood ratio.
   if (any_status) {
@@ -150,6 +175,70 @@ std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra
   return logp;
 }
 
+void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted, std::vector<double>& logp) const {
+  const int n = positions_ - 1;
+  std::vector<const Observation*> runs = unsorted;
+  std::stable_sort(runs.begin(), runs.end(), [](auto* a, auto* b) { return a->position < b->position; });
+  std::size_t questions = 0;
+  for (const auto* r : runs) questions = std::max(questions, r->questions.size());
+  // Questions with the same answers in the same runs weigh the same: group them.
+  std::map<std::string, double> patterns;
+  std::string key(runs.size(), 'x');
+  double right_total = 0, answered_total = 0;
+  for (std::size_t q = 0; q < questions; ++q) {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const char c = q < runs[r]->questions.size() ? runs[r]->questions[q] : 'x';
+      key[r] = IsAnswer(c) ? c : 'x';
+      right_total += c == '1';
+      answered_total += IsAnswer(c);
+    }
+    patterns[key] += 1;
+  }
+  if (answered_total == 0) return;
+  // An unaffected question: settled right, settled wrong, or borderline.
+  const double alpha = std::clamp(right_total / answered_total, 1e-3, 1 - 1e-3);
+  const double f0 = std::clamp(options_.solid_flip, 1e-6, 0.1);
+  const double phi = std::clamp(options_.fragile_share, 1e-6, 0.5);
+  const double fa = std::clamp(options_.affected_flip, 1e-6, 0.4);
+  const std::array<std::pair<double, double>, 5> components = {{{alpha * (1 - phi), 1 - f0},
+                                                                {(1 - alpha) * (1 - phi), f0},
+                                                                {phi / 3, 0.2},
+                                                                {phi / 3, 0.5},
+                                                                {phi / 3, 0.8}}};
+  std::vector<std::array<double, kAffectedShares.size()>> sum(positions_);
+  for (auto& a : sum) a.fill(0);
+  for (const auto& [pattern, count] : patterns) {
+    double right = 0, wrong = 0;
+    for (char c : pattern) right += c == '1', wrong += c == '0';
+    if (right + wrong == 0) continue;
+    double log_unaffected = -std::numeric_limits<double>::infinity();
+    for (const auto& [w, p] : components)
+      log_unaffected = LogAddExp(log_unaffected, std::log(w) + right * std::log(p) + wrong * std::log(1 - p));
+    double right_before = 0, wrong_before = 0;
+    std::size_t next = 0;
+    for (int j = 1; j <= n; ++j) {
+      for (; next < runs.size() && runs[next]->position < j; ++next)
+        right_before += pattern[next] == '1', wrong_before += pattern[next] == '0';
+      const double right_after = right - right_before, wrong_after = wrong - wrong_before;
+      // Affected outright (right before, wrong after, but for affected_flip) or partly (from
+      // the culprit on right only with probability kPartlyRight): a fault that moves a
+      // question's margin need not move it all the way.
+      const double before = right_before * std::log(1 - fa) + wrong_before * std::log(fa);
+      const double log_affected =
+          LogAddExp(std::log(0.5) + before + wrong_after * std::log(1 - fa) + right_after * std::log(fa),
+                    std::log(0.5) + before + wrong_after * std::log(1 - kPartlyRight) + right_after * std::log(kPartlyRight));
+      const double log_ratio = log_affected - log_unaffected;
+      for (std::size_t g = 0; g < kAffectedShares.size(); ++g) {
+        const double pi = kAffectedShares[g];
+        sum[j][g] += count * LogAddExp(std::log(1 - pi), std::log(pi) + log_ratio);
+      }
+    }
+  }
+  for (int j = 1; j <= n; ++j)
+    logp[j] += LogSumExp(std::vector<double>(sum[j].begin(), sum[j].end())) -
+               std::log(static_cast<double>(kAffectedShares.size()));
+}
+
 std::vector<double> Search::Posterior() const {
   auto logp = LogPosteriorOf({});
   const double z = LogSumExp(logp);
@@ -201,6 +290,9 @@ double Search::ExpectedEntropyAfter(int position, const std::vector<double>& pos
   struct Level {
     bool status = false, usable = false;
     double good = 0, bad = 0, sigma = 0;
+    // Per-question series: the newest run at each end stands in for the run's outcome.
+    const Observation* good_run = nullptr;
+    const Observation* bad_run = nullptr;
   };
   std::vector<Level> levels(series_.size());
   bool any_value = false;
@@ -213,8 +305,12 @@ double Search::ExpectedEntropyAfter(int position, const std::vector<double>& pos
       l.usable = true;
       if (o.position == 0) good_sum += o.value, good_n += 1;
       if (o.position == n) bad_sum += o.value, bad_n += 1;
+      if (!o.questions.empty() && o.position == 0) l.good_run = &o;
+      if (!o.questions.empty() && o.position == n) l.bad_run = &o;
     }
-    if (!l.status && l.usable) {
+    if (!l.status && l.usable && (l.good_run || l.bad_run)) {
+      l.usable = l.good_run && l.bad_run;
+    } else if (!l.status && l.usable) {
       l.usable = good_n > 0 && bad_n > 0;
       if (l.usable) {
         l.good = good_sum / good_n;
@@ -238,8 +334,14 @@ double Search::ExpectedEntropyAfter(int position, const std::vector<double>& pos
     for (int si = 0; si < static_cast<int>(levels.size()); ++si) {
       const Level& l = levels[si];
       if (!l.usable) continue;
-      if (l.status) extra.push_back({position, si, true, 0, bad});
-      else extra.push_back({position, si, false, (bad ? l.bad : l.good) + t * l.sigma, false});
+      if (l.status) {
+        extra.push_back({position, si, true, 0, bad});
+      } else if (l.good_run) {
+        extra.push_back(*(bad ? l.bad_run : l.good_run));
+        extra.back().position = position;
+      } else {
+        extra.push_back({position, si, false, (bad ? l.bad : l.good) + t * l.sigma, false});
+      }
     }
     return extra;
   };

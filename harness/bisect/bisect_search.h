@@ -19,6 +19,18 @@
 //   (sigma, the run-to-run noise on the same questions) is what it must know: sigma is
 //   estimated from the runs repeated at one commit, pooled and shrunk towards a prior
 //   (research gsm8k.md §5.3: about 0.3 pp at n = 1319 on real servers).
+// - Per-question outcomes (a GSM8K run's samples, when stored): a drop caused by a commit
+//   loses the same questions on every run, while run-to-run noise flips different ones,
+//   mostly among a few borderline questions. Each question is either unaffected, with its
+//   own chance of being answered right (most questions nearly always right or nearly always
+//   wrong, a share `fragile_share` borderline: right with probability 0.2, 0.5 or 0.8), or
+//   affected: right before the culprit and wrong from it on, each run showing the other
+//   answer with probability `affected_flip`. Under H_j a share pi of the questions is
+//   affected (pi from a grid of 0.25 % .. 3.2 %, equally likely); under H_0 none is. Each
+//   question's likelihood mixes both, so the Bayes factor of H_j weighs every question that
+//   consistently changed at j against the noise that could have flipped it. A series with
+//   per-question outcomes uses this model instead of the value model (the value is a
+//   function of the outcomes: counting both would count the evidence twice).
 // - Pass/fail statuses (a compile case, or a command's git-style exit code): a two-sided
 //   flake model; a run shows the wrong status with probability flake_rate.
 //
@@ -42,6 +54,9 @@ struct Observation {
   bool is_status = false;
   double value = 0;          // the metric's value (is_status false)
   bool failed = false;       // the status (is_status true)
+  // Per-question outcomes of the run, one character per question of the series in a fixed
+  // order: '1' right, '0' wrong, anything else not answered. Empty: the value only.
+  std::string questions;
 };
 
 struct SeriesSpec {
@@ -55,6 +70,9 @@ struct SearchOptions {
   double flake_rate = 0.01;          // statuses
   double sigma_prior_weight = 10;    // degrees of freedom the sigma prior is worth
   double min_effect = 1.5;           // the smallest drop looked for, in run-to-run noise sds
+  double solid_flip = 0.002;         // per-question model: a settled question answered otherwise
+  double fragile_share = 0.06;       // per-question model: borderline questions
+  double affected_flip = 0.02;       // per-question model: an affected question not showing it
   int max_runs = 60;                 // runs the search may ask for (evidence already stored is free)
 };
 
@@ -94,6 +112,9 @@ class Search {
  private:
   std::vector<double> LogPosteriorOf(const std::vector<Observation>& extra) const;
   double ExpectedEntropyAfter(int position, const std::vector<double>& posterior) const;
+  // The per-question model's log Bayes factor of each H_j against H_0 (index 0 unused),
+  // added to logp, for the series' runs that carry questions.
+  void AddQuestionEvidence(const std::vector<const Observation*>& runs, std::vector<double>& logp) const;
   // Groups of hypotheses that no run can tell apart: each culprit hypothesis at a
   // skipped position joins the next unskipped one. Returns, per hypothesis, its group's head.
   std::vector<int> GroupHeads() const;

@@ -97,6 +97,72 @@ TEST(BisectSearch, NoisyMetricDropsOfTheSeedAreFound) {
   EXPECT_GE(correct, 30) << "1.3 pp is 4 noise sds: every culprit is found";
 }
 
+TEST(BisectSearch, ASmallDropIsFoundFromTheQuestionsItLoses) {
+  // 0.6 pp is 8 questions, about two runs' noise sds: the accuracy alone cannot place it
+  // reliably, the same 8 questions lost on every run can.
+  std::mt19937_64 pick(12);
+  int correct = 0;
+  double runs_questions = 0, runs_values = 0;
+  for (int i = 0; i < 20; ++i) {
+    SimHistory h;
+    h.drop = 0.006;
+    h.culprit = 1 + static_cast<int>(pick() % 64);
+    auto r = SimulateSearch(h, 300 + i, SearchOptions{});
+    correct += r.correct;
+    runs_questions += r.runs;
+    h.per_question = false;
+    runs_values += SimulateSearch(h, 300 + i, SearchOptions{}).runs;
+  }
+  EXPECT_GE(correct, 19);
+  EXPECT_LT(runs_questions, 0.7 * runs_values) << "the questions settle it in far fewer runs";
+}
+
+// Hand-made runs over 400 questions at positions 0..2 (the last question always wrong):
+// `lost` are the questions a run got wrong besides it.
+Observation RunAt(int position, std::initializer_list<int> lost) {
+  Observation o{position, 0, false, 0, false, std::string(399, '1') + "0"};
+  for (int q : lost) o.questions[q] = '0';
+  o.value = 1 - (1.0 + static_cast<double>(lost.size())) / 400;
+  return o;
+}
+
+Search ThreeCommits() {
+  Search s(3, {SeriesSpec{true, 0.005}}, SearchOptions{});
+  s.Add(RunAt(0, {}));
+  s.Add(RunAt(2, {0, 1, 2, 3, 4, 5, 6, 7}));  // the known-bad run lost questions 0-7
+  return s;
+}
+
+TEST(BisectSearch, TheSameLostQuestionsPlaceTheCulprit) {
+  Search lost_at_1 = ThreeCommits();
+  lost_at_1.Add(RunAt(1, {0, 1, 2, 3, 4, 5, 6, 7}));
+  auto post = lost_at_1.Posterior();
+  EXPECT_GT(post[1], 20 * post[2]) << "commit 1 already lost them";
+  EXPECT_GT(post[1], 0.8);
+  Search kept_at_1 = ThreeCommits();
+  kept_at_1.Add(RunAt(1, {}));
+  post = kept_at_1.Posterior();
+  EXPECT_GT(post[2], 20 * post[1]) << "commit 1 still had them";
+  EXPECT_GT(post[2], 0.8);
+}
+
+TEST(BisectSearch, DifferentLostQuestionsOnEachRunAreNoise) {
+  // Reruns of both ends lose other questions each time: borderline questions, not a drop.
+  Search noise = ThreeCommits();
+  for (auto [position, lost] : {std::pair{0, std::vector{0, 1, 2, 3}}, {2, {}}, {0, {4, 5, 6, 7}}, {2, {0, 5}}}) {
+    Observation o = RunAt(position, {});
+    for (int q : lost) o.questions[q] = '0';
+    noise.Add(o);
+  }
+  const auto post = noise.Posterior();
+  EXPECT_GT(post[0], 0.6) << "no culprit explains runs that disagree question by question";
+  // The same reruns losing the same eight questions at the bad end: a drop after all.
+  Search drop = ThreeCommits();
+  drop.Add(RunAt(0, {}));
+  drop.Add(RunAt(2, {0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_LT(drop.Posterior()[0], 0.1);
+}
+
 TEST(BisectSearch, NoisyMetricWithoutADropIsNoCulprit) {
   int correct = 0;
   for (int i = 0; i < 20; ++i) {

@@ -1,30 +1,63 @@
 #include "harness/bisect/bisect_sim.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <random>
+#include <vector>
 
 namespace harness::bisect {
 namespace {
 
 class Runs {
  public:
-  Runs(const SimHistory& h, uint64_t seed) : h_(h), rng_(seed) {}
-  double At(int position) {
+  Runs(const SimHistory& h, uint64_t seed) : h_(h), rng_(seed), right_(h.questions, 0), affected_(h.questions, 0) {
+    // Which questions are borderline, which settled right, which the culprit breaks.
+    std::vector<int> order(h.questions);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng_);
+    std::uniform_real_distribution<double> borderline(0.1, 0.9);
+    const int settled_right = static_cast<int>(std::lround(h.good * h.questions - 0.5 * h.fragile));
+    const int affected = h.culprit > 0 ? static_cast<int>(std::lround(h.drop * h.questions)) : 0;
+    for (int i = 0; i < h.questions; ++i) {
+      const int q = order[i];
+      if (i < h.fragile) right_[q] = borderline(rng_);
+      else if (i < h.fragile + settled_right) right_[q] = 1, affected_[q] = i < h.fragile + affected;
+    }
+  }
+
+  Observation At(int position) {
     const bool bad = h_.culprit > 0 && position >= h_.culprit;
-    return (bad ? h_.good - h_.drop : h_.good) + std::normal_distribution<double>(0, h_.sigma)(rng_);
+    Observation o{position, 0, false, 0, false};
+    o.questions.assign(h_.questions, '0');
+    int right = 0;
+    for (int q = 0; q < h_.questions; ++q) {
+      const double p = bad && affected_[q] ? h_.affected_right : right_[q];
+      const bool is_right = p >= 1 || (p > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p);
+      o.questions[q] = is_right ? '1' : '0';
+      right += is_right;
+    }
+    o.value = static_cast<double>(right) / h_.questions;
+    if (!h_.per_question) o.questions.clear();
+    return o;
   }
 
  private:
   SimHistory h_;
   std::mt19937_64 rng_;
+  std::vector<double> right_;
+  std::vector<char> affected_;
 };
 
 }  // namespace
 
 SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options) {
   Runs runs(h, seed);
-  Search search(h.commits + 1, {SeriesSpec{true, h.sigma}}, options);
-  search.Add({0, 0, false, runs.At(0), false});
-  search.Add({h.commits, 0, false, runs.At(h.commits), false});
+  // The value model's noise prior: the sd of one run's accuracy, as the bisector derives it.
+  const double sigma = std::sqrt(h.good * (1 - h.good) / h.questions) * 0.4;
+  Search search(h.commits + 1, {SeriesSpec{true, sigma}}, options);
+  search.Add(runs.At(0));
+  search.Add(runs.At(h.commits));
   SimResult r;
   for (int guard = 0; guard < 10 * options.max_runs + 10; ++guard) {
     Decision d = search.Decide();
@@ -33,7 +66,7 @@ SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions
       r.culprit = d.culprit;
       break;
     }
-    search.Add({d.next_position, 0, false, runs.At(d.next_position), false});
+    search.Add(runs.At(d.next_position));
     search.CountRun();
   }
   r.runs = search.runs_requested();
@@ -50,7 +83,7 @@ SimResult SimulatePlainBisect(const SimHistory& h, uint64_t seed, double gate) {
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
     ++r.runs;
-    if (runs.At(mid) < gate) hi = mid;
+    if (runs.At(mid).value < gate) hi = mid;
     else lo = mid;
   }
   r.verdict = Verdict::kCulprit;  // plain bisection always names a commit

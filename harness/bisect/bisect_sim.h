@@ -1,8 +1,12 @@
 // Simulated noisy histories for measuring the search against plain bisection
-// (bisect_bench.cc) and for testing it (bisect_search_test.cc): a metric at `good` before
-// the culprit and `good - drop` from it on, each run adding Gaussian run-to-run noise of
-// sd `sigma` (the calibrated stand-in's 0.3 pp at n = 1319). The known-good and known-bad
-// commits start with one stored run each, as after a nightly: they cost nothing.
+// (bisect_bench.cc) and for testing it (bisect_search_test.cc), question by question as the
+// calibrated stand-in behaves (docs/gsm8k.md): of 1319 questions most are settled (always
+// right or always wrong) and `fragile` are borderline, each answered right with its own
+// probability drawn uniformly from 0.1..0.9 on every run. That gives two reruns about 22
+// discordant questions and accuracy a run-to-run sd of about 0.25 pp, the stand-in's
+// measured 22.9 and 0.246 pp. A culprit turns round(drop * 1319) settled-right questions
+// wrong from its commit on (or right only with probability `affected_right`). The known-good and known-bad commits start with one stored run
+// each, as after a nightly: they cost nothing.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +18,12 @@ namespace harness::bisect {
 struct SimHistory {
   int commits = 64;          // positions 1..commits; position 0 is the known-good commit
   int culprit = 0;           // 0: no drop (the bad run was noise)
-  double good = 0.9234;
+  double good = 0.9234;      // accuracy of the known-good commit's settled questions and mean
   double drop = 0.013;
-  double sigma = 0.003;
+  int questions = 1319;
+  int fragile = 56;
+  double affected_right = 0; // how often an affected question is still right after the culprit
+  bool per_question = true;  // hand the search each run's questions, or only its accuracy
 };
 
 struct SimResult {
@@ -26,7 +33,8 @@ struct SimResult {
   bool correct = false;      // the right culprit, or no-culprit when there is none
 };
 
-// Both draw the initial two runs from the same seed, so they see the same "nightly".
+// Both draw the history and the initial two runs from the same seed, so they see the same
+// "nightly".
 SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options);
 // git bisect run with a gate script: one run per commit, bad when the value is below the gate.
 SimResult SimulatePlainBisect(const SimHistory& h, uint64_t seed, double gate);

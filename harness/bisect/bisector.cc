@@ -52,12 +52,18 @@ struct Target {
   std::vector<std::string> cases;
   std::vector<SeriesSpec> specs;  // cases.size() + 1 (the exit-code series)
   std::string words;
+  // Per case, the sample keys of its questions when the metric is the suite's headline and
+  // the known-good commit stored its samples: each run then reports which of them it got
+  // right, and the search reads that (bisect_search.h, the per-question model). Empty: the
+  // metric's value only.
+  std::vector<std::vector<std::string>> questions;
 };
 
 Json TargetJson(const Target& t) {
   Json specs = Json::array();
   for (const auto& s : t.specs) specs.push_back({{"higher_is_better", s.higher_is_better}, {"noise_sigma", s.noise_sigma}});
-  return Json{{"status", t.status}, {"metric", t.metric}, {"cases", t.cases}, {"specs", specs}, {"words", t.words}};
+  return Json{{"status", t.status}, {"metric", t.metric}, {"cases", t.cases},
+              {"specs", specs},   {"words", t.words},   {"questions", t.questions}};
 }
 
 Result<Target> TargetFromJson(const Json& j, const std::string& origin) {
@@ -79,6 +85,19 @@ Result<Target> TargetFromJson(const Json& j, const std::string& origin) {
   for (const auto& s : j["specs"])
     t.specs.push_back({s.value("higher_is_better", true), s.value("noise_sigma", 0.0)});
   if (t.specs.size() != t.cases.size() + 1) return o.FieldError("specs", "one per case plus one");
+  if (j.contains("questions")) {
+    const Json& q = j["questions"];
+    auto bad = [&] { return o.FieldError("questions", "expected one list of sample keys per case"); };
+    if (!q.is_array() || (!q.empty() && q.size() != t.cases.size())) return bad();
+    for (const auto& keys : q) {
+      if (!keys.is_array()) return bad();
+      auto& out = t.questions.emplace_back();
+      for (const auto& k : keys) {
+        if (!k.is_string()) return bad();
+        out.push_back(k.get<std::string>());
+      }
+    }
+  }
   return t;
 }
 
@@ -133,15 +152,38 @@ std::optional<double> MetricOf(const CaseEvidence& e, const std::string& name, i
   return std::nullopt;
 }
 
+// Which of the questions (sample keys, in the target's order) the result got right: '1'
+// right, '0' wrong (wrong, invalid, truncated), 'x' not answered (a request error, or a
+// question this run did not ask).
+Result<std::string> QuestionOutcomes(Store& store, int64_t case_result_id, const std::vector<std::string>& keys) {
+  auto samples = store.Samples(case_result_id);
+  if (!samples) return samples.error();
+  std::map<std::string, char> outcome;
+  for (const auto& s : *samples) outcome[s.key] = s.outcome == "correct" ? '1' : s.outcome == "error" ? 'x' : '0';
+  std::string out(keys.size(), 'x');
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (auto it = outcome.find(keys[i]); it != outcome.end()) out[i] = it->second;
+  return out;
+}
+
 // Observations (as JSON, the logged form) of one stored case result.
-void EvidenceObservations(const Target& t, int series, const CaseEvidence& e, Json& out) {
+Status EvidenceObservations(const Target& t, int series, const CaseEvidence& e, Store& store, Json& out) {
   if (t.status) {
     if (e.status == CaseStatus::kPass || e.status == CaseStatus::kFail)
       out.push_back({{"series", series}, {"failed", e.status == CaseStatus::kFail}});
-    return;
+    return OkStatus();
   }
-  if (e.status == CaseStatus::kError) return;  // an infrastructure error says nothing of the stack
-  if (auto v = MetricOf(e, t.metric)) out.push_back({{"series", series}, {"value", *v}});
+  if (e.status == CaseStatus::kError) return OkStatus();  // an infrastructure error says nothing of the stack
+  auto v = MetricOf(e, t.metric);
+  if (!v) return OkStatus();
+  Json ob{{"series", series}, {"value", *v}};
+  if (series < static_cast<int>(t.questions.size()) && !t.questions[series].empty()) {
+    auto q = QuestionOutcomes(store, e.case_result_id, t.questions[series]);
+    if (!q) return q.error();
+    if (q->find_first_of("01") != std::string::npos) ob["questions"] = *q;
+  }
+  out.push_back(std::move(ob));
+  return OkStatus();
 }
 
 void AddObservations(Search& search, int position, const Json& evidence) {
@@ -154,6 +196,7 @@ void AddObservations(Search& search, int position, const Json& evidence) {
       ob.failed = o["failed"].get<bool>();
     } else {
       ob.value = o.value("value", 0.0);
+      ob.questions = o.value("questions", "");
     }
     search.Add(ob);
   }
@@ -226,12 +269,16 @@ Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vec
   for (const auto& id : t.cases) {
     double sum[2] = {0, 0}, count[2] = {0, 0};
     int64_t n = 0;
+    int64_t good_result = 0;  // a known-good result whose samples name the questions
     for (int side : {0, 1}) {
       auto ev = store.CaseEvidenceAt(id, side == 0 ? commits.front().sha : commits.back().sha);
       if (!ev) return ev.error();
       for (const auto& e : *ev)
         if (e.status != CaseStatus::kError)
-          if (auto v = MetricOf(e, t.metric, &n)) sum[side] += *v, count[side] += 1;
+          if (auto v = MetricOf(e, t.metric, &n)) {
+            sum[side] += *v, count[side] += 1;
+            if (side == 0 && !good_result) good_result = e.case_result_id;
+          }
     }
     if (count[0] == 0 || count[1] == 0) continue;
     const double good = sum[0] / count[0], bad = sum[1] / count[1];
@@ -243,6 +290,15 @@ Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vec
     else sigma = std::max(1e-12, 0.01 * std::abs(good));
     worse.push_back(id);
     t.specs.push_back(SeriesSpec{higher_better, sigma});
+    // Right answers are what the headline metric counts (a share of questions right), so its
+    // per-question outcomes say which questions a drop lost.
+    std::vector<std::string> keys;
+    if (t.metric == table->headline_metric && higher_better) {
+      auto samples = store.Samples(good_result);
+      if (!samples) return samples.error();
+      for (const auto& smp : *samples) keys.push_back(smp.key);
+    }
+    t.questions.push_back(std::move(keys));
   }
   t.cases = worse;
   t.specs.push_back(SeriesSpec{true, 0});
@@ -391,7 +447,7 @@ class Session {
       if (!stored) return stored.error();
       for (const auto& e : *stored)
         if (e.case_result_id > after_id && used_results_.insert(e.case_result_id).second) {
-          EvidenceObservations(target_, i, e, ev["observations"]);
+          if (auto st = EvidenceObservations(target_, i, e, store_, ev["observations"]); !st) return st.error();
           ev["case_results"].push_back(e.case_result_id);
           run_id = e.run_id;
           any = true;
