@@ -1,7 +1,12 @@
-// The exec stack through the real binary: both compile suites (sequence_parallel and gmm)
+// The exec stack through the real binary (suites/ may use the reference compiler, which
+// renders the tables the script prints): both compile suites (sequence_parallel and gmm)
 // run unchanged against a small script that prints TensorCast performance tables, picked
 // by the argv template's filled-in request. One set of tables carries the seed's leftover
 // all_reduce (case A), which sequence_parallel/..._0 must catch.
+#include <fmt/format.h>
+
+#include <map>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
