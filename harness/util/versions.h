@@ -21,5 +21,6 @@ inline constexpr int kRunIdentityFormat = 1;     // runs.config_json
 inline constexpr int kHtmlReportFormat = 1;      // harness report (HTML)
 inline constexpr int kBisectLogFormat = 1;       // harness bisect log (JSON lines)
 inline constexpr int kBisectJsonFormat = 1;      // harness bisect --format json
+inline constexpr int kGoldenDiffFormat = 1;      // harness golden diff --format json
 
 }  // namespace harness
