@@ -91,12 +91,9 @@ struct Fixture {
 };
 
 std::map<std::string, std::pair<std::string, std::string>> Cases(const ProcessResult& r) {
-  std::map<std::string, std::pair<std::string, std::string>> out;
-  auto j = ParseJson(r.out, "run stdout");
-  EXPECT_TRUE(j.ok()) << r.out << r.err;
-  if (j.ok())
-    for (const auto& c : (*j)["cases"]) out[c["id"]] = {c["status"], c["message"]};
-  return out;
+  auto cases = testing_util::RunSummaryCases(r.out);
+  EXPECT_FALSE(cases.empty()) << r.out << r.err;
+  return cases;
 }
 
 TEST(ExecE2E, BothCompileSuitesPassOnTensorCastTablesAndTheLeftoverAllReduceIsCaught) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/util/json_file.h"
 #include "harness/util/subprocess.h"
 
 namespace harness::testing_util {
@@ -73,6 +74,16 @@ inline pid_t SpawnHarness(const std::vector<std::string>& args) {
   if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
   execv(argv[0], argv.data());
   _exit(127);
+}
+
+// The cases of `harness run --format json` stdout: case id -> (status, message); empty
+// when stdout is not that JSON.
+inline std::map<std::string, std::pair<std::string, std::string>> RunSummaryCases(const std::string& stdout_text) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  auto j = ParseJson(stdout_text, "harness run stdout");
+  if (!j.ok() || !j->contains("cases")) return out;
+  for (const auto& c : (*j)["cases"]) out[c["id"]] = {c["status"], c["message"]};
+  return out;
 }
 
 // A copy of the source tree's suites/ and golden/ folders (without the data sets) in dir,
