@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "harness/golden/golden_ops.h"
 #include "harness/run/case_record.h"
 #include "harness/run/run_context.h"
 #include "harness/run/suite.h"
 #include "harness/stack/compile_request.h"
+#include "harness/util/paths.h"
 
 namespace harness {
 namespace {
@@ -28,27 +30,24 @@ std::string GroupedMatmuls(const CompileResult& result) {
 
 class Gmm : public SuiteTest {
  protected:
-  // Compiles the row's request and checks each {"op", "calls"} of expect_calls in order.
+  // Compiles the row's request and checks the calls its golden expectation names
+  // (golden/ops/gmm/<case>.json, docs/golden.md).
   void CompileAndCheckCalls() {
     const RunContext& run = CurrentRun();
     if (run.stack == nullptr || !run.stack->SupportsCompile())
       GTEST_SKIP() << "gmm needs a stack that compiles; stack '" << run.stack_config.stack << "' does not";
     const JsonObject p = Param();
     const CompileRequest request = Need(CompileRequestFromParams(p));
-    const Json& expect = p.json().at("expect_calls");
-    ASSERT_TRUE(expect.is_array() && !expect.empty())
-        << p.origin() << ": " << p.PathOf("expect_calls") << ": expected a non-empty list of {\"op\", \"calls\"}";
     auto result = CompileForCase(request);
     ASSERT_TRUE(result.ok()) << result.error().message;
     CurrentCase().SetOps(result->ops);
     CurrentCase().AddMetric({"est_total_s", result->total_seconds});  // the step time history can track
-    for (size_t i = 0; i < expect.size(); ++i) {
-      const JsonObject row(expect[i], p.origin(), p.PathOf(fmt::format("expect_calls[{}]", i)));
-      const std::string op = Need(row.String("op"));
-      const int64_t calls = Need(row.Int("calls"));
-      EXPECT_EQ(result->Calls(op), calls) << op << ": expected " << calls << " call(s), got " << result->Calls(op)
-                                          << " (grouped matmuls in the table: " << GroupedMatmuls(*result) << ")";
-    }
+    const auto golden_path = GoldenOpTablePath(GoldenDir(), GetParam().CaseId());
+    const GoldenOpTable golden = Need(LoadGoldenOpTable(golden_path));
+    const GoldenCheck check = CheckGolden(golden, result->ops);
+    EXPECT_TRUE(check.ok()) << "the op table does not meet " << golden_path.string() << ":\n"
+                            << fmt::format("{}", fmt::join(check.Lines(), "\n"))
+                            << "\n(grouped matmuls in the table: " << GroupedMatmuls(*result) << ")";
   }
 };
 

@@ -61,12 +61,11 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
                                                                       << result->table_text;
   }
 
-  const auto golden_path = GoldenDir() / "ops" / (GetParam().CaseId() + ".json");
-  auto golden = LoadGoldenOpTable(golden_path);
-  ASSERT_TRUE(golden.ok()) << golden.error().message;
-  const auto diff = DiffOpTables(golden->ops, result->ops);
-  EXPECT_TRUE(diff.empty()) << "the op table differs from " << golden_path.string() << ":\n  "
-                            << fmt::format("{}", fmt::join(diff, "\n  "));
+  const auto golden_path = GoldenOpTablePath(GoldenDir(), GetParam().CaseId());
+  const GoldenOpTable golden = Need(LoadGoldenOpTable(golden_path));
+  const GoldenCheck check = CheckGolden(golden, result->ops);
+  EXPECT_TRUE(check.ok()) << "the op table does not meet " << golden_path.string() << ":\n"
+                          << fmt::format("{}", fmt::join(check.Lines(), "\n"));
 }
 
 HARNESS_INSTANTIATE(sequence_parallel, SequenceParallel, test_sp_reduces_rms_norm_seq_dim);

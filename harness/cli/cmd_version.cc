@@ -21,7 +21,7 @@ CommandMain SetupVersion(CLI::App&) {
         {"run summary JSON format", kRunSummaryFormat},  {"history JSON format", kHistoryFormat},
         {"run identity format", kRunIdentityFormat},
         {"bisect log format", kBisectLogFormat},       {"bisect JSON format", kBisectJsonFormat},     {"HTML report format", kHtmlReportFormat},
-        {"compare JSON format", kCompareFormat},
+        {"compare JSON format", kCompareFormat},          {"golden diff JSON format", kGoldenDiffFormat},
     };
     for (const auto& [name, version] : formats) std::printf("%s %d\n", name, version);
     return 0;

@@ -24,6 +24,10 @@ std::string Describe(const Key& k) { return k.second.empty() ? k.first : fmt::fo
 
 }  // namespace
 
+std::filesystem::path GoldenOpTablePath(const std::filesystem::path& golden_dir, const std::string& case_id) {
+  return golden_dir / "ops" / (case_id + ".json");
+}
+
 harness::Result<GoldenOpTable> LoadGoldenOpTable(const std::filesystem::path& path) {
   auto json = harness::ReadJsonFile(path);
   if (!json) return json.error();
@@ -31,36 +35,66 @@ harness::Result<GoldenOpTable> LoadGoldenOpTable(const std::filesystem::path& pa
   if (!json->is_object()) return harness::UsageError(origin + ": a golden op table is a JSON object");
   harness::JsonObject o(*json, origin);
   if (auto v = o.RequireVersion(kGoldenOpsFormat); !v) return v.error();
+  if (auto k = o.KnownKeys({"format_version", "case", "note", "ops", "calls"}); !k) return k.error();
   GoldenOpTable table;
   table.origin = origin;
   auto case_id = o.String("case");
   if (!case_id) return case_id.error();
   table.case_id = *case_id;
-  const harness::Json& ops = (*json)["ops"];
-  if (!ops.is_array()) return o.FieldError("ops", "expected a list of rows");
-  for (size_t i = 0; i < ops.size(); ++i) {
-    harness::JsonObject row(ops[i], origin, fmt::format("ops[{}]", i));
+  auto note = o.String("note", "");
+  if (!note) return note.error();
+  table.note = *note;
+  if (o.Has("ops") == o.Has("calls"))
+    return o.FieldError("ops", "give exactly one of \"ops\" (the whole table) and \"calls\" (calls of the ops named)");
+  const bool whole = o.Has("ops");
+  table.kind = whole ? GoldenOpTable::Kind::kWholeTable : GoldenOpTable::Kind::kCalls;
+  const char* field = whole ? "ops" : "calls";
+  const harness::Json& rows = (*json)[field];
+  if (!rows.is_array()) return o.FieldError(field, "expected a list of rows");
+  std::set<std::string> named;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    harness::JsonObject row(rows[i], origin, fmt::format("{}[{}]", field, i));
     auto op = row.String("op");
     if (!op) return op.error();
-    auto shapes = row.String("input_shapes");
-    if (!shapes) return shapes.error();
     auto calls = row.Int("calls");
     if (!calls) return calls.error();
-    if (*calls < 1) return row.FieldError("calls", "must be at least 1");
-    table.ops.push_back({*op, *shapes, *calls, 0});
+    if (whole) {
+      auto shapes = row.String("input_shapes");
+      if (!shapes) return shapes.error();
+      if (*calls < 1) return row.FieldError("calls", "must be at least 1");
+      table.ops.push_back({*op, *shapes, *calls, 0});
+    } else {
+      if (*calls < 0) return row.FieldError("calls", "must be 0 (absent) or more");
+      if (!named.insert(*op).second) return row.FieldError("op", fmt::format("{} is named twice", *op));
+      table.calls.push_back({*op, *calls});
+    }
   }
   return table;
 }
 
-harness::Json GoldenOpTableJson(const std::string& case_id, const std::vector<harness::OpRow>& rows) {
-  harness::Json ops = harness::Json::array();
-  for (const auto& [key, calls] : CallsByKey(rows))
-    ops.push_back({{"op", key.first}, {"input_shapes", key.second}, {"calls", calls}});
+harness::Json GoldenOpTableJson(const GoldenOpTable& table) {
   harness::Json j = harness::Json::object();
   j["format_version"] = kGoldenOpsFormat;
-  j["case"] = case_id;
-  j["ops"] = ops;
+  j["case"] = table.case_id;
+  if (!table.note.empty()) j["note"] = table.note;
+  if (table.kind == GoldenOpTable::Kind::kWholeTable) {
+    harness::Json ops = harness::Json::array();
+    for (const auto& [key, calls] : CallsByKey(table.ops))
+      ops.push_back({{"op", key.first}, {"input_shapes", key.second}, {"calls", calls}});
+    j["ops"] = ops;
+  } else {
+    harness::Json calls = harness::Json::array();
+    for (const auto& c : table.calls) calls.push_back({{"op", c.op}, {"calls", c.calls}});
+    j["calls"] = calls;
+  }
   return j;
+}
+
+harness::Json GoldenOpTableJson(const std::string& case_id, const std::vector<harness::OpRow>& rows) {
+  GoldenOpTable table;
+  table.case_id = case_id;
+  table.ops = rows;
+  return GoldenOpTableJson(table);
 }
 
 std::vector<std::string> DiffOpTables(const std::vector<harness::OpRow>& expected,
@@ -114,6 +148,83 @@ OpTableDiff DiffOpTableRows(const std::vector<harness::OpRow>& before, const std
     }
   }
   return d;
+}
+
+namespace {
+
+int64_t CallsOf(const std::vector<harness::OpRow>& rows, const std::string& op) {
+  int64_t n = 0;
+  for (const auto& r : rows)
+    if (r.op == op) n += r.calls;
+  return n;
+}
+
+// The actual table with shapes dropped (rows merged per op), for hints over calls lists.
+std::vector<harness::OpRow> PerOp(const std::vector<harness::OpRow>& rows) {
+  std::map<std::string, int64_t> calls;
+  for (const auto& r : rows) calls[r.op] += r.calls;
+  std::vector<harness::OpRow> out;
+  for (const auto& [op, n] : calls) out.push_back({op, "", n, 0});
+  return out;
+}
+
+// The stale hints of a calls list: ops expected to be called that vanished, paired with
+// new ops of the actual table (ops the list names are not new).
+std::vector<StaleHint> CallsStaleHints(const GoldenOpTable& expected, const std::vector<harness::OpRow>& actual) {
+  std::vector<harness::OpRow> before;
+  for (const auto& c : expected.calls) before.push_back({c.op, "", c.calls, 0});
+  std::vector<harness::OpRow> after = PerOp(actual);
+  // An op the list expects absent (0) is "in before" for the hint's purpose: it is not new.
+  std::vector<StaleHint> hints;
+  for (const auto& h : DiffOpTableRows(before, after).stale) {
+    bool named = false;
+    for (const auto& c : expected.calls) named = named || c.op == h.to;
+    if (!named) hints.push_back(h);
+  }
+  return hints;
+}
+
+}  // namespace
+
+std::vector<std::string> GoldenCheck::Lines() const {
+  std::vector<std::string> lines = differences;
+  for (const auto& h : stale) lines.push_back(StaleHintText(h));
+  return lines;
+}
+
+GoldenCheck CheckGolden(const GoldenOpTable& expected, const std::vector<harness::OpRow>& actual) {
+  GoldenCheck check;
+  if (expected.kind == GoldenOpTable::Kind::kWholeTable) {
+    check.differences = DiffOpTables(expected.ops, actual);
+    if (!check.ok()) check.stale = DiffOpTableRows(expected.ops, actual).stale;
+    return check;
+  }
+  for (const auto& c : expected.calls) {
+    const int64_t got = CallsOf(actual, c.op);
+    if (got != c.calls) check.differences.push_back(fmt::format("{}: expected {} call(s), got {}", c.op, c.calls, got));
+  }
+  if (!check.ok()) check.stale = CallsStaleHints(expected, actual);
+  return check;
+}
+
+GoldenOpTable AcceptActual(const GoldenOpTable& expected, const std::vector<harness::OpRow>& actual) {
+  GoldenOpTable accepted = expected;
+  if (expected.kind == GoldenOpTable::Kind::kWholeTable) {
+    accepted.ops.clear();
+    for (const auto& r : actual)
+      if (r.calls > 0) accepted.ops.push_back({r.op, r.input_shapes, r.calls, 0});  // a 0-call row is no call
+    return accepted;
+  }
+  const auto hints = CallsStaleHints(expected, actual);
+  accepted.calls.clear();
+  std::set<std::string> named;
+  for (const auto& c : expected.calls) named.insert(c.op);
+  for (const auto& c : expected.calls) {
+    accepted.calls.push_back({c.op, CallsOf(actual, c.op)});
+    for (const auto& h : hints)
+      if (h.from == c.op && named.insert(h.to).second) accepted.calls.push_back({h.to, CallsOf(actual, h.to)});
+  }
+  return accepted;
 }
 
 }  // namespace harness

@@ -1,10 +1,14 @@
-// Golden op tables (golden/ops/<suite>/<case>.json, format_version 1): the expected
-// (op, input shapes, calls) rows of a compiled case. Estimated times are not part of
-// the contract: a cost-model change must not invalidate every golden.
-//
-//   {"format_version": 1, "case": "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0",
-//    "ops": [{"op": "tensor_cast.rms_norm.default", "input_shapes": "[1, 64, 5120], [5120]",
-//             "calls": 2}, ...]}
+// Golden expectations of a compiled case (golden/ops/<suite>/<case>.json, format_version
+// 2, docs/golden.md), one format for both kinds a suite may keep:
+//   whole table: the expected (op, input shapes, calls) rows, every row of the table;
+//     {"format_version": 2, "case": "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0",
+//      "ops": [{"op": "tensor_cast.rms_norm.default", "input_shapes": "[1, 64, 5120], [5120]",
+//               "calls": 2}, ...]}
+//   calls: the expected total calls (over every shape) of the ops named, 0 = absent;
+//     {"format_version": 2, "case": "gmm/test_qwen3_dynamic_quant_3",
+//      "calls": [{"op": "tensor_cast.grouped_matmul_mxfp4_swiglu_quant.default", "calls": 1}]}
+// Estimated times are not part of the contract: a cost-model change must not invalidate
+// every golden. An optional "note" says why the expectation is what it is.
 #pragma once
 
 #include <filesystem>
@@ -17,14 +21,26 @@
 
 namespace harness {
 
-struct GoldenOpTable {
-  std::string origin;
-  std::string case_id;
-  std::vector<harness::OpRow> ops;  // est_seconds is 0
+struct ExpectedCalls {
+  std::string op;
+  int64_t calls = 0;  // over every input shape; 0: the op must not appear
 };
 
+struct GoldenOpTable {
+  enum class Kind { kWholeTable, kCalls };
+  std::string origin;
+  std::string case_id;
+  std::string note;
+  Kind kind = Kind::kWholeTable;
+  std::vector<harness::OpRow> ops;      // kWholeTable; est_seconds is 0
+  std::vector<ExpectedCalls> calls;     // kCalls, in file order
+};
+
+// Where a case's expectation lives: <golden_dir>/ops/<suite>/<test_N>.json.
+std::filesystem::path GoldenOpTablePath(const std::filesystem::path& golden_dir, const std::string& case_id);
 harness::Result<GoldenOpTable> LoadGoldenOpTable(const std::filesystem::path& path);
-// The file content for rows (sorted by op and shapes, times dropped).
+// The file content (whole-table rows sorted by op and shapes, times dropped).
+harness::Json GoldenOpTableJson(const GoldenOpTable& table);
 harness::Json GoldenOpTableJson(const std::string& case_id, const std::vector<harness::OpRow>& rows);
 // One line per difference: a row missing from actual, an unexpected row, or a row whose
 // calls differ. Empty when the tables agree on every (op, input shapes, calls).
@@ -61,5 +77,22 @@ struct OpTableDiff {
   bool empty() const { return added.empty() && removed.empty() && changed.empty(); }
 };
 OpTableDiff DiffOpTableRows(const std::vector<harness::OpRow>& before, const std::vector<harness::OpRow>& after);
+
+// A compiled case's op table checked against its expectation: one line per difference,
+// then one "expectation may be stale: from → to" line per stale hint. ok() when the
+// table meets the expectation. The suites' failure messages and `harness golden diff`
+// print exactly these lines.
+struct GoldenCheck {
+  std::vector<std::string> differences;
+  std::vector<StaleHint> stale;
+  bool ok() const { return differences.empty(); }
+  std::vector<std::string> Lines() const;
+};
+GoldenCheck CheckGolden(const GoldenOpTable& expected, const std::vector<harness::OpRow>& actual);
+
+// The expectation rewritten from an actual table, keeping its kind and note: a whole
+// table becomes the actual rows; a calls list gets each named op's actual calls, and the
+// op a stale hint points to is added right after the op it replaces.
+GoldenOpTable AcceptActual(const GoldenOpTable& expected, const std::vector<harness::OpRow>& actual);
 
 }  // namespace harness

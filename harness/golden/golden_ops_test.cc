@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "harness/util/test_util.h"
+#include "harness/util/versions.h"
+
 namespace harness {
 namespace {
 
@@ -19,7 +22,7 @@ TEST(GoldenOpsTest, DiffNamesMissingUnexpectedAndChangedRows) {
                              "unexpected: a.w.default [1] x5"));
   EXPECT_THAT(DiffOpTables(expected, expected), ::testing::IsEmpty());
   const harness::Json j = GoldenOpTableJson("s/t_0", actual);
-  EXPECT_EQ(j["format_version"], 1);
+  EXPECT_EQ(j["format_version"], kGoldenOpsFormat);
   ASSERT_EQ(j["ops"].size(), 3u);  // a.y merged into one row of 2 calls
   EXPECT_EQ(j["ops"][1]["op"], "a.y.default");
   EXPECT_EQ(j["ops"][1]["calls"], 2);
@@ -61,6 +64,85 @@ TEST(GoldenOpsTest, StaleHintWhenAnOpIsReplacedByOneExtendingItsNameWithTheSameC
   auto still_there = after;
   still_there.push_back({"tensor_cast.grouped_matmul_mxfp4_swiglu.default", "[1, 64]", 1, 0});
   EXPECT_TRUE(DiffOpTableRows(before, still_there).stale.empty()) << "the old op did not vanish";
+}
+
+// The seed's case B: the expectation named the MXFP4 GMM SwiGLU op; the fused op with the
+// quant tail replaced it. A calls list reports the difference and the stale hint, and
+// accepting the actual table adds the new op after the one it replaces.
+TEST(GoldenOpsTest, CallsExpectationHintsAtTheStaleFusedOpAndAcceptRewritesIt) {
+  GoldenOpTable expected;
+  expected.case_id = "gmm/test_qwen3_dynamic_quant_3";
+  expected.kind = GoldenOpTable::Kind::kCalls;
+  expected.note = "why";
+  expected.calls = {{"tensor_cast.grouped_matmul_mxfp4_swiglu.default", 1}, {"tensor_cast.grouped_matmul_mxfp4.default", 1}};
+  const std::vector<OpRow> actual = {{"tensor_cast.grouped_matmul_mxfp4_swiglu_quant.default", "", 1, 0.5},
+                                     {"tensor_cast.grouped_matmul_mxfp4.default", "", 1, 0.5},
+                                     {"aten.mm.default", "[1, 2]", 1, 0},
+                                     {"aten.mm.default", "[3, 2]", 2, 0}};
+  const GoldenCheck check = CheckGolden(expected, actual);
+  EXPECT_FALSE(check.ok());
+  EXPECT_THAT(check.Lines(),
+              ::testing::ElementsAre("tensor_cast.grouped_matmul_mxfp4_swiglu.default: expected 1 call(s), got 0",
+                                     "expectation may be stale: tensor_cast.grouped_matmul_mxfp4_swiglu.default → "
+                                     "tensor_cast.grouped_matmul_mxfp4_swiglu_quant.default"));
+  const GoldenOpTable accepted = AcceptActual(expected, actual);
+  ASSERT_EQ(accepted.calls.size(), 3u);
+  EXPECT_EQ(accepted.calls[0].calls, 0);
+  EXPECT_EQ(accepted.calls[1].op, "tensor_cast.grouped_matmul_mxfp4_swiglu_quant.default");
+  EXPECT_EQ(accepted.calls[1].calls, 1);
+  EXPECT_EQ(accepted.note, "why");
+  EXPECT_TRUE(CheckGolden(accepted, actual).ok());
+  // The stack regressed instead (the fused op is gone, the old one back): no hint, the
+  // named fused op is what is missing.
+  const std::vector<OpRow> regressed = {{"tensor_cast.grouped_matmul_mxfp4_swiglu.default", "", 1, 0},
+                                        {"tensor_cast.grouped_matmul_mxfp4.default", "", 1, 0}};
+  const GoldenCheck back = CheckGolden(accepted, regressed);
+  EXPECT_TRUE(back.stale.empty());
+  EXPECT_THAT(back.differences,
+              ::testing::ElementsAre("tensor_cast.grouped_matmul_mxfp4_swiglu.default: expected 0 call(s), got 1",
+                                     "tensor_cast.grouped_matmul_mxfp4_swiglu_quant.default: expected 1 call(s), got 0"));
+  // Counts sum over shapes: aten.mm named with 3 calls is met by the two rows above.
+  GoldenOpTable mm = expected;
+  mm.calls = {{"aten.mm.default", 3}};
+  EXPECT_TRUE(CheckGolden(mm, actual).ok());
+}
+
+TEST(GoldenOpsTest, WholeTableAcceptAndFileRoundTrip) {
+  testing_util::TempDir dir;
+  const std::vector<OpRow> actual = {{"a.y.default", "[2]", 2, 1.0}, {"a.x.default", "", 1, 0}};
+  GoldenOpTable whole;
+  whole.case_id = "s/t_0";
+  whole.ops = {{"a.x.default", "", 1, 0}};
+  EXPECT_THAT(CheckGolden(whole, actual).Lines(), ::testing::ElementsAre("unexpected: a.y.default [2] x2"));
+  const GoldenOpTable accepted = AcceptActual(whole, actual);
+  EXPECT_TRUE(CheckGolden(accepted, actual).ok());
+  testing_util::WriteFile(dir / "t_0.json", DumpJson(GoldenOpTableJson(accepted)));
+  auto back = LoadGoldenOpTable(dir / "t_0.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->kind, GoldenOpTable::Kind::kWholeTable);
+  EXPECT_EQ(back->ops.size(), 2u);
+  EXPECT_EQ(GoldenOpTablePath("g", "gmm/t_3"), std::filesystem::path("g/ops/gmm/t_3.json"));
+}
+
+TEST(GoldenOpsTest, MalformedFilesNameTheField) {
+  testing_util::TempDir dir;
+  auto load = [&](const std::string& text) {
+    testing_util::WriteFile(dir / "g.json", text);
+    auto r = LoadGoldenOpTable(dir / "g.json");
+    return r.ok() ? std::string("ok") : r.error().message;
+  };
+  EXPECT_EQ(load(R"({"format_version": 2, "case": "c", "calls": [{"op": "x", "calls": 1}]})"), "ok");
+  EXPECT_THAT(load(R"({"format_version": 1, "case": "c", "ops": []})"), ::testing::HasSubstr("unsupported version 1"));
+  EXPECT_THAT(load(R"({"format_version": 2, "case": "c"})"), ::testing::HasSubstr("give exactly one of"));
+  EXPECT_THAT(load(R"({"format_version": 2, "case": "c", "ops": [], "calls": []})"),
+              ::testing::HasSubstr("give exactly one of"));
+  EXPECT_THAT(load(R"({"format_version": 2, "case": "c", "calls": [{"op": "x", "calls": -1}]})"),
+              ::testing::HasSubstr("calls[0].calls: must be 0 (absent) or more"));
+  EXPECT_THAT(load(R"({"format_version": 2, "case": "c", "calls": [{"op": "x", "calls": 1}, {"op": "x", "calls": 2}]})"),
+              ::testing::HasSubstr("calls[1].op: x is named twice"));
+  EXPECT_THAT(load(R"({"format_version": 2, "case": "c", "ops": [{"op": "x", "input_shapes": "", "calls": 0}]})"),
+              ::testing::HasSubstr("ops[0].calls: must be at least 1"));
+  EXPECT_THAT(load(R"({"format_version": 2, "case": "c", "cals": []})"), ::testing::HasSubstr("cals"));
 }
 
 }  // namespace

@@ -844,4 +844,38 @@ Result<std::vector<std::string>> Store::KnownCases() {
   return out;
 }
 
+Result<std::optional<CaseRef>> Store::LatestCaseResult(const std::string& case_id) {
+  Stmt st(db_, R"sql(
+SELECT cr.id, r.id, c.sha, cr.status FROM case_results cr
+JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+WHERE cr.case_id = ?1 AND cr.status <> 'running'
+ORDER BY r.started_at DESC, cr.id DESC LIMIT 1)sql");
+  st.Bind(1, case_id);
+  return OneCaseRef(db_, st);
+}
+
+Status Store::RecordGoldenChange(const GoldenChange& c, const std::function<Status()>& apply) {
+  return InTransaction(db_, [&]() -> Status {
+    Stmt st(db_, R"sql(INSERT INTO golden_changes(case_id, path, old_hash, new_hash, reason, sha, user, at,
+from_case_result_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");
+    st.Bind(1, c.case_id).Bind(2, c.path).Bind(3, c.old_hash).Bind(4, c.new_hash).Bind(5, c.reason).Bind(6, c.sha)
+        .Bind(7, c.user).Bind(8, NowUtc()).Bind(9, c.from_case_result_id);
+    if (auto s = StepDone(db_, st, "record golden change"); !s) return s;
+    return apply();
+  });
+}
+
+Result<std::vector<GoldenChange>> Store::GoldenChanges(const std::string& case_id) {
+  Stmt st(db_, R"sql(SELECT id, case_id, path, old_hash, new_hash, reason, sha, user, at, from_case_result_id
+FROM golden_changes WHERE ?1 = '' OR case_id = ?1 ORDER BY id)sql");
+  st.Bind(1, case_id);
+  std::vector<GoldenChange> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW)
+    out.push_back(GoldenChange{st.Int(0), st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6),
+                               st.Text(7), st.Text(8), st.OptInt(9)});
+  if (rc != SQLITE_DONE) return DbError(db_, "read golden changes");
+  return out;
+}
+
 }  // namespace harness

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -113,6 +114,19 @@ struct BisectSessionRow {
   std::vector<BisectStepRow> steps;
 };
 
+// One reviewed change of a golden expectation (`harness golden accept`).
+struct GoldenChange {
+  int64_t id = 0;
+  std::string case_id;
+  std::string path;                // the expectation file as the command named it
+  std::string old_hash, new_hash;  // Fnv1a64Hex of the file's bytes before and after
+  std::string reason;
+  std::string sha;                 // the commit of the run whose actual table was accepted
+  std::string user;
+  std::string at;                  // ISO-8601 UTC; filled by the store
+  std::optional<int64_t> from_case_result_id;
+};
+
 class Store {
  public:
   static constexpr int kSchemaVersion = 5;
@@ -206,6 +220,15 @@ class Store {
   Result<std::pair<int64_t, int64_t>> RunsAt(const std::string& sha, const std::string& config_hash);
   // Every case id ever stored, sorted (for "unknown case" messages).
   Result<std::vector<std::string>> KnownCases();
+
+  // The newest finished (not running) result of case_id under any run: the run that
+  // started last, then the newest row. Empty when the case was never stored.
+  Result<std::optional<CaseRef>> LatestCaseResult(const std::string& case_id);
+  // Records a golden change in one transaction with apply (which rewrites the file): when
+  // apply fails nothing is recorded, and when the record fails apply is not called.
+  Status RecordGoldenChange(const GoldenChange& change, const std::function<Status()>& apply);
+  // The recorded changes of case_id (every case when empty), oldest first.
+  Result<std::vector<GoldenChange>> GoldenChanges(const std::string& case_id);
 
  private:
   Store(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}

@@ -181,5 +181,38 @@ TEST(Store, ResumeFindsTheInterruptedRunOfTheSameConfig) {
   EXPECT_TRUE(store->InterruptedRuns(c)->empty());
 }
 
+TEST(Store, LatestCaseResultSkipsRunningAndGoldenChangesCommitWithTheirApply) {
+  TempDir dir;
+  auto store = Store::Open(dir / "h.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  Store& s = **store;
+  EXPECT_FALSE(s.LatestCaseResult("gmm/t_0")->has_value());
+  int64_t run1 = AddRun(s, "aaa", 1);
+  int64_t cr1 = *s.BeginCase(run1, "gmm", "gmm/t_0", "{}");
+  ASSERT_TRUE(s.FinishCase(cr1, {"gmm/t_0", CaseStatus::kFail, 1, "m", {}, {}}).ok());
+  int64_t run2 = AddRun(s, "bbb", 2);
+  (void)*s.BeginCase(run2, "gmm", "gmm/t_0", "{}");  // still running: not the latest result
+  auto latest = s.LatestCaseResult("gmm/t_0");
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  EXPECT_EQ((*latest)->case_result_id, cr1);
+  EXPECT_EQ((*latest)->sha, "aaa");
+  EXPECT_EQ((*latest)->status, CaseStatus::kFail);
+
+  GoldenChange c{0, "gmm/t_0", "golden/ops/gmm/t_0.json", "01", "02", "fusion learned its tail", "aaa", "me", "", cr1};
+  bool applied = false;
+  ASSERT_TRUE(s.RecordGoldenChange(c, [&] { applied = true; return OkStatus(); }).ok());
+  EXPECT_TRUE(applied);
+  auto failed = s.RecordGoldenChange(c, [] { return Status(InfraError("disk full")); });
+  EXPECT_FALSE(failed.ok());
+  auto changes = s.GoldenChanges("gmm/t_0");
+  ASSERT_TRUE(changes.ok());
+  ASSERT_EQ(changes->size(), 1u) << "a change whose file was not written is not recorded";
+  EXPECT_EQ((*changes)[0].reason, "fusion learned its tail");
+  EXPECT_EQ((*changes)[0].from_case_result_id, cr1);
+  EXPECT_FALSE((*changes)[0].at.empty());
+  EXPECT_TRUE(s.GoldenChanges("other/t_0")->empty());
+  EXPECT_EQ(s.GoldenChanges("")->size(), 1u);
+}
+
 }  // namespace
 }  // namespace harness

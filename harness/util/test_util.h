@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/util/json_file.h"
 #include "harness/util/subprocess.h"
 
 namespace harness::testing_util {
@@ -45,12 +46,15 @@ inline std::string ReadFile(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Runs the real binary (HARNESS_BINARY) with args; HARNESS_ROOT points at the source tree.
+// Runs the real binary (HARNESS_BINARY) with args; HARNESS_ROOT points at the source tree
+// unless extra.env names another (a copy of suites/ and golden/ a test may change).
 inline ProcessResult RunHarness(const std::vector<std::string>& args, const ProcessOptions& extra = {}) {
   std::vector<std::string> argv = {HARNESS_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions o = extra;
-  o.env.emplace_back("HARNESS_ROOT", HARNESS_SOURCE_ROOT);
+  bool root_given = false;
+  for (const auto& [k, v] : o.env) root_given = root_given || k == "HARNESS_ROOT";
+  if (!root_given) o.env.emplace_back("HARNESS_ROOT", HARNESS_SOURCE_ROOT);
   if (o.timeout_s == 0) o.timeout_s = 300;
   auto r = RunProcess(argv, o);
   return r.ok() ? *r : ProcessResult{};
@@ -70,6 +74,32 @@ inline pid_t SpawnHarness(const std::vector<std::string>& args) {
   if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
   execv(argv[0], argv.data());
   _exit(127);
+}
+
+// The cases of `harness run --format json` stdout: case id -> (status, message); empty
+// when stdout is not that JSON.
+inline std::map<std::string, std::pair<std::string, std::string>> RunSummaryCases(const std::string& stdout_text) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  auto j = ParseJson(stdout_text, "harness run stdout");
+  if (!j.ok() || !j->contains("cases")) return out;
+  for (const auto& c : (*j)["cases"]) out[c["id"]] = {c["status"], c["message"]};
+  return out;
+}
+
+// A copy of the source tree's suites/ and golden/ folders (without the data sets) in dir,
+// for tests that change expectations: run the binary with HARNESS_ROOT=dir.
+inline void CopyDataRoot(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  const fs::path src = HARNESS_SOURCE_ROOT;
+  fs::create_directories(dir / "suites");
+  for (const auto& e : fs::directory_iterator(src / "suites"))
+    if (e.path().extension() == ".json") fs::copy_file(e.path(), dir / "suites" / e.path().filename());
+  fs::create_directories(dir / "golden");
+  for (const auto& e : fs::directory_iterator(src / "golden")) {
+    if (e.path().filename() == "gsm8k") continue;
+    fs::copy(e.path(), dir / "golden" / e.path().filename(), fs::copy_options::recursive);
+  }
+  fs::create_directory_symlink(src / "golden" / "gsm8k", dir / "golden" / "gsm8k");
 }
 
 // A selftest suite table (suites/selftest_suite.cc) whose test_outcome rows are `rows`.

@@ -9,7 +9,7 @@ inline constexpr const char* kHarnessVersion = "0.2.0";
 inline constexpr int kSuiteTableFormat = 2;      // suites/*.json (2: declared params)
 inline constexpr int kStackConfigFormat = 1;     // --stack-config
 inline constexpr int kCatalogueFormat = 1;       // golden/regressions.json
-inline constexpr int kGoldenOpsFormat = 1;       // golden/ops/**.json
+inline constexpr int kGoldenOpsFormat = 2;       // golden/ops/**.json (2: whole table or calls)
 inline constexpr int kDeviceProfileFormat = 1;   // golden/devices/*.json
 inline constexpr int kSimProfileFormat = 1;      // golden/sim/*.json
 inline constexpr int kExecProtocolFormat = 1;    // the exec stack's stdin/stdout JSON
@@ -21,5 +21,6 @@ inline constexpr int kRunIdentityFormat = 1;     // runs.config_json
 inline constexpr int kHtmlReportFormat = 1;      // harness report (HTML)
 inline constexpr int kBisectLogFormat = 1;       // harness bisect log (JSON lines)
 inline constexpr int kBisectJsonFormat = 1;      // harness bisect --format json
+inline constexpr int kGoldenDiffFormat = 1;      // harness golden diff --format json
 
 }  // namespace harness

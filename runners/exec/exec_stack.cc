@@ -1,47 +1,121 @@
 #include "runners/exec/exec_stack.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include "harness/util/versions.h"
+#include <algorithm>
+#include <map>
 
+#include "harness/stack/tensorcast_table.h"
 #include "harness/util/subprocess.h"
+#include "harness/util/suggest.h"
+#include "harness/util/utf8.h"
+#include "harness/util/versions.h"
 
 namespace harness {
 namespace {
 
+constexpr size_t kStderrTailBytes = 2000;
+
+// The last bytes of a command's stderr, where its error usually is.
+std::string StderrTail(const std::string& err) {
+  std::string tail = err.size() > kStderrTailBytes ? "..." + err.substr(err.size() - kStderrTailBytes) : err;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+  return ValidUtf8(tail);
+}
+
+std::string WithStderr(const std::string& message, const std::string& err) {
+  const std::string tail = StderrTail(err);
+  return tail.empty() ? message : fmt::format("{}; stderr: {}", message, tail);
+}
+
+// The value of each placeholder for a request: the protocol's request fields as text.
+std::map<std::string, std::string> PlaceholderValues(const CompileRequest& r) {
+  std::map<std::string, std::string> v;
+  const Json fields = CompileRequestJson(r);
+  for (auto it = fields.begin(); it != fields.end(); ++it)
+    v[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+  return v;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> PlaceholdersOf(const std::string& arg) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    if ((arg[i] == '{' || arg[i] == '}') && i + 1 < arg.size() && arg[i + 1] == arg[i]) {
+      ++i;  // {{ and }} are literal braces
+    } else if (arg[i] == '{') {
+      const size_t close = arg.find('}', i);
+      if (close == std::string::npos) return UsageError(fmt::format("'{}': unclosed '{{' (write {{{{ for a brace)", arg));
+      names.push_back(arg.substr(i + 1, close - i - 1));
+      i = close;
+    } else if (arg[i] == '}') {
+      return UsageError(fmt::format("'{}': unmatched '}}' (write }}}} for a brace)", arg));
+    }
+  }
+  return names;
+}
+
+std::string FillTemplate(const std::string& arg, const std::map<std::string, std::string>& values) {
+  std::string out;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    if ((arg[i] == '{' || arg[i] == '}') && i + 1 < arg.size() && arg[i + 1] == arg[i]) {
+      out += arg[i++];
+    } else if (arg[i] == '{') {
+      const size_t close = arg.find('}', i);
+      auto it = values.find(arg.substr(i + 1, close - i - 1));
+      if (it != values.end()) out += it->second;
+      i = close;
+    } else {
+      out += arg[i];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> ExecPlaceholderNames() {
+  std::vector<std::string> names;
+  for (const auto& [key, value] : PlaceholderValues({})) names.push_back(key);
+  return names;
+}
+
+namespace {
+
 class ExecStack : public Stack {
  public:
-  ExecStack(const StackConfig& config, std::vector<std::string> command, double timeout_s)
-      : config_(config), command_(std::move(command)), timeout_s_(timeout_s) {}
+  ExecStack(const StackConfig& config, ExecSettings settings) : config_(config), settings_(std::move(settings)) {}
   std::string_view name() const override { return "exec"; }
 
   Result<CompileResult> Compile(const CompileRequest& request) override {
-    const auto* command = &command_;
-    const auto* timeout = &timeout_s_;
     CompileRequest r = request;
     if (r.device.empty()) r.device = config_.device;
+    const auto values = PlaceholderValues(r);
+    std::vector<std::string> argv;
+    for (const auto& arg : settings_.command) argv.push_back(FillTemplate(arg, values));
     Json in{{"format_version", kExecProtocolFormat}, {"kind", "compile"}, {"request", CompileRequestJson(r)},
             {"faults", config_.faults}};
-    auto run = RunProcess(*command, {.stdin_data = in.dump(), .timeout_s = *timeout});
+    auto run = RunProcess(argv, {.cwd = settings_.cwd, .env = settings_.env, .stdin_data = in.dump(),
+                                 .timeout_s = settings_.timeout_s});
     if (!run) return run.error();
-    const std::string& prog = command->front();
-    if (run->timed_out) return InfraError(fmt::format("{}: no answer within {} s", prog, *timeout));
-    if (run->signal) return InfraError(fmt::format("{}: killed by signal {}", prog, run->signal));
-    if (run->exit_code != 0) {
-      std::string err = run->err.substr(0, 2000);
-      return InfraError(fmt::format("{}: exit code {}: {}", prog, run->exit_code, err));
-    }
+    const std::string& prog = argv.front();
+    if (run->timed_out)
+      return InfraError(WithStderr(fmt::format("{}: no answer within {} s", prog, settings_.timeout_s), run->err));
+    if (run->signal) return InfraError(WithStderr(fmt::format("{}: killed by signal {}", prog, run->signal), run->err));
+    if (run->exit_code != 0)
+      return InfraError(WithStderr(fmt::format("{}: exit code {}", prog, run->exit_code), run->err));
     // An answer that does not parse is the command's failure, not bad input to the harness
     // (docs/exec-protocol.md): infrastructure, like a non-zero exit.
-    auto answer = ParseExecAnswer(run->out, prog + " (stdout)");
-    if (!answer) return InfraError(answer.error().message);
+    const bool table = settings_.output == "tensorcast-table" ||
+                       (settings_.output == "auto" && LooksLikeTensorCastTable(run->out));
+    auto answer = table ? ParseTensorCastTable(run->out, prog + " (stdout)") : ParseExecAnswer(run->out, prog + " (stdout)");
+    if (!answer) return InfraError(WithStderr(answer.error().message, run->err));
     return answer;
   }
 
  private:
   StackConfig config_;
-  std::vector<std::string> command_;
-  double timeout_s_;
+  ExecSettings settings_;
 };
 
 }  // namespace
@@ -85,21 +159,57 @@ Result<CompileResult> ParseExecAnswer(const std::string& stdout_text, const std:
   return result;
 }
 
-Result<std::unique_ptr<Stack>> MakeExecStack(const StackConfig& config) {
+Result<ExecSettings> ParseExecSettings(const StackConfig& config) {
   // Checked before any case runs: a bad config is an input error (exit 2), not N case errors.
   const std::string origin = "stack config";
   if (!config.raw.contains("exec"))
     return UsageError(origin + ": the exec stack needs \"exec\": {\"command\": [\"program\", \"arg\", ...]}");
   if (!config.raw["exec"].is_object()) return UsageError(origin + ": exec: expected an object");
   JsonObject exec(config.raw["exec"], origin, "exec");
-  if (auto k = exec.KnownKeys({"command", "timeout_s"}); !k) return k.error();
+  if (auto k = exec.KnownKeys({"command", "cwd", "env", "timeout_s", "output"}); !k) return k.error();
+  ExecSettings s;
   auto command = exec.StringList("command");
   if (!command) return exec.FieldError("command", "expected an argv array of strings, e.g. [\"python3\", \"stack.py\"]");
   if (command->empty() || command->front().empty()) return exec.FieldError("command", "must name a program");
+  const auto known = ExecPlaceholderNames();
+  for (size_t i = 0; i < command->size(); ++i) {
+    const std::string field = fmt::format("command[{}]", i);
+    auto names = PlaceholdersOf((*command)[i]);
+    if (!names) return exec.FieldError(field, names.error().message);
+    for (const auto& n : *names)
+      if (std::find(known.begin(), known.end(), n) == known.end())
+        return exec.FieldError(field, fmt::format("unknown placeholder {{{}}}{} (known: {})", n, DidYouMean(n, known),
+                                                  fmt::join(known, ", ")));
+  }
+  s.command = std::move(command).value();
+  auto cwd = exec.String("cwd", "");
+  if (!cwd) return cwd.error();
+  s.cwd = *cwd;
+  if (exec.Has("env")) {
+    const Json& env = config.raw["exec"]["env"];
+    if (!env.is_object()) return exec.FieldError("env", "expected an object of NAME: \"value\"");
+    for (const auto& [k, v] : env.items()) {
+      if (!v.is_string()) return exec.FieldError("env." + k, "expected a string");
+      if (k.empty() || k.find('=') != std::string::npos) return exec.FieldError("env." + k, "not a variable name");
+      s.env.emplace_back(k, v.get<std::string>());
+    }
+  }
   auto timeout = exec.Number("timeout_s", 600);
   if (!timeout) return timeout.error();
   if (!(*timeout > 0) || *timeout > 86400) return exec.FieldError("timeout_s", "must be in (0, 86400] seconds");
-  return std::unique_ptr<Stack>(std::make_unique<ExecStack>(config, std::move(command).value(), *timeout));
+  s.timeout_s = *timeout;
+  auto output = exec.String("output", "auto");
+  if (!output) return output.error();
+  if (*output != "auto" && *output != "json" && *output != "tensorcast-table")
+    return exec.FieldError("output", fmt::format("'{}': expected auto, json or tensorcast-table", *output));
+  s.output = *output;
+  return s;
+}
+
+Result<std::unique_ptr<Stack>> MakeExecStack(const StackConfig& config) {
+  auto settings = ParseExecSettings(config);
+  if (!settings) return settings.error();
+  return std::unique_ptr<Stack>(std::make_unique<ExecStack>(config, std::move(settings).value()));
 }
 
 }  // namespace harness

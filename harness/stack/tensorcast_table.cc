@@ -1,0 +1,193 @@
+#include "harness/stack/tensorcast_table.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace harness {
+namespace {
+
+// A line cut into code points (as byte ranges), so columns count as Python counts them.
+struct CodePoints {
+  std::string_view line;
+  std::vector<size_t> starts;  // byte offset of each code point, then line.size()
+
+  explicit CodePoints(std::string_view l) : line(l) {
+    for (size_t i = 0; i < l.size();) {
+      starts.push_back(i);
+      const auto c = static_cast<unsigned char>(l[i]);
+      size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 1;
+      // A truncated or invalid sequence counts its lead byte alone.
+      for (size_t k = 1; k < n; ++k)
+        if (i + k >= l.size() || (static_cast<unsigned char>(l[i + k]) & 0xc0) != 0x80) n = 1;
+      i += n;
+    }
+    starts.push_back(l.size());
+  }
+  size_t size() const { return starts.size() - 1; }
+  // The code points [from, to), clipped to the line.
+  std::string_view Slice(size_t from, size_t to) const {
+    from = std::min(from, size());
+    to = std::min(to, size());
+    return line.substr(starts[from], starts[to] - starts[from]);
+  }
+};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+struct Span {
+  size_t from = 0, to = 0;  // code points
+};
+
+// The dashed separator: one or more runs of dashes split by spaces, nothing else.
+std::optional<std::vector<Span>> SeparatorSpans(std::string_view line) {
+  while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+  if (line.empty() || line.front() != '-') return std::nullopt;
+  std::vector<Span> spans;
+  for (size_t i = 0; i < line.size();) {
+    if (line[i] == ' ') {
+      ++i;
+      continue;
+    }
+    if (line[i] != '-') return std::nullopt;
+    size_t j = i;
+    while (j < line.size() && line[j] == '-') ++j;
+    spans.push_back({i, j});
+    i = j;
+  }
+  return spans;
+}
+
+struct Line {
+  std::string_view text;
+  int number = 0;  // 1-based
+};
+
+std::vector<Line> SplitLines(const std::string& text) {
+  std::vector<Line> lines;
+  size_t start = 0;
+  int n = 1;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view l(text.data() + start, end - start);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    lines.push_back({l, n++});
+    start = end + 1;
+  }
+  return lines;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+std::optional<double> ParseTensorCastTime(std::string_view text) {
+  text = Trim(text);
+  struct Unit {
+    std::string_view suffix;
+    double scale;
+  };
+  for (const Unit& u : {Unit{"ms", 1e-3}, Unit{"us", 1e-6}, Unit{"ns", 1e-9}, Unit{"s", 1.0}}) {
+    if (!EndsWith(text, u.suffix)) continue;
+    const std::string_view number = text.substr(0, text.size() - u.suffix.size());
+    double v = 0;
+    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (number.empty() || ec != std::errc() || end != number.data() + number.size() || v < 0) return std::nullopt;
+    return v * u.scale;
+  }
+  return std::nullopt;
+}
+
+bool LooksLikeTensorCastTable(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first == std::string::npos || text[first] != '{';
+}
+
+Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::string& origin) {
+  const std::vector<Line> lines = SplitLines(text);
+  auto at = [&](int line, size_t column, const std::string& what) {
+    return UsageError(fmt::format("{}:{}:{}: {}", origin, line, column + 1, what));
+  };
+  // The table starts at a header line between two identical dashed separators; a lone
+  // dashed line before it (a log's rule) is not the table.
+  size_t i = 0;
+  while (i + 2 < lines.size() &&
+         !(SeparatorSpans(lines[i].text) && Trim(lines[i + 2].text) == Trim(lines[i].text)))
+    ++i;
+  if (i + 2 >= lines.size())
+    return UsageError(fmt::format("{}:1: no TensorCast performance table (a header line between two dashed "
+                                  "separators, then rows, then a separator) in {} line(s)", origin, lines.size()));
+  const size_t first_line = i;
+  const std::string_view separator = lines[i].text;
+  const std::vector<Span> spans = *SeparatorSpans(separator);
+  // The header: which column is what.
+  const Line& header = lines[i + 1];
+  const CodePoints header_cps(header.text);
+  int name_col = -1, shapes_col = -1, total_col = -1, calls_col = -1;
+  for (size_t c = 0; c < spans.size(); ++c) {
+    const std::string_view h = Trim(header_cps.Slice(spans[c].from, spans[c].to));
+    if (h == "Name") name_col = static_cast<int>(c);
+    else if (h == "Input Shapes") shapes_col = static_cast<int>(c);
+    else if (h == "# of Calls") calls_col = static_cast<int>(c);
+    else if (total_col < 0 && EndsWith(h, " total")) total_col = static_cast<int>(c);
+  }
+  if (name_col < 0) return at(header.number, 0, "the header has no Name column");
+  if (calls_col < 0) return at(header.number, 0, "the header has no '# of Calls' column");
+  if (total_col < 0) return at(header.number, 0, "the header has no '<model> total' column");
+
+  CompileResult result;
+  double row_sum = 0;
+  for (i = first_line + 3;; ++i) {
+    if (i == lines.size())
+      return at(lines.back().number, 0, "the table ends without its closing dashed separator");
+    const Line& line = lines[i];
+    if (Trim(line.text) == Trim(separator)) break;
+    const CodePoints cps(line.text);
+    auto cell = [&](int c) { return Trim(cps.Slice(spans[c].from, spans[c].to)); };
+    OpRow row;
+    row.op = std::string(cell(name_col));
+    if (row.op.empty()) return at(line.number, spans[name_col].from, "Name: empty op name");
+    if (shapes_col >= 0) row.input_shapes = std::string(cell(shapes_col));
+    const std::string_view calls = cell(calls_col);
+    auto [end, ec] = std::from_chars(calls.data(), calls.data() + calls.size(), row.calls);
+    if (calls.empty() || ec != std::errc() || end != calls.data() + calls.size() || row.calls < 0)
+      return at(line.number, spans[calls_col].from,
+                fmt::format("# of Calls: expected a whole number, got '{}'", calls));
+    const std::string_view total = cell(total_col);
+    auto seconds = ParseTensorCastTime(total);
+    if (!seconds)
+      return at(line.number, spans[total_col].from,
+                fmt::format("expected a time such as 1.234ms (s, ms, us or ns), got '{}'", total));
+    row.est_seconds = *seconds;
+    row_sum += *seconds;
+    result.ops.push_back(std::move(row));
+  }
+  size_t last_line = i;
+  std::optional<double> total;
+  constexpr std::string_view kTotal = "Total time for ";
+  for (size_t k = i + 1; k < lines.size() && Trim(lines[k].text).substr(0, kTotal.size()) == kTotal; ++k) {
+    const std::string_view t = Trim(lines[k].text);
+    const size_t colon = t.find(": ", kTotal.size());
+    auto seconds = colon == std::string_view::npos ? std::nullopt : ParseTensorCastTime(t.substr(colon + 2));
+    if (!seconds) return at(lines[k].number, 0, "expected 'Total time for <model>: <time>'");
+    if (!total) total = seconds;
+    last_line = k;
+  }
+  result.total_seconds = total.value_or(row_sum);
+  const char* begin = lines[first_line].text.data();
+  const char* end = lines[last_line].text.data() + lines[last_line].text.size();
+  result.table_text = std::string(begin, end) + "\n";
+  return result;
+}
+
+}  // namespace harness

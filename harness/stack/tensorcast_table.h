@@ -1,0 +1,38 @@
+// Reading the performance table TensorCast (msmodeling) prints: the text of
+// Runtime.table_averages, the stdout an exec stack may answer with and the file
+// `harness ingest --format tensorcast-table` reads (docs/exec-protocol.md, docs/ingest.md).
+//
+//   -----------------------------  --------------  ...  ----------
+//                Name               Input Shapes   ...  # of Calls
+//   -----------------------------  --------------  ...  ----------
+//   tensor_cast.rms_norm.default   [1, 64, 5120]   ...           2
+//   -----------------------------  --------------  ...  ----------
+//   Total time for analytic: 1.744s
+//
+// Columns are found from the dashed separator (runs of dashes joined by two spaces), so
+// cells may hold single spaces ("[1, 64], [64]"). Required columns: Name, "<model> total"
+// (the first perf model's) and "# of Calls"; Input Shapes, Bound and the other perf-model
+// columns are optional. Widths count code points, as Python's str.ljust does.
+#pragma once
+
+#include <string>
+
+#include "harness/stack/stack.h"
+#include "harness/util/error.h"
+
+namespace harness {
+
+// Parses the first table in text (lines before it, such as logs, are skipped). Errors
+// name origin:line:column. ops keep the table's order; est_seconds is the row's total
+// under the first perf model; total_seconds is the first "Total time for" line (the sum
+// of the rows when there is none); table_text is the table as printed.
+Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::string& origin);
+
+// "1.234ms" -> 0.001234; s, ms, us and ns; empty on anything else.
+std::optional<double> ParseTensorCastTime(std::string_view text);
+
+// Whether stdout looks like a TensorCast table rather than the JSON protocol: its first
+// non-blank character is not '{'.
+bool LooksLikeTensorCastTable(const std::string& text);
+
+}  // namespace harness

@@ -1,0 +1,109 @@
+#include "harness/stack/tensorcast_table.h"
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+// The layout of the msmodeling user guide's example (no input shapes), with log lines
+// before the table and the runner's summary after it.
+constexpr const char* kGuideTable = R"(INFO loading model Qwen/Qwen3-32B
+-----------------------------------------  --------------  ------------  ----------
+                   Name                    analytic total  analytic avg  # of Calls
+-----------------------------------------  --------------  ------------  ----------
+tensor_cast.static_quant_linear.default         884.004ms       1.973ms         448
+tensor_cast.attention.default                   512.250ms       8.004ms          64
+aten.view.default                                 0.000ns       0.000ns        1024
+-----------------------------------------  --------------  ------------  ----------
+Total time for analytic: 1.744s
+[analytic] Execution time: 1.744174 s
+)";
+
+TEST(TensorCastTable, ReadsTheGuideLayoutSkippingLogsAndTheSummary) {
+  auto t = ParseTensorCastTable(kGuideTable, "out.txt");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->ops.size(), 3u);
+  EXPECT_EQ(t->ops[0].op, "tensor_cast.static_quant_linear.default");
+  EXPECT_EQ(t->ops[0].input_shapes, "");
+  EXPECT_EQ(t->ops[0].calls, 448);
+  EXPECT_DOUBLE_EQ(t->ops[0].est_seconds, 0.884004);
+  EXPECT_EQ(t->ops[2].calls, 1024);
+  EXPECT_DOUBLE_EQ(t->total_seconds, 1.744);
+  EXPECT_EQ(t->table_text.substr(0, 5), "-----");
+  EXPECT_EQ(t->table_text.find("INFO"), std::string::npos);
+  EXPECT_EQ(t->table_text.find("Execution time"), std::string::npos);
+  EXPECT_NE(t->table_text.find("Total time for analytic: 1.744s"), std::string::npos);
+}
+
+TEST(TensorCastTable, ShapesWithSpacesBoundColumnsAndCodePointWidths) {
+  // "Bound" and the % columns are optional extras; "ü" is one code point of two bytes, so
+  // its row is one byte longer than its neighbours, as Python pads it.
+  const std::string text =
+      "--------------------------  -------------  ---------------------  --------------  ------------  ----------------  ----------\n"
+      "           Name             Bound (anal.)       Input Shapes      analytic total  analytic avg  analytic comm %   # of Calls\n"
+      "--------------------------  -------------  ---------------------  --------------  ------------  ----------------  ----------\n"
+      "tensor_cast.all_reduce.dft  comm_bound     [1, 128, 5120]               20.500us      20.500us             99.00           1\n"
+      "tensor_cast.rms_norm.übung  memory_bound   [1, 64, 5120], [5120]         4.000us       2.000us              0.00           2\n"
+      "--------------------------  -------------  ---------------------  --------------  ------------  ----------------  ----------\n"
+      "Total time for analytic: 24.500us\n";
+  auto t = ParseTensorCastTable(text, "t.txt");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->ops.size(), 2u);
+  EXPECT_EQ(t->ops[0].input_shapes, "[1, 128, 5120]");
+  EXPECT_EQ(t->ops[1].op, "tensor_cast.rms_norm.übung");
+  EXPECT_EQ(t->ops[1].input_shapes, "[1, 64, 5120], [5120]");
+  EXPECT_EQ(t->ops[1].calls, 2);
+  EXPECT_DOUBLE_EQ(t->ops[1].est_seconds, 4e-6);
+  EXPECT_DOUBLE_EQ(t->total_seconds, 24.5e-6);
+}
+
+TEST(TensorCastTable, AnEmptyTableAndAMissingTotalLine) {
+  const std::string text =
+      "----  --------------  ----------\n"
+      "Name  analytic total  # of Calls\n"
+      "----  --------------  ----------\n"
+      "----  --------------  ----------\n";
+  auto t = ParseTensorCastTable(text, "t.txt");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_TRUE(t->ops.empty());
+  EXPECT_EQ(t->total_seconds, 0);
+}
+
+TEST(TensorCastTable, MalformedInputNamesLineAndColumn) {
+  const std::string head =
+      "--------------------  --------------  ----------\n"
+      "        Name          analytic total  # of Calls\n"
+      "--------------------  --------------  ----------\n";
+  auto bad_calls = ParseTensorCastTable(head + "aten.mm.default              1.0ms         x2\n", "o.txt");
+  ASSERT_FALSE(bad_calls.ok());
+  EXPECT_EQ(bad_calls.error().message, "o.txt:4:39: # of Calls: expected a whole number, got 'x2'");
+  EXPECT_EQ(bad_calls.error().code, ExitCode::kUsage);
+  auto bad_time = ParseTensorCastTable(head + "aten.mm.default              1.0 h          2\n", "o.txt");
+  ASSERT_FALSE(bad_time.ok());
+  EXPECT_NE(bad_time.error().message.find("o.txt:4:23: expected a time"), std::string::npos)
+      << bad_time.error().message;
+  auto unclosed = ParseTensorCastTable(head + "aten.mm.default              1.0ms          2\n", "o.txt");
+  ASSERT_FALSE(unclosed.ok());
+  EXPECT_NE(unclosed.error().message.find("o.txt:4:1: the table ends without"), std::string::npos);
+  auto no_calls = ParseTensorCastTable(
+      "----  -----\nName  Shape\n----  -----\n----  -----\n", "o.txt");
+  ASSERT_FALSE(no_calls.ok());
+  EXPECT_EQ(no_calls.error().message, "o.txt:2:1: the header has no '# of Calls' column");
+  auto none = ParseTensorCastTable("compile failed\n----\n", "o.txt");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("o.txt:1: no TensorCast performance table"), std::string::npos);
+}
+
+TEST(TensorCastTable, TimesAndDetection) {
+  EXPECT_DOUBLE_EQ(*ParseTensorCastTime("1.234ms"), 0.001234);
+  EXPECT_DOUBLE_EQ(*ParseTensorCastTime("2.000s"), 2.0);
+  EXPECT_DOUBLE_EQ(*ParseTensorCastTime(" 5.5ns "), 5.5e-9);
+  EXPECT_FALSE(ParseTensorCastTime("ms").has_value());
+  EXPECT_FALSE(ParseTensorCastTime("-1ms").has_value());
+  EXPECT_FALSE(ParseTensorCastTime("1.0 min").has_value());
+  EXPECT_FALSE(LooksLikeTensorCastTable("  \n{\"format_version\": 1}"));
+  EXPECT_TRUE(LooksLikeTensorCastTable("-----\n"));
+}
+
+}  // namespace
+}  // namespace harness
