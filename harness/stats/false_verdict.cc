@@ -1,6 +1,7 @@
 #include "harness/stats/false_verdict.h"
 
 #include <cmath>
+#include <numbers>
 
 #include "harness/stats/stats.h"
 
@@ -18,6 +19,32 @@ std::string_view Word(FlakeQuestion q) {
 
 double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
+double StudentTCdf(double t, int64_t dof) {
+  if (dof <= 0) return 0.5;
+  if (dof > 1000) return NormalCdf(t);
+  // A(t | dof) = P(|T| < |t|) by the finite series for integer degrees of freedom
+  // (Abramowitz and Stegun 26.7.3 and 26.7.4), theta = atan(|t| / sqrt(dof)).
+  const double theta = std::atan(std::fabs(t) / std::sqrt(static_cast<double>(dof)));
+  const double c2 = std::cos(theta) * std::cos(theta), sn = std::sin(theta);
+  double a;
+  if (dof % 2 == 1) {
+    double term = std::cos(theta), sum = dof > 1 ? term : 0;
+    for (int64_t j = 3; j <= dof - 2; j += 2) {
+      term *= c2 * static_cast<double>(j - 1) / static_cast<double>(j);
+      sum += term;
+    }
+    a = 2 / std::numbers::pi * (theta + sn * sum);
+  } else {
+    double term = 1, sum = 1;
+    for (int64_t j = 2; j <= dof - 2; j += 2) {
+      term *= c2 * static_cast<double>(j - 1) / static_cast<double>(j);
+      sum += term;
+    }
+    a = sn * sum;
+  }
+  return t < 0 ? (1 - a) / 2 : (1 + a) / 2;
+}
+
 namespace {
 
 // Observations needed for a 95% interval of half-width kZ95 * sigma / sqrt(k) to leave
@@ -27,9 +54,19 @@ constexpr double kNever = 1e15;
 
 int64_t Ceil(double k) { return !(k < kNever) ? -1 : static_cast<int64_t>(std::ceil(k - 1e-9)); }
 
-int64_t NeededFor(double sigma, double margin) {
-  if (margin == 0) return -1;
-  return Ceil((kZ95 * sigma / margin) * (kZ95 * sigma / margin));
+
+// Searched up to here; beyond, "never" in practice.
+constexpr int64_t kMaxNeeded = 10'000'000;
+
+// t_{0.975, dof} by bisection on the CDF (dof >= 1).
+double StudentTQuantile975(int64_t dof) {
+  double lo = 0, hi = 20;
+  while (StudentTCdf(hi, dof) < 0.975) hi *= 2;
+  for (int i = 0; i < 80; ++i) {
+    const double mid = (lo + hi) / 2;
+    (StudentTCdf(mid, dof) < 0.975 ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
 }
 
 FalseVerdictEstimate SpreadEstimate(FlakeQuestion q, const std::vector<double>& values, double threshold) {
@@ -50,8 +87,24 @@ FalseVerdictEstimate SpreadEstimate(FlakeQuestion q, const std::vector<double>& 
     e.needed = margin == 0 ? -1 : 0;
     return e;
   }
-  e.probability = NormalCdf(-margin / e.sigma);
-  e.needed = NeededFor(e.sigma, margin);
+  // The next observation's predictive distribution: Student t with k - 1 degrees of
+  // freedom and scale s * sqrt(1 + 1/k). Few reruns say little about sigma, and the t's
+  // heavy tails say so (two reruns: a Cauchy), where a normal would claim certainty.
+  const auto k = static_cast<int64_t>(values.size());
+  const double kd = static_cast<double>(k);
+  e.probability = StudentTCdf(-margin / (e.sigma * std::sqrt(1 + 1 / kd)), k - 1);
+  if (margin == 0) {
+    e.needed = -1;
+    return e;
+  }
+  // Results in total for the mean's 95% t interval to clear the threshold, sigma as observed.
+  e.needed = -1;
+  for (int64_t n = 2; n <= kMaxNeeded; n = n < 1000 ? n + 1 : n + n / 100) {
+    if (StudentTQuantile975(n - 1) * e.sigma / std::sqrt(static_cast<double>(n)) < margin) {
+      e.needed = n;
+      break;
+    }
+  }
   return e;
 }
 
