@@ -18,7 +18,7 @@ inline constexpr int kRunSummaryFormat = 1;      // harness run --format json
 inline constexpr int kHistoryFormat = 2;         // harness history --format json (2: runs per commit and case)
 inline constexpr int kCompareFormat = 1;         // harness compare --format json
 inline constexpr int kRunIdentityFormat = 1;     // runs.config_json
-inline constexpr int kHtmlReportFormat = 1;      // harness report (HTML)
+inline constexpr int kReportFormat = 2;          // harness report: HTML, text and JSON (2: the triage report)
 inline constexpr int kBisectLogFormat = 1;       // harness bisect log (JSON lines)
 inline constexpr int kBisectJsonFormat = 1;      // harness bisect --format json
 
