@@ -121,7 +121,9 @@ tr.added td{background:#eaf7ee}tr.removed td{background:#fdeceb}tr.changed td{ba
 .chart .culprit line{stroke:#000;stroke-width:1;stroke-dasharray:2 2}.chart .culprit path{fill:#000}
 .chart text{font-size:10px;fill:var(--muted)}.chart .axis{text-anchor:end}.chart .tick.end{text-anchor:end}
 .legend{font-size:.78rem;color:var(--muted);margin:.2rem 0 0}
-td.wide,th.wide{width:45%}.settle{margin-top:.2rem;color:var(--muted)}
+table.flaky{table-layout:fixed}table.flaky td{overflow-wrap:anywhere}
+.w-p{width:8%}.w-case{width:26%}.w-th{width:12%}.w-v{width:10%}.w-verdict{width:8%}
+.settle{margin-top:.2rem;color:var(--muted)}
 .prob{font-weight:700}.q{font-size:.75rem;color:var(--muted);display:block}
 details summary{cursor:pointer;color:#0b5cad;font-size:.82rem}
 .flip-lost{color:var(--fail);font-weight:600}.flip-gain{color:var(--pass);font-weight:600}
@@ -311,15 +313,16 @@ class Html {
             "true rate on the verdict's side of the gate? (binomial, only where no reruns are stored); "
             "<b>commit-spread</b> — a tolerance without reruns, spread over recent commits; <b>status-flips</b> — "
             "the share of runs whose status disagreed.</p>\n";
-    out_ += "<table><thead><tr><th>P(false verdict)</th><th>case</th><th>threshold</th><th>value</th><th>verdict</th>"
-            "<th class=\"wide\">evidence, and what would settle it</th></tr></thead><tbody>\n";
+    out_ += "<table class=\"flaky\"><thead><tr><th class=\"w-p\">P(false verdict)</th><th class=\"w-case\">case</th>"
+            "<th class=\"w-th\">threshold</th><th class=\"w-v\">value</th><th class=\"w-verdict\">verdict</th>"
+            "<th>evidence, and what would settle it</th></tr></thead><tbody>\n";
     for (const auto& f : m_.flaky) {
       std::string value = f.kind == "status" ? fmt::format("{:.0f} % disagree", 100 * f.value)
                                              : fmt::format("{:.4f} vs {:.4g}", f.value, f.threshold);
       out_ += fmt::format(
           R"(<tr data-suite="{}" data-status="flaky {}"><td class="num"><span class="prob">{}</span><span class="q">{}</span></td>)"
           R"(<td>{}<br><span class="since">{}</span></td><td>{}<br><code>{}</code></td><td class="num">{}</td><td>{}</td>)"
-          R"(<td class="wide">{}<div class="settle">settle: {}</div></td></tr>)"
+          R"(<td>{}<div class="settle">settle: {}</div></td></tr>)"
           "\n",
           E(SuiteOf(f.case_id)), f.verdict == "AT-RISK" ? "at-risk" : "", Probability(f.estimate.probability),
           Word(f.estimate.question), E(f.case_id), CommitCell(f.commit), E(f.kind), E(f.metric), E(value),
