@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The nightly job: set up, build, run every nightly suite against the embedded reference
-# stack, and write out/harness.db, out/junit.xml and out/report.html. A summary table
-# goes to stdout. Exits with `harness run`'s code (0 pass, 1 failures, 2 usage, 3 infra).
-# Extra arguments go to `harness run` (e.g. --fault NAME, --stack-config FILE).
+# stack (AT-RISK cases rerun up to $HARNESS_RERUN_AT_RISK times, default 2, so the report
+# has their rerun spread), and write out/harness.db, out/junit.xml, and the triage report
+# over the database's history (the last $HARNESS_REPORT_LAST commits, default 30):
+# out/report.html and out/report.txt. Keep out/harness.db between nightlies (a CI cache or
+# artifact) for the history. Exits with `harness run`'s code (0 pass, 1 failures, 2 usage,
+# 3 infra). Extra arguments go to `harness run` (e.g. --fault NAME, --stack-config FILE).
+# $HARNESS_COMMIT_URL (e.g. https://host/repo/commit/{sha}) links commits in the report.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ci/setup.sh || exit 3
@@ -10,7 +14,11 @@ ci/build.sh ci || exit 3
 mkdir -p out
 commit_args=()
 if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then commit_args=(--commit 0000000000000000000000000000000000000000); fi
-build/bin/harness run --db out/harness.db --junit out/junit.xml "${commit_args[@]}" "$@"
+build/bin/harness run --db out/harness.db --junit out/junit.xml --rerun-at-risk "${HARNESS_RERUN_AT_RISK:-2}" \
+  "${commit_args[@]}" "$@"
 code=$?
-build/bin/harness report --db out/harness.db --out out/report.html || { [[ $code -eq 0 ]] && code=3; }
+report_args=(--db out/harness.db --last "${HARNESS_REPORT_LAST:-30}")
+if [[ -n "${HARNESS_COMMIT_URL:-}" ]]; then report_args+=(--commit-url "$HARNESS_COMMIT_URL"); fi
+build/bin/harness report "${report_args[@]}" --out out/report.html || { [[ $code -eq 0 ]] && code=3; }
+build/bin/harness report "${report_args[@]}" --format text --out out/report.txt || { [[ $code -eq 0 ]] && code=3; }
 exit $code

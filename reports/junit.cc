@@ -35,6 +35,38 @@ std::string XmlEscape(const std::string& raw) {
   return out;
 }
 
+namespace {
+
+std::string Number(double v) { return fmt::format("{:.6g}", v); }
+
+std::string Properties(const std::vector<Metric>& metrics) {
+  if (metrics.empty()) return "";
+  std::string out = "      <properties>\n";
+  auto add = [&](const std::string& name, const std::string& value) {
+    out += fmt::format("        <property name=\"{}\" value=\"{}\"/>\n", XmlEscape(name), XmlEscape(value));
+  };
+  for (const auto& m : metrics) {
+    add(m.name, m.label.empty() ? Number(m.value) : m.label);
+    if (m.n > 0) add(m.name + ".n", std::to_string(m.n));
+    if (m.low && m.high) {
+      add(m.name + ".ci95_low", Number(*m.low));
+      add(m.name + ".ci95_high", Number(*m.high));
+    }
+  }
+  return out + "      </properties>\n";
+}
+
+// "verdict: gate AT-RISK; baseline SAME" when the case stored verdict metrics.
+std::string VerdictLine(const CaseResult& c) {
+  std::string line;
+  for (const auto& [name, word] : {std::pair{"gate_verdict", "gate"}, std::pair{"baseline_verdict", "baseline"}})
+    for (const auto& m : c.metrics)
+      if (m.name == name && !m.label.empty()) line += fmt::format("{}{} {}", line.empty() ? "verdict: " : "; ", word, m.label);
+  return line;
+}
+
+}  // namespace
+
 std::string JunitXml(const std::vector<CaseResult>& cases) {
   std::map<std::string, std::vector<const CaseResult*>> by_suite;
   for (const auto& c : cases) by_suite[c.case_id.substr(0, c.case_id.find('/'))].push_back(&c);
@@ -57,16 +89,23 @@ std::string JunitXml(const std::vector<CaseResult>& cases) {
       std::string name = c->case_id.substr(suite.size() + 1);
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", XmlEscape(suite), XmlEscape(name),
                          c->duration_s);
-      std::string first_line = c->message.substr(0, c->message.find('\n'));
-      if (c->status == CaseStatus::kPass) {
+      const std::string first_line = c->message.substr(0, c->message.find('\n'));
+      const std::string props = Properties(c->metrics);
+      std::string system_out = VerdictLine(*c);
+      if (c->status == CaseStatus::kPass && !c->message.empty())
+        system_out += (system_out.empty() ? "" : "\n") + c->message;  // a passing case's notes
+      if (props.empty() && system_out.empty() && c->status == CaseStatus::kPass) {
         out += "/>\n";
         continue;
       }
-      out += ">\n";
-      const char* tag = c->status == CaseStatus::kFail    ? "failure"
-                        : c->status == CaseStatus::kSkip ? "skipped"
-                                                         : "error";
-      out += fmt::format("      <{} message=\"{}\">{}</{}>\n", tag, XmlEscape(first_line), XmlEscape(c->message), tag);
+      out += ">\n" + props;
+      if (c->status != CaseStatus::kPass) {
+        const char* tag = c->status == CaseStatus::kFail    ? "failure"
+                          : c->status == CaseStatus::kSkip ? "skipped"
+                                                           : "error";
+        out += fmt::format("      <{} message=\"{}\">{}</{}>\n", tag, XmlEscape(first_line), XmlEscape(c->message), tag);
+      }
+      if (!system_out.empty()) out += "      <system-out>" + XmlEscape(system_out) + "</system-out>\n";
       out += "    </testcase>\n";
     }
     out += "  </testsuite>\n";

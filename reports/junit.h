@@ -1,5 +1,9 @@
 // JUnit XML (the flavour Jenkins, GitLab and GitHub test reporters read) from a run's
-// case summaries: one <testsuite> per suite, failures and errors with their messages.
+// case results: one <testsuite> per suite; each <testcase> carries its metrics as
+// <properties> (name = value; a verdict metric's word; name.n and name.ci95_low/high for a
+// proportion), its verdict line (gate AT-RISK/PASS/FAIL, SAME/IMPROVED/REGRESSED vs baseline)
+// and notes in <system-out>, and a failure's or error's first line as the message attribute
+// with the whole text as the element's body. It is the report CI systems show first.
 #pragma once
 
 #include <string>

@@ -1,4 +1,5 @@
-// harness report: the self-contained HTML report of a run.
+// harness report: the triage report over the database's history (docs/report.md): one
+// self-contained HTML file, the same triage as text, or the model as JSON.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -6,24 +7,42 @@
 
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
+#include "harness/util/json_file.h"
 #include "harness/util/output_file.h"
-#include "reports/html_report.h"
+#include "reports/report_html.h"
+#include "reports/report_json.h"
+#include "reports/report_model.h"
+#include "reports/report_text.h"
 
 namespace harness {
 namespace {
 
 struct ReportOptions {
   std::string db = DefaultDbPath();
-  std::string out = "report.html";
-  int64_t run = 0;
+  std::string out;
+  std::string format = "html";
+  std::string commit_url;
+  reports::ReportQuery query;
 };
 
 int Report(const ReportOptions& o) {
-  ValueOrThrow(CheckOutputPath(o.out, o.db, "--out"));
+  if (!o.commit_url.empty() && !o.commit_url.starts_with("https://") && !o.commit_url.starts_with("http://"))
+    throw FatalError(UsageError(fmt::format("--commit-url {}: must start with https:// or http://", o.commit_url)));
+  // HTML goes to a file (report.html unless --out); text and JSON to stdout unless --out.
+  const std::string out = !o.out.empty() ? o.out : o.format == "html" ? "report.html" : "";
+  if (!out.empty()) ValueOrThrow(CheckOutputPath(out, o.db, "--out"));
   auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
-  std::string html = ValueOrThrow(reports::HtmlReport(*store, o.run));
-  ValueOrThrow(WriteOutputFile(o.out, html));
-  std::fprintf(stderr, "harness: wrote %s\n", o.out.c_str());
+  const reports::ReportModel model = ValueOrThrow(reports::BuildReport(*store, o.query));
+  std::string content;
+  if (o.format == "html") content = reports::ReportHtml(model, {.commit_url = o.commit_url});
+  else if (o.format == "json") content = DumpJson(reports::ReportJson(model)) + "\n";
+  else content = reports::ReportText(model);
+  if (out.empty()) {
+    std::fputs(content.c_str(), stdout);
+    return 0;
+  }
+  ValueOrThrow(WriteOutputFile(out, content));
+  std::fprintf(stderr, "harness: wrote %s (%zu bytes)\n", out.c_str(), content.size());
   return 0;
 }
 
@@ -32,8 +51,15 @@ int Report(const ReportOptions& o) {
 CommandMain SetupReport(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
-  app.add_option("--out", o->out, "HTML file to write (default report.html)");
-  app.add_option("--run", o->run, "Run id (default: the newest run)");
+  auto* last = app.add_option("--last", o->query.last_n, "The newest N commits with a finished run (default 30)")
+                   ->check(CLI::PositiveNumber);
+  app.add_option("--since", o->query.since, "This commit (sha prefix) and every later one, instead of --last")
+      ->excludes(last);
+  app.add_option("--suite", o->query.suite, "Only this suite's cases");
+  app.add_option("--case", o->query.case_glob, "Only cases whose id matches this glob (e.g. 'gsm8k/*')");
+  app.add_option("--commit-url", o->commit_url, "Link commits through this URL template, {sha} replaced (https://host/repo/commit/{sha})");
+  app.add_option("--format", o->format, "html (default), text or json")->check(CLI::IsMember({"html", "text", "json"}));
+  app.add_option("--out", o->out, "File to write (default report.html for html; stdout for text and json)");
   return [o] { return Report(*o); };
 }
 

@@ -37,6 +37,7 @@ struct RunOptions {
   bool list = false;
   bool resume = false;
   std::optional<uint64_t> seed;
+  int rerun_at_risk = 0;
 };
 
 CommitInfo ResolveCommit(const RunOptions& o) {
@@ -116,6 +117,21 @@ int RunCommand(const RunOptions& o) {
   request.commit = ResolveCommit(o);
   auto store = ValueOrThrow(Store::Open(o.db));
   RunResult result = ValueOrThrow(RunSuites(request, *stack, *store));
+  // Reruns are evidence for the flaky thresholds, stored as runs of their own; the summary,
+  // JUnit and the exit code stay those of the nightly run itself (docs/report.md).
+  if (o.rerun_at_risk > 0 && !result.store_error) {
+    const auto reruns = ValueOrThrow(RerunAtRisk(request, result, o.rerun_at_risk, *stack, *store));
+    for (std::size_t k = 0; k < reruns.size(); ++k)
+      for (const auto& c : reruns[k].cases) {
+        std::string detail;
+        for (const auto& m : c.metrics) {
+          if (m.name == "accuracy") detail += fmt::format(", accuracy {:.4f}", m.value);
+          if (m.name == "gate_verdict") detail += fmt::format(", gate {}", m.label);
+        }
+        std::fprintf(stderr, "harness: rerun %zu (run %lld) %s: %s%s\n", k + 1, static_cast<long long>(reruns[k].run_id),
+                     c.case_id.c_str(), std::string(Label(c.status)).c_str(), detail.c_str());
+      }
+  }
 
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases)));
   if (o.format == "json")
@@ -158,6 +174,10 @@ CommandMain SetupRun(CLI::App& app) {
   app.add_flag("--resume", o->resume, "Continue the interrupted run of this commit and identity");
   app.add_option("--seed", o->seed,
                  "Noise seed of a stand-in with rerun noise (default: the run id); not part of the run identity");
+  app.add_option("--rerun-at-risk", o->rerun_at_risk,
+                 "Rerun each AT-RISK case up to N times (stopping once its reruns settle it), each rerun stored as "
+                 "a run of its own")
+      ->check(CLI::NonNegativeNumber);
   return [o] { return RunCommand(*o); };
 }
 

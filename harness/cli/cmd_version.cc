@@ -20,7 +20,7 @@ CommandMain SetupVersion(CLI::App&) {
         {"exec protocol format", kExecProtocolFormat},   {"performance table JSON format", kPerfTableFormat},
         {"run summary JSON format", kRunSummaryFormat},  {"history JSON format", kHistoryFormat},
         {"run identity format", kRunIdentityFormat},
-        {"bisect log format", kBisectLogFormat},       {"bisect JSON format", kBisectJsonFormat},     {"HTML report format", kHtmlReportFormat},
+        {"bisect log format", kBisectLogFormat},       {"bisect JSON format", kBisectJsonFormat},     {"report format", kReportFormat},
         {"compare JSON format", kCompareFormat},          {"golden diff JSON format", kGoldenDiffFormat},
     };
     for (const auto& [name, version] : formats) std::printf("%s %d\n", name, version);

@@ -1,6 +1,6 @@
 // Behaviour the README and docs promise that no other test drives through the real binary:
 // the exec stack protocol (answers, timeouts, signals, undecodable stderr), a key given by
-// --api-key-env never leaving the process, report --run, serve-sim as a process, the
+// --api-key-env never leaving the process, serve-sim as a process, the
 // database defaults, --filter and history --last, and the documented FP8 numbers.
 #include <fcntl.h>
 #include <poll.h>
@@ -265,30 +265,6 @@ TEST(DocumentedE2E, ApiKeyFromTheEnvironmentIsNeverStoredOrPrinted) {
   ASSERT_TRUE(identity.ok());
   EXPECT_EQ((*identity)["endpoint"]["chat"], true) << identity->dump();
   EXPECT_EQ((*identity)["endpoint"]["base_url"], sim.url()) << identity->dump();
-}
-
-// ---------------------------------------------------------------------------------------
-// 3. report --run ID
-TEST(DocumentedE2E, ReportRunPicksThatRunAndAnUnknownRunExitsTwo) {
-  TempDir dir;
-  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass"})"));
-  const std::string db = (dir / "h.db").string();
-  for (const char* sha : {"aaaa1111", "bbbb2222"}) {
-    auto r = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--commit", sha});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-  auto first = RunHarness({"report", "--db", db, "--run", "1", "--out", (dir / "1.html").string()});
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  const std::string one = ReadFile(dir / "1.html");
-  EXPECT_NE(one.find("aaaa1111"), std::string::npos);
-  EXPECT_EQ(one.find("bbbb2222"), std::string::npos) << "run 1's report names run 2's commit";
-  auto newest = RunHarness({"report", "--db", db, "--out", (dir / "newest.html").string()});
-  ASSERT_EQ(newest.exit_code, 0) << newest.err;
-  EXPECT_NE(ReadFile(dir / "newest.html").find("bbbb2222"), std::string::npos) << "the default is the newest run";
-  auto missing = RunHarness({"report", "--db", db, "--run", "99", "--out", (dir / "99.html").string()});
-  EXPECT_EQ(missing.exit_code, 2) << missing.err;
-  EXPECT_NE(missing.err.find("99"), std::string::npos) << missing.err;
-  EXPECT_FALSE(fs::exists(dir / "99.html"));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "harness/run/run_identity.h"
 #include "harness/run/run_listener.h"
 #include "harness/run/run_lock.h"
+#include "harness/stats/false_verdict.h"
 #include "harness/store/baseline.h"
 #include "harness/util/versions.h"
 
@@ -217,9 +219,11 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
 
   auto& listeners = testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());
-  auto* listener = new RunListener(store, run_id, request.resume);
-  listeners.Append(listener);  // owned by GoogleTest from here
+  // Ours again after the run, so a rerun (RerunAtRisk) appends a fresh one for its own run.
+  std::unique_ptr<RunListener> listener(new RunListener(store, run_id, request.resume));
+  listeners.Append(listener.get());
   if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its results decide the exit code
+  listeners.Release(listener.get());
 
   RunResult result;
   result.run_id = run_id;
@@ -238,6 +242,60 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   }
   ctx = RunContext();
   return result;
+}
+
+namespace {
+
+const Metric* FindMetric(const CaseResult& c, const std::string& name) {
+  for (const auto& m : c.metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+bool AtRisk(const CaseResult& c) {
+  const Metric* v = FindMetric(c, "gate_verdict");
+  return c.status == CaseStatus::kPass && v && v->label == Word(GateVerdict::kAtRisk);
+}
+
+}  // namespace
+
+Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunResult& first, int max_reruns,
+                                           Stack& stack, Store& store) {
+  // Per AT-RISK case: its accuracy in every run so far and its gate.
+  std::map<std::string, std::vector<double>> values;
+  std::map<std::string, double> gates;
+  for (const auto& c : first.cases) {
+    if (!AtRisk(c)) continue;
+    values[c.case_id];
+    if (const Metric* a = FindMetric(c, "accuracy")) values[c.case_id].push_back(a->value);
+    if (const Metric* g = FindMetric(c, "gate")) gates[c.case_id] = g->value;
+  }
+  std::vector<RunResult> reruns;
+  for (int k = 1; k <= max_reruns; ++k) {
+    RunRequest again = request;
+    again.resume = false;
+    again.case_ids.clear();
+    for (const auto& [id, seen] : values) {
+      // Settled: two or more results whose mean's 95% interval clears the gate (or that
+      // agree exactly), so another rerun would not change what the report says.
+      const auto gate = gates.find(id);
+      if (gate != gates.end() && seen.size() >= 2) {
+        const FalseVerdictEstimate e = RerunNoiseEstimate(seen, gate->second);
+        if (e.needed >= 0 && e.needed <= e.observations) continue;
+      }
+      again.case_ids.push_back(id);
+    }
+    if (again.case_ids.empty()) break;
+    if (request.noise_seed) again.noise_seed = *request.noise_seed + static_cast<uint64_t>(k);
+    auto r = RunSuites(again, stack, store);
+    if (!r) return r.error();
+    for (const auto& c : r->cases)
+      if (auto it = values.find(c.case_id); it != values.end())
+        if (const Metric* a = FindMetric(c, "accuracy")) it->second.push_back(a->value);
+    reruns.push_back(std::move(*r));
+    if (reruns.back().store_error) break;
+  }
+  return reruns;
 }
 
 }  // namespace harness

@@ -52,4 +52,13 @@ struct RunResult {
 // Runs the cases against the stack and stores every case as it finishes.
 Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& store);
 
+// `harness run --rerun-at-risk N`: reruns every case of `first` whose gate verdict is
+// AT-RISK, up to max_reruns times, each rerun a new run of the same commit and identity
+// holding only those cases (so history, compare and the report see the spread as reruns).
+// A case stops early once its reruns settle it: two or more accuracies whose mean's 95%
+// interval clears the gate (RerunNoiseEstimate). With --seed S rerun k uses seed S + k,
+// else its own run id. Returns the reruns in order.
+Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunResult& first, int max_reruns,
+                                           Stack& stack, Store& store);
+
 }  // namespace harness

@@ -570,6 +570,36 @@ WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql");
   return RunRowOf(st);
 }
 
+Result<std::vector<RunRow>> Store::FinishedRuns() {
+  Stmt st(db_, R"sql(
+SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
+       COALESCE(r.finished_at, ''), r.status, c.first_parent_ordinal
+FROM runs r JOIN commits c ON c.id = r.commit_id
+WHERE r.status <> 'running'
+ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, r.id)sql");
+  std::vector<RunRow> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    out.push_back(RunRowOf(st));
+    out.back().ordinal = st.OptInt(10);
+  }
+  if (rc != SQLITE_DONE) return DbError(db_, "read runs");
+  return out;
+}
+
+Result<std::map<int64_t, std::vector<Metric>>> Store::MetricsOfRun(int64_t run_id) {
+  Stmt st(db_, R"sql(SELECT m.case_result_id, m.name, m.value, m.n, m.low, m.high, m.label
+FROM case_results cr JOIN metrics m ON m.case_result_id = cr.id
+WHERE cr.run_id = ?1 ORDER BY m.case_result_id, m.name)sql");
+  st.Bind(1, run_id);
+  std::map<int64_t, std::vector<Metric>> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW)
+    out[st.Int(0)].push_back(Metric{st.Text(1), st.Real(2), st.Int(3), st.OptReal(4), st.OptReal(5), st.Text(6)});
+  if (rc != SQLITE_DONE) return DbError(db_, "read metrics");
+  return out;
+}
+
 Result<std::vector<HistoryRow>> Store::History(const HistoryQuery& q) {
   // The last N commits with a finished result of the case (or suite), then every finished
   // result there. The commits come from one pass over the case's rows (a correlated
@@ -795,6 +825,15 @@ runs = ?5, result_json = ?6 WHERE id = ?7)sql");
   st.Bind(1, NowUtc()).Bind(2, s.status).Bind(3, s.culprit).Bind(4, s.confidence).Bind(5, s.runs)
       .Bind(6, s.result_json).Bind(7, session_id);
   return StepDone(db_, st, "finish bisect session");
+}
+
+Result<std::vector<int64_t>> Store::BisectSessionIds() {
+  Stmt st(db_, "SELECT id FROM bisect_sessions ORDER BY id");
+  std::vector<int64_t> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Int(0));
+  if (rc != SQLITE_DONE) return DbError(db_, "read bisect sessions");
+  return out;
 }
 
 Result<BisectSessionRow> Store::BisectSession(int64_t session_id) {

@@ -66,6 +66,7 @@ struct RunRow {
   std::string started_at;
   std::string finished_at;
   RunStatus status = RunStatus::kRunning;
+  std::optional<int64_t> ordinal;    // the commit's first-parent ordinal (FinishedRuns only)
 };
 
 // A stored case result: its row ids and the result (metrics and ops are read separately).
@@ -182,6 +183,12 @@ class Store {
   Result<std::vector<StoredCase>> NewestCasesAt(const std::string& sha);
   // The finished results of one run, sorted by case id.
   Result<std::vector<StoredCase>> FinishedCases(int64_t run_id);
+  // Every finished run (not running), commits in the order history uses (commits stored
+  // without git first, by when they were first seen; then first-parent ordinal), runs of
+  // one commit oldest first: the report's window is cut from this.
+  Result<std::vector<RunRow>> FinishedRuns();
+  // The metrics of every case of a run in one query: case_result_id -> metrics by name.
+  Result<std::map<int64_t, std::vector<Metric>>> MetricsOfRun(int64_t run_id);
   // Which stored results may pair with a running case: the same case, run identity and
   // parameter row, leaving out the running run itself.
   struct CaseMatch {
@@ -213,6 +220,8 @@ class Store {
   Status AddBisectStep(int64_t session_id, const BisectStepRow& step);
   Status FinishBisect(int64_t session_id, const BisectSessionRow& session);
   Result<BisectSessionRow> BisectSession(int64_t session_id);
+  // Every stored bisect session's id, oldest first.
+  Result<std::vector<int64_t>> BisectSessionIds();
 
   // Whether any finished result of case_id exists at commit sha (under any identity).
   Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);

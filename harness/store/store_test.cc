@@ -66,6 +66,40 @@ TEST(Store, HistoryIsInFirstParentOrderWithTheNewestRunPerCommit) {
   EXPECT_EQ(last2[0].sha, "c2");
 }
 
+TEST(Store, FinishedRunsAreInFirstParentOrderWithTheirMetricsInOneQuery) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  std::vector<int64_t> runs;
+  for (auto [sha, ord] : {std::pair{"c2", 2}, {"c1", 1}, {"c2", 2}, {"c3", 3}}) {
+    const int64_t run = AddRun(*store, sha, ord);
+    runs.push_back(run);
+    const int64_t cr = *store->BeginCase(run, "s", "s/t_0", "{}");
+    ASSERT_TRUE(store->FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"b", 2, 0, {}, {}}, {"a", 1, 5, 0.5, 0.9}}, {}}).ok());
+    if (sha != std::string("c3")) {
+      ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+    }
+  }
+  auto finished = store->FinishedRuns();
+  ASSERT_TRUE(finished.ok());
+  ASSERT_EQ(finished->size(), 3u) << "c3's run is still running";
+  EXPECT_EQ((*finished)[0].sha, "c1");
+  EXPECT_EQ((*finished)[1].id, runs[0]) << "runs of one commit oldest first";
+  EXPECT_EQ((*finished)[2].id, runs[2]);
+  ASSERT_TRUE((*finished)[2].ordinal);
+  EXPECT_EQ(*(*finished)[2].ordinal, 2);
+  auto metrics = store->MetricsOfRun(runs[1]);
+  ASSERT_TRUE(metrics.ok());
+  ASSERT_EQ(metrics->size(), 1u);
+  const auto& list = metrics->begin()->second;
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].name, "a");
+  EXPECT_EQ(list[0].n, 5);
+  EXPECT_DOUBLE_EQ(*list[0].high, 0.9);
+  EXPECT_TRUE(store->BisectSessionIds()->empty());
+  const int64_t session = *store->BeginBisect({.good = "c1", .bad = "c2", .target = "t", .args_json = "{}"});
+  EXPECT_EQ(*store->BisectSessionIds(), std::vector<int64_t>{session});
+}
+
 TEST(Store, HistoryOfASuiteHasEveryCaseAndSkipsRunningResults) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();

@@ -1,0 +1,177 @@
+// `harness report` through the real binary: every flag, byte-identical output, the
+// formats, bad input; `harness run --rerun-at-risk N` on the noisy stand-in storing every
+// rerun so the report answers the rerun question; the JUnit it writes read by a real parser.
+#include <gtest/gtest.h>
+
+#include "harness/util/json_file.h"
+#include "harness/util/paths.h"
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_util::ReadFile;
+using testing_util::RunHarness;
+using testing_util::SelftestTable;
+using testing_util::TempDir;
+using testing_util::WriteFile;
+
+// Three commits of the selftest suite: _0 always passes with samples and ops; _1 reads its
+// outcome from a state file that says fail from the third commit on.
+struct SelftestHistory {
+  TempDir dir;
+  std::vector<std::string> shas;
+  std::string db;
+
+  SelftestHistory() {
+    shas = testing_util::MakeGitRepo(dir / "repo", 3);
+    db = (dir / "h.db").string();
+    const std::string state = (dir / "state.json").string();
+    WriteFile(dir / "suites/selftest.json",
+              SelftestTable(R"({"outcome": "pass", "metric": 0.5, "samples": 4, "ops": 2},
+                               {"outcome": "pass", "ops": 3, "state_file": ")" + state + R"("})"));
+    for (int i = 0; i < 3; ++i) {
+      WriteFile(state, i < 2 ? R"({"outcome": "pass"})" : R"({"outcome": "fail"})");
+      auto r = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--repo",
+                           (dir / "repo").string(), "--commit", shas[i]});
+      EXPECT_EQ(r.exit_code, i < 2 ? 0 : 1) << r.err;
+    }
+  }
+};
+
+Json ReportJson(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"report", "--format", "json"};
+  all.insert(all.end(), args.begin(), args.end());
+  auto r = RunHarness(all);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = ParseJson(r.out, "report stdout");
+  EXPECT_TRUE(j.ok()) << r.out;
+  return j.ok() ? *j : Json::object();
+}
+
+TEST(ReportE2E, HtmlIsOneDeterministicFileWithEverySectionAndCommitLinks) {
+  SelftestHistory h;
+  const fs::path a = h.dir / "a.html", b = h.dir / "b.html";
+  for (const auto& out : {a, b}) {
+    auto r = RunHarness({"report", "--db", h.db, "--out", out.string(), "--commit-url", "https://git.example/c/{sha}"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const std::string html = ReadFile(a);
+  EXPECT_EQ(html, ReadFile(b)) << "the same database and flags give the same bytes";
+  for (const char* id : {"summary", "failures", "trends", "flaky", "flips", "bisect"})
+    EXPECT_NE(html.find(std::string("<section id=\"") + id + "\""), std::string::npos) << id;
+  EXPECT_NE(html.find("default-src 'none'"), std::string::npos);
+  EXPECT_NE(html.find("script-src 'sha256-"), std::string::npos);
+  EXPECT_NE(html.find("href=\"https://git.example/c/" + h.shas[2] + "\""), std::string::npos);
+  EXPECT_NE(html.find("selftest/test_outcome_1"), std::string::npos);
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "nothing is loaded from the network";
+
+  auto text = RunHarness({"report", "--db", h.db, "--format", "text"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("FAIL selftest/test_outcome_1 at " + h.shas[2].substr(0, 12)), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("not passing since " + h.shas[2].substr(0, 12)), std::string::npos) << text.out;
+  auto text_file = RunHarness({"report", "--db", h.db, "--format", "text", "--out", (h.dir / "r.txt").string()});
+  ASSERT_EQ(text_file.exit_code, 0) << text_file.err;
+  EXPECT_EQ(ReadFile(h.dir / "r.txt"), text.out);
+}
+
+TEST(ReportE2E, JsonIsTheModelAndTheWindowAndFiltersNarrowIt) {
+  SelftestHistory h;
+  Json all = ReportJson({"--db", h.db});
+  EXPECT_EQ(all["format_version"], 2);
+  ASSERT_EQ(all["commits"].size(), 3u);
+  EXPECT_EQ(all["commits"][0]["sha"], h.shas[0]) << "first-parent order, oldest first";
+  ASSERT_EQ(all["failures"].size(), 1u);
+  EXPECT_EQ(all["failures"][0]["case"], "selftest/test_outcome_1");
+  EXPECT_EQ(all["failures"][0]["failing_since"], h.shas[2]);
+  EXPECT_EQ(all["failures"][0]["ops"]["against_commit"], h.shas[1]) << "diffed with the last passing run";
+  EXPECT_EQ(all["flips"].size(), 1u) << "the case with samples has a baseline";
+
+  EXPECT_EQ(ReportJson({"--db", h.db, "--last", "1"})["commits"].size(), 1u);
+  Json since = ReportJson({"--db", h.db, "--since", h.shas[1].substr(0, 10)});
+  ASSERT_EQ(since["commits"].size(), 2u);
+  EXPECT_EQ(since["commits"][0]["sha"], h.shas[1]);
+  Json one_case = ReportJson({"--db", h.db, "--case", "selftest/*_0"});
+  EXPECT_EQ(one_case["failures"].size(), 0u);
+  EXPECT_EQ(one_case["summary"][0]["pass"], 1);
+  EXPECT_EQ(ReportJson({"--db", h.db, "--suite", "selftest"})["summary"].size(), 1u);
+}
+
+TEST(ReportE2E, BadInputIsExitTwoAndWritesNothing) {
+  SelftestHistory h;
+  const fs::path out = h.dir / "x.html";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--last", "1", "--since", h.shas[0]},
+           {"--since", "ffffffff"},
+           {"--suite", "nope"},
+           {"--case", "nope/*"},
+           {"--commit-url", "javascript:alert(1)//{sha}"},
+           {"--format", "pdf"},
+           {"--last", "0"}}) {
+    std::vector<std::string> all = {"report", "--db", h.db, "--out", out.string()};
+    all.insert(all.end(), args.begin(), args.end());
+    auto r = RunHarness(all);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << args[0];
+  }
+  auto onto_db = RunHarness({"report", "--db", h.db, "--out", h.db});
+  EXPECT_EQ(onto_db.exit_code, 2) << onto_db.err;
+  auto missing = RunHarness({"report", "--db", (h.dir / "none.db").string(), "--out", out.string()});
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_FALSE(fs::exists(h.dir / "none.db"));
+}
+
+// The noisy stand-in's healthy accuracy (about 0.923 at n = 1319) is AT-RISK at the 0.91
+// gate. --rerun-at-risk stores each rerun as a run of the same commit and identity, so the
+// report answers "will a rerun flip it?" from their spread instead of the binomial question.
+TEST(ReportE2E, RerunAtRiskStoresEveryRerunAndTheReportUsesTheirSpread) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 1);
+  auto table = ValueOrThrow(ParseJson(ReadFile(SuitesDir() / "gsm8k.json"), "gsm8k.json"));
+  table["defaults"]["sim_profile"] = "sim/noisy.json";
+  WriteFile(dir / "suites/gsm8k.json", table.dump(2));
+  auto run = [&](const std::string& db, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "--suites-dir", (dir / "suites").string(), "--db", (dir / db).string(),
+                                     "--repo", (dir / "repo").string(), "--commit", shas[0], "--suite", "gsm8k",
+                                     "--filter", "gsm8k/*_1", "--junit", (dir / (db + ".xml")).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunHarness(args);
+  };
+  auto once = run("once.db", {"--seed", "1"});
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  Json single = ReportJson({"--db", (dir / "once.db").string()});
+  ASSERT_EQ(single["flaky"].size(), 1u) << single.dump();
+  EXPECT_EQ(single["flaky"][0]["verdict"], "AT-RISK");
+  EXPECT_EQ(single["flaky"][0]["question"], "true-rate") << "no reruns: the binomial question, and it says so";
+
+  auto rerun = run("rerun.db", {"--seed", "1", "--rerun-at-risk", "3"});
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_NE(rerun.err.find("harness: rerun 1 (run 2) gsm8k/test_gsm8k_accuracy_1: PASS, accuracy 0.9"), std::string::npos) << rerun.err;
+  Json spread = ReportJson({"--db", (dir / "rerun.db").string()});
+  const int64_t runs = spread["runs"].get<int64_t>();
+  EXPECT_GE(runs, 2);
+  EXPECT_LE(runs, 4) << "at most three reruns";
+  ASSERT_EQ(spread["flaky"].size(), 1u);
+  const Json& gate = spread["flaky"][0];
+  EXPECT_EQ(gate["question"], "rerun-noise");
+  EXPECT_EQ(gate["observations"], runs) << "every rerun is stored and counted";
+  EXPECT_GT(gate["sigma"].get<double>(), 0) << "the seeds differ, so the reruns do";
+  EXPECT_LT(gate["sigma"].get<double>(), 0.01) << "rerun noise is a fraction of a point";
+  ASSERT_EQ(spread["trends"].size(), 1u);
+  EXPECT_EQ(spread["trends"][0]["points"].size(), static_cast<size_t>(runs));
+
+  // The nightly run's JUnit, read by a real parser: metrics as properties, the verdict line.
+  auto parsed = RunProcess(
+      {"python3", "-c",
+       "import sys,xml.etree.ElementTree as E\n"
+       "tc=next(E.parse(sys.argv[1]).getroot().iter('testcase'))\n"
+       "p={x.get('name'):x.get('value') for x in tc.iter('property')}\n"
+       "print(p['gate_verdict'], p['accuracy.n'], tc.find('system-out').text.splitlines()[0])",
+       (dir / "rerun.db.xml").string()});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->out, "AT-RISK 1319 verdict: gate AT-RISK\n") << parsed->err;
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,116 @@
+#include "harness/store/nightly_db.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "harness/store/store.h"
+
+namespace harness::bench {
+namespace {
+
+// Deterministic pseudo-random numbers, so every generated database is the same.
+uint64_t Mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+void Check(const Status& s) {
+  if (!s) {
+    std::fprintf(stderr, "bench database: %s\n", s.error().message.c_str());
+    std::exit(3);
+  }
+}
+template <class T>
+T Check(Result<T> r) {
+  if (!r) {
+    std::fprintf(stderr, "bench database: %s\n", r.error().message.c_str());
+    std::exit(3);
+  }
+  return std::move(*r);
+}
+
+// About the length of a real GSM8K chain-of-thought answer (300-500 bytes).
+std::string Completion(int q, int answer) {
+  return fmt::format(
+      "Question {0} asks for the total. First, the store sold 3 boxes of 12 pencils each, which is 3 * 12 = 36 "
+      "pencils. Then it sold 6 more pencils in the afternoon, so 36 + 6 = 42 pencils in all. Each pencil costs "
+      "$0.50, so the money earned is 42 * 0.5 = 21 dollars, and twice that over two days is 42. Checking the units "
+      "once more: pencils times dollars per pencil gives dollars.\nThe answer is {1}.",
+      q, answer);
+}
+
+}  // namespace
+
+std::string NightlySha(int i) { return fmt::format("{:08x}{:032x}", 0x5eed0000u + static_cast<unsigned>(i), i * 7919); }
+
+void GenerateNightlyDatabase(const std::filesystem::path& path) {
+  auto store = Check(Store::Open(path));
+  const char* compile_cases[] = {"gmm/test_qwen3_dynamic_quant_0", "gmm/test_qwen3_dynamic_quant_1",
+                                 "gmm/test_qwen3_dynamic_quant_2", "gmm/test_qwen3_dynamic_quant_3",
+                                 "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0",
+                                 "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_1",
+                                 "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_2",
+                                 "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_3",
+                                 "fp8_scale_layout/test_fp8_gemm_0", "fp8_scale_layout/test_fp8_gemm_1",
+                                 "fp8_scale_layout/test_fp8_gemm_2"};
+  for (int i = 0; i < kNightlyCommits; ++i) {
+    const int64_t commit =
+        Check(store->UpsertCommit({NightlySha(i), {}, i + 1, 1700000000 + 86400 * i, fmt::format("nightly {}", i)}));
+    const int64_t run = Check(store->BeginRun({commit, "refstack", "cafe", "{}", "bench", "0.2.0"}));
+    for (int g = 0; g < 2; ++g) {
+      const std::string id = fmt::format("gsm8k/test_gsm8k_accuracy_{}", g);
+      const int64_t cr = Check(store->BeginCase(run, "gsm8k", id, fmt::format(R"({{"batch":{}}})", g ? 64 : 1)));
+      int64_t correct = 0;
+      for (int q = 0; q < kNightlyQuestions; ++q) {
+        const bool ok = Mix(static_cast<uint64_t>(i) * 1000003 + g * 7777 + q) % 100 < 90;
+        correct += ok;
+        Check(store->WriteSample(
+            cr, {std::to_string(q), ok ? "correct" : "wrong", "42", ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
+      }
+      const double acc = static_cast<double>(correct) / kNightlyQuestions;
+      CaseResult res{id, CaseStatus::kPass, 60, "", {}, {}};
+      res.metrics = {{"accuracy", acc, kNightlyQuestions, acc - 0.016, acc + 0.016},
+                     {"gate", 0.9, 0, {}, {}},
+                     VerdictMetric("gate_verdict", acc >= 0.9 ? GateVerdict::kPass : GateVerdict::kAtRisk),
+                     VerdictMetric("baseline_verdict", BaselineVerdict::kSame),
+                     {"latency_p50_s", 1.5, 0, {}, {}}};
+      Check(store->FinishCase(cr, res));
+    }
+    for (const char* id : compile_cases) {
+      const std::string case_id = id;
+      const int64_t cr = Check(store->BeginCase(run, case_id.substr(0, case_id.find('/')), case_id, "{}"));
+      CaseResult res{case_id, i % 50 == 7 ? CaseStatus::kFail : CaseStatus::kPass, 0.2, "", {}, {}};
+      for (int r = 0; r < kNightlyOpRows; ++r)
+        res.ops.push_back({fmt::format("tensor_cast.op_{}.default", r), fmt::format("[1, {}, 5120], [5120]", r),
+                           1 + (r + (i % 50 == 7)) % 4, 1e-5 * r});
+      res.metrics = {{"est_seconds", 0.01 + 1e-5 * i, 0, {}, {}}, {"ops", kNightlyOpRows, 0, {}, {}}};
+      if (case_id.starts_with("fp8_scale_layout/"))
+        res.metrics.push_back({"gemm_max_bound_use", 0.55 + 0.001 * static_cast<double>(Mix(i * 31 + 5) % 100), 0, {}, {}});
+      Check(store->FinishCase(cr, res));
+    }
+    Check(store->FinishRun(run, RunStatus::kPass));
+  }
+}
+
+const std::filesystem::path& NightlyDatabase() {
+  static const std::filesystem::path path = [] {
+    if (const char* keep = std::getenv("HARNESS_BENCH_DB"); keep && *keep) {
+      if (!std::filesystem::exists(keep)) GenerateNightlyDatabase(keep);
+      return std::filesystem::path(keep);
+    }
+    std::string tmpl = (std::filesystem::temp_directory_path() / "harness-bench-XXXXXX").string();
+    std::filesystem::path dir = mkdtemp(tmpl.data());
+    GenerateNightlyDatabase(dir / "nightly.db");
+    std::atexit([] { std::filesystem::remove_all(NightlyDatabase().parent_path()); });
+    return dir / "nightly.db";
+  }();
+  return path;
+}
+
+}  // namespace harness::bench

@@ -1,0 +1,25 @@
+// A year of nightly results for the benchmarks (compare_bench, report_bench): 365 commits,
+// each one run of the 13 nightly cases: 2 GSM8K cases with 1319 per-question samples each
+// (outcome, answers and a completion text), 11 compile and kernel cases with 30 op rows
+// each (the fp8_scale_layout cases with their gemm_max_bound_use), written through the Store
+// API. Deterministic: every generated database is the same.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace harness::bench {
+
+inline constexpr int kNightlyCommits = 365;
+inline constexpr int kNightlyQuestions = 1319;
+inline constexpr int kNightlyOpRows = 30;
+
+// The sha of nightly i (0-based).
+std::string NightlySha(int i);
+// Writes the database at path (exits 3 with a message when the store fails).
+void GenerateNightlyDatabase(const std::filesystem::path& path);
+// The database, generated once per process into a temporary folder removed at exit (about
+// a minute); HARNESS_BENCH_DB=FILE keeps it in FILE and reuses it on the next run.
+const std::filesystem::path& NightlyDatabase();
+
+}  // namespace harness::bench

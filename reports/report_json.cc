@@ -1,0 +1,114 @@
+#include "reports/report_json.h"
+
+#include <cmath>
+
+#include "harness/util/versions.h"
+
+namespace harness::reports {
+namespace {
+
+Json Opt(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json Changes(const std::vector<OpRowChange>& rows) {
+  Json out = Json::array();
+  for (const auto& r : rows)
+    out.push_back({{"op", r.op}, {"input_shapes", r.input_shapes}, {"calls_before", r.calls_before},
+                   {"calls_after", r.calls_after}});
+  return out;
+}
+
+}  // namespace
+
+Json ReportJson(const ReportModel& m) {
+  Json j{{"format_version", kReportFormat}, {"runs", m.runs}};
+  j["query"] = {{"last", m.query.since.empty() ? Json(m.query.last_n) : Json(nullptr)},
+                {"since", m.query.since.empty() ? Json(nullptr) : Json(m.query.since)},
+                {"suite", m.query.suite},
+                {"case", m.query.case_glob}};
+  Json commits = Json::array();
+  for (const auto& c : m.commits)
+    commits.push_back({{"sha", c.sha}, {"subject", c.subject}, {"ordinal", c.ordinal ? Json(*c.ordinal) : Json(nullptr)}});
+  j["commits"] = commits;
+  const auto sha = [&](std::size_t i) { return m.commits[i].sha; };
+
+  Json summary = Json::array();
+  for (const auto& s : m.summary)
+    summary.push_back({{"suite", s.suite}, {"run", s.run_id}, {"commit", sha(s.commit)}, {"stack", s.stack},
+                       {"host", s.host}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
+                       {"pass", s.pass}, {"at_risk", s.at_risk}, {"fail", s.fail}, {"error", s.error},
+                       {"skip", s.skip}, {"case_seconds", s.case_seconds}});
+  j["summary"] = summary;
+
+  Json failures = Json::array();
+  for (const auto& f : m.failures) {
+    Json e{{"case", f.case_id}, {"status", Word(f.status)}, {"run", f.run_id}, {"commit", sha(f.commit)},
+           {"failing_since", sha(f.failing_since)}, {"message", f.message}};
+    if (f.ops_against_commit) {
+      Json stale = Json::array();
+      for (const auto& h : f.ops.stale) stale.push_back({{"from", h.from}, {"to", h.to}, {"calls", h.calls}, {"text", StaleHintText(h)}});
+      e["ops"] = {{"against_commit", sha(*f.ops_against_commit)}, {"against_run", f.ops_against_run},
+                  {"added", Changes(f.ops.added)}, {"removed", Changes(f.ops.removed)},
+                  {"changed", Changes(f.ops.changed)}, {"stale", stale}};
+    }
+    failures.push_back(e);
+  }
+  j["failures"] = failures;
+
+  Json trends = Json::array();
+  for (const auto& t : m.trends) {
+    Json points = Json::array();
+    for (const auto& p : t.points)
+      points.push_back({{"commit", sha(p.commit)}, {"run", p.run_id}, {"status", Word(p.status)}, {"value", p.value},
+                        {"low", Opt(p.low)}, {"high", Opt(p.high)}, {"n", p.n}, {"verdict", p.verdict}});
+    Json culprits = Json::array();
+    for (const auto& c : t.culprits) culprits.push_back({{"commit", sha(c.commit)}, {"session", c.session}, {"text", c.text}});
+    trends.push_back({{"case", t.case_id}, {"metric", t.metric}, {"gate", Opt(t.gate)}, {"bound", Opt(t.bound)},
+                      {"at_risk_band", t.band_low ? Json::array({*t.band_low, *t.band_high}) : Json(nullptr)},
+                      {"points", points}, {"omitted", t.omitted}, {"culprits", culprits}});
+  }
+  j["trends"] = trends;
+
+  Json flaky = Json::array();
+  for (const auto& f : m.flaky) {
+    const auto& e = f.estimate;
+    flaky.push_back({{"case", f.case_id}, {"metric", f.metric}, {"kind", f.kind}, {"commit", sha(f.commit)},
+                     {"value", f.value}, {"threshold", f.threshold}, {"verdict", f.verdict},
+                     {"false_verdict_probability", e.probability}, {"question", Word(e.question)},
+                     {"center", e.center}, {"sigma", e.sigma}, {"observations", e.observations},
+                     {"needed", e.needed}, {"detail", f.detail}, {"settle", f.settle}});
+  }
+  j["flaky"] = flaky;
+
+  Json flips = Json::array();
+  for (const auto& s : m.flips) {
+    Json list = Json::array();
+    for (const auto& f : s.flips)
+      list.push_back({{"question", f.key}, {"flip", f.lost ? "right-to-wrong" : "wrong-to-right"},
+                      {"expected", f.expected}, {"baseline_outcome", f.before_outcome},
+                      {"baseline_extracted", f.before_extracted}, {"baseline_completion", f.before_completion},
+                      {"outcome", f.after_outcome}, {"extracted", f.after_extracted},
+                      {"completion", f.after_completion}});
+    flips.push_back({{"case", s.case_id}, {"run", s.run_id}, {"commit", sha(s.commit)}, {"baseline_run", s.baseline_run},
+                     {"baseline_commit", sha(s.baseline_commit)}, {"right_to_wrong", s.losses},
+                     {"wrong_to_right", s.gains}, {"flips", list}, {"omitted", s.omitted}});
+  }
+  j["flips"] = flips;
+
+  Json bisect = Json::array();
+  for (const auto& b : m.bisect) {
+    Json steps = Json::array();
+    for (const auto& s : b.steps)
+      steps.push_back({{"step", s.step}, {"commit", s.sha}, {"source", s.source},
+                       {"run", s.run_id ? Json(*s.run_id) : Json(nullptr)},
+                       {"exit_code", s.exit_code ? Json(*s.exit_code) : Json(nullptr)},
+                       {"evidence", Json::parse(s.evidence_json, nullptr, false)},
+                       {"decision", Json::parse(s.decision_json, nullptr, false)}});
+    bisect.push_back({{"session", b.id}, {"good", b.good}, {"bad", b.bad}, {"target", b.target}, {"status", b.status},
+                      {"culprit", b.culprit}, {"confidence", b.confidence}, {"runs", b.runs},
+                      {"started_at", b.started_at}, {"finished_at", b.finished_at}, {"steps", steps}});
+  }
+  j["bisect"] = bisect;
+  return j;
+}
+
+}  // namespace harness::reports

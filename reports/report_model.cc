@@ -1,0 +1,461 @@
+#include "reports/report_model.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/stats/stats.h"
+#include "harness/util/json_file.h"
+
+namespace harness::reports {
+
+bool IsAtRisk(const std::vector<Metric>& metrics) {
+  for (const auto& m : metrics)
+    if (m.name == "gate_verdict") return m.label == Word(GateVerdict::kAtRisk);
+  return false;
+}
+
+std::optional<std::pair<double, double>> AtRiskBand(int64_t n, double gate) {
+  std::optional<std::pair<double, double>> band;
+  if (n <= 0) return band;
+  for (int64_t k = 0; k <= n; ++k) {
+    const Interval ci = WilsonInterval(k, n);
+    if (ci.low < gate && ci.high >= gate) {
+      const double p = static_cast<double>(k) / static_cast<double>(n);
+      if (!band) band = std::pair{p, p};
+      band->second = p;
+    }
+  }
+  return band;
+}
+
+void RankFlaky(std::vector<FlakyEntry>& entries) {
+  std::stable_sort(entries.begin(), entries.end(), [](const FlakyEntry& a, const FlakyEntry& b) {
+    if (a.estimate.probability != b.estimate.probability) return a.estimate.probability > b.estimate.probability;
+    if (a.case_id != b.case_id) return a.case_id < b.case_id;
+    return a.metric < b.metric;
+  });
+}
+
+namespace {
+
+// One finished case result in the window.
+struct Loaded {
+  StoredCase stored;
+  std::vector<Metric> metrics;
+  std::size_t commit = 0;
+  std::size_t run_index = 0;   // into the window's runs
+  std::string config_hash;
+};
+
+const Metric* Find(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const auto& m : metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::string SuiteOf(const std::string& case_id) { return case_id.substr(0, case_id.find('/')); }
+
+bool Success(const std::string& outcome) { return outcome == "correct" || outcome == "pass"; }
+
+std::string Short(const std::string& sha) { return sha.substr(0, 12); }
+
+std::string Cut(const std::string& s) {
+  return s.size() <= kMaxCompletionBytes ? s : s.substr(0, kMaxCompletionBytes) + " [...]";
+}
+
+// The metric a case's chart shows: accuracy, else a proportion with an interval, else a
+// tolerance bound use; empty when the case has none (compile cases).
+std::string TrendMetric(const std::vector<const Loaded*>& results) {
+  std::string interval, bound;
+  for (const auto* r : results)
+    for (const auto& m : r->metrics) {
+      if (m.name == "accuracy") return m.name;
+      if (interval.empty() && m.n > 0 && m.low && m.high) interval = m.name;
+      if (bound.empty() && m.name.ends_with("_bound_use")) bound = m.name;
+    }
+  return interval.empty() ? bound : interval;
+}
+
+std::string Percent(double v) { return fmt::format("{:.2f} %", 100 * v); }
+
+std::string SettleText(const FalseVerdictEstimate& e, const std::string& sha) {
+  if (e.needed == -1) return "cannot be settled by more data: the estimate sits on the threshold";
+  switch (e.question) {
+    case FlakeQuestion::kRerunNoise:
+    case FlakeQuestion::kCommitSpread:
+      if (e.sigma == 0 && e.observations < 2) return fmt::format("one result only: rerun {} to measure its spread", Short(sha));
+      if (e.needed <= e.observations) return fmt::format("settled: the mean of {} results clears the threshold", e.observations);
+      return fmt::format("{} results in total at {} (harness run --rerun-at-risk N), {} stored", e.needed, Short(sha),
+                         e.observations);
+    case FlakeQuestion::kTrueRate:
+      if (e.needed <= e.observations) return "settled: the 95% interval clears the gate";
+      return fmt::format("{} questions at this rate for the 95% interval to clear the gate ({} asked)", e.needed,
+                         e.observations);
+    case FlakeQuestion::kStatusFlips:
+      return fmt::format("{} reruns at {} show the minority status at least once with 95% probability", e.needed,
+                         Short(sha));
+  }
+  return "";
+}
+
+class Builder {
+ public:
+  Builder(Store& store, const ReportQuery& q) : store_(store) { model_.query = q; }
+
+  Result<ReportModel> Build() {
+    if (auto s = LoadWindow(); !s) return s.error();
+    Summarize();
+    if (auto s = Failures(); !s) return s.error();
+    Trends();
+    Flaky();
+    if (auto s = Flips(); !s) return s.error();
+    if (auto s = Bisect(); !s) return s.error();
+    return std::move(model_);
+  }
+
+ private:
+  Status LoadWindow() {
+    auto runs = store_.FinishedRuns();
+    if (!runs) return runs.error();
+    if (runs->empty()) return UsageError(fmt::format("{}: the database holds no finished run", store_.path().string()));
+    std::vector<ReportCommit> all;
+    std::vector<std::size_t> run_commit;
+    for (const auto& r : *runs) {
+      if (all.empty() || all.back().sha != r.sha) all.push_back({r.sha, r.subject, r.ordinal});
+      run_commit.push_back(all.size() - 1);
+    }
+    std::size_t first = 0;
+    const ReportQuery& q = model_.query;
+    if (!q.since.empty()) {
+      std::vector<std::size_t> hits;
+      for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].sha.starts_with(q.since)) hits.push_back(i);
+      if (hits.empty())
+        return UsageError(fmt::format("--since {}: no commit with a finished run starts with it", q.since));
+      if (hits.size() > 1) {
+        std::string names;
+        for (std::size_t i : hits) names += " " + Short(all[i].sha);
+        return UsageError(fmt::format("--since {}: ambiguous, it starts{}", q.since, names));
+      }
+      first = hits.front();
+    } else if (q.last_n < 1) {
+      return UsageError("--last must be at least 1");
+    } else if (all.size() > static_cast<std::size_t>(q.last_n)) {
+      first = all.size() - static_cast<std::size_t>(q.last_n);
+    }
+    model_.commits.assign(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
+    for (std::size_t i = 0; i < runs->size(); ++i) {
+      if (run_commit[i] < first) continue;
+      const RunRow& run = (*runs)[i];
+      auto cases = store_.FinishedCases(run.id);
+      if (!cases) return cases.error();
+      auto metrics = store_.MetricsOfRun(run.id);
+      if (!metrics) return metrics.error();
+      bool any = false;
+      for (auto& c : *cases) {
+        const std::string& id = c.result.case_id;
+        if (!q.suite.empty() && SuiteOf(id) != q.suite) continue;
+        if (!q.case_glob.empty() && fnmatch(q.case_glob.c_str(), id.c_str(), 0) != 0) continue;
+        Loaded l{std::move(c), {}, run_commit[i] - first, runs_.size(), run.config_hash};
+        if (auto it = metrics->find(l.stored.id); it != metrics->end()) l.metrics = std::move(it->second);
+        results_.push_back(std::move(l));
+        any = true;
+      }
+      if (any) runs_.push_back(run);
+    }
+    if (results_.empty())
+      return UsageError(fmt::format("no stored case matches{}{} in the report's window",
+                                    q.suite.empty() ? "" : " --suite " + q.suite,
+                                    q.case_glob.empty() ? "" : " --case " + q.case_glob));
+    model_.runs = static_cast<int64_t>(runs_.size());
+    for (const auto& r : results_) by_case_[r.stored.result.case_id].push_back(&r);
+    return OkStatus();
+  }
+
+  void Summarize() {
+    std::map<std::string, std::size_t> latest_run;  // suite -> run index
+    for (const auto& r : results_) latest_run[SuiteOf(r.stored.result.case_id)] = r.run_index;
+    for (const auto& [suite, run_index] : latest_run) {
+      const RunRow& run = runs_[run_index];
+      SuiteSummary s{suite, run.id, 0, run.stack, run.host, run.started_at, run.finished_at};
+      for (const auto& r : results_) {
+        if (r.run_index != run_index || SuiteOf(r.stored.result.case_id) != suite) continue;
+        s.commit = r.commit;
+        s.case_seconds += r.stored.result.duration_s;
+        switch (r.stored.result.status) {
+          case CaseStatus::kPass: (IsAtRisk(r.metrics) ? s.at_risk : s.pass)++; break;
+          case CaseStatus::kFail: s.fail++; break;
+          case CaseStatus::kError: s.error++; break;
+          case CaseStatus::kSkip: s.skip++; break;
+          case CaseStatus::kRunning: break;
+        }
+        if (r.stored.result.status == CaseStatus::kFail || r.stored.result.status == CaseStatus::kError)
+          failing_.push_back(&r);
+      }
+      model_.summary.push_back(std::move(s));
+    }
+  }
+
+  Status Failures() {
+    for (const Loaded* r : failing_) {
+      const auto& list = by_case_[r->stored.result.case_id];
+      FailureEntry f{r->stored.result.case_id, r->stored.result.status, r->stored.run_id, r->commit, r->commit,
+                     r->stored.result.message};
+      const Loaded* passing = nullptr;
+      bool streak = true;
+      for (auto it = list.rbegin(); it != list.rend(); ++it) {
+        const Loaded* o = *it;
+        if (o->run_index > r->run_index) continue;
+        if (o->stored.result.status == CaseStatus::kPass) {
+          streak = false;
+          if (!passing && o->config_hash == r->config_hash) passing = o;
+        }
+        if (streak) f.failing_since = o->commit;
+        if (!streak && passing) break;
+      }
+      auto after = store_.Ops(r->stored.id);
+      if (!after) return after.error();
+      if (passing) {
+        auto before = store_.Ops(passing->stored.id);
+        if (!before) return before.error();
+        if (!before->empty() || !after->empty()) {
+          f.ops = DiffOpTableRows(*before, *after);
+          f.ops_against_commit = passing->commit;
+          f.ops_against_run = passing->stored.run_id;
+        }
+      }
+      model_.failures.push_back(std::move(f));
+    }
+    std::sort(model_.failures.begin(), model_.failures.end(),
+              [](const FailureEntry& a, const FailureEntry& b) { return a.case_id < b.case_id; });
+    return OkStatus();
+  }
+
+  void Trends() {
+    for (const auto& [case_id, list] : by_case_) {
+      const std::string metric = TrendMetric(list);
+      if (metric.empty()) continue;
+      Trend t{case_id, metric};
+      for (const Loaded* r : list) {
+        const Metric* m = Find(r->metrics, metric);
+        if (!m) continue;
+        const Metric* verdict = Find(r->metrics, "gate_verdict");
+        t.points.push_back({r->commit, r->stored.run_id, r->stored.result.status, m->value, m->low, m->high, m->n,
+                            verdict ? verdict->label : std::string(Label(r->stored.result.status))});
+        if (const Metric* g = Find(r->metrics, "gate")) t.gate = g->value;
+      }
+      if (metric.ends_with("_bound_use")) t.bound = 1.0;
+      if (t.gate && !t.points.empty() && t.points.back().n > 0)
+        if (auto band = AtRiskBand(t.points.back().n, *t.gate)) std::tie(t.band_low, t.band_high) = *band;
+      if (t.points.size() > kMaxTrendPoints) {
+        t.omitted = t.points.size() - kMaxTrendPoints;
+        t.points.erase(t.points.begin(), t.points.begin() + static_cast<std::ptrdiff_t>(t.omitted));
+      }
+      model_.trends.push_back(std::move(t));
+    }
+  }
+
+  void Flaky() {
+    for (const auto& [case_id, list] : by_case_) {
+      const Loaded* newest = list.back();
+      std::vector<const Loaded*> reruns;  // the newest commit's results of the newest identity
+      for (const Loaded* r : list)
+        if (r->commit == newest->commit && r->config_hash == newest->config_hash) reruns.push_back(r);
+      const std::string& sha = model_.commits[newest->commit].sha;
+      GateEntry(case_id, newest, reruns, sha);
+      for (const auto& m : newest->metrics)
+        if (m.name.ends_with("_bound_use")) ToleranceEntry(case_id, m.name, list, reruns, sha);
+      StatusEntry(case_id, list, reruns, sha);
+    }
+    RankFlaky(model_.flaky);
+  }
+
+  void GateEntry(const std::string& case_id, const Loaded* newest, const std::vector<const Loaded*>& reruns,
+                 const std::string& sha) {
+    const Metric* gate = Find(newest->metrics, "gate");
+    const Metric* acc = Find(newest->metrics, "accuracy");
+    if (!gate || !acc || acc->n <= 0) return;
+    FlakyEntry e{case_id, "accuracy", "gate", newest->commit, acc->value, gate->value};
+    const Metric* verdict = Find(newest->metrics, "gate_verdict");
+    e.verdict = verdict ? verdict->label : std::string(Label(newest->stored.result.status));
+    std::vector<double> values;
+    for (const Loaded* r : reruns)
+      if (const Metric* a = Find(r->metrics, "accuracy")) values.push_back(a->value);
+    const auto correct = static_cast<int64_t>(std::llround(acc->value * static_cast<double>(acc->n)));
+    if (values.size() >= 2) {
+      e.estimate = RerunNoiseEstimate(values, gate->value);
+      e.detail = fmt::format(
+          "will a rerun flip it? {} runs of {} (one identity): mean {}, rerun sigma {} pp; P(one more rerun lands on "
+          "the other side of gate {:.4g}) = {:.3g} (Student t)",
+          values.size(), Short(sha), Percent(e.estimate.center), fmt::format("{:.3f}", 100 * e.estimate.sigma),
+          gate->value, e.estimate.probability);
+    } else {
+      e.estimate = TrueRateEstimate(correct, acc->n, gate->value);
+      e.detail = fmt::format(
+          "is the true accuracy above the gate? no reruns stored, so the binomial question: {}/{} = {}, standard "
+          "error {} pp; P(the true rate is on the other side of gate {:.4g}) = {:.3g}",
+          correct, acc->n, Percent(acc->value), fmt::format("{:.3f}", 100 * e.estimate.sigma), gate->value,
+          e.estimate.probability);
+    }
+    e.settle = SettleText(e.estimate, sha);
+    model_.flaky.push_back(std::move(e));
+  }
+
+  void ToleranceEntry(const std::string& case_id, const std::string& metric, const std::vector<const Loaded*>& list,
+                      const std::vector<const Loaded*>& reruns, const std::string& sha) {
+    constexpr double kNear = 0.5;  // half the bound used: worth watching
+    const Loaded* newest = list.back();
+    const Metric* m = Find(newest->metrics, metric);
+    if (!m || m->value < kNear) return;
+    FlakyEntry e{case_id, metric, "tolerance", newest->commit, m->value, 1.0};
+    e.verdict = std::string(Label(newest->stored.result.status));
+    std::vector<double> values;
+    for (const Loaded* r : reruns)
+      if (const Metric* v = Find(r->metrics, metric)) values.push_back(v->value);
+    if (values.size() >= 2) {
+      e.estimate = RerunNoiseEstimate(values, 1.0);
+      e.detail = fmt::format("{} runs of {} (one identity): mean {:.4g} of the bound, sigma {:.3g}", values.size(), Short(sha),
+                             e.estimate.center, e.estimate.sigma);
+    } else {
+      // No reruns: the newest result per commit over the last ten commits.
+      std::map<std::size_t, double> per_commit;
+      for (const Loaded* r : list)
+        if (const Metric* v = Find(r->metrics, metric)) per_commit[r->commit] = v->value;
+      values.clear();
+      for (auto it = per_commit.rbegin(); it != per_commit.rend() && values.size() < 10; ++it) values.push_back(it->second);
+      e.estimate = CommitSpreadEstimate(values, 1.0);
+      e.detail = fmt::format(
+          "uses {:.1f} % of its bound; no reruns stored, so the spread over the last {} commits (an upper bound on "
+          "rerun noise: it includes real changes): sigma {:.3g}",
+          100 * m->value, values.size(), e.estimate.sigma);
+    }
+    e.settle = SettleText(e.estimate, sha);
+    model_.flaky.push_back(std::move(e));
+  }
+
+  void StatusEntry(const std::string& case_id, const std::vector<const Loaded*>& list,
+                   const std::vector<const Loaded*>& reruns, const std::string& sha) {
+    auto passed = [](const Loaded* r) { return r->stored.result.status == CaseStatus::kPass; };
+    const auto pass = std::count_if(reruns.begin(), reruns.end(), passed);
+    const auto other = static_cast<int64_t>(reruns.size()) - pass;
+    const Loaded* newest = list.back();
+    FlakyEntry e{case_id, "status", "status", newest->commit, 0, 0};
+    e.verdict = std::string(Label(newest->stored.result.status));
+    if (pass > 0 && other > 0) {
+      const int64_t minority = std::min<int64_t>(pass, other);
+      e.estimate = StatusFlipEstimate(minority, static_cast<int64_t>(reruns.size()));
+      e.value = e.estimate.probability;
+      e.detail = fmt::format("runs of one commit disagree: {} passed and {} did not at {}", pass, other, Short(sha));
+    } else {
+      // Back and forth across commits: the newest result per commit, last ten commits.
+      std::map<std::size_t, bool> per_commit;
+      for (const Loaded* r : list) per_commit[r->commit] = passed(r);
+      std::vector<bool> seq;
+      for (auto it = per_commit.rbegin(); it != per_commit.rend() && seq.size() < 10; ++it) seq.push_back(it->second);
+      int64_t changes = 0;
+      for (std::size_t i = 1; i < seq.size(); ++i) changes += seq[i] != seq[i - 1];
+      if (changes < 2) return;  // one change is a regression or a fix, not a flake
+      e.estimate = StatusFlipEstimate(changes, static_cast<int64_t>(seq.size()) - 1);
+      e.value = e.estimate.probability;
+      e.detail = fmt::format("status changed {} times between consecutive commits over the last {} commits",
+                             changes, seq.size());
+    }
+    e.settle = SettleText(e.estimate, sha);
+    model_.flaky.push_back(std::move(e));
+  }
+
+  Status Flips() {
+    for (const auto& [case_id, list] : by_case_) {
+      const Loaded* newest = list.back();
+      auto after = store_.Samples(newest->stored.id);
+      if (!after) return after.error();
+      if (after->empty()) continue;
+      // Baseline: the newest passing result of the same identity at an earlier commit, else
+      // the newest result there of any status.
+      const Loaded* base = nullptr;
+      for (auto it = list.rbegin(); it != list.rend(); ++it) {
+        const Loaded* o = *it;
+        if (o->commit >= newest->commit || o->config_hash != newest->config_hash) continue;
+        if (o->stored.result.status == CaseStatus::kPass) {
+          base = o;
+          break;
+        }
+        if (!base) base = o;
+      }
+      if (!base) continue;
+      auto before = store_.Samples(base->stored.id);
+      if (!before) return before.error();
+      std::map<std::string, const Sample*> by_key;
+      for (const auto& s : *before) by_key[s.key] = &s;
+      FlipSet set{case_id, newest->stored.run_id, base->stored.run_id, newest->commit, base->commit};
+      std::vector<FlipEntry> flips;
+      for (const auto& s : *after) {
+        auto it = by_key.find(s.key);
+        if (it == by_key.end()) continue;
+        const Sample& b = *it->second;
+        if (b.outcome == "error" || s.outcome == "error" || Success(b.outcome) == Success(s.outcome)) continue;
+        const bool lost = Success(b.outcome);
+        (lost ? set.losses : set.gains)++;
+        flips.push_back({s.key, lost, s.expected.empty() ? b.expected : s.expected, b.outcome, s.outcome, b.extracted,
+                         s.extracted, Cut(b.completion), Cut(s.completion)});
+      }
+      std::stable_sort(flips.begin(), flips.end(), [](const FlipEntry& x, const FlipEntry& y) {
+        if (x.lost != y.lost) return x.lost;
+        if (x.key.size() != y.key.size()) return x.key.size() < y.key.size();  // numeric keys in number order
+        return x.key < y.key;
+      });
+      if (flips.size() > kMaxFlipsPerCase) {
+        set.omitted = flips.size() - kMaxFlipsPerCase;
+        flips.resize(kMaxFlipsPerCase);
+      }
+      set.flips = std::move(flips);
+      model_.flips.push_back(std::move(set));
+    }
+    return OkStatus();
+  }
+
+  Status Bisect() {
+    auto ids = store_.BisectSessionIds();
+    if (!ids) return ids.error();
+    std::map<std::string, std::size_t> commit_index;
+    for (std::size_t i = 0; i < model_.commits.size(); ++i) commit_index[model_.commits[i].sha] = i;
+    for (int64_t id : *ids) {
+      auto s = store_.BisectSession(id);
+      if (!s) return s.error();
+      if (s->status == "culprit" && commit_index.count(s->culprit)) {
+        std::set<std::string> cases;
+        const Json args = Json::parse(s->args_json, nullptr, false);
+        if (args.is_object() && args.contains("target") && args["target"].contains("cases") &&
+            args["target"]["cases"].is_array())
+          for (const auto& c : args["target"]["cases"])
+            if (c.is_string()) cases.insert(c.get<std::string>());
+        for (auto& t : model_.trends)
+          if (cases.empty() || cases.count(t.case_id))
+            t.culprits.push_back({commit_index[s->culprit], s->id,
+                                  fmt::format("bisect session {}: culprit of {} (confidence {:.3f})", s->id, s->target,
+                                              s->confidence)});
+      }
+      model_.bisect.push_back(std::move(*s));
+    }
+    return OkStatus();
+  }
+
+  Store& store_;
+  ReportModel model_;
+  std::vector<RunRow> runs_;
+  std::vector<Loaded> results_;
+  std::map<std::string, std::vector<const Loaded*>> by_case_;
+  std::vector<const Loaded*> failing_;
+};
+
+}  // namespace
+
+Result<ReportModel> BuildReport(Store& store, const ReportQuery& q) { return Builder(store, q).Build(); }
+
+}  // namespace harness::reports

@@ -1,0 +1,147 @@
+// The triage report's model: read from the store in one place, rendered as HTML, text and
+// JSON (reports/report_html, report_text, report_json). Its readers triage a red nightly
+// or a flaky threshold: what failed, is it real, since when, why (docs/report.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/golden/golden_ops.h"
+#include "harness/results/results.h"
+#include "harness/stats/false_verdict.h"
+#include "harness/store/store.h"
+#include "harness/util/error.h"
+
+namespace harness::reports {
+
+struct ReportQuery {
+  int last_n = 30;           // the newest N commits holding a finished run
+  std::string since;         // else: this commit (a sha prefix) and every later one
+  std::string suite;         // empty: every suite
+  std::string case_glob;     // empty: every case (fnmatch on the case id)
+};
+
+// Bounds that keep a year of nightlies a report one can open (docs/report.md).
+inline constexpr std::size_t kMaxTrendPoints = 400;   // per chart: the newest results
+inline constexpr std::size_t kMaxFlipsPerCase = 60;   // per case: losses first, then gains
+inline constexpr std::size_t kMaxCompletionBytes = 1500;  // of each completion shown
+
+struct ReportCommit {
+  std::string sha;
+  std::string subject;
+  std::optional<int64_t> ordinal;
+};
+
+// The latest run of one suite: counts partition its cases (AT-RISK passes are not "pass").
+struct SuiteSummary {
+  std::string suite;
+  int64_t run_id = 0;
+  std::size_t commit = 0;    // index into ReportModel::commits
+  std::string stack;
+  std::string host;
+  std::string started_at, finished_at;
+  int pass = 0, at_risk = 0, fail = 0, error = 0, skip = 0;
+  double case_seconds = 0;   // sum of the cases' durations
+};
+
+struct FailureEntry {
+  std::string case_id;
+  CaseStatus status = CaseStatus::kFail;
+  int64_t run_id = 0;
+  std::size_t commit = 0;
+  std::size_t failing_since = 0;  // the first commit of the current run of not-passing results
+  std::string message;
+  // The op table against the newest earlier passing result of the case (when it stored one).
+  std::optional<std::size_t> ops_against_commit;
+  int64_t ops_against_run = 0;
+  OpTableDiff ops;
+};
+
+struct TrendPoint {
+  std::size_t commit = 0;
+  int64_t run_id = 0;
+  CaseStatus status = CaseStatus::kPass;
+  double value = 0;
+  std::optional<double> low, high;
+  int64_t n = 0;
+  std::string verdict;       // gate_verdict's word, else the status label
+};
+
+struct TrendMarker {
+  std::size_t commit = 0;
+  int64_t session = 0;
+  std::string text;          // the bisect session's target and confidence
+};
+
+struct Trend {
+  std::string case_id;
+  std::string metric;
+  std::optional<double> gate;        // a gate line (a gate metric stored beside it)
+  std::optional<double> bound;       // a tolerance bound (x_bound_use fails above 1)
+  std::optional<double> band_low, band_high;  // observed values whose 95% interval straddles the gate
+  std::vector<TrendPoint> points;    // commits in first-parent order, runs oldest first
+  std::size_t omitted = 0;           // older points left out (kMaxTrendPoints)
+  std::vector<TrendMarker> culprits;
+};
+
+struct FlakyEntry {
+  std::string case_id;
+  std::string metric;        // the metric, or "status"
+  std::string kind;          // gate | tolerance | status
+  std::size_t commit = 0;
+  double value = 0;          // the newest value (the newest status share for kind status)
+  double threshold = 0;
+  std::string verdict;       // the newest verdict word
+  FalseVerdictEstimate estimate;
+  std::string detail;        // the evidence in a sentence
+  std::string settle;        // what would settle it, in a sentence
+};
+
+struct FlipEntry {
+  std::string key;
+  bool lost = true;          // right -> wrong (else wrong -> right)
+  std::string expected;
+  std::string before_outcome, after_outcome;
+  std::string before_extracted, after_extracted;
+  std::string before_completion, after_completion;  // cut at kMaxCompletionBytes
+};
+
+struct FlipSet {
+  std::string case_id;
+  int64_t run_id = 0, baseline_run = 0;
+  std::size_t commit = 0, baseline_commit = 0;
+  int64_t losses = 0, gains = 0;
+  std::vector<FlipEntry> flips;
+  std::size_t omitted = 0;
+};
+
+struct ReportModel {
+  ReportQuery query;
+  std::vector<ReportCommit> commits;  // the window, first-parent order
+  int64_t runs = 0;
+  std::vector<SuiteSummary> summary;  // by suite name
+  std::vector<FailureEntry> failures;
+  std::vector<Trend> trends;
+  std::vector<FlakyEntry> flaky;      // most likely false verdict first
+  std::vector<FlipSet> flips;
+  std::vector<BisectSessionRow> bisect;
+};
+
+// A usage error (exit 2) when the database holds no finished run, --since names no commit
+// with a finished run (or an ambiguous prefix), or the filters leave no case.
+Result<ReportModel> BuildReport(Store& store, const ReportQuery& q);
+
+// A case is AT-RISK when it stored gate_verdict AT-RISK (it passed unless fail_at_risk).
+bool IsAtRisk(const std::vector<Metric>& metrics);
+
+// The range of observed rates k/n whose Wilson 95% interval straddles gate: [low, high];
+// none when no k does.
+std::optional<std::pair<double, double>> AtRiskBand(int64_t n, double gate);
+
+// Ranks flaky entries: probability of a false verdict descending, then case id, metric.
+void RankFlaky(std::vector<FlakyEntry>& entries);
+
+}  // namespace harness::reports

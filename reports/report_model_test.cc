@@ -1,0 +1,217 @@
+#include "reports/report_model.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "harness/stats/stats.h"
+#include "harness/util/test_util.h"
+
+namespace harness::reports {
+namespace {
+
+// A small history written through the Store API: four commits; a GSM8K-like case with
+// per-question samples (three reruns at the newest commit), a compile case that passes
+// twice and then fails with a changed op table, and a kernel case whose bound use creeps up.
+class ReportModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::move(Store::Open(dir_ / "r.db")).value();
+    for (int i = 1; i <= 4; ++i)
+      commits_.push_back(*store_->UpsertCommit({Sha(i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
+    Nightly(1, {0.925}, CaseStatus::kPass, 0.40);
+    Nightly(2, {0.924}, CaseStatus::kPass, 0.55);
+    Nightly(3, {0.913}, CaseStatus::kFail, 0.70);
+    Nightly(4, {0.9128, 0.9105, 0.9143}, CaseStatus::kFail, 0.80);
+  }
+
+  static std::string Sha(int i) { return fmt::format("{:040x}", 0xabc000 + i); }
+
+  // One run per accuracy value at commit i; 1000 questions, the first `wrong` of them wrong.
+  void Nightly(int i, const std::vector<double>& accuracies, CaseStatus compile_status, double bound_use) {
+    for (double acc : accuracies) {
+      const int64_t run = *store_->BeginRun({commits_[i - 1], "refstack", "id1", "{}", "host", "0.2.0"});
+      const int64_t g = *store_->BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
+      const int wrong = static_cast<int>(std::lround((1 - acc) * 1000));
+      for (int q = 0; q < 1000; ++q)
+        ASSERT_TRUE(store_->WriteSample(g, {std::to_string(q), q < wrong ? "wrong" : "correct", "42", q < wrong ? "41" : "42",
+                                            0, 0, fmt::format("run {} says <b>{}</b>", run, q < wrong ? 41 : 42)}).ok());
+      const auto ci = WilsonInterval(1000 - wrong, 1000);
+      const auto verdict = ci.low >= 0.91 ? GateVerdict::kPass : GateVerdict::kAtRisk;
+      ASSERT_TRUE(store_->FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 2.0, "note",
+                                         {{"accuracy", acc, 1000, ci.low, ci.high}, {"gate", 0.91, 0, {}, {}},
+                                          VerdictMetric("gate_verdict", verdict)}, {}}).ok());
+      const int64_t c = *store_->BeginCase(run, "compile", "compile/test_ops_0", "{}");
+      std::vector<OpRow> ops = {{"ns.matmul.default", "[4, 4]", 2, 0}};
+      ops.push_back(compile_status == CaseStatus::kPass ? OpRow{"ns.swiglu.default", "[4]", 1, 0}
+                                                        : OpRow{"ns.swiglu_quant.default", "[4]", 1, 0});
+      ASSERT_TRUE(store_->FinishCase(c, {"compile/test_ops_0", compile_status, 0.1,
+                                         compile_status == CaseStatus::kPass ? "" : "op table differs\nsecond line",
+                                         {}, ops}).ok());
+      const int64_t k = *store_->BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
+      ASSERT_TRUE(store_->FinishCase(k, {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "",
+                                         {{"gemm_max_bound_use", bound_use, 0, {}, {}}}, {}}).ok());
+      ASSERT_TRUE(store_->FinishRun(run, RunStatus::kFail).ok());
+    }
+  }
+
+  testing_util::TempDir dir_;
+  std::unique_ptr<Store> store_;
+  std::vector<int64_t> commits_;
+};
+
+TEST_F(ReportModelTest, SummaryCountsTheLatestRunPerSuiteWithAtRiskApart) {
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->commits.size(), 4u);
+  EXPECT_EQ(m->runs, 6);
+  ASSERT_EQ(m->summary.size(), 3u);
+  EXPECT_EQ(m->summary[0].suite, "compile");
+  EXPECT_EQ(m->summary[0].fail, 1);
+  EXPECT_EQ(m->summary[1].suite, "gsm8k");
+  EXPECT_EQ(m->summary[1].at_risk, 1) << "the newest run's 0.9143 straddles 0.91";
+  EXPECT_EQ(m->summary[1].pass, 0);
+  EXPECT_EQ(m->summary[1].run_id, 6);
+  EXPECT_EQ(m->summary[1].commit, 3u);
+}
+
+TEST_F(ReportModelTest, FailuresSayWhenTheyStartedAndDiffTheOpTableWithAStaleHint) {
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->failures.size(), 1u);
+  const auto& f = m->failures[0];
+  EXPECT_EQ(f.case_id, "compile/test_ops_0");
+  EXPECT_EQ(f.failing_since, 2u) << "commit 3 is the first of the failing streak";
+  ASSERT_TRUE(f.ops_against_commit);
+  EXPECT_EQ(*f.ops_against_commit, 1u);
+  ASSERT_EQ(f.ops.added.size(), 1u);
+  EXPECT_EQ(f.ops.added[0].op, "ns.swiglu_quant.default");
+  ASSERT_EQ(f.ops.removed.size(), 1u);
+  ASSERT_EQ(f.ops.stale.size(), 1u);
+  EXPECT_EQ(f.ops.stale[0].to, "ns.swiglu_quant.default");
+}
+
+TEST_F(ReportModelTest, TrendsHaveAPointPerRunTheGateAndTheAtRiskBand) {
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->trends.size(), 2u);
+  const Trend& t = m->trends[0];
+  EXPECT_EQ(t.case_id, "gsm8k/test_accuracy_0");
+  EXPECT_EQ(t.metric, "accuracy");
+  ASSERT_EQ(t.points.size(), 6u);
+  EXPECT_EQ(t.points[3].commit, 3u);
+  EXPECT_EQ(t.points[5].commit, 3u);
+  EXPECT_DOUBLE_EQ(*t.gate, 0.91);
+  ASSERT_TRUE(t.band_low && t.band_high);
+  EXPECT_LT(*t.band_low, 0.91);
+  EXPECT_GT(*t.band_high, 0.91);
+  EXPECT_EQ(m->trends[1].metric, "gemm_max_bound_use");
+  EXPECT_DOUBLE_EQ(*m->trends[1].bound, 1.0);
+}
+
+TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) {
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->flaky.size(), 2u) << "the gate and the kernel's bound; the compile case failed twice in a row (no flake)";
+  const FlakyEntry& gate = m->flaky[0];
+  EXPECT_EQ(gate.kind, "gate");
+  EXPECT_EQ(gate.estimate.question, FlakeQuestion::kRerunNoise) << "three reruns at the newest commit";
+  // Same hand computation as RerunNoiseEstimate's test: mean 0.912533, sd 0.0019140.
+  EXPECT_NEAR(gate.estimate.center, (0.9128 + 0.9105 + 0.9143) / 3, 1e-12);
+  EXPECT_NEAR(gate.estimate.probability, RerunNoiseEstimate({0.9128, 0.9105, 0.9143}, 0.91).probability, 1e-15);
+  EXPECT_NE(gate.detail.find("will a rerun flip it?"), std::string::npos) << gate.detail;
+  const FlakyEntry& bound = m->flaky[1];
+  EXPECT_EQ(bound.kind, "tolerance");
+  EXPECT_EQ(bound.estimate.question, FlakeQuestion::kRerunNoise) << "0.80 three times: no spread";
+  EXPECT_EQ(bound.estimate.probability, 0);
+  EXPECT_GT(gate.estimate.probability, bound.estimate.probability);
+}
+
+TEST_F(ReportModelTest, WithoutRerunsTheGateIsTheBinomialQuestion) {
+  auto m = BuildReport(*store_, {.last_n = 2, .case_glob = "gsm8k/*"});
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->flaky.size(), 1u);
+  auto only3 = BuildReport(*store_, {.since = Sha(3), .case_glob = "gsm8k/*"});
+  ASSERT_TRUE(only3.ok());
+  EXPECT_EQ(only3->commits.size(), 2u);
+  // A single result and no reruns: the binomial question (same numbers as TrueRateEstimate's test).
+  testing_util::TempDir dir;
+  auto store = std::move(Store::Open(dir / "one.db")).value();
+  const int64_t c = *store->UpsertCommit({Sha(9), {}, 1, 0, "one"});
+  const int64_t run = *store->BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+  const int64_t g = *store->BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
+  ASSERT_TRUE(store->FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 1, "",
+                                    {{"accuracy", 1206.0 / 1319, 1319, 0.9, 0.93}, {"gate", 0.91, 0, {}, {}}}, {}}).ok());
+  ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+  auto one = BuildReport(*store, {});
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->flaky.size(), 1u);
+  EXPECT_EQ(one->flaky[0].estimate.question, FlakeQuestion::kTrueRate);
+  EXPECT_NEAR(one->flaky[0].estimate.probability, 0.287142, 1e-5);
+  EXPECT_EQ(one->flaky[0].estimate.needed, 16057);
+  EXPECT_NE(one->flaky[0].settle.find("16057 questions"), std::string::npos) << one->flaky[0].settle;
+}
+
+TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) {
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->flips.size(), 1u);
+  const FlipSet& s = m->flips[0];
+  // Newest run: 86 wrong (0.9143 -> 1000 - 914 = 86); baseline commit 3: 87 wrong. Question 86 gained.
+  EXPECT_EQ(s.baseline_commit, 2u);
+  EXPECT_EQ(s.losses, 0);
+  EXPECT_EQ(s.gains, 1);
+  ASSERT_EQ(s.flips.size(), 1u);
+  EXPECT_EQ(s.flips[0].key, "86");
+  EXPECT_FALSE(s.flips[0].lost);
+  EXPECT_EQ(s.flips[0].before_extracted, "41");
+  EXPECT_EQ(s.flips[0].after_extracted, "42");
+  EXPECT_NE(s.flips[0].before_completion.find("<b>41</b>"), std::string::npos) << "kept as stored; escaped when rendered";
+}
+
+TEST_F(ReportModelTest, WindowAndFilters) {
+  auto last = BuildReport(*store_, {.last_n = 1});
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->commits.size(), 1u);
+  EXPECT_EQ(last->runs, 3);
+  auto suite = BuildReport(*store_, {.suite = "kernels"});
+  ASSERT_TRUE(suite.ok());
+  ASSERT_EQ(suite->summary.size(), 1u);
+  EXPECT_EQ(suite->summary[0].suite, "kernels");
+  auto none = BuildReport(*store_, {.case_glob = "nothing/*"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, ExitCode::kUsage);
+  auto unknown = BuildReport(*store_, {.since = "ffff"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("--since ffff"), std::string::npos);
+  auto ambiguous = BuildReport(*store_, {.since = "0000"});
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_NE(ambiguous.error().message.find("ambiguous"), std::string::npos);
+}
+
+TEST(ReportModel, AtRiskBandIsWhereTheWilsonIntervalStraddlesTheGate) {
+  // Hand computation (python3): at n = 100 and gate 0.9 the Wilson 95% interval straddles
+  // the gate for k = 85 ([0.7672, 0.9069]) up to k = 95 ([0.8882, 0.9785]).
+  auto band = AtRiskBand(100, 0.9);
+  ASSERT_TRUE(band);
+  EXPECT_DOUBLE_EQ(band->first, 0.85);
+  EXPECT_DOUBLE_EQ(band->second, 0.95);
+  EXPECT_FALSE(AtRiskBand(0, 0.9));
+}
+
+TEST(ReportModel, RankFlakyOrdersByProbabilityThenCase) {
+  std::vector<FlakyEntry> e(3);
+  e[0].case_id = "b";
+  e[0].estimate.probability = 0.1;
+  e[1].case_id = "a";
+  e[1].estimate.probability = 0.1;
+  e[2].case_id = "c";
+  e[2].estimate.probability = 0.3;
+  RankFlaky(e);
+  EXPECT_EQ(e[0].case_id, "c");
+  EXPECT_EQ(e[1].case_id, "a");
+  EXPECT_EQ(e[2].case_id, "b");
+}
+
+}  // namespace
+}  // namespace harness::reports

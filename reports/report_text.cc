@@ -1,0 +1,83 @@
+#include "reports/report_text.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace harness::reports {
+namespace {
+
+std::string Short(const std::string& sha) { return sha.substr(0, 12); }
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+std::string ReportText(const ReportModel& m) {
+  const auto sha = [&](std::size_t i) { return Short(m.commits[i].sha); };
+  std::string out = fmt::format("harness report: {} commits ({} .. {}), {} runs\n", m.commits.size(),
+                                Short(m.commits.front().sha), Short(m.commits.back().sha), m.runs);
+
+  out += "\nSUMMARY (latest run per suite)\n";
+  out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>5} {:>5}  {:<12}  {}\n", "suite", "pass", "at-risk", "fail", "error",
+                     "skip", "commit", "run");
+  for (const auto& s : m.summary)
+    out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>5} {:>5}  {:<12}  {} ({}, {:.1f} s)\n", s.suite, s.pass,
+                       s.at_risk, s.fail, s.error, s.skip, sha(s.commit), s.run_id, s.stack, s.case_seconds);
+
+  out += fmt::format("\nFAILURES ({})\n", m.failures.size());
+  if (m.failures.empty()) out += "  none in the latest runs\n";
+  for (const auto& f : m.failures) {
+    out += fmt::format("  {} {} at {} (run {}), not passing since {}\n", Label(f.status), f.case_id, sha(f.commit),
+                       f.run_id, sha(f.failing_since));
+    out += "    " + FirstLine(f.message) + "\n";
+    if (f.ops_against_commit) {
+      for (const auto& r : f.ops.removed) out += fmt::format("    - {} {} calls {}\n", r.op, r.input_shapes, r.calls_before);
+      for (const auto& r : f.ops.added) out += fmt::format("    + {} {} calls {}\n", r.op, r.input_shapes, r.calls_after);
+      for (const auto& r : f.ops.changed)
+        out += fmt::format("    ~ {} {} calls {} -> {}\n", r.op, r.input_shapes, r.calls_before, r.calls_after);
+      for (const auto& h : f.ops.stale) out += "    hint: " + StaleHintText(h) + "\n";
+      if (!f.ops.empty()) out += fmt::format("    (op table against the last passing run at {})\n", sha(*f.ops_against_commit));
+    }
+  }
+
+  out += fmt::format("\nFLAKY THRESHOLDS ({}, most likely false verdict first)\n", m.flaky.size());
+  if (m.flaky.empty()) out += "  none\n";
+  for (const auto& f : m.flaky) {
+    out += fmt::format("  P={:<9.3g} [{}] {} {} ({}) {}\n", f.estimate.probability, Word(f.estimate.question),
+                       f.case_id, f.metric, f.kind, f.verdict);
+    out += "    " + f.detail + "\n    settle: " + f.settle + "\n";
+  }
+
+  out += fmt::format("\nTRENDS ({})\n", m.trends.size());
+  for (const auto& t : m.trends) {
+    const auto [lo, hi] = std::minmax_element(t.points.begin(), t.points.end(),
+                                              [](const TrendPoint& a, const TrendPoint& b) { return a.value < b.value; });
+    out += fmt::format("  {} {}: {} runs, first {:.4f} at {}, newest {:.4f} at {} ({}), min {:.4f}, max {:.4f}", t.case_id,
+                       t.metric, t.points.size(), t.points.front().value, sha(t.points.front().commit),
+                       t.points.back().value, sha(t.points.back().commit), t.points.back().verdict, lo->value, hi->value);
+    if (t.gate) out += fmt::format(", gate {:.4f}", *t.gate);
+    for (const auto& c : t.culprits) out += fmt::format(", culprit {}", sha(c.commit));
+    out += "\n";
+  }
+
+  out += "\nPER-QUESTION FLIPS (newest run against its baseline)\n";
+  if (m.flips.empty()) out += "  none\n";
+  for (const auto& s : m.flips) {
+    out += fmt::format("  {}: {} right->wrong, {} wrong->right at {} against {}\n", s.case_id, s.losses, s.gains,
+                       sha(s.commit), sha(s.baseline_commit));
+    for (const auto& f : s.flips)
+      out += fmt::format("    q{} {}: expected {}, baseline {}, newest {}\n", f.key,
+                         f.lost ? "right->wrong" : "wrong->right", f.expected, f.before_extracted, f.after_extracted);
+    if (s.omitted) out += fmt::format("    ... {} more\n", s.omitted);
+  }
+
+  out += fmt::format("\nBISECT SESSIONS ({})\n", m.bisect.size());
+  for (const auto& b : m.bisect)
+    out += fmt::format("  {}: {} {}..{} -> {}{} (confidence {:.3f}, {} steps)\n", b.id, b.target, Short(b.good),
+                       Short(b.bad), b.status, b.culprit.empty() ? "" : " " + Short(b.culprit), b.confidence,
+                       b.steps.size());
+  return out;
+}
+
+}  // namespace harness::reports

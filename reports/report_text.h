@@ -1,0 +1,14 @@
+// `harness report --format text`: the triage in a terminal: the latest run per suite, what
+// failed and since when, the flaky thresholds ranked, per-question flips counted, and the
+// bisect sessions' answers. Trends are summarised as first/last/min/max, not drawn.
+#pragma once
+
+#include <string>
+
+#include "reports/report_model.h"
+
+namespace harness::reports {
+
+std::string ReportText(const ReportModel& m);
+
+}  // namespace harness::reports

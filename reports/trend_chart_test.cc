@@ -1,0 +1,53 @@
+#include "reports/trend_chart.h"
+
+#include <gtest/gtest.h>
+
+namespace harness::reports {
+namespace {
+
+Trend TwoCommits() {
+  Trend t{"gsm8k/test_0", "accuracy"};
+  t.gate = 0.91;
+  t.points = {{0, 1, CaseStatus::kPass, 0.92, 0.90, 0.94, 1000, "AT-RISK"},
+              {1, 2, CaseStatus::kPass, 0.93, 0.91, 0.95, 1000, "PASS"},
+              {1, 3, CaseStatus::kFail, 0.95, 0.93, 0.97, 1000, "PASS"}};
+  return t;
+}
+
+TEST(TrendChart, ScaleSpansEveryIntervalEndAndTheGatePadded) {
+  const ChartScale s = ScaleFor(TwoCommits());
+  // Data span [0.90, 0.97]; pad 5% of 0.07 = 0.0035 -> at least 0.005.
+  EXPECT_NEAR(s.y_min, 0.895, 1e-12);
+  EXPECT_NEAR(s.y_max, 0.975, 1e-12);
+  EXPECT_EQ(s.columns, 2u);
+  EXPECT_NEAR(s.Y(s.y_max), ChartScale::kTop, 1e-9);
+  EXPECT_NEAR(s.Y(s.y_min), ChartScale::kHeight - ChartScale::kBottom, 1e-9);
+  EXPECT_GT(s.Y(0.91), s.Y(0.95)) << "higher values are higher up";
+  // Two columns over the 694-pixel plot: centres at 54 + 173.5 and 54 + 520.5.
+  EXPECT_NEAR(s.X(0), 227.5, 1e-9);
+  EXPECT_NEAR(s.X(1), 574.5, 1e-9);
+  EXPECT_LT(s.X(1, 0, 2), s.X(1, 1, 2)) << "reruns of one commit side by side, oldest left";
+}
+
+TEST(TrendChart, SvgHasWhiskersGateTitlesAndEscapedLinks) {
+  Trend t = TwoCommits();
+  t.band_low = 0.89;
+  t.band_high = 0.93;
+  t.culprits.push_back({1, 7, "bisect session 7: <culprit>"});
+  std::vector<ReportCommit> commits = {{"aaaa", "first <i>", 1}, {"bbbb", "second", 2}};
+  const std::string svg = TrendSvg(t, commits, "https://h/c/{sha}?x=\"");
+  EXPECT_EQ(svg.find("<i>"), std::string::npos);
+  EXPECT_NE(svg.find("first &lt;i&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"gate\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"band\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"culprit\""), std::string::npos);
+  EXPECT_NE(svg.find("session 7: &lt;culprit&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("href=\"https://h/c/bbbb?x=&quot;\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"pt-risk\""), std::string::npos) << "AT-RISK is amber, never the pass colour";
+  size_t whiskers = 0;
+  for (size_t p = svg.find("class=\"whisker\""); p != std::string::npos; p = svg.find("class=\"whisker\"", p + 1)) ++whiskers;
+  EXPECT_EQ(whiskers, 3u);
+}
+
+}  // namespace
+}  // namespace harness::reports
