@@ -1,6 +1,9 @@
 #include "reports/html_report.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/util/utf8.h"
 #include "harness/util/versions.h"
@@ -25,6 +28,17 @@ std::string HtmlEscape(const std::string& raw) {
 }
 
 namespace {
+
+// The status a logical run of several shards shows: its worst shard's.
+int Severity(RunStatus s) {
+  switch (s) {
+    case RunStatus::kPass: return 0;
+    case RunStatus::kFail: return 1;
+    case RunStatus::kRunning: return 2;
+    case RunStatus::kError: return 3;
+  }
+  return 3;
+}
 
 const char* kStyle = R"css(
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#222}
@@ -51,10 +65,28 @@ std::string MetricsCell(const std::vector<Metric>& metrics) {
 Result<std::string> HtmlReport(Store& store, int64_t run_id) {
   auto run = store.Run(run_id);
   if (!run) return run.error();
-  auto cases = store.Cases(run->id);
-  if (!cases) return cases.error();
+  // The shards of a sharded nightly (one nightly id) are one run here: every shard's cases.
+  auto shards = store.LogicalRun(run->id);
+  if (!shards) return shards.error();
+  std::vector<StoredCase> cases;
+  std::vector<std::string> shard_words;
+  RunStatus status = RunStatus::kPass;
+  for (const auto& shard : *shards) {
+    auto some = store.Cases(shard.id);
+    if (!some) return some.error();
+    cases.insert(cases.end(), some->begin(), some->end());
+    shard_words.push_back(fmt::format("{} (run {}, {})", shard.shard, shard.id, Word(shard.status)));
+    status = std::max(status, shard.status, [](RunStatus a, RunStatus b) { return Severity(a) < Severity(b); });
+
+  }
+  std::sort(cases.begin(), cases.end(),
+            [](const StoredCase& a, const StoredCase& b) { return a.result.case_id < b.result.case_id; });
+  std::string shard_row;
+  if (!run->nightly.empty())
+    shard_row = fmt::format("<tr><td>nightly</td><td>{}: {} shards: {}</td></tr>\n", HtmlEscape(run->nightly),
+                            shards->size(), HtmlEscape(fmt::format("{}", fmt::join(shard_words, ", "))));
   StatusCounts n;
-  for (const auto& c : *cases) n.Add(c.result.status);
+  for (const auto& c : cases) n.Add(c.result.status);
   std::string html = fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
@@ -67,15 +99,15 @@ Result<std::string> HtmlReport(Store& store, int64_t run_id) {
 <tr><td>host</td><td>{}</td></tr>
 <tr><td>started / finished</td><td>{} / {}</td></tr>
 <tr><td>cases</td><td>{} passed, {} failed, {} errors, {} skipped</td></tr>
-</table>
+{}</table>
 <h2>Cases</h2>
 <table><thead><tr><th>status</th><th>case</th><th>metrics</th><th>message</th><th>time</th></tr></thead><tbody>
 )",
-                                 kHtmlReportFormat, run->id, kStyle, run->id, Label(run->status),
+                                 kHtmlReportFormat, run->id, kStyle, run->id, Label(status),
                                  HtmlEscape(run->sha), HtmlEscape(run->subject), HtmlEscape(run->stack),
                                  HtmlEscape(run->config_hash), HtmlEscape(run->host), HtmlEscape(run->started_at),
-                                 HtmlEscape(run->finished_at), n.pass, n.fail, n.error, n.skip);
-  for (const auto& c : *cases) {
+                                 HtmlEscape(run->finished_at), n.pass, n.fail, n.error, n.skip, shard_row);
+  for (const auto& c : cases) {
     auto metrics = store.Metrics(c.id);
     if (!metrics) return metrics.error();
     html += fmt::format("<tr><td class=\"{0}\">{1}</td><td>{2}</td><td>{3}</td><td><pre>{4}</pre></td><td>{5:.3f}s</td></tr>\n",

@@ -22,6 +22,5 @@ CommandMain Pending(CLI::App& app, const char* what) {
 
 CommandMain SetupGolden(CLI::App& app) { return Pending(app, "golden accept/show arrives with the golden work"); }
 CommandMain SetupIngest(CLI::App& app) { return Pending(app, "importing external results arrives with the ingest work"); }
-CommandMain SetupMerge(CLI::App& app) { return Pending(app, "merging sharded databases arrives with the merge work"); }
 
 }  // namespace harness
