@@ -35,7 +35,7 @@ for t in "${targets[@]}"; do
   corpus=build-fuzz/corpus/$t
   findings=build-fuzz/findings/$t
   mkdir -p "$corpus" "$findings"
-  cp -n tools/fuzz/corpus/"$t"/* "$corpus"/
+  for seed in tools/fuzz/corpus/"$t"/*; do [[ -e $corpus/${seed##*/} ]] || cp "$seed" "$corpus"/; done
   regressions=()
   if [[ -d tools/fuzz/regressions/$t ]]; then regressions=(tools/fuzz/regressions/"$t"); fi
   echo "ci/fuzz.sh: $t for ${seconds}s"
