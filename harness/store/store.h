@@ -224,8 +224,8 @@ class Store {
   // Copies every run (with its cases, metrics, samples and op rows), golden change and
   // bisect session of the harness database at `input` that this one does not hold yet, in
   // one transaction: runs and bisect sessions are recognized by their uid, golden changes
-  // by their content, commits by sha. The input is only read (an older schema is migrated
-  // first, as for query commands); a newer schema, a file that is no harness database and
+  // by their content, commits by sha. The input is left as it is (an older schema is
+  // migrated first, as for query commands); a newer schema, a file that is no harness database and
   // a corrupt one are exit-3 errors that name the input.
   Result<MergeCounts> MergeFrom(const std::filesystem::path& input);
   // The input checks of MergeFrom alone, so a merge can refuse a bad input before it
