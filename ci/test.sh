@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: set up, configure, build, check the layering of includes, run the
 # kernel and core tests under AddressSanitizer + UBSan (the asan preset, build-asan/),
-# then every test through CTest.
+# then every test through CTest, then a short fuzz run of every parser (ci/fuzz.sh).
 # Exits non-zero on any failure; CTest's summary is the last thing printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +22,6 @@ for t in "${asan_tests[@]}"; do build-asan/"$t" --gtest_brief=1; done
 
 ci/build.sh ci
 ctest --preset ci -j "$(nproc)" --timeout 600
+
+# A short libFuzzer run per parser (clang, build-fuzz/); long runs are on demand (ci/README.md).
+ci/fuzz.sh all 20

@@ -10,6 +10,15 @@ if(HARNESS_WERROR)
   target_compile_options(harness_warnings INTERFACE -Werror)
 endif()
 
+# The fuzz build (preset fuzz, Debian's clang): every library instrumented for libFuzzer,
+# ASan and UBSan; tools/fuzz/ links the fuzz_<name> binaries with -fsanitize=fuzzer.
+option(HARNESS_FUZZ "Build the libFuzzer targets (clang)" OFF)
+if(HARNESS_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 option(HARNESS_SANITIZE "Build with AddressSanitizer and UBSan" OFF)
 if(HARNESS_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)

@@ -32,7 +32,7 @@ TEST(Cli, UnknownCommandOrFlagIsUsageError) {
 }
 
 TEST(Cli, PendingCommandsSaySoAndExit2) {
-  auto r = RunHarness({"merge", "out.db", "in.db"});
+  auto r = RunHarness({"ingest", "results.xml"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not available in this version"), std::string::npos) << r.err;
 }

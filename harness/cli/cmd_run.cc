@@ -38,6 +38,8 @@ struct RunOptions {
   bool resume = false;
   std::optional<uint64_t> seed;
   int rerun_at_risk = 0;
+  std::string shard;
+  std::string nightly;
 };
 
 CommitInfo ResolveCommit(const RunOptions& o) {
@@ -93,10 +95,18 @@ std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConf
   return target;
 }
 
+// --shard wins over GoogleTest's environment variables, which CI engines set.
+Shard ChooseShard(const RunOptions& o) {
+  if (!o.shard.empty()) return ValueOrThrow(ParseShard(o.shard));
+  return ValueOrThrow(ShardFromEnvironment()).value_or(Shard{});
+}
+
 int RunCommand(const RunOptions& o) {
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
   auto tables = ValueOrThrow(PrepareSuites(o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir)));
   auto selected = ValueOrThrow(SelectCases(tables, o.suites, o.filter));
+  const Shard shard = ChooseShard(o);
+  selected = CasesOfShard(selected, tables, shard);
   if (o.list) {
     if (o.format == "json") std::printf("%s\n", DumpJson(Json(selected)).c_str());
     else
@@ -112,6 +122,12 @@ int RunCommand(const RunOptions& o) {
   request.baseline_rev = o.baseline;
   request.resume = o.resume;
   request.noise_seed = o.seed;
+  request.shard = shard;
+  request.nightly = o.nightly;
+  if (shard.count > 1 && o.nightly.empty())
+    throw FatalError(ExitCode::kUsage, fmt::format("shard {} needs --nightly ID (e.g. the CI pipeline id): it is what "
+                                                   "makes the shards one logical run after 'harness merge'",
+                                                   shard.Word()));
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto stack = ValueOrThrow(MakeStack(request.stack_config));
   request.commit = ResolveCommit(o);
@@ -178,6 +194,11 @@ CommandMain SetupRun(CLI::App& app) {
                  "Rerun each AT-RISK case up to N times (stopping once its reruns settle it), each rerun stored as "
                  "a run of its own")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--shard", o->shard,
+                 "Run shard I of N (0-based, e.g. 1/4) of the selected cases, even by expected cost (default: "
+                 "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS when set)");
+  app.add_option("--nightly", o->nightly,
+                 "Id shared by the shards of one nightly (e.g. the CI pipeline id); needed with --shard");
   return [o] { return RunCommand(*o); };
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
@@ -36,11 +37,14 @@ std::string Hostname() {
 }
 
 // Finds the interrupted run to resume, or says why none may be.
-Result<std::optional<int64_t>> FindResumable(Store& store, int64_t commit_id, const RunIdentity& identity) {
+Result<std::optional<int64_t>> FindResumable(Store& store, int64_t commit_id, const RunIdentity& identity,
+                                             const RunRequest& request) {
   auto runs = store.InterruptedRuns(commit_id);
   if (!runs) return runs.error();
+  // Shards of one nightly may share a database: each resumes its own shard only.
   for (const auto& r : *runs)
-    if (r.config_hash == identity.hash) return std::optional<int64_t>(r.id);
+    if (r.config_hash == identity.hash && r.shard == request.shard.Word() && r.nightly == request.nightly)
+      return std::optional<int64_t>(r.id);
   if (!runs->empty()) {
     const auto& other = runs->front();
     return UsageError(fmt::format(
@@ -181,7 +185,7 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   std::optional<int64_t> resumed;
   std::set<std::string> finished;  // cases a resumed run already finished
   if (request.resume) {
-    auto found = FindResumable(store, *commit_id, *identity);
+    auto found = FindResumable(store, *commit_id, *identity, request);
     if (!found) return found.error();
     resumed = *found;
     if (!resumed)
@@ -192,7 +196,7 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
     run_id = *resumed;
   } else {
     auto id = store.BeginRun(NewRun{*commit_id, request.stack_config.stack, identity->hash, identity->json.dump(),
-                                    Hostname(), kHarnessVersion});
+                                    Hostname(), kHarnessVersion, request.shard.Word(), request.nightly});
     if (!id) return id.error();
     run_id = *id;
   }
@@ -216,6 +220,9 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
     if (!finished.count(id)) names.push_back(Registered().at(id));
   const std::string gtest_filter = names.empty() ? "-*" : fmt::format("{}", fmt::join(names, ":"));
   GTEST_FLAG_SET(filter, gtest_filter);
+  // The cases are this shard's already; GoogleTest would shard them a second time.
+  unsetenv("GTEST_TOTAL_SHARDS");
+  unsetenv("GTEST_SHARD_INDEX");
 
   auto& listeners = testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/results/results.h"
+#include "harness/run/shard.h"
 #include "harness/run/suite_table.h"
 #include "harness/stack/stack.h"
 #include "harness/stack/stack_config.h"
@@ -36,6 +37,8 @@ struct RunRequest {
   std::filesystem::path repo = ".";         // for baseline ancestry
   std::string baseline_rev;                 // --baseline
   bool resume = false;
+  Shard shard;                              // recorded on the run; case_ids are this shard's already
+  std::string nightly;                      // --nightly: groups the shards of one nightly
   // --seed: the noise seed of stand-ins with rerun noise (RunContext::noise_seed); unset,
   // it comes from the run id. Never part of the run identity: reruns differing only in it
   // are reruns of one another and pair as baselines.

@@ -137,9 +137,14 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
   if (!nightly) return nightly.error();
   t.nightly = *nightly;
   if (auto k = o.KnownKeys(
-          {"format_version", "suite", "description", "nightly", "headline_metric", "params", "defaults", "tests"});
+          {"format_version", "suite", "description", "nightly", "headline_metric", "shard_cost", "params", "defaults",
+           "tests"});
       !k)
     return k.error();
+  auto shard_cost = o.Number("shard_cost", 1.0);
+  if (!shard_cost) return shard_cost.error();
+  if (!(*shard_cost > 0 && *shard_cost <= 1e6)) return o.FieldError("shard_cost", "must be in (0, 1e6]");
+  t.shard_cost = *shard_cost;
   if (o.Has("headline_metric")) {
     auto h = o.Object("headline_metric");
     if (!h) return h.error();

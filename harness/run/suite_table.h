@@ -19,6 +19,9 @@ struct SuiteTable {
   // The metric `harness bisect --metric SUITE` follows, and which way is better.
   std::string headline_metric;
   bool headline_higher_is_better = true;
+  // Expected cost of one case relative to a compile case (1): how `--shard` balances the
+  // shards. Optional in the table ("shard_cost"); a GSM8K eval case costs far more.
+  double shard_cost = 1.0;
   std::string path;
   std::map<std::string, std::vector<CaseParam>> tests;  // test name -> rows
 };

@@ -167,6 +167,19 @@ CREATE TABLE golden_changes(
 );
 CREATE INDEX golden_changes_by_case ON golden_changes(case_id, id);
 )sql",
+    // 6: what `harness merge` needs. Every run and bisect session gets a random uid, so a
+    // merge recognizes a run it already holds (the same input twice adds nothing); a run's
+    // nightly id groups the shards of one sharded nightly into one logical run.
+    R"sql(
+ALTER TABLE runs ADD COLUMN uid TEXT;
+UPDATE runs SET uid = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX runs_by_uid ON runs(uid);
+ALTER TABLE runs ADD COLUMN nightly TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_nightly ON runs(nightly, commit_id, config_hash);
+ALTER TABLE bisect_sessions ADD COLUMN uid TEXT;
+UPDATE bisect_sessions SET uid = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX bisect_sessions_by_uid ON bisect_sessions(uid);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -232,10 +245,12 @@ Error DbError(sqlite3* db, const std::string& what) {
 // Stored words are written by this file only; an unknown one means a damaged row.
 CaseStatus StatusOf(const std::string& word) { return ParseCaseStatus(word).value_or(CaseStatus::kError); }
 
-// Columns: id, sha, subject, stack, config_hash, config_json, host, started_at, finished_at, status.
+// Columns: id, sha, subject, stack, config_hash, config_json, host, started_at, finished_at, status, shard,
+// nightly.
 RunRow RunRowOf(const Stmt& st) {
   return RunRow{st.Int(0),  st.Text(1), st.Text(2), st.Text(3), st.Text(4),
-                st.Text(5), st.Text(6), st.Text(7), st.Text(8), ParseRunStatus(st.Text(9)).value_or(RunStatus::kError)};
+                st.Text(5), st.Text(6), st.Text(7), st.Text(8), ParseRunStatus(st.Text(9)).value_or(RunStatus::kError),
+                st.Text(10), st.Text(11)};
 }
 
 Status Exec(sqlite3* db, const char* sql, const std::string& what) {
@@ -421,10 +436,11 @@ RETURNING id)sql");
 
 Result<int64_t> Store::BeginRun(const NewRun& r) {
   Stmt st(db_, R"sql(
-INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status, shard)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8) RETURNING id)sql");
+INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status, shard,
+                 nightly, uid)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, lower(hex(randomblob(16)))) RETURNING id)sql");
   st.Bind(1, r.commit_id).Bind(2, r.stack).Bind(3, r.config_hash).Bind(4, r.config_json).Bind(5, r.host)
-      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard);
+      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard).Bind(9, r.nightly);
   if (st.Step() != SQLITE_ROW) return DbError(db_, "store run");
   return st.Int(0);
 }
@@ -438,7 +454,7 @@ Status Store::FinishRun(int64_t run_id, RunStatus status) {
 Result<std::vector<RunRow>> Store::InterruptedRuns(int64_t commit_id) {
   Stmt st(db_, R"sql(
 SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
-       COALESCE(r.finished_at, ''), r.status
+       COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly
 FROM runs r JOIN commits c ON c.id = r.commit_id
 WHERE r.commit_id = ?1 AND r.status = 'running' ORDER BY r.id DESC)sql");
   st.Bind(1, commit_id);
@@ -559,7 +575,7 @@ WHERE run_id = ?1 ORDER BY id)sql");
 Result<RunRow> Store::Run(int64_t id) {
   Stmt st(db_, R"sql(
 SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
-       COALESCE(r.finished_at, ''), r.status
+       COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly
 FROM runs r JOIN commits c ON c.id = r.commit_id
 WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql");
   st.Bind(1, id);
@@ -573,7 +589,7 @@ WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql");
 Result<std::vector<RunRow>> Store::FinishedRuns() {
   Stmt st(db_, R"sql(
 SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
-       COALESCE(r.finished_at, ''), r.status, c.first_parent_ordinal
+       COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly, c.first_parent_ordinal
 FROM runs r JOIN commits c ON c.id = r.commit_id
 WHERE r.status <> 'running'
 ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, r.id)sql");
@@ -581,7 +597,7 @@ ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, r.id
   int rc;
   while ((rc = st.Step()) == SQLITE_ROW) {
     out.push_back(RunRowOf(st));
-    out.back().ordinal = st.OptInt(10);
+    out.back().ordinal = st.OptInt(12);
   }
   if (rc != SQLITE_DONE) return DbError(db_, "read runs");
   return out;
@@ -804,8 +820,8 @@ Result<int64_t> Store::NewestCaseResultId() {
 }
 
 Result<int64_t> Store::BeginBisect(const BisectSessionRow& s) {
-  Stmt st(db_, R"sql(INSERT INTO bisect_sessions(started_at, good, bad, target, args_json, status)
-VALUES(?1, ?2, ?3, ?4, ?5, 'running') RETURNING id)sql");
+  Stmt st(db_, R"sql(INSERT INTO bisect_sessions(started_at, good, bad, target, args_json, status, uid)
+VALUES(?1, ?2, ?3, ?4, ?5, 'running', lower(hex(randomblob(16)))) RETURNING id)sql");
   st.Bind(1, NowUtc()).Bind(2, s.good).Bind(3, s.bad).Bind(4, s.target).Bind(5, s.args_json);
   if (st.Step() != SQLITE_ROW) return DbError(db_, "store bisect session");
   return st.Int(0);
@@ -915,6 +931,156 @@ FROM golden_changes WHERE ?1 = '' OR case_id = ?1 ORDER BY id)sql");
                                st.Text(7), st.Text(8), st.OptInt(9)});
   if (rc != SQLITE_DONE) return DbError(db_, "read golden changes");
   return out;
+}
+
+Result<std::vector<RunRow>> Store::LogicalRun(int64_t run_id) {
+  Stmt st(db_, R"sql(
+SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
+       COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly
+FROM runs me JOIN runs r ON r.id = me.id OR (me.nightly <> '' AND r.nightly = me.nightly
+                                            AND r.commit_id = me.commit_id AND r.config_hash = me.config_hash)
+JOIN commits c ON c.id = r.commit_id
+WHERE me.id = ?1
+ORDER BY CAST(substr(r.shard, 1, instr(r.shard, '/') - 1) AS INTEGER), r.id)sql");
+  st.Bind(1, run_id);
+  std::vector<RunRow> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(RunRowOf(st));
+  if (rc != SQLITE_DONE) return DbError(db_, "read the shards of a run");
+  if (out.empty()) return UsageError(fmt::format("no run with id {} in the database", run_id));
+  return out;
+}
+
+namespace {
+
+// The statements of one merge, in order: each copies what the output lacks from the
+// attached input `src`. temp.merge_runs/merge_cases/merge_sessions map input row ids to
+// output ones; `fresh` marks what this merge added (only their children are copied).
+struct MergeStep {
+  const char* sql;
+  int64_t MergeCounts::*count;  // what its changes count as, or nullptr
+};
+
+const MergeStep kMergeSteps[] = {
+    {R"sql(INSERT INTO main.commits(sha, parents, first_parent_ordinal, author_time, subject)
+SELECT sha, parents, first_parent_ordinal, author_time, subject FROM src.commits WHERE true
+ON CONFLICT(sha) DO UPDATE SET
+  parents = CASE WHEN excluded.parents <> '' THEN excluded.parents ELSE commits.parents END,
+  first_parent_ordinal = COALESCE(excluded.first_parent_ordinal, commits.first_parent_ordinal),
+  author_time = COALESCE(excluded.author_time, commits.author_time),
+  subject = CASE WHEN excluded.subject <> '' THEN excluded.subject ELSE commits.subject END)sql",
+     nullptr},
+    {"CREATE TEMP TABLE merge_runs(src INTEGER PRIMARY KEY, uid TEXT NOT NULL, dst INTEGER, fresh INTEGER NOT NULL)",
+     nullptr},
+    {R"sql(INSERT INTO temp.merge_runs(src, uid, fresh)
+SELECT r.id, r.uid, NOT EXISTS (SELECT 1 FROM main.runs m WHERE m.uid = r.uid) FROM src.runs r)sql",
+     nullptr},
+    {R"sql(INSERT INTO main.runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at,
+                      finished_at, status, shard, nightly, uid)
+SELECT c.id, r.stack, r.config_hash, r.config_json, r.host, r.harness_version, r.started_at, r.finished_at, r.status,
+       r.shard, r.nightly, r.uid
+FROM src.runs r JOIN temp.merge_runs t ON t.src = r.id AND t.fresh
+JOIN src.commits sc ON sc.id = r.commit_id JOIN main.commits c ON c.sha = sc.sha ORDER BY r.id)sql",
+     &MergeCounts::runs_added},
+    {"UPDATE temp.merge_runs SET dst = (SELECT m.id FROM main.runs m WHERE m.uid = merge_runs.uid)", nullptr},
+    {R"sql(INSERT INTO main.case_results(run_id, suite, case_id, params_json, status, duration_s, message)
+SELECT t.dst, cr.suite, cr.case_id, cr.params_json, cr.status, cr.duration_s, cr.message
+FROM src.case_results cr JOIN temp.merge_runs t ON t.src = cr.run_id AND t.fresh ORDER BY cr.id)sql",
+     &MergeCounts::cases},
+    {"CREATE TEMP TABLE merge_cases(src INTEGER PRIMARY KEY, dst INTEGER NOT NULL, fresh INTEGER NOT NULL)", nullptr},
+    {R"sql(INSERT INTO temp.merge_cases(src, dst, fresh)
+SELECT cr.id, d.id, t.fresh FROM src.case_results cr JOIN temp.merge_runs t ON t.src = cr.run_id
+JOIN main.case_results d ON d.run_id = t.dst AND d.case_id = cr.case_id)sql",
+     nullptr},
+    {R"sql(INSERT INTO main.metrics(case_result_id, name, value, n, low, high, label)
+SELECT t.dst, x.name, x.value, x.n, x.low, x.high, x.label
+FROM src.metrics x JOIN temp.merge_cases t ON t.src = x.case_result_id AND t.fresh)sql",
+     &MergeCounts::metrics},
+    {R"sql(INSERT INTO main.samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens, completion)
+SELECT t.dst, x.sample_key, x.outcome, x.expected, x.extracted, x.latency_s, x.tokens, x.completion
+FROM src.samples x JOIN temp.merge_cases t ON t.src = x.case_result_id AND t.fresh)sql",
+     &MergeCounts::samples},
+    {R"sql(INSERT INTO main.op_rows(case_result_id, op, input_shapes, calls, est_seconds)
+SELECT t.dst, x.op, x.input_shapes, x.calls, x.est_seconds
+FROM src.op_rows x JOIN temp.merge_cases t ON t.src = x.case_result_id AND t.fresh ORDER BY x.rowid)sql",
+     &MergeCounts::op_rows},
+    {R"sql(INSERT INTO main.golden_changes(case_id, path, old_hash, new_hash, reason, sha, user, at, from_case_result_id)
+SELECT g.case_id, g.path, g.old_hash, g.new_hash, g.reason, g.sha, g.user, g.at, t.dst
+FROM src.golden_changes g LEFT JOIN temp.merge_cases t ON t.src = g.from_case_result_id
+WHERE NOT EXISTS (SELECT 1 FROM main.golden_changes d WHERE d.case_id = g.case_id AND d.path = g.path
+                  AND d.old_hash = g.old_hash AND d.new_hash = g.new_hash AND d.reason = g.reason AND d.sha = g.sha
+                  AND d.user = g.user AND d.at = g.at)
+ORDER BY g.id)sql",
+     &MergeCounts::golden_changes},
+    {"CREATE TEMP TABLE merge_sessions(src INTEGER PRIMARY KEY, uid TEXT NOT NULL, dst INTEGER, fresh INTEGER NOT NULL)",
+     nullptr},
+    {R"sql(INSERT INTO temp.merge_sessions(src, uid, fresh)
+SELECT s.id, s.uid, NOT EXISTS (SELECT 1 FROM main.bisect_sessions m WHERE m.uid = s.uid) FROM src.bisect_sessions s)sql",
+     nullptr},
+    {R"sql(INSERT INTO main.bisect_sessions(started_at, finished_at, good, bad, target, args_json, status, culprit,
+                                 confidence, runs, result_json, uid)
+SELECT s.started_at, s.finished_at, s.good, s.bad, s.target, s.args_json, s.status, s.culprit, s.confidence, s.runs,
+       s.result_json, s.uid
+FROM src.bisect_sessions s JOIN temp.merge_sessions t ON t.src = s.id AND t.fresh ORDER BY s.id)sql",
+     &MergeCounts::bisect_sessions},
+    {"UPDATE temp.merge_sessions SET dst = (SELECT m.id FROM main.bisect_sessions m WHERE m.uid = merge_sessions.uid)",
+     nullptr},
+    {R"sql(INSERT INTO main.bisect_steps(session_id, step, sha, source, run_id, exit_code, evidence_json, decision_json)
+SELECT t.dst, x.step, x.sha, x.source, (SELECT r.dst FROM temp.merge_runs r WHERE r.src = x.run_id), x.exit_code,
+       x.evidence_json, x.decision_json
+FROM src.bisect_steps x JOIN temp.merge_sessions t ON t.src = x.session_id AND t.fresh)sql",
+     &MergeCounts::bisect_steps},
+};
+
+const char* const kMergeCleanup = "DROP TABLE IF EXISTS temp.merge_runs; DROP TABLE IF EXISTS temp.merge_cases; "
+                                  "DROP TABLE IF EXISTS temp.merge_sessions;";
+
+}  // namespace
+
+Status Store::CheckMergeInput(const std::filesystem::path& input) {
+  // Opened as a query command opens a file (never created, a newer schema or a foreign
+  // file refused, an older one migrated), then its pages are checked.
+  auto in = OpenReadOnly(input);
+  if (!in) return in.error();
+  Stmt check((*in)->db_, "PRAGMA quick_check(1)");
+  const int rc = check.Step();
+  if (rc != SQLITE_ROW || check.Text(0) != "ok")
+    return InfraError(fmt::format("{}: corrupt database: {}", input.string(),
+                                  rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg((*in)->db_))));
+  return OkStatus();
+}
+
+Result<MergeCounts> Store::MergeFrom(const std::filesystem::path& input) {
+  const std::string name = input.string();
+  std::error_code ec;
+  if (std::filesystem::equivalent(input, path_, ec))
+    return UsageError(fmt::format("{}: is the output database itself", name));
+  if (auto s = CheckMergeInput(input); !s) return s.error();
+  // One input attached at a time: SQLite attaches at most 10, and any number may be merged.
+  Stmt attach(db_, "ATTACH DATABASE ?1 AS src");
+  attach.Bind(1, name);
+  if (attach.Step() != SQLITE_DONE) return DbError(db_, "attach " + name);
+  MergeCounts counts;
+  Status copied = InTransaction(db_, [&]() -> Status {
+    for (const auto& step : kMergeSteps) {
+      Stmt st(db_, step.sql);
+      if (st.Step() != SQLITE_DONE) return DbError(db_, "merge " + name);
+      if (step.count) counts.*step.count += sqlite3_changes(db_);
+    }
+    Stmt present(db_, "SELECT COUNT(*) FROM temp.merge_runs WHERE NOT fresh");
+    if (present.Step() != SQLITE_ROW) return DbError(db_, "merge " + name);
+    counts.runs_present = present.Int(0);
+    Stmt fk(db_, "PRAGMA main.foreign_key_check");
+    if (fk.Step() != SQLITE_DONE) return InfraError(fmt::format("merge {}: a copied row lost its parent", name));
+    return OkStatus();
+  });
+  // The maps go after the transaction (a DROP would wait for this transaction's statements).
+  static_cast<void>(Exec(db_, kMergeCleanup, "merge cleanup"));
+  Stmt detach(db_, "DETACH DATABASE src");
+  const bool detached = detach.Step() == SQLITE_DONE;
+  if (!copied) return copied.error();
+  if (!detached) return DbError(db_, "detach " + name);
+  return counts;
 }
 
 }  // namespace harness

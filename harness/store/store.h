@@ -28,6 +28,7 @@ struct NewRun {
   std::string host;
   std::string harness_version;
   std::string shard = "0/1";
+  std::string nightly;               // groups the shards of one nightly (empty: a run of its own)
 };
 
 // What `history` asks for: one case or every case of a suite, a metric (may be empty) and
@@ -66,6 +67,8 @@ struct RunRow {
   std::string started_at;
   std::string finished_at;
   RunStatus status = RunStatus::kRunning;
+  std::string shard = "0/1";
+  std::string nightly;
   std::optional<int64_t> ordinal;    // the commit's first-parent ordinal (FinishedRuns only)
 };
 
@@ -128,9 +131,18 @@ struct GoldenChange {
   std::optional<int64_t> from_case_result_id;
 };
 
+// What `harness merge` copied from one input database.
+struct MergeCounts {
+  int64_t runs_added = 0;
+  int64_t runs_present = 0;          // already held (same run uid): nothing of them copied again
+  int64_t cases = 0, metrics = 0, samples = 0, op_rows = 0;
+  int64_t golden_changes = 0;
+  int64_t bisect_sessions = 0, bisect_steps = 0;
+};
+
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
   static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
@@ -227,6 +239,22 @@ class Store {
   Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);
   // How many finished runs commit sha has: of this identity (config_hash), and of any.
   Result<std::pair<int64_t, int64_t>> RunsAt(const std::string& sha, const std::string& config_hash);
+  // The runs that make one logical run with run_id: every run of its nightly id at the
+  // same commit and identity (the shards of a sharded nightly), sorted by shard then id;
+  // just run_id when it has no nightly id.
+  Result<std::vector<RunRow>> LogicalRun(int64_t run_id);
+
+  // Copies every run (with its cases, metrics, samples and op rows), golden change and
+  // bisect session of the harness database at `input` that this one does not hold yet, in
+  // one transaction: runs and bisect sessions are recognized by their uid, golden changes
+  // by their content, commits by sha. The input is left as it is (an older schema is
+  // migrated first, as for query commands); a newer schema, a file that is no harness database and
+  // a corrupt one are exit-3 errors that name the input.
+  Result<MergeCounts> MergeFrom(const std::filesystem::path& input);
+  // The input checks of MergeFrom alone, so a merge can refuse a bad input before it
+  // copies any other.
+  static Status CheckMergeInput(const std::filesystem::path& input);
+
   // Every case id ever stored, sorted (for "unknown case" messages).
   Result<std::vector<std::string>> KnownCases();
 

@@ -37,6 +37,18 @@ Result<Json> ParseJson(const std::string& text, const std::string& origin) {
       what = what.substr(pos + 2);
     }
     return UsageError(fmt::format("{}:{}:{}: {}", origin, line, col, what));
+  } catch (const Json::out_of_range& e) {
+    // A number too large for a double ("1e99999"): nlohmann says which text, not where, so
+    // the place is that text's first occurrence. Found by fuzzing the exec answer parser.
+    const std::string what = e.what();
+    std::string where = origin;
+    const auto open = what.find('\''), close = what.rfind('\'');
+    if (open != std::string::npos && close > open)
+      if (auto at = text.find(what.substr(open + 1, close - open - 1)); at != std::string::npos) {
+        auto [line, col] = LineColumnOf(text, at);
+        where = fmt::format("{}:{}:{}", origin, line, col);
+      }
+    return UsageError(fmt::format("{}: {}", where, what.substr(what.find(']') + 2)));
   }
 }
 

@@ -17,6 +17,15 @@ TEST(JsonFile, SyntaxErrorNamesFileLineAndColumn) {
   EXPECT_NE(r.error().message.find(path.string() + ":3:8:"), std::string::npos) << r.error().message;
 }
 
+// Found by fuzzing (tools/fuzz/regressions/exec_answer/): nlohmann throws out_of_range, not
+// parse_error, for a number beyond a double; it escaped ParseJson and ended the process.
+TEST(JsonFile, ANumberTooLargeForADoubleIsAnInputErrorNamingItsPlace) {
+  auto j = ParseJson("{\"ops\": [],\n \"total_seconds\": 0.9e44444444}", "answer");
+  ASSERT_FALSE(j.ok());
+  EXPECT_EQ(j.error().code, ExitCode::kUsage);
+  EXPECT_NE(j.error().message.find("answer:2:19: number overflow"), std::string::npos) << j.error().message;
+}
+
 TEST(JsonFile, MissingFileIsAUsageError) {
   auto r = ReadJsonFile("/nonexistent/x.json");
   ASSERT_FALSE(r.ok());

@@ -9,7 +9,6 @@
 #include "harness/stack/tensorcast_table.h"
 #include "harness/util/subprocess.h"
 #include "harness/util/suggest.h"
-#include "harness/util/utf8.h"
 #include "harness/util/versions.h"
 
 namespace harness {
@@ -21,7 +20,7 @@ constexpr size_t kStderrTailBytes = 2000;
 std::string StderrTail(const std::string& err) {
   std::string tail = err.size() > kStderrTailBytes ? "..." + err.substr(err.size() - kStderrTailBytes) : err;
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-  return ValidUtf8(tail);
+  return tail;  // stored as the command wrote it; every output escapes or repairs it (util/utf8)
 }
 
 std::string WithStderr(const std::string& message, const std::string& err) {

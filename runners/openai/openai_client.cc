@@ -75,39 +75,6 @@ size_t ReadHeader(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
-// Why a 200 body is unusable, or nothing when it parsed into result.
-std::optional<std::string> ParseResponse(const std::string& body, bool chat, CompletionResult& result) {
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return "not JSON";
-  if (!j.is_object()) return "not a JSON object";
-  const auto choices = j.find("choices");
-  if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object())
-    return "no choices[0]";
-  const json& choice = (*choices)[0];
-  if (chat) {
-    const auto message = choice.find("message");
-    if (message == choice.end() || !message->is_object()) return "no choices[0].message";
-    const auto content = message->find("content");
-    // A null content is a real answer (a reasoning model that spent its budget): empty text.
-    if (content != message->end() && content->is_string()) {
-      result.text = content->get<std::string>();
-    } else if (content != message->end() && !content->is_null()) {
-      return "choices[0].message.content is not a string";
-    }
-  } else {
-    const auto text = choice.find("text");
-    if (text == choice.end() || !text->is_string()) return "no choices[0].text";
-    result.text = text->get<std::string>();
-  }
-  if (const auto finish = choice.find("finish_reason"); finish != choice.end() && finish->is_string())
-    result.finish_reason = finish->get<std::string>();
-  if (const auto usage = j.find("usage"); usage != j.end() && usage->is_object()) {
-    if (const auto tokens = usage->find("completion_tokens"); tokens != usage->end() && tokens->is_number_integer())
-      result.completion_tokens = tokens->get<int64_t>();
-  }
-  return std::nullopt;
-}
-
 // Curl errors that no retry can fix.
 bool IsPermanent(CURLcode code) {
   switch (code) {
@@ -193,7 +160,7 @@ bool ClassifyAttempt(const ClientOptions& o, const Transfer& t, CURLcode code, l
     r.error = fmt::format("HTTP {}", status);
     return status == 429 || status >= 500;
   }
-  if (auto why = ParseResponse(t.response, o.target.chat, r)) {
+  if (auto why = ParseCompletionResponse(t.response, o.target.chat, r)) {
     r.error = "malformed response: " + *why;
     r.text.clear();
     return true;
@@ -333,6 +300,38 @@ class Batch {
 };
 
 }  // namespace
+
+std::optional<std::string> ParseCompletionResponse(const std::string& body, bool chat, CompletionResult& result) {
+  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return "not JSON";
+  if (!j.is_object()) return "not a JSON object";
+  const auto choices = j.find("choices");
+  if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object())
+    return "no choices[0]";
+  const json& choice = (*choices)[0];
+  if (chat) {
+    const auto message = choice.find("message");
+    if (message == choice.end() || !message->is_object()) return "no choices[0].message";
+    const auto content = message->find("content");
+    // A null content is a real answer (a reasoning model that spent its budget): empty text.
+    if (content != message->end() && content->is_string()) {
+      result.text = content->get<std::string>();
+    } else if (content != message->end() && !content->is_null()) {
+      return "choices[0].message.content is not a string";
+    }
+  } else {
+    const auto text = choice.find("text");
+    if (text == choice.end() || !text->is_string()) return "no choices[0].text";
+    result.text = text->get<std::string>();
+  }
+  if (const auto finish = choice.find("finish_reason"); finish != choice.end() && finish->is_string())
+    result.finish_reason = finish->get<std::string>();
+  if (const auto usage = j.find("usage"); usage != j.end() && usage->is_object()) {
+    if (const auto tokens = usage->find("completion_tokens"); tokens != usage->end() && tokens->is_number_integer())
+      result.completion_tokens = tokens->get<int64_t>();
+  }
+  return std::nullopt;
+}
 
 std::string EndpointUrl(const EndpointTarget& target) {
   std::string base = target.base_url;

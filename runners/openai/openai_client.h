@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,10 @@ struct CompletionResult {
   int attempts = 0;
   std::string error;              // when !ok: what the last attempt got
 };
+
+// Why a 200 body is unusable, or nothing when it parsed into result (text, finish reason,
+// completion tokens). Reads untrusted bytes: a fuzz target drives it (tools/fuzz/).
+std::optional<std::string> ParseCompletionResponse(const std::string& body, bool chat, CompletionResult& result);
 
 // The endpoint URL for the target: base_url + "/v1/completions" or "/v1/chat/completions"
 // ("/v1" is not doubled when base_url already ends in it).

@@ -1,0 +1,56 @@
+// harness merge OUT.db IN.db...: joins the databases of sharded CI jobs (or any harness
+// databases) into one. Exit 0 merged, 2 usage, 3 an input that is newer, foreign or corrupt.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "harness/cli/commands.h"
+#include "harness/store/store.h"
+
+namespace harness {
+namespace {
+
+struct MergeOptions {
+  std::string out;
+  std::vector<std::string> inputs;
+};
+
+int Merge(const MergeOptions& o) {
+  if (o.out.empty()) throw FatalError(ExitCode::kUsage, "merge: name the output database (harness merge OUT.db IN.db...)");
+  std::error_code ec;
+  for (const auto& in : o.inputs) {
+    if (!std::filesystem::exists(in, ec)) throw FatalError(ExitCode::kUsage, fmt::format("{}: no such database", in));
+    if (std::filesystem::equivalent(in, o.out, ec))
+      throw FatalError(ExitCode::kUsage, fmt::format("{}: is also the output; merge into another file", in));
+  }
+  // Every input is checked before any is copied, so a bad one among many changes nothing.
+  for (const auto& in : o.inputs) ValueOrThrow(Store::CheckMergeInput(in));
+  auto store = ValueOrThrow(Store::Open(o.out));
+  MergeCounts total;
+  for (const auto& in : o.inputs) {
+    MergeCounts c = ValueOrThrow(store->MergeFrom(in));
+    std::printf("%s: %lld runs added (%lld already held), %lld cases, %lld metrics, %lld samples, %lld op rows, "
+                "%lld golden changes, %lld bisect sessions\n",
+                in.c_str(), static_cast<long long>(c.runs_added), static_cast<long long>(c.runs_present),
+                static_cast<long long>(c.cases), static_cast<long long>(c.metrics), static_cast<long long>(c.samples),
+                static_cast<long long>(c.op_rows), static_cast<long long>(c.golden_changes),
+                static_cast<long long>(c.bisect_sessions));
+    total.runs_added += c.runs_added;
+    total.cases += c.cases;
+  }
+  std::printf("merged %zu databases into %s: %lld runs, %lld cases added\n", o.inputs.size(), o.out.c_str(),
+              static_cast<long long>(total.runs_added), static_cast<long long>(total.cases));
+  return 0;
+}
+
+}  // namespace
+
+CommandMain SetupMerge(CLI::App& app) {
+  auto o = std::make_shared<MergeOptions>();
+  app.add_option("out", o->out, "Database to merge into (created when missing)")->required();
+  app.add_option("inputs", o->inputs, "Databases to merge from (any number; each is only read)")->required();
+  return [o] { return Merge(*o); };
+}
+
+}  // namespace harness

@@ -1,0 +1,73 @@
+#include "harness/run/shard.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace harness {
+namespace {
+
+std::optional<int> ParseCount(const std::string& s) {
+  if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoi(s);
+}
+
+}  // namespace
+
+std::string Shard::Word() const { return fmt::format("{}/{}", index, count); }
+
+Result<Shard> ParseShard(const std::string& text) {
+  auto slash = text.find('/');
+  auto index = slash == std::string::npos ? std::nullopt : ParseCount(text.substr(0, slash));
+  auto count = slash == std::string::npos ? std::nullopt : ParseCount(text.substr(slash + 1));
+  if (!index || !count || *count < 1 || *index >= *count)
+    return UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N (e.g. 0/4)", text));
+  return Shard{*index, *count};
+}
+
+Result<std::optional<Shard>> ShardFromEnvironment() {
+  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
+  const char* index = std::getenv("GTEST_SHARD_INDEX");
+  if (!total && !index) return std::optional<Shard>();
+  if (!total || !index)
+    return UsageError(fmt::format("{} is set but {} is not: set both or neither", total ? "GTEST_TOTAL_SHARDS" : "GTEST_SHARD_INDEX",
+                                  total ? "GTEST_SHARD_INDEX" : "GTEST_TOTAL_SHARDS"));
+  auto shard = ParseShard(fmt::format("{}/{}", index, total));
+  if (!shard)
+    return UsageError(fmt::format("GTEST_SHARD_INDEX={} GTEST_TOTAL_SHARDS={}: expected 0 <= index < total", index,
+                                  total));
+  return std::optional<Shard>(*shard);
+}
+
+std::vector<std::string> CasesOfShard(const std::vector<std::string>& case_ids, const std::vector<SuiteTable>& tables,
+                                      const Shard& shard) {
+  if (shard.count <= 1) return case_ids;
+  std::map<std::string, double> cost_of_suite;
+  for (const auto& t : tables) cost_of_suite[t.suite] = t.shard_cost;
+  auto cost = [&](const std::string& id) {
+    auto it = cost_of_suite.find(id.substr(0, id.find('/')));
+    return it == cost_of_suite.end() ? 1.0 : it->second;
+  };
+  std::vector<std::string> by_cost = case_ids;
+  std::sort(by_cost.begin(), by_cost.end(), [&](const std::string& a, const std::string& b) {
+    double ca = cost(a), cb = cost(b);
+    return ca != cb ? ca > cb : a < b;
+  });
+  std::vector<double> load(static_cast<std::size_t>(shard.count), 0.0);
+  std::set<std::string> mine;
+  for (const auto& id : by_cost) {
+    auto lightest = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[static_cast<std::size_t>(lightest)] += cost(id);
+    if (lightest == shard.index) mine.insert(id);
+  }
+  std::vector<std::string> out;
+  for (const auto& id : case_ids)
+    if (mine.count(id)) out.push_back(id);
+  return out;
+}
+
+}  // namespace harness

@@ -1,0 +1,36 @@
+// Sharded runs: which of the selected cases shard I of N runs. CI systems spread a nightly
+// over N machines (`harness run --shard I/N`, or GoogleTest's GTEST_TOTAL_SHARDS and
+// GTEST_SHARD_INDEX as CI engines set them); `harness merge` joins their databases.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/run/suite_table.h"
+#include "harness/util/error.h"
+
+namespace harness {
+
+struct Shard {
+  int index = 0;  // 0-based, like GTEST_SHARD_INDEX
+  int count = 1;
+  std::string Word() const;  // "I/N", as runs.shard stores it
+};
+
+// "I/N" with 0 <= I < N; anything else is a usage error naming what was given.
+Result<Shard> ParseShard(const std::string& text);
+
+// The shard GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX name, when both are set; one without
+// the other, or values out of range, are usage errors (GoogleTest treats them so too).
+Result<std::optional<Shard>> ShardFromEnvironment();
+
+// The cases of `shard` among `case_ids` (SelectCases' answer), in selection order. Every
+// shard computes the same split from the same selection: cases are dealt heaviest first
+// (a suite's shard_cost; ties by case id) to the shard with the least expected cost so far
+// (ties to the lowest index), so the shards are even by cost and together hold every case
+// exactly once.
+std::vector<std::string> CasesOfShard(const std::vector<std::string>& case_ids, const std::vector<SuiteTable>& tables,
+                                      const Shard& shard);
+
+}  // namespace harness

@@ -1,0 +1,173 @@
+// Store::MergeFrom: what `harness merge` does with each input database.
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "harness/store/store.h"
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using testing_util::TempDir;
+
+int64_t Count(const std::filesystem::path& db, const std::string& table) {
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &st, nullptr);
+  int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
+void Sql(const std::filesystem::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  char* err = nullptr;
+  ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_close(h);
+}
+
+// One shard's database: a run of `shard` in nightly "n1" at commit "abc" with `cases`
+// cases, each with a metric, two samples and an op row; a golden change; a bisect session.
+void MakeShard(const std::filesystem::path& db, const std::string& shard, int cases, const std::string& tag) {
+  auto s = std::move(Store::Open(db)).value();
+  int64_t c = *s->UpsertCommit({"abc", {"p0"}, 7, 1700000000, "the commit"});
+  NewRun r{c, "refstack", "hash", "{}", "host-" + tag, "0.2.0", shard, "n1"};
+  int64_t run = *s->BeginRun(r);
+  for (int i = 0; i < cases; ++i) {
+    const std::string id = "suite/test_" + tag + "_" + std::to_string(i);
+    int64_t cr = *s->BeginCase(run, "suite", id, "{}");
+    ASSERT_TRUE(s->WriteSample(cr, {"q1", "correct", "1", "1", 0.1, 3, "one \xff"}).ok());
+    ASSERT_TRUE(s->WriteSample(cr, {"q2", "wrong", "2", "3", 0.1, 3, "three"}).ok());
+    CaseResult o{id, CaseStatus::kPass, 0.5, "", {{"accuracy", 0.5, 2, 0.1, 0.9}}, {{"aten.mm.default", "[1]", 1, 0.1}}};
+    ASSERT_TRUE(s->FinishCase(cr, o).ok());
+  }
+  ASSERT_TRUE(s->FinishRun(run, RunStatus::kPass).ok());
+  int64_t session = *s->BeginBisect(BisectSessionRow{0, "", "", "g" + tag, "b" + tag, "t", "{}"});
+  ASSERT_TRUE(s->AddBisectStep(session, {1, "abc", "store", run, std::nullopt, "{}", "{}"}).ok());
+  s.reset();
+  Sql(db, "INSERT INTO golden_changes(case_id, path, old_hash, new_hash, reason, sha, user, at, from_case_result_id) "
+          "VALUES('suite/test_" + tag + "_0', 'golden/x.json', '1', '2', 'stale', 'abc', 'u', '2026-01-01T00:00:00Z', "
+          "(SELECT MIN(id) FROM case_results))");
+}
+
+TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
+  TempDir dir;
+  MakeShard(dir / "a.db", "0/2", 3, "a");
+  MakeShard(dir / "b.db", "1/2", 2, "b");
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  auto a = out->MergeFrom(dir / "a.db");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->runs_added, 1);
+  EXPECT_EQ(a->cases, 3);
+  EXPECT_EQ(a->metrics, 3);
+  EXPECT_EQ(a->samples, 6);
+  EXPECT_EQ(a->op_rows, 3);
+  EXPECT_EQ(a->golden_changes, 1);
+  EXPECT_EQ(a->bisect_sessions, 1);
+  EXPECT_EQ(a->bisect_steps, 1);
+  auto b = out->MergeFrom(dir / "b.db");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->cases, 2);
+
+  const std::vector<std::string> tables = {"commits", "runs", "case_results", "metrics", "samples",
+                                           "op_rows", "golden_changes", "bisect_sessions", "bisect_steps"};
+  std::map<std::string, int64_t> before;
+  for (const auto& t : tables) before[t] = Count(dir / "out.db", t);
+  EXPECT_EQ(before["commits"], 1) << "one commit, held by both shards";
+  EXPECT_EQ(before["samples"], 10);
+  auto again = out->MergeFrom(dir / "a.db");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->runs_added, 0);
+  EXPECT_EQ(again->runs_present, 1);
+  EXPECT_EQ(again->golden_changes, 0);
+  EXPECT_EQ(again->bisect_sessions, 0);
+  for (const auto& t : tables) EXPECT_EQ(Count(dir / "out.db", t), before[t]) << t;
+
+  // The copies keep their children: samples, the completion bytes, the commit's metadata.
+  auto runs = out->LogicalRun(out->Run(0)->id);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u) << "the two shards of nightly n1 are one logical run";
+  EXPECT_EQ((*runs)[0].shard, "0/2");
+  EXPECT_EQ((*runs)[1].shard, "1/2");
+  auto cases = *out->Cases((*runs)[0].id);
+  ASSERT_EQ(cases.size(), 3u);
+  auto samples = *out->Samples(cases[0].id);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].completion, "one \xff");
+  EXPECT_EQ(out->Ops(cases[0].id)->size(), 1u);
+  auto session = out->BisectSession(2);
+  ASSERT_TRUE(session.ok());
+  ASSERT_EQ(session->steps.size(), 1u);
+  EXPECT_EQ(session->steps[0].run_id, (*runs)[1].id) << "a step's run id follows its run into the output";
+  EXPECT_EQ(out->MatchCommits("abc")->at(0).first_parent_ordinal, 7);
+}
+
+TEST(StoreMerge, ARunOfItsOwnIsItsOwnLogicalRun) {
+  TempDir dir;
+  auto s = std::move(Store::Open(dir / "h.db")).value();
+  int64_t c = *s->UpsertCommit({"abc", {}, 1, 1, "x"});
+  int64_t r1 = *s->BeginRun({c, "refstack", "hash", "{}", "h", "0.2.0"});
+  ASSERT_TRUE(s->BeginRun({c, "refstack", "hash", "{}", "h", "0.2.0"}).ok());
+  EXPECT_EQ(s->LogicalRun(r1)->size(), 1u);
+  EXPECT_FALSE(s->LogicalRun(999).ok());
+}
+
+TEST(StoreMerge, ManyMoreInputsThanSqliteAttachesAtOnce) {
+  TempDir dir;
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  for (int i = 0; i < 12; ++i) {
+    const auto in = dir / ("s" + std::to_string(i) + ".db");
+    MakeShard(in, std::to_string(i) + "/12", 1, std::to_string(i));
+    auto m = out->MergeFrom(in);
+    ASSERT_TRUE(m.ok()) << i << ": " << m.error().message;
+  }
+  EXPECT_EQ(Count(dir / "out.db", "runs"), 12);
+  EXPECT_EQ(out->LogicalRun(1)->size(), 12u);
+}
+
+TEST(StoreMerge, RefusesANewerSchemaAForeignFileACorruptOneAndItself) {
+  TempDir dir;
+  MakeShard(dir / "newer.db", "0/1", 1, "n");
+  Sql(dir / "newer.db", "PRAGMA user_version = 99");
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  auto newer = out->MergeFrom(dir / "newer.db");
+  ASSERT_FALSE(newer.ok());
+  EXPECT_EQ(newer.error().code, ExitCode::kInfra);
+  EXPECT_NE(newer.error().message.find("newer.db"), std::string::npos) << newer.error().message;
+  EXPECT_NE(newer.error().message.find("99"), std::string::npos) << newer.error().message;
+
+  Sql(dir / "foreign.db", "CREATE TABLE t(x)");
+  auto foreign = out->MergeFrom(dir / "foreign.db");
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.error().message.find("foreign.db: not a harness database"), std::string::npos)
+      << foreign.error().message;
+
+  // The b-tree page headers of a real shard overwritten: SQLite finds the damage.
+  MakeShard(dir / "corrupt.db", "0/1", 40, "c");
+  Sql(dir / "corrupt.db", "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE");
+  {
+    std::fstream f(dir / "corrupt.db", std::ios::in | std::ios::out | std::ios::binary);
+    const std::string junk(64, '\x5a');
+    for (int page = 1; page < 8; ++page) {
+      f.seekp(4096 * page);
+      f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+    }
+  }
+  auto corrupt = out->MergeFrom(dir / "corrupt.db");
+  ASSERT_FALSE(corrupt.ok());
+  EXPECT_EQ(corrupt.error().code, ExitCode::kInfra);
+  EXPECT_NE(corrupt.error().message.find("corrupt.db"), std::string::npos) << corrupt.error().message;
+
+  auto self = out->MergeFrom(dir / "out.db");
+  ASSERT_FALSE(self.ok());
+  EXPECT_EQ(Count(dir / "out.db", "runs"), 0) << "nothing was half-merged";
+}
+
+}  // namespace
+}  // namespace harness
