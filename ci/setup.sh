@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config git python3
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev sqlite3
-  libcli11-dev libcpp-httplib-dev
+  libcli11-dev libcpp-httplib-dev libxml2-dev
 )
 
 missing=()
