@@ -20,7 +20,6 @@ CommandMain Pending(CLI::App& app, const char* what) {
 
 }  // namespace
 
-CommandMain SetupIngest(CLI::App& app) { return Pending(app, "importing external results arrives with the ingest work"); }
 CommandMain SetupMerge(CLI::App& app) { return Pending(app, "merging sharded databases arrives with the merge work"); }
 
 }  // namespace harness

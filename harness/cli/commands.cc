@@ -37,6 +37,24 @@ std::string DefaultDbPath() {
   return env && *env ? env : "harness.db";
 }
 
+CommitInfo ResolveCommitOption(const std::string& rev, const std::string& repo) {
+  if (rev.empty()) {
+    auto c = ReadCommit(repo, "HEAD");
+    if (!c) throw FatalError(ExitCode::kUsage, fmt::format("{} (pass --commit SHA when not in a git checkout)", c.error().message));
+    return *c;
+  }
+  if (auto c = ReadCommit(repo, rev)) return *c;
+  // Not a commit git knows here: stored as given, without metadata, when it is a sha.
+  if (!IsHexSha(rev))
+    throw FatalError(ExitCode::kUsage,
+                     fmt::format("--commit '{}' is neither a hex sha (7 to 64 digits) nor a revision of the repository "
+                                 "'{}'",
+                                 rev, repo));
+  CommitInfo c;
+  c.sha = rev;
+  return c;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"harness: accuracy and regression tests for ML compiler and kernel stacks"};
   app.name("harness");
