@@ -265,7 +265,9 @@ TEST_F(IngestFixture, LmEvalSamplesPairWithANativeGsm8kRun) {
     auto cases = (*store)->FinishedCases(1);
     ASSERT_TRUE(cases.ok());
     ASSERT_EQ(cases->size(), 1u);
-    for (const auto& s : *(*store)->Samples((*cases)[0].id)) outcome[s.key] = s.outcome;
+    auto stored = (*store)->Samples((*cases)[0].id);
+    ASSERT_TRUE(stored.ok());
+    for (const auto& s : *stored) outcome[s.key] = s.outcome;
   }
   ASSERT_EQ(outcome.size(), 1319u);
   // lm-eval answers the first ten documents the other way round from the native run.
