@@ -8,7 +8,7 @@ packages=(
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev sqlite3
-  libcli11-dev libcpp-httplib-dev libssl-dev
+  libcli11-dev libcpp-httplib-dev libssl-dev libxml2-dev
   chromium
 )
 

@@ -31,12 +31,6 @@ TEST(Cli, UnknownCommandOrFlagIsUsageError) {
   EXPECT_EQ(RunHarness({"run", "--no-such-flag"}).exit_code, 2);
 }
 
-TEST(Cli, PendingCommandsSaySoAndExit2) {
-  auto r = RunHarness({"ingest", "results.xml"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("not available in this version"), std::string::npos) << r.err;
-}
-
 TEST(Cli, VersionPrintsFormatVersions) {
   auto r = RunHarness({"version"});
   EXPECT_EQ(r.exit_code, 0);

@@ -42,24 +42,6 @@ struct RunOptions {
   std::string nightly;
 };
 
-CommitInfo ResolveCommit(const RunOptions& o) {
-  if (o.commit.empty()) {
-    auto c = ReadCommit(o.repo, "HEAD");
-    if (!c) throw FatalError(ExitCode::kUsage, fmt::format("{} (pass --commit SHA when not in a git checkout)", c.error().message));
-    return *c;
-  }
-  if (auto c = ReadCommit(o.repo, o.commit)) return *c;
-  // Not a commit git knows here: stored as given, without metadata, when it is a sha.
-  if (!IsHexSha(o.commit))
-    throw FatalError(ExitCode::kUsage,
-                     fmt::format("--commit '{}' is neither a hex sha (7 to 64 digits) nor a revision of the repository "
-                                 "'{}'",
-                                 o.commit, o.repo));
-  CommitInfo c;
-  c.sha = o.commit;
-  return c;
-}
-
 StackConfig BuildStackConfig(const RunOptions& o) {
   StackConfig config;
   if (!o.stack_config.empty()) config = ValueOrThrow(LoadStackConfig(o.stack_config));
@@ -130,7 +112,7 @@ int RunCommand(const RunOptions& o) {
                                                    shard.Word()));
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto stack = ValueOrThrow(MakeStack(request.stack_config));
-  request.commit = ResolveCommit(o);
+  request.commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
   RunResult result = ValueOrThrow(RunSuites(request, *stack, *store));
   // Reruns are evidence for the flaky thresholds, stored as runs of their own; the summary,

@@ -21,7 +21,7 @@ constexpr Command kCommands[] = {
     {"compare", "Paired comparison of two commits' results", SetupCompare},
     {"bisect", "Find the commit that changed a metric, even when it is noisy", SetupBisect},
     {"report", "Write the self-contained HTML report of a run", SetupReport},
-    {"golden", "Show or accept golden expectations", SetupGolden},
+    {"golden", "Diff or accept golden expectations", SetupGolden},
     {"ingest", "Import results produced elsewhere (JUnit, GoogleTest JSON, lm-eval, sglang)", SetupIngest},
     {"merge", "Merge results from other databases (sharded CI jobs)", SetupMerge},
     {"serve-sim", "Serve the stand-in OpenAI-compatible LM endpoint", SetupServeSim},
@@ -35,6 +35,24 @@ std::span<const Command> Commands() { return kCommands; }
 std::string DefaultDbPath() {
   const char* env = std::getenv("HARNESS_DB");
   return env && *env ? env : "harness.db";
+}
+
+CommitInfo ResolveCommitOption(const std::string& rev, const std::string& repo) {
+  if (rev.empty()) {
+    auto c = ReadCommit(repo, "HEAD");
+    if (!c) throw FatalError(ExitCode::kUsage, fmt::format("{} (pass --commit SHA when not in a git checkout)", c.error().message));
+    return *c;
+  }
+  if (auto c = ReadCommit(repo, rev)) return *c;
+  // Not a commit git knows here: stored as given, without metadata, when it is a sha.
+  if (!IsHexSha(rev))
+    throw FatalError(ExitCode::kUsage,
+                     fmt::format("--commit '{}' is neither a hex sha (7 to 64 digits) nor a revision of the repository "
+                                 "'{}'",
+                                 rev, repo));
+  CommitInfo c;
+  c.sha = rev;
+  return c;
 }
 
 int Main(int argc, char** argv) {

@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 
+#include "harness/util/git.h"
+
 namespace CLI {
 class App;
 }
@@ -41,5 +43,8 @@ CommandMain SetupMerge(CLI::App& app);
 
 // Shared option helpers.
 std::string DefaultDbPath();  // $HARNESS_DB or harness.db
+// --commit / --repo: rev read from repo (HEAD when empty); a hex sha git does not know
+// there is stored as given, without metadata. Anything else throws a usage error.
+CommitInfo ResolveCommitOption(const std::string& rev, const std::string& repo);
 
 }  // namespace harness

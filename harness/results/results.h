@@ -78,6 +78,14 @@ struct CaseResult {
   std::vector<OpRow> ops;
 };
 
+// A finished case written whole, with its suite and per-sample outcomes: what an importer
+// (harness ingest) produces and the store writes in one transaction.
+struct FinishedCase {
+  std::string suite;
+  CaseResult result;
+  std::vector<Sample> samples;
+};
+
 // Counts per status over a list of cases, and the run status they add up to.
 struct StatusCounts {
   int pass = 0, fail = 0, error = 0, skip = 0, running = 0;

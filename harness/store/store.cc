@@ -180,6 +180,20 @@ ALTER TABLE bisect_sessions ADD COLUMN uid TEXT;
 UPDATE bisect_sessions SET uid = lower(hex(randomblob(16)));
 CREATE UNIQUE INDEX bisect_sessions_by_uid ON bisect_sessions(uid);
 )sql",
+    // 7: which files `harness ingest` imported, so the same file for the same commit in the
+    // same format is imported once (the run it became is kept beside it).
+    R"sql(
+CREATE TABLE ingested_files(
+  id INTEGER PRIMARY KEY,
+  content_hash TEXT NOT NULL,
+  format TEXT NOT NULL,
+  commit_id INTEGER NOT NULL REFERENCES commits(id),
+  path TEXT NOT NULL,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  at TEXT NOT NULL,
+  UNIQUE(content_hash, format, commit_id)
+);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -384,6 +398,75 @@ Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, 
   return *db;
 }
 
+// Row writers shared by the one-row-at-a-time path of a run (BeginRun, BeginCase,
+// WriteSample, FinishCase) and the whole-run path of an import (WriteIngestedRun); the
+// caller owns the transaction.
+Result<int64_t> InsertRun(sqlite3* db, const NewRun& r) {
+  Stmt st(db, R"sql(
+INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status, shard,
+                 nightly, uid)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, lower(hex(randomblob(16)))) RETURNING id)sql");
+  st.Bind(1, r.commit_id).Bind(2, r.stack).Bind(3, r.config_hash).Bind(4, r.config_json).Bind(5, r.host)
+      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard).Bind(9, r.nightly);
+  if (st.Step() != SQLITE_ROW) return DbError(db, "store run");
+  return st.Int(0);
+}
+
+Status UpdateRunStatus(sqlite3* db, int64_t run_id, RunStatus status) {
+  Stmt st(db, "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3");
+  st.Bind(1, std::string(Word(status))).Bind(2, NowUtc()).Bind(3, run_id);
+  return StepDone(db, st, "finish run");
+}
+
+Result<int64_t> InsertCase(sqlite3* db, int64_t run_id, const std::string& suite, const std::string& case_id,
+                           const std::string& params_json) {
+  Stmt st(db, R"sql(
+INSERT INTO case_results(run_id, suite, case_id, params_json, status) VALUES(?1, ?2, ?3, ?4, 'running')
+ON CONFLICT(run_id, case_id) DO UPDATE SET status = 'running' RETURNING id)sql");
+  st.Bind(1, run_id).Bind(2, suite).Bind(3, case_id).Bind(4, params_json);
+  if (st.Step() != SQLITE_ROW) return DbError(db, "store case " + case_id);
+  return st.Int(0);
+}
+
+Status InsertSample(sqlite3* db, int64_t case_result_id, const Sample& s) {
+  Stmt st(db, R"sql(
+INSERT OR REPLACE INTO samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens,
+                               completion)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
+  st.Bind(1, case_result_id).Bind(2, s.key).Bind(3, s.outcome).Bind(4, s.expected).Bind(5, s.extracted)
+      .Bind(6, s.latency_s).Bind(7, s.tokens).Bind(8, s.completion.substr(0, kMaxStoredCompletionBytes));
+  return StepDone(db, st, "store sample " + s.key);
+}
+
+// Status, duration, message; metrics and op rows replaced (a resumed case is finished
+// again: its aggregates are replaced, its samples kept).
+Status WriteCaseOutcome(sqlite3* db, int64_t case_result_id, const CaseResult& o) {
+  Stmt up(db, "UPDATE case_results SET status = ?1, duration_s = ?2, message = ?3 WHERE id = ?4");
+  up.Bind(1, std::string(Word(o.status))).Bind(2, o.duration_s).Bind(3, o.message).Bind(4, case_result_id);
+  if (auto s = StepDone(db, up, "finish case"); !s) return s;
+  Stmt clear_metrics(db, "DELETE FROM metrics WHERE case_result_id = ?1");
+  clear_metrics.Bind(1, case_result_id);
+  if (auto s = StepDone(db, clear_metrics, "clear metrics"); !s) return s;
+  Stmt clear_ops(db, "DELETE FROM op_rows WHERE case_result_id = ?1");
+  clear_ops.Bind(1, case_result_id);
+  if (auto s = StepDone(db, clear_ops, "clear op rows"); !s) return s;
+  Stmt one(db, R"sql(INSERT OR REPLACE INTO metrics(case_result_id, name, value, n, low, high, label)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
+  for (const auto& m : o.metrics) {
+    one.Reset();
+    one.Bind(1, case_result_id).Bind(2, m.name).Bind(3, m.value).Bind(4, m.n).Bind(5, m.low).Bind(6, m.high)
+        .Bind(7, m.label);
+    if (auto s = StepDone(db, one, "store metric " + m.name); !s) return s;
+  }
+  Stmt op(db, "INSERT INTO op_rows(case_result_id, op, input_shapes, calls, est_seconds) VALUES(?1, ?2, ?3, ?4, ?5)");
+  for (const auto& r : o.ops) {
+    op.Reset();
+    op.Bind(1, case_result_id).Bind(2, r.op).Bind(3, r.input_shapes).Bind(4, r.calls).Bind(5, r.est_seconds);
+    if (auto s = StepDone(db, op, "store op row " + r.op); !s) return s;
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Store>> Store::OpenWith(const std::filesystem::path& path, bool read_only) {
@@ -434,22 +517,9 @@ RETURNING id)sql");
   return st.Int(0);
 }
 
-Result<int64_t> Store::BeginRun(const NewRun& r) {
-  Stmt st(db_, R"sql(
-INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status, shard,
-                 nightly, uid)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, lower(hex(randomblob(16)))) RETURNING id)sql");
-  st.Bind(1, r.commit_id).Bind(2, r.stack).Bind(3, r.config_hash).Bind(4, r.config_json).Bind(5, r.host)
-      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard).Bind(9, r.nightly);
-  if (st.Step() != SQLITE_ROW) return DbError(db_, "store run");
-  return st.Int(0);
-}
+Result<int64_t> Store::BeginRun(const NewRun& r) { return InsertRun(db_, r); }
 
-Status Store::FinishRun(int64_t run_id, RunStatus status) {
-  Stmt st(db_, "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3");
-  st.Bind(1, std::string(Word(status))).Bind(2, NowUtc()).Bind(3, run_id);
-  return StepDone(db_, st, "finish run");
-}
+Status Store::FinishRun(int64_t run_id, RunStatus status) { return UpdateRunStatus(db_, run_id, status); }
 
 Result<std::vector<RunRow>> Store::InterruptedRuns(int64_t commit_id) {
   Stmt st(db_, R"sql(
@@ -473,52 +543,52 @@ Status Store::ReopenRun(int64_t run_id) {
 
 Result<int64_t> Store::BeginCase(int64_t run_id, const std::string& suite, const std::string& case_id,
                                  const std::string& params_json) {
-  Stmt st(db_, R"sql(
-INSERT INTO case_results(run_id, suite, case_id, params_json, status) VALUES(?1, ?2, ?3, ?4, 'running')
-ON CONFLICT(run_id, case_id) DO UPDATE SET status = 'running' RETURNING id)sql");
-  st.Bind(1, run_id).Bind(2, suite).Bind(3, case_id).Bind(4, params_json);
-  if (st.Step() != SQLITE_ROW) return DbError(db_, "store case " + case_id);
-  return st.Int(0);
+  return InsertCase(db_, run_id, suite, case_id, params_json);
 }
 
-Status Store::WriteSample(int64_t case_result_id, const Sample& s) {
-  Stmt st(db_, R"sql(
-INSERT OR REPLACE INTO samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens,
-                               completion)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
-  st.Bind(1, case_result_id).Bind(2, s.key).Bind(3, s.outcome).Bind(4, s.expected).Bind(5, s.extracted)
-      .Bind(6, s.latency_s).Bind(7, s.tokens).Bind(8, s.completion.substr(0, kMaxStoredCompletionBytes));
-  return StepDone(db_, st, "store sample " + s.key);
-}
+Status Store::WriteSample(int64_t case_result_id, const Sample& s) { return InsertSample(db_, case_result_id, s); }
 
 Status Store::FinishCase(int64_t case_result_id, const CaseResult& o) {
-  return InTransaction(db_, [&]() -> Status {
-    Stmt up(db_, "UPDATE case_results SET status = ?1, duration_s = ?2, message = ?3 WHERE id = ?4");
-    up.Bind(1, std::string(Word(o.status))).Bind(2, o.duration_s).Bind(3, o.message).Bind(4, case_result_id);
-    if (auto s = StepDone(db_, up, "finish case"); !s) return s;
-    // A resumed case is finished again: its aggregates are replaced, its samples kept.
-    Stmt clear_metrics(db_, "DELETE FROM metrics WHERE case_result_id = ?1");
-    clear_metrics.Bind(1, case_result_id);
-    if (auto s = StepDone(db_, clear_metrics, "clear metrics"); !s) return s;
-    Stmt clear_ops(db_, "DELETE FROM op_rows WHERE case_result_id = ?1");
-    clear_ops.Bind(1, case_result_id);
-    if (auto s = StepDone(db_, clear_ops, "clear op rows"); !s) return s;
-    Stmt one(db_, R"sql(INSERT OR REPLACE INTO metrics(case_result_id, name, value, n, low, high, label)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
-    for (const auto& m : o.metrics) {
-      one.Reset();
-      one.Bind(1, case_result_id).Bind(2, m.name).Bind(3, m.value).Bind(4, m.n).Bind(5, m.low).Bind(6, m.high)
-          .Bind(7, m.label);
-      if (auto s = StepDone(db_, one, "store metric " + m.name); !s) return s;
-    }
-    Stmt op(db_, "INSERT INTO op_rows(case_result_id, op, input_shapes, calls, est_seconds) VALUES(?1, ?2, ?3, ?4, ?5)");
-    for (const auto& r : o.ops) {
-      op.Reset();
-      op.Bind(1, case_result_id).Bind(2, r.op).Bind(3, r.input_shapes).Bind(4, r.calls).Bind(5, r.est_seconds);
-      if (auto s = StepDone(db_, op, "store op row " + r.op); !s) return s;
+  return InTransaction(db_, [&] { return WriteCaseOutcome(db_, case_result_id, o); });
+}
+
+Result<std::vector<std::optional<int64_t>>> Store::WriteIngestedRuns(const std::vector<IngestedRun>& runs) {
+  std::vector<std::optional<int64_t>> ids;
+  auto s = InTransaction(db_, [&]() -> Status {
+    ids.clear();
+    for (const auto& in : runs) {
+      const auto& file = in.file;
+      Stmt seen(db_, "SELECT run_id FROM ingested_files WHERE content_hash = ?1 AND format = ?2 AND commit_id = ?3");
+      seen.Bind(1, file.content_hash).Bind(2, file.format).Bind(3, in.run.commit_id);
+      if (int rc = seen.Step(); rc == SQLITE_ROW) {
+        ids.push_back(std::nullopt);
+        continue;
+      } else if (rc != SQLITE_DONE) {
+        return DbError(db_, "look up ingested file");
+      }
+      auto id = InsertRun(db_, in.run);
+      if (!id) return id.error();
+      std::vector<CaseResult> results;
+      for (const auto& c : in.cases) {
+        auto case_row = InsertCase(db_, *id, c.suite, c.result.case_id, "{}");
+        if (!case_row) return case_row.error();
+        for (const auto& sample : c.samples)
+          if (auto w = InsertSample(db_, *case_row, sample); !w) return w;
+        if (auto w = WriteCaseOutcome(db_, *case_row, c.result); !w) return w;
+        results.push_back(c.result);
+      }
+      if (auto w = UpdateRunStatus(db_, *id, CountStatuses(results).Overall()); !w) return w;
+      Stmt record(db_, R"sql(INSERT INTO ingested_files(content_hash, format, commit_id, path, run_id, at)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6))sql");
+      record.Bind(1, file.content_hash).Bind(2, file.format).Bind(3, in.run.commit_id).Bind(4, file.path)
+          .Bind(5, *id).Bind(6, NowUtc());
+      if (auto w = StepDone(db_, record, "record ingested file " + file.path); !w) return w;
+      ids.push_back(*id);
     }
     return OkStatus();
   });
+  if (!s) return s.error();
+  return ids;
 }
 
 Result<std::vector<Sample>> Store::Samples(int64_t case_result_id) {

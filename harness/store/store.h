@@ -140,9 +140,23 @@ struct MergeCounts {
   int64_t bisect_sessions = 0, bisect_steps = 0;
 };
 
+// The file a run was ingested from (`harness ingest`): the same bytes in the same format for
+// the same commit are stored once.
+struct IngestedFile {
+  std::string content_hash;        // Fnv1a64Hex of the file's bytes
+  std::string format;              // junit | gtest-json | lm-eval | sglang-gsm8k | tensorcast-table
+  std::string path;                // as the command named it
+};
+
+struct IngestedRun {
+  NewRun run;
+  std::vector<FinishedCase> cases;
+  IngestedFile file;
+};
+
 class Store {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
   static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
@@ -178,6 +192,12 @@ class Store {
   Status WriteSample(int64_t case_result_id, const Sample& s);
   // Status, duration, message, metrics and op rows in one transaction.
   Status FinishCase(int64_t case_result_id, const CaseResult& result);
+
+  // Imported runs (one file's) written whole in one transaction: per run the run row
+  // (finished, status from its cases), every case with metrics, op rows and samples, and
+  // its ingested_files row. A run whose (content hash, format, commit) was ingested before
+  // is skipped: its entry in the answer is empty. On any error nothing is written.
+  Result<std::vector<std::optional<int64_t>>> WriteIngestedRuns(const std::vector<IngestedRun>& runs);
 
   Result<std::vector<Sample>> Samples(int64_t case_result_id);
   Result<std::vector<Metric>> Metrics(int64_t case_result_id);

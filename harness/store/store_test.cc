@@ -45,6 +45,56 @@ TEST(Store, WritesAndReadsBackACase) {
   EXPECT_EQ(cases[0].result.status, CaseStatus::kPass);
 }
 
+IngestedRun Imported(int64_t commit_id, const std::string& hash, CaseStatus status) {
+  FinishedCase c{"pytest", {"pytest/t.a", status, 0.5, "msg", {{"max_err", 0.1}}, {{"aten.mm.default", "[1]", 2, 0.3}}},
+                 {{"0", "correct"}, {"1", "wrong"}}};
+  return IngestedRun{{commit_id, "ingest:junit", "h", "{}", "host", "0.2.0"}, {c}, {hash, "junit", "r.xml"}};
+}
+
+TEST(Store, WritesAnIngestedRunWholeAndOnlyOnce) {
+  TempDir dir;
+  auto store = Store::Open(dir / "h.db");
+  ASSERT_TRUE(store.ok());
+  int64_t commit = *(*store)->UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
+  auto ids = (*store)->WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kFail)});
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  ASSERT_EQ(ids->size(), 1u);
+  ASSERT_TRUE((*ids)[0].has_value());
+  auto run = (*store)->Run(*(*ids)[0]);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, RunStatus::kFail);  // from its cases
+  EXPECT_FALSE(run->finished_at.empty());
+  auto cases = *(*store)->FinishedCases(run->id);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].result.message, "msg");
+  EXPECT_EQ((*store)->Samples(cases[0].id)->size(), 2u);
+  EXPECT_EQ((*store)->Metrics(cases[0].id)->size(), 1u);
+  EXPECT_EQ((*store)->Ops(cases[0].id)->size(), 1u);
+  // The same hash, format and commit again: skipped, nothing written.
+  auto again = (*store)->WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass)});
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE((*again)[0].has_value());
+  EXPECT_FALSE((*store)->Run(run->id + 1).ok());
+}
+
+TEST(Store, AnIngestedFileThatFailsHalfwayLeavesNothing) {
+  TempDir dir;
+  auto store = Store::Open(dir / "h.db");
+  ASSERT_TRUE(store.ok());
+  int64_t commit = *(*store)->UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
+  // The second run names a commit that does not exist: the foreign key refuses it, and the
+  // first run of the same file must go with it.
+  auto ids = (*store)->WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass), Imported(commit + 99, "h2", CaseStatus::kPass)});
+  ASSERT_FALSE(ids.ok());
+  EXPECT_EQ(ids.error().code, ExitCode::kInfra);
+  EXPECT_FALSE((*store)->Run(1).ok());
+  EXPECT_TRUE((*store)->KnownCases()->empty());
+  // Nor is the file marked as ingested: it goes in once fixed.
+  auto retry = (*store)->WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass)});
+  ASSERT_TRUE(retry.ok());
+  EXPECT_TRUE((*retry)[0].has_value());
+}
+
 TEST(Store, HistoryIsInFirstParentOrderWithTheNewestRunPerCommit) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();

@@ -1,0 +1,357 @@
+// harness ingest through the real binary and a real SQLite file: what it stores is what
+// history and compare show; the same file twice adds nothing; a malformed file leaves the
+// files before it stored and nothing of itself.
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "harness/store/store.h"
+#include "harness/util/json_file.h"
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using testing_util::RunHarness;
+using testing_util::TempDir;
+using testing_util::WriteFile;
+
+std::string JunitXml(const std::string& matmul_child) {
+  return R"(<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="3">
+<testcase classname="tests.test_ops" name="test_add" time="0.5"><properties><property name="max_abs_err" value="0.002"/></properties></testcase>
+<testcase classname="tests.test_ops" name="test_matmul" time="1.5">)" +
+         matmul_child + R"(</testcase>
+<testcase classname="tests.test_ünï" name="test_skip"><skipped message="no GPU"/></testcase>
+</testsuite></testsuites>
+)";
+}
+
+// Runs stored, read through the public reads: run ids count up from 1.
+int64_t CountRuns(const std::string& db) {
+  auto store = Store::OpenReadOnly(db);
+  EXPECT_TRUE(store.ok());
+  int64_t n = 0;
+  while ((*store)->Run(n + 1).ok()) ++n;
+  return n;
+}
+
+struct IngestFixture : ::testing::Test {
+  TempDir dir;
+  std::string db = (dir.path() / "h.db").string();
+  std::vector<std::string> shas = testing_util::MakeGitRepo(dir.path() / "repo", 2);
+  std::string repo = (dir.path() / "repo").string();
+  std::string File(const std::string& name, const std::string& text) {
+    WriteFile(dir.path() / name, text);
+    return (dir.path() / name).string();
+  }
+};
+
+TEST_F(IngestFixture, JunitResultsShowInHistoryAndCompare) {
+  const auto good = File("good.xml", JunitXml(""));
+  const auto bad = File("bad.xml", JunitXml(R"(<failure message="0.91 &lt; 0.95">assert</failure>)"));
+  auto first = RunHarness({"ingest", "--format", "junit", good, "--commit", "HEAD~1", "--repo", repo, "--db", db});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("run 1 (ingest:junit) at " + shas[0] + ": 3 cases, 2 pass, 0 fail, 0 error, 1 skip"),
+            std::string::npos)
+      << first.out;
+  auto second = RunHarness({"ingest", "--format", "junit", bad, "--commit", shas[1], "--repo", repo, "--db", db});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+
+  auto history = RunHarness({"history", "--case", "pytest/tests.test_ops.test_matmul", "--db", db, "--format", "json"});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  auto h = ParseJson(history.out, "history");
+  ASSERT_TRUE(h.ok()) << history.out;
+  ASSERT_EQ((*h)["commits"].size(), 2u);
+  EXPECT_EQ((*h)["commits"][0]["commit"], shas[0]);
+  EXPECT_EQ((*h)["commits"][0]["subject"], "commit 1");  // read from --repo
+  EXPECT_EQ((*h)["commits"][0]["cases"][0]["runs"][0]["status"], "pass");
+  EXPECT_EQ((*h)["commits"][1]["cases"][0]["runs"][0]["status"], "fail");
+
+  auto metric = RunHarness({"history", "--case", "pytest/tests.test_ops.test_add", "--metric", "max_abs_err", "--db",
+                            db, "--format", "json"});
+  auto m = ParseJson(metric.out, "history");
+  ASSERT_TRUE(m.ok()) << metric.out;
+  EXPECT_EQ((*m)["commits"][1]["cases"][0]["runs"][0]["value"], 0.002);
+
+  auto compare = RunHarness({"compare", shas[0], shas[1], "--db", db, "--format", "json"});
+  EXPECT_EQ(compare.exit_code, 1) << compare.out << compare.err;  // pass -> fail regresses
+  auto c = ParseJson(compare.out, "compare");
+  ASSERT_TRUE(c.ok()) << compare.out;
+  EXPECT_EQ((*c)["regressed"], true);
+  bool seen = false;
+  for (const auto& cc : (*c)["cases"]) {
+    if (cc["case"] != "pytest/tests.test_ops.test_matmul") continue;
+    seen = true;
+    EXPECT_EQ(cc["status_a"], "pass");
+    EXPECT_EQ(cc["status_b"], "fail");
+  }
+  EXPECT_TRUE(seen) << compare.out;
+
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto run2 = (*store)->Run(2);
+  ASSERT_TRUE(run2.ok());
+  EXPECT_EQ(run2->stack, "ingest:junit");
+  EXPECT_EQ(run2->status, RunStatus::kFail);
+  EXPECT_NE(run2->config_json.find("\"format\":\"junit\""), std::string::npos) << run2->config_json;
+  auto cases = (*store)->FinishedCases(2);
+  ASSERT_TRUE(cases.ok());
+  ASSERT_EQ(cases->size(), 3u);
+  EXPECT_EQ((*cases)[2].result.case_id, "pytest/tests.test_ünï.test_skip");
+  EXPECT_EQ((*cases)[2].result.status, CaseStatus::kSkip);
+
+  // The report renders an ingested run like any other.
+  const auto html = (dir.path() / "r.html").string();
+  auto report = RunHarness({"report", "--db", db, "--out", html});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string page = testing_util::ReadFile(html);
+  EXPECT_NE(page.find("pytest/tests.test_ops.test_matmul"), std::string::npos);
+  EXPECT_NE(page.find("0.91 &lt; 0.95"), std::string::npos) << "the failure message, escaped";
+}
+
+TEST_F(IngestFixture, TheSameFileTwiceAddsNothing) {
+  const auto good = File("good.xml", JunitXml(""));
+  ASSERT_EQ(RunHarness({"ingest", "--format", "junit", good, "--commit", shas[0], "--db", db}).exit_code, 0);
+  auto again = RunHarness({"ingest", "--format", "junit", good, "--commit", shas[0], "--db", db});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already ingested for " + shas[0] + ", nothing added"), std::string::npos) << again.out;
+  EXPECT_EQ(CountRuns(db), 1);
+  // Twice in one call is the same.
+  auto twice = RunHarness({"ingest", "--format", "junit", good, good, "--commit", shas[0], "--db", db});
+  ASSERT_EQ(twice.exit_code, 0);
+  EXPECT_EQ(CountRuns(db), 1);
+  // The same bytes for another commit, or read as another format, are new results.
+  ASSERT_EQ(RunHarness({"ingest", "--format", "junit", good, "--commit", shas[1], "--db", db}).exit_code, 0);
+  EXPECT_EQ(CountRuns(db), 2);
+}
+
+TEST_F(IngestFixture, AMalformedSecondFileLeavesTheFirstAndNothingOfItself) {
+  const auto good = File("good.xml", JunitXml(""));
+  const auto broken = File("broken.xml", "<testsuites>\n<testsuite name=\"s\">\n<testcase name=\"a\">\n</testsuite>\n");
+  auto r = RunHarness({"ingest", "--format", "junit", good, broken, "--commit", shas[0], "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(broken + ":4:"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find(good + ": run 1"), std::string::npos) << r.out;
+  EXPECT_EQ(CountRuns(db), 1);
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto ids = (*store)->KnownCases();
+  ASSERT_TRUE(ids.ok());
+  for (const auto& id : *ids) EXPECT_EQ(id.rfind("pytest/", 0), 0u) << id << " came from the broken file";
+  // Fixed, the second file goes in.
+  WriteFile(broken, "<testsuites>\n<testsuite name=\"s\">\n<testcase name=\"a\"/>\n</testsuite></testsuites>\n");
+  auto fixed = RunHarness({"ingest", "--format", "junit", good, broken, "--commit", shas[0], "--db", db});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(CountRuns(db), 2);
+}
+
+TEST_F(IngestFixture, GtestJsonWithAShaOnlyCommitAndASuiteName) {
+  const auto report = File("g.json", R"({"tests": 2, "name": "AllTests", "testsuites": [
+  {"name": "Kernels", "testsuite": [
+    {"name": "Gemm", "status": "RUN", "result": "COMPLETED", "time": "0.2s", "classname": "Kernels"},
+    {"name": "Conv", "status": "RUN", "result": "SKIPPED", "time": "0s", "classname": "Kernels"}]}]})");
+  auto r = RunHarness({"ingest", "--format", "gtest-json", report, "--commit", "abcdef1234567", "--suite", "kernels",
+                       "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto history = RunHarness({"history", "--suite", "kernels", "--db", db, "--format", "json"});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  auto h = ParseJson(history.out, "history");
+  ASSERT_TRUE(h.ok());
+  ASSERT_EQ((*h)["commits"].size(), 1u);
+  EXPECT_EQ((*h)["commits"][0]["commit"], "abcdef1234567");
+  ASSERT_EQ((*h)["commits"][0]["cases"].size(), 2u);
+  EXPECT_EQ((*h)["commits"][0]["cases"][0]["case"], "kernels/Kernels.Conv");
+  EXPECT_EQ((*h)["commits"][0]["cases"][0]["runs"][0]["status"], "skip");
+  EXPECT_EQ((*h)["commits"][0]["cases"][1]["runs"][0]["status"], "pass");
+}
+
+TEST_F(IngestFixture, UsageErrors) {
+  const auto good = File("good.xml", JunitXml(""));
+  auto fmt = RunHarness({"ingest", "--format", "nunit", good, "--commit", shas[0], "--db", db});
+  EXPECT_EQ(fmt.exit_code, 2);
+  EXPECT_NE(fmt.err.find("junit, gtest-json, lm-eval, sglang-gsm8k, tensorcast-table"), std::string::npos) << fmt.err;
+  EXPECT_EQ(RunHarness({"ingest", "--format", "junit", good, "--db", db}).exit_code, 2) << "--commit is required";
+  EXPECT_EQ(RunHarness({"ingest", "--format", "junit", "--commit", shas[0], "--db", db}).exit_code, 2);
+  auto missing = RunHarness({"ingest", "--format", "junit", (dir.path() / "nope.xml").string(), "--commit", shas[0],
+                             "--db", db});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.xml: cannot read"), std::string::npos) << missing.err;
+  auto rev = RunHarness({"ingest", "--format", "junit", good, "--commit", "not-a-rev", "--repo", repo, "--db", db});
+  EXPECT_EQ(rev.exit_code, 2);
+  auto samples = RunHarness({"ingest", "--format", "junit", good, "--samples", good, "--commit", shas[0], "--db", db});
+  EXPECT_EQ(samples.exit_code, 2);
+  EXPECT_NE(samples.err.find("--samples belongs to --format lm-eval"), std::string::npos) << samples.err;
+}
+
+std::string LmEvalResults(double strict) {
+  return R"({"results": {"gsm8k": {"alias": "gsm8k", "exact_match,strict-match": )" + std::to_string(strict) +
+         R"(, "exact_match_stderr,strict-match": 0.05}}, "n-samples": {"gsm8k": {"original": 1319, "effective": 10}},
+ "configs": {"gsm8k": {"num_fewshot": 5}}})";
+}
+
+// Ten documents; the first `wrong` answered wrongly (strict-match rows, plus flexible ones to skip).
+std::string LmEvalSamples(int wrong) {
+  std::string out;
+  for (int i = 0; i < 10; ++i) {
+    const bool ok = i >= wrong;
+    out += R"({"doc_id": )" + std::to_string(i) + R"(, "target": "#### )" + std::to_string(i) +
+           R"(", "filtered_resps": [")" + (ok ? std::to_string(i) : "[invalid]") +
+           R"("], "filter": "strict-match", "exact_match": )" + (ok ? "1.0" : "0.0") + "}\n";
+    out += R"({"doc_id": )" + std::to_string(i) + R"(, "filtered_resps": ["x"], "filter": "flexible-extract", "exact_match": 1.0})" "\n";
+  }
+  return out;
+}
+
+TEST_F(IngestFixture, LmEvalSamplesPairByDocumentInCompare) {
+  const auto r0 = File("a/results_2026.json", LmEvalResults(1.0));
+  const auto s0 = File("a/samples_gsm8k_2026.jsonl", LmEvalSamples(0));
+  const auto r1 = File("b/results_2026.json", LmEvalResults(0.4));
+  const auto s1 = File("b/samples_gsm8k_2026.jsonl", LmEvalSamples(6));
+  // --samples takes one path, so the results FILE may follow it.
+  auto a = RunHarness({"ingest", "--format", "lm-eval", "--samples", s0, r0, "--case", "gsm8k/lm_eval_5shot",
+                       "--commit", shas[0], "--repo", repo, "--db", db});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  auto b = RunHarness({"ingest", "--format", "lm-eval", r1, "--samples", s1, "--case", "gsm8k/lm_eval_5shot",
+                       "--commit", shas[1], "--repo", repo, "--db", db});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto cases = (*store)->FinishedCases(2);
+  ASSERT_TRUE(cases.ok());
+  ASSERT_EQ(cases->size(), 1u);
+  EXPECT_EQ((*cases)[0].result.case_id, "gsm8k/lm_eval_5shot");
+  auto samples = (*store)->Samples((*cases)[0].id);
+  ASSERT_TRUE(samples.ok());
+  ASSERT_EQ(samples->size(), 10u);
+  EXPECT_EQ((*samples)[0].key, "0");
+  EXPECT_EQ((*samples)[0].outcome, "wrong");
+  EXPECT_EQ((*samples)[0].extracted, "[invalid]");
+
+  auto compare = RunHarness({"compare", shas[0], shas[1], "--db", db, "--format", "json"});
+  EXPECT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  auto c = ParseJson(compare.out, "compare");
+  ASSERT_TRUE(c.ok()) << compare.out;
+  ASSERT_EQ((*c)["cases"].size(), 1u);
+  const auto& paired = (*c)["cases"][0]["paired"];
+  EXPECT_EQ(paired["paired"], 10);
+  EXPECT_EQ(paired["verdict"], "REGRESSED") << paired.dump();  // 6 flips to wrong, none to right: p = 0.031
+
+  auto history = RunHarness({"history", "--case", "gsm8k/lm_eval_5shot", "--metric", "exact_match,strict-match",
+                             "--db", db, "--format", "json"});
+  auto h = ParseJson(history.out, "history");
+  ASSERT_TRUE(h.ok()) << history.out << history.err;
+  EXPECT_EQ((*h)["commits"][1]["cases"][0]["runs"][0]["value"], 0.4);
+  EXPECT_EQ((*h)["commits"][1]["cases"][0]["runs"][0]["n"], 10);
+  // Malformed samples name file:line and store nothing.
+  const auto bad = File("c/samples_gsm8k_x.jsonl", "{\"doc_id\": 0, \"exact_match\": 1}\n{\"doc_id\": 1}\n");
+  auto broken = RunHarness({"ingest", "--format", "lm-eval", r1, "--samples", bad, "--commit", shas[0], "--db", db});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find(bad + ":2: exact_match"), std::string::npos) << broken.err;
+  EXPECT_EQ(CountRuns(db), 2);
+}
+
+// The point of per-sample import: McNemar pairs an lm-eval run with the harness's own GSM8K
+// run question by question (lm-eval doc ids are the test-set indexes, as the native keys).
+TEST_F(IngestFixture, LmEvalSamplesPairWithANativeGsm8kRun) {
+  const std::string case_id = "gsm8k/test_gsm8k_accuracy_1";
+  auto native = RunHarness({"run", "--suite", "gsm8k", "--filter", case_id, "--commit", shas[0], "--repo", repo,
+                            "--db", db, "--format", "json"});
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  std::map<std::string, std::string> outcome;
+  {
+    auto store = Store::OpenReadOnly(db);
+    ASSERT_TRUE(store.ok());
+    auto cases = (*store)->FinishedCases(1);
+    ASSERT_TRUE(cases.ok());
+    ASSERT_EQ(cases->size(), 1u);
+    auto stored = (*store)->Samples((*cases)[0].id);
+    ASSERT_TRUE(stored.ok());
+    for (const auto& s : *stored) outcome[s.key] = s.outcome;
+  }
+  ASSERT_EQ(outcome.size(), 1319u);
+  // lm-eval answers the first ten documents the other way round from the native run.
+  std::string rows;
+  int native_correct = 0;
+  for (int i = 0; i < 10; ++i) {
+    const bool was = outcome[std::to_string(i)] == "correct";
+    native_correct += was;
+    rows += R"({"doc_id": )" + std::to_string(i) + R"(, "filtered_resps": ["1"], "exact_match": )" +
+            (was ? "0" : "1") + "}\n";
+  }
+  const auto results = File("r/results.json", LmEvalResults(0.5));
+  const auto samples = File("r/samples_gsm8k_x.jsonl", rows);
+  auto ingest = RunHarness({"ingest", "--format", "lm-eval", results, "--samples", samples, "--case", case_id,
+                            "--commit", shas[1], "--repo", repo, "--db", db});
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  auto compare = RunHarness({"compare", shas[0], shas[1], "--db", db, "--case", case_id, "--format", "json"});
+  auto c = ParseJson(compare.out, "compare");
+  ASSERT_TRUE(c.ok()) << compare.out << compare.err;
+  ASSERT_EQ((*c)["cases"].size(), 1u);
+  const auto& paired = (*c)["cases"][0]["paired"];
+  ASSERT_TRUE(paired.is_object()) << compare.out;
+  EXPECT_EQ(paired["paired"], 10);  // the ten documents both sides answered
+  EXPECT_EQ(paired["b"].get<int>() + paired["c"].get<int>(), 10) << paired.dump();
+  EXPECT_TRUE(paired["b"] == native_correct || paired["c"] == native_correct) << paired.dump();
+}
+
+TEST_F(IngestFixture, SglangLinesAreRunsAndAnAppendedLineIsTheOnlyNewOne) {
+  const std::string line1 =
+      R"({"task": "gsm8k", "backend": "srt", "num_gpus": 1, "latency": 41.5, "accuracy": 0.925, "invalid": 0.002, "output_throughput": 1830.2, "num_requests": 1319, "other": {"num_questions": 1319, "parallel": 1319}})";
+  const std::string line2 = R"({"task": "gsm8k", "backend": "srt", "latency": 40.0, "accuracy": 0.93, "num_requests": 200})";
+  const auto file = File("result.jsonl", line1 + "\n");
+  auto first = RunHarness({"ingest", "--format", "sglang-gsm8k", file, "--commit", shas[0], "--db", db});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  WriteFile(file, line1 + "\n" + line2 + "\n");
+  auto second = RunHarness({"ingest", "--format", "sglang-gsm8k", file, "--commit", shas[0], "--db", db});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.out.find(file + ":1: already ingested"), std::string::npos) << second.out;
+  EXPECT_NE(second.out.find(file + ":2: run 2 (ingest:sglang-gsm8k)"), std::string::npos) << second.out;
+  EXPECT_EQ(CountRuns(db), 2);
+  auto history = RunHarness({"history", "--case", "sglang/gsm8k", "--metric", "accuracy", "--db", db, "--format", "json"});
+  auto h = ParseJson(history.out, "history");
+  ASSERT_TRUE(h.ok()) << history.out << history.err;
+  ASSERT_EQ((*h)["commits"][0]["cases"][0]["runs"].size(), 2u);
+  EXPECT_EQ((*h)["commits"][0]["cases"][0]["runs"][0]["value"], 0.925);
+  EXPECT_EQ((*h)["commits"][0]["cases"][0]["runs"][0]["n"], 1319);
+  EXPECT_EQ((*h)["commits"][0]["cases"][0]["runs"][1]["value"], 0.93);
+  // A bad third line: nothing of this file is written, and the error names its line.
+  WriteFile(file, line1 + "\n" + line2 + "\n" + R"({"task": "gsm8k", "latency": 3})" + "\n");
+  auto bad = RunHarness({"ingest", "--format", "sglang-gsm8k", file, "--commit", shas[1], "--db", db});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(file + ":3: accuracy"), std::string::npos) << bad.err;
+  EXPECT_EQ(CountRuns(db), 2);
+}
+
+constexpr const char* kSpTable = R"(-----------------------------------------  --------------  ------------  ----------
+                   Name                    analytic total  analytic avg  # of Calls
+-----------------------------------------  --------------  ------------  ----------
+tensor_cast.all_gather.default                   10.000ms       5.000ms           2
+tensor_cast.reduce_scatter.default               10.000ms       5.000ms           2
+)";
+
+TEST_F(IngestFixture, TensorCastTablesAreOpRowsCompareDiffs) {
+  const std::string end = "-----------------------------------------  --------------  ------------  ----------\n";
+  const auto before = File("before/sp.txt", std::string(kSpTable) + end);
+  const auto after = File("after/sp.txt", std::string(kSpTable) +
+                                              "tensor_cast.all_reduce.default                    4.000ms       4.000ms           1\n" + end);
+  ASSERT_EQ(RunHarness({"ingest", "--format", "tensorcast-table", before, "--case", "sequence_parallel/step",
+                        "--commit", shas[0], "--db", db}).exit_code, 0);
+  auto r = RunHarness({"ingest", "--format", "tensorcast-table", after, "--case", "sequence_parallel/step", "--commit",
+                       shas[1], "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto compare = RunHarness({"compare", shas[0], shas[1], "--db", db, "--format", "json"});
+  auto c = ParseJson(compare.out, "compare");
+  ASSERT_TRUE(c.ok()) << compare.out << compare.err;
+  ASSERT_EQ((*c)["cases"].size(), 1u);
+  EXPECT_EQ((*c)["cases"][0]["case"], "sequence_parallel/step");
+  ASSERT_EQ((*c)["cases"][0]["ops"]["added"].size(), 1u) << compare.out;
+  EXPECT_NE((*c)["cases"][0]["ops"]["added"][0].dump().find("tensor_cast.all_reduce.default"), std::string::npos);
+  auto bad = RunHarness({"ingest", "--format", "tensorcast-table", File("x.txt", "no table here\n"), "--commit",
+                         shas[0], "--db", db});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("x.txt:"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,107 @@
+#include "harness/ingest/ingest.h"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/ingest/gtest_json.h"
+#include "harness/ingest/junit_xml.h"
+#include "harness/ingest/lm_eval.h"
+#include "harness/ingest/sglang_gsm8k.h"
+#include "harness/ingest/tensorcast_ingest.h"
+
+namespace harness {
+namespace {
+
+// --case names the single case of a file; --suite, when also given, must be its prefix.
+Status ApplyCaseId(std::vector<ParsedRun>& runs, const IngestOptions& o) {
+  if (o.case_id.empty()) return OkStatus();
+  const auto slash = o.case_id.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == o.case_id.size())
+    return UsageError(fmt::format("--case '{}': a case id is SUITE/NAME", o.case_id));
+  const std::string suite = o.case_id.substr(0, slash);
+  if (!o.suite.empty() && o.suite != suite)
+    return UsageError(fmt::format("--case '{}' is not in --suite '{}'", o.case_id, o.suite));
+  for (auto& run : runs) {
+    if (run.cases.size() != 1)
+      return UsageError(fmt::format("{}: --case names one case, but the file holds {}", run.source, run.cases.size()));
+    run.cases[0].suite = suite;
+    run.cases[0].result.case_id = o.case_id;
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+const std::vector<std::string>& IngestFormats() {
+  static const std::vector<std::string> kFormats = {"junit", "gtest-json", "lm-eval", "sglang-gsm8k",
+                                                    "tensorcast-table"};
+  return kFormats;
+}
+
+std::optional<double> ParseNumber(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  if (!text.empty() && text.back() == 's') text.remove_suffix(1);  // GoogleTest's "0.1s"
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty()) return std::nullopt;
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+Status CheckUniqueCaseIds(const std::vector<FinishedCase>& cases, const std::string& origin) {
+  std::map<std::string, int> seen;
+  for (const auto& c : cases)
+    if (++seen[c.result.case_id] == 2)
+      return UsageError(fmt::format("{}: case '{}' appears more than once (the store keeps one result per case "
+                                    "and run)",
+                                    origin, c.result.case_id));
+  return OkStatus();
+}
+
+Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const std::string& text,
+                                               const std::string& origin, const IngestOptions& o) {
+  if (!o.samples.empty() && format != "lm-eval")
+    return UsageError("--samples belongs to --format lm-eval (its per-sample JSONL)");
+  std::vector<ParsedRun> runs;
+  auto one = [&](Result<std::vector<FinishedCase>> cases) -> Status {
+    if (!cases) return cases.error();
+    runs.push_back(ParsedRun{origin, text, std::move(*cases)});
+    return OkStatus();
+  };
+  Status s = OkStatus();
+  if (format == "junit") {
+    s = one(ParseJunitXml(text, origin, o.suite));
+  } else if (format == "gtest-json") {
+    s = one(ParseGtestJson(text, origin, o.suite));
+  } else if (format == "lm-eval") {
+    std::vector<LmEvalSamplesFile> files;
+    std::string content = text;
+    for (std::size_t i = 0; i < o.samples.size(); ++i) {
+      files.push_back({o.samples[i], o.sample_origins[i]});
+      content += "\n--samples--\n" + o.samples[i];  // the samples are part of what was ingested
+    }
+    s = one(ParseLmEval(text, origin, o.suite, files));
+    if (s) runs.back().content = std::move(content);
+  } else if (format == "sglang-gsm8k") {
+    auto parsed = ParseSglangGsm8k(text, origin, o.suite);
+    if (!parsed) return parsed.error();
+    runs = std::move(*parsed);
+  } else if (format == "tensorcast-table") {
+    auto c = ParseTensorCastFile(text, origin, o.suite);
+    if (!c) return c.error();
+    runs.push_back(ParsedRun{origin, text, {std::move(*c)}});
+  } else {
+    return UsageError(fmt::format("--format '{}' is not one of {}", format, fmt::join(IngestFormats(), ", ")));
+  }
+  if (!s) return s.error();
+  if (auto c = ApplyCaseId(runs, o); !c) return c.error();
+  return runs;
+}
+
+}  // namespace harness

@@ -1,0 +1,46 @@
+// Importing results produced elsewhere (`harness ingest`, docs/ingest.md): one reader per
+// format turns a file's text into finished cases (results values only); the CLI writes
+// them with Store::WriteIngestedRuns, one transaction per file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/results/results.h"
+#include "harness/util/error.h"
+
+namespace harness {
+
+// What every reader is told besides the text.
+struct IngestOptions {
+  std::string suite;                 // --suite: the suite of every case (empty: the format's default)
+  std::string case_id;               // --case: the id of a single-case file's case (empty: derived)
+  std::vector<std::string> samples;  // lm-eval: per-sample JSONL texts, with sample_origins
+  std::vector<std::string> sample_origins;
+};
+
+// One run to store: where it came from, the bytes that identify it (the same bytes in the
+// same format for the same commit are stored once) and its cases.
+struct ParsedRun {
+  std::string source;                // the file, or file:line for one line of a JSON-lines file
+  std::string content;               // hashed for the ingested_files row
+  std::vector<FinishedCase> cases;
+};
+
+// The format names `--format` accepts, in the order the docs list them.
+const std::vector<std::string>& IngestFormats();
+
+// Reads text (from origin, a file name) in format. Malformed input is a usage error naming
+// origin:line(:column), or origin and the JSON path of the field for JSON structure.
+Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const std::string& text,
+                                               const std::string& origin, const IngestOptions& options);
+
+// Shared by the readers: "0.25" / "0.25s" -> seconds; a number or a string that is wholly
+// a finite number -> that number.
+std::optional<double> ParseNumber(std::string_view text);
+// Refuses two cases with one id (the store keeps one row per case and run).
+Status CheckUniqueCaseIds(const std::vector<FinishedCase>& cases, const std::string& origin);
+
+}  // namespace harness

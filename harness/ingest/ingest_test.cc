@@ -1,0 +1,381 @@
+#include "harness/ingest/ingest.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/ingest/gtest_json.h"
+#include "harness/ingest/junit_xml.h"
+#include "harness/ingest/lm_eval.h"
+#include "harness/ingest/sglang_gsm8k.h"
+#include "harness/ingest/tensorcast_ingest.h"
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using testing_util::TempDir;
+using testing_util::WriteFile;
+
+const FinishedCase* Find(const std::vector<FinishedCase>& cases, const std::string& id) {
+  for (const auto& c : cases)
+    if (c.result.case_id == id) return &c;
+  return nullptr;
+}
+
+// pytest --junitxml (xunit2): one <testsuite name="pytest"> in <testsuites>.
+constexpr const char* kPytestXml = R"(<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="5" time="1.2" timestamp="2026-12-01T10:00:00" hostname="ci">
+<testcase classname="tests.test_ops" name="test_add" time="0.010"><properties><property name="max_abs_err" value="1.5e-3"/><property name="ticket" value="OPS-12"/></properties></testcase>
+<testcase classname="tests.test_ops" name="test_matmul[fp8-64]" time="0.250"><failure message="AssertionError: 0.91 &lt; 0.95">def test_matmul():
+&gt;   assert acc &gt;= 0.95
+E   AssertionError</failure></testcase>
+<testcase classname="tests.test_ops" name="test_setup" time="0.001"><error message="fixture 'gpu' not found">setup failed</error></testcase>
+<testcase classname="tests.test_ops" name="test_skip" time="0.000"><skipped type="pytest.skip" message="needs 8 GPUs">/tests/test_ops.py:40: needs 8 GPUs</skipped></testcase>
+<testcase classname="tests.test_ünïcode" name="test_日本語"/>
+</testsuite></testsuites>
+)";
+
+TEST(JunitXml, ReadsPytestStatusesTimesPropertiesAndUnicode) {
+  auto cases = ParseJunitXml(kPytestXml, "report.xml", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 5u);
+  const auto* add = Find(*cases, "pytest/tests.test_ops.test_add");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->suite, "pytest");
+  EXPECT_EQ(add->result.status, CaseStatus::kPass);
+  EXPECT_DOUBLE_EQ(add->result.duration_s, 0.010);
+  ASSERT_EQ(add->result.metrics.size(), 1u);  // the ticket is text, not a metric
+  EXPECT_EQ(add->result.metrics[0].name, "max_abs_err");
+  EXPECT_DOUBLE_EQ(add->result.metrics[0].value, 1.5e-3);
+  const auto* mm = Find(*cases, "pytest/tests.test_ops.test_matmul[fp8-64]");
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(mm->result.status, CaseStatus::kFail);
+  EXPECT_NE(mm->result.message.find("AssertionError: 0.91 < 0.95"), std::string::npos);
+  EXPECT_NE(mm->result.message.find(">   assert acc >= 0.95"), std::string::npos);
+  EXPECT_EQ(Find(*cases, "pytest/tests.test_ops.test_setup")->result.status, CaseStatus::kError);
+  const auto* skip = Find(*cases, "pytest/tests.test_ops.test_skip");
+  EXPECT_EQ(skip->result.status, CaseStatus::kSkip);
+  EXPECT_NE(skip->result.message.find("needs 8 GPUs"), std::string::npos);
+  const auto* uni = Find(*cases, "pytest/tests.test_ünïcode.test_日本語");
+  ASSERT_NE(uni, nullptr);  // missing time: zero, missing children: pass
+  EXPECT_EQ(uni->result.status, CaseStatus::kPass);
+  EXPECT_EQ(uni->result.duration_s, 0);
+}
+
+TEST(JunitXml, SuiteOptionNestedSuitesAndNoClassname) {
+  const char* xml = R"(<testsuite name="outer"><testsuite name="inner"><testcase name="t1"/></testsuite>
+<testcase name="t2" classname="C"/></testsuite>)";
+  auto cases = ParseJunitXml(xml, "x.xml", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 2u);
+  EXPECT_NE(Find(*cases, "inner/t1"), nullptr);
+  EXPECT_NE(Find(*cases, "outer/C.t2"), nullptr);
+  auto renamed = ParseJunitXml(xml, "x.xml", "nightly");
+  ASSERT_TRUE(renamed.ok());
+  EXPECT_NE(Find(*renamed, "nightly/t1"), nullptr);
+  EXPECT_EQ(Find(*renamed, "nightly/C.t2")->suite, "nightly");
+}
+
+TEST(JunitXml, EmptySuitesHoldNoCases) {
+  auto a = ParseJunitXml(R"(<testsuites/>)", "a.xml", "");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_TRUE(a->empty());
+  auto b = ParseJunitXml(R"(<testsuites><testsuite name="pytest" tests="0"></testsuite></testsuites>)", "b.xml", "");
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->empty());
+}
+
+TEST(JunitXml, MalformedInputNamesFileLineAndColumn) {
+  auto bad = ParseJunitXml("<testsuites>\n<testsuite name=\"s\">\n<testcase name=\"a\">\n</testsuite>\n", "r.xml", "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ExitCode::kUsage);
+  EXPECT_EQ(bad.error().message.rfind("r.xml:4:", 0), 0u) << bad.error().message;
+  auto no_name = ParseJunitXml("<testsuites>\n<testsuite>\n\n<testcase classname=\"c\"/></testsuite></testsuites>", "n.xml", "");
+  ASSERT_FALSE(no_name.ok());
+  EXPECT_EQ(no_name.error().message, "n.xml:4: <testcase> has no name attribute");
+  auto bad_time = ParseJunitXml("<testsuite>\n<testcase name=\"a\" time=\"soon\"/></testsuite>", "t.xml", "");
+  ASSERT_FALSE(bad_time.ok());
+  EXPECT_EQ(bad_time.error().message.rfind("t.xml:2: <testcase> time=\"soon\"", 0), 0u) << bad_time.error().message;
+  auto root = ParseJunitXml("<html/>", "h.xml", "");
+  ASSERT_FALSE(root.ok());
+  EXPECT_NE(root.error().message.find("h.xml:1: expected <testsuites> or <testsuite>"), std::string::npos);
+  auto dup = ParseJunitXml("<testsuite name=\"s\"><testcase name=\"a\"/><testcase name=\"a\"/></testsuite>", "d.xml", "");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.error().message.find("'s/a' appears more than once"), std::string::npos);
+}
+
+TEST(JunitXml, DoesNotReadExternalEntities) {
+  TempDir dir;
+  WriteFile(dir.path() / "secret.txt", "TOP-SECRET-CONTENT");
+  const std::string xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE t [<!ENTITY x SYSTEM \"file://" +
+                          (dir.path() / "secret.txt").string() +
+                          "\">]>\n<testsuite name=\"s\"><testcase name=\"a\"><failure message=\"m\">&x;boom</failure>"
+                          "</testcase></testsuite>";
+  auto cases = ParseJunitXml(xml, "e.xml", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 1u);
+  EXPECT_EQ((*cases)[0].result.status, CaseStatus::kFail);
+  EXPECT_EQ((*cases)[0].result.message.find("TOP-SECRET"), std::string::npos) << (*cases)[0].result.message;
+  EXPECT_NE((*cases)[0].result.message.find("boom"), std::string::npos);
+}
+
+// GoogleTest 1.12.1 --gtest_output=json, as it writes it.
+constexpr const char* kGtestJson = R"({
+  "tests": 4, "failures": 1, "disabled": 1, "errors": 0, "timestamp": "2026-12-01T10:00:00Z", "time": "0.035s",
+  "name": "AllTests",
+  "testsuites": [
+    {"name": "MathTest", "tests": 3, "failures": 1, "disabled": 1, "errors": 0, "timestamp": "2026-12-01T10:00:00Z",
+     "time": "0.03s",
+     "testsuite": [
+       {"name": "Adds", "file": "math_test.cc", "line": 10, "status": "RUN", "result": "COMPLETED",
+        "timestamp": "2026-12-01T10:00:00Z", "time": "0.01s", "classname": "MathTest", "max_ulp": "3"},
+       {"name": "Divides", "file": "math_test.cc", "line": 20, "status": "RUN", "result": "COMPLETED",
+        "timestamp": "2026-12-01T10:00:00Z", "time": "0.02s", "classname": "MathTest",
+        "failures": [{"failure": "math_test.cc:22\nExpected equality of these values:\n  a\n  b", "type": ""}]},
+       {"name": "DISABLED_Slow", "file": "math_test.cc", "line": 30, "status": "NOTRUN", "result": "SUPPRESSED",
+        "timestamp": "2026-12-01T10:00:00Z", "time": "0s", "classname": "MathTest"}
+     ]},
+    {"name": "Param\/P", "tests": 1, "failures": 0, "disabled": 0, "errors": 0, "time": "0s",
+     "testsuite": [
+       {"name": "Skips\/0", "value_param": "4", "status": "RUN", "result": "SKIPPED", "time": "0s", "classname": "Param\/P"}
+     ]},
+    {"name": "Empty", "tests": 0, "failures": 0, "disabled": 0, "errors": 0, "time": "0s", "testsuite": []}
+  ]
+})";
+
+TEST(GtestJson, ReadsStatusesTimesFailuresAndProperties) {
+  auto cases = ParseGtestJson(kGtestJson, "g.json", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 4u);
+  const auto* adds = Find(*cases, "gtest/MathTest.Adds");
+  ASSERT_NE(adds, nullptr);
+  EXPECT_EQ(adds->result.status, CaseStatus::kPass);
+  EXPECT_DOUBLE_EQ(adds->result.duration_s, 0.01);
+  ASSERT_EQ(adds->result.metrics.size(), 1u);
+  EXPECT_EQ(adds->result.metrics[0].name, "max_ulp");
+  EXPECT_EQ(adds->result.metrics[0].value, 3);
+  const auto* div = Find(*cases, "gtest/MathTest.Divides");
+  EXPECT_EQ(div->result.status, CaseStatus::kFail);
+  EXPECT_NE(div->result.message.find("Expected equality"), std::string::npos);
+  EXPECT_EQ(Find(*cases, "gtest/MathTest.DISABLED_Slow")->result.status, CaseStatus::kSkip);
+  EXPECT_EQ(Find(*cases, "gtest/Param/P.Skips/0")->result.status, CaseStatus::kSkip);
+  auto named = ParseGtestJson(kGtestJson, "g.json", "kernels");
+  ASSERT_TRUE(named.ok());
+  EXPECT_NE(Find(*named, "kernels/MathTest.Adds"), nullptr);
+}
+
+TEST(GtestJson, MissingOptionalFieldsAndEmptyReport) {
+  auto cases = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [{"name": "t"}]}, {"name": "E"}]})", "m.json", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 1u);
+  EXPECT_EQ((*cases)[0].result.status, CaseStatus::kPass);
+  auto empty = ParseGtestJson(R"({"testsuites": []})", "e.json", "");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+}
+
+TEST(GtestJson, MalformedInputNamesWhere) {
+  auto syntax = ParseGtestJson("{\n  \"testsuites\": [\n  {\"name\": }\n]}", "s.json", "");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.error().message.rfind("s.json:3:", 0), 0u) << syntax.error().message;
+  auto no_name = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [{"time": "1s"}]}]})", "n.json", "");
+  ASSERT_FALSE(no_name.ok());
+  EXPECT_NE(no_name.error().message.find("n.json: testsuites[0].testsuite[0].name"), std::string::npos)
+      << no_name.error().message;
+  auto bad_result = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [{"name": "t", "result": "MAYBE"}]}]})",
+                                   "r.json", "");
+  ASSERT_FALSE(bad_result.ok());
+  EXPECT_NE(bad_result.error().message.find("testsuites[0].testsuite[0].result: 'MAYBE'"), std::string::npos);
+  auto bad_time = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [{"name": "t", "time": "fast"}]}]})",
+                                 "t.json", "");
+  ASSERT_FALSE(bad_time.ok());
+  EXPECT_FALSE(ParseGtestJson(R"({"tests": 0})", "x.json", "").ok());
+}
+
+constexpr const char* kLmEvalResults = R"({
+  "results": {
+    "gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.75, "exact_match_stderr,strict-match": 0.01,
+              "exact_match,flexible-extract": 0.8, "exact_match_stderr,flexible-extract": "N/A"}
+  },
+  "n-samples": {"gsm8k": {"original": 1319, "effective": 4}},
+  "configs": {"gsm8k": {"task": "gsm8k", "num_fewshot": 5}},
+  "versions": {"gsm8k": 3.0}
+})";
+
+constexpr const char* kLmEvalSamples =
+    R"({"doc_id": 0, "target": "Janet... #### 18", "filtered_resps": ["18"], "filter": "strict-match", "exact_match": 1.0}
+{"doc_id": 0, "target": "Janet... #### 18", "filtered_resps": ["18"], "filter": "flexible-extract", "exact_match": 1.0}
+{"doc_id": 1, "target": "#### 3", "filtered_resps": ["[invalid]"], "filter": "strict-match", "exact_match": 0.0}
+
+{"doc_id": 2, "target": "#### 70000", "filtered_resps": [["70000"]], "filter": "strict-match", "exact_match": 1.0}
+)";
+
+TEST(LmEval, ReadsMetricsStderrAndSampleCount) {
+  auto cases = ParseLmEval(kLmEvalResults, "results.json", "", {});
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 1u);
+  const auto& c = (*cases)[0];
+  EXPECT_EQ(c.result.case_id, "lm-eval/gsm8k");
+  ASSERT_EQ(c.result.metrics.size(), 2u);  // alias and the stderrs are not metrics
+  const Metric* strict = nullptr;
+  for (const auto& m : c.result.metrics)
+    if (m.name == "exact_match,strict-match") strict = &m;
+  ASSERT_NE(strict, nullptr);
+  EXPECT_DOUBLE_EQ(strict->value, 0.75);
+  EXPECT_EQ(strict->n, 4);
+  ASSERT_TRUE(strict->low && strict->high);
+  EXPECT_NEAR(*strict->low, 0.75 - 0.0196, 1e-12);
+  EXPECT_NEAR(*strict->high, 0.75 + 0.0196, 1e-12);
+  for (const auto& m : c.result.metrics) {
+    if (m.name == "exact_match,flexible-extract") {
+      EXPECT_FALSE(m.low.has_value());  // "N/A" stderr
+    }
+  }
+}
+
+TEST(LmEval, SamplesKeepTheStrictFilterRowsAsCorrectOrWrong) {
+  auto cases = ParseLmEval(kLmEvalResults, "results.json", "", {{kLmEvalSamples, "samples_gsm8k_2026.jsonl"}});
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  const auto& s = (*cases)[0].samples;
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].key, "0");
+  EXPECT_EQ(s[0].outcome, "correct");
+  EXPECT_EQ(s[0].expected, "Janet... #### 18");
+  EXPECT_EQ(s[0].extracted, "18");
+  EXPECT_EQ(s[1].key, "1");
+  EXPECT_EQ(s[1].outcome, "wrong");
+  EXPECT_EQ(s[1].extracted, "[invalid]");
+  EXPECT_EQ(s[2].extracted, "70000");
+}
+
+TEST(LmEval, SamplesFileOfSeveralTasksIsMatchedByName) {
+  const char* two = R"({"results": {"gsm8k": {"exact_match,none": 0.5}, "gsm8k_cot": {"exact_match,none": 0.6}}})";
+  const char* rows = R"({"doc_id": 7, "target": "1", "filtered_resps": ["1"], "exact_match": 1})";
+  auto cases = ParseLmEval(two, "r.json", "", {{rows, "out/samples_gsm8k_cot_2026-12-01T10.jsonl"}});
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  EXPECT_TRUE(Find(*cases, "lm-eval/gsm8k")->samples.empty());
+  ASSERT_EQ(Find(*cases, "lm-eval/gsm8k_cot")->samples.size(), 1u);
+  auto unknown = ParseLmEval(two, "r.json", "", {{rows, "mine.jsonl"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("mine.jsonl: cannot tell which task"), std::string::npos);
+}
+
+TEST(LmEval, MalformedInputNamesFileAndLine) {
+  auto syntax = ParseLmEvalSamples("{\"doc_id\": 0, \"exact_match\": 1}\n{\"doc_id\": 1, \"exact_match\": }\n", "s.jsonl");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.error().message.rfind("s.jsonl:2:", 0), 0u) << syntax.error().message;
+  auto missing = ParseLmEvalSamples("\n\n{\"doc_id\": 4}\n", "m.jsonl");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("m.jsonl:3: exact_match"), std::string::npos) << missing.error().message;
+  auto dup = ParseLmEvalSamples("{\"doc_id\": 4, \"exact_match\": 1}\n{\"doc_id\": 4, \"exact_match\": 0}\n", "d.jsonl");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.error().message, "d.jsonl:2: doc_id 4 already given on line 1");
+  auto no_results = ParseLmEval(R"({"configs": {}})", "r.json", "", {});
+  ASSERT_FALSE(no_results.ok());
+  EXPECT_NE(no_results.error().message.find("r.json: results"), std::string::npos);
+}
+
+TEST(SglangGsm8k, OneRunPerLineWithAccuracyAndItsQuestionCount) {
+  const std::string text =
+      R"({"task": "gsm8k", "backend": "srt", "num_gpus": 1, "latency": 41.5, "accuracy": 0.925, "invalid": 0.002, "output_throughput": 1830.2, "num_requests": 1319, "other": {"num_questions": 1319, "parallel": 1319}})"
+      "\n\n"
+      R"({"task": "gsm8k", "backend": "srt", "latency": 40.0, "accuracy": 0.93, "num_requests": 200})"
+      "\n";
+  auto runs = ParseSglangGsm8k(text, "result.jsonl", "");
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].source, "result.jsonl:1");
+  EXPECT_EQ((*runs)[1].source, "result.jsonl:3");
+  const auto& c = (*runs)[0].cases.at(0);
+  EXPECT_EQ(c.result.case_id, "sglang/gsm8k");
+  EXPECT_EQ(c.result.message, "backend srt");
+  ASSERT_EQ(c.result.metrics.size(), 4u);
+  EXPECT_EQ(c.result.metrics[0].name, "accuracy");
+  EXPECT_DOUBLE_EQ(c.result.metrics[0].value, 0.925);
+  EXPECT_EQ(c.result.metrics[0].n, 1319);
+  EXPECT_EQ(c.result.metrics[1].name, "invalid");
+  EXPECT_EQ(c.result.metrics[2].name, "latency_s");
+  EXPECT_EQ(c.result.metrics[3].name, "output_throughput");
+  // Missing optional fields: only accuracy, n from num_requests.
+  const auto& second = (*runs)[1].cases.at(0);
+  ASSERT_EQ(second.result.metrics.size(), 2u);
+  EXPECT_EQ(second.result.metrics[0].n, 200);
+  EXPECT_NE((*runs)[0].content, (*runs)[1].content);
+}
+
+TEST(SglangGsm8k, MalformedLinesNameFileAndLine) {
+  auto syntax = ParseSglangGsm8k("{\"accuracy\": 0.9}\n{\"accuracy\": 0.9,\n", "r.jsonl", "");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.error().message.rfind("r.jsonl:2:", 0), 0u) << syntax.error().message;
+  auto missing = ParseSglangGsm8k("{\"accuracy\": 0.9}\n{\"latency\": 3}\n", "r.jsonl", "");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("r.jsonl:2: accuracy"), std::string::npos) << missing.error().message;
+  auto range = ParseSglangGsm8k("{\"accuracy\": 92.5}\n", "r.jsonl", "");
+  ASSERT_FALSE(range.ok());
+  auto empty = ParseSglangGsm8k("", "r.jsonl", "");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+}
+
+// The msmodeling guide's layout: logs before the table, the total line after it.
+constexpr const char* kTable = R"(INFO loading model
+-----------------------------------------  --------------  ------------  ----------
+                   Name                    analytic total  analytic avg  # of Calls
+-----------------------------------------  --------------  ------------  ----------
+tensor_cast.static_quant_linear.default         884.004ms       1.973ms         448
+tensor_cast.all_reduce.default                   10.000ms       5.000ms           2
+-----------------------------------------  --------------  ------------  ----------
+Total time for analytic: 894.004ms
+)";
+
+TEST(TensorCastIngest, TableRowsBecomeOneCasesOpRows) {
+  auto c = ParseTensorCastFile(kTable, "out/sp_step.txt", "");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->result.case_id, "tensorcast/sp_step");
+  EXPECT_EQ(c->result.status, CaseStatus::kPass);
+  ASSERT_EQ(c->result.ops.size(), 2u);
+  EXPECT_EQ(c->result.ops[1].op, "tensor_cast.all_reduce.default");
+  EXPECT_EQ(c->result.ops[1].calls, 2);
+  ASSERT_EQ(c->result.metrics.size(), 1u);
+  EXPECT_EQ(c->result.metrics[0].name, "est_total_s");
+  EXPECT_DOUBLE_EQ(c->result.metrics[0].value, 0.894004);
+  auto bad = ParseTensorCastFile("----  ----\nName  # of Calls\n----  ----\nx     many\n", "b.txt", "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("b.txt:", 0), 0u) << bad.error().message;
+}
+
+TEST(IngestFile, DispatchesByFormatAndAppliesCaseId) {
+  IngestOptions o;
+  o.case_id = "gsm8k/test_0";
+  auto runs = ParseIngestFile("sglang-gsm8k", "{\"accuracy\": 0.9, \"num_questions\": 10}\n", "r.jsonl", o);
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_EQ(runs->at(0).cases.at(0).result.case_id, "gsm8k/test_0");
+  EXPECT_EQ(runs->at(0).cases.at(0).suite, "gsm8k");
+  o.suite = "other";
+  EXPECT_FALSE(ParseIngestFile("sglang-gsm8k", "{\"accuracy\": 0.9}\n", "r.jsonl", o).ok());
+  IngestOptions many;
+  many.case_id = "x/y";
+  auto two = ParseIngestFile("junit", "<testsuite><testcase name=\"a\"/><testcase name=\"b\"/></testsuite>", "j.xml", many);
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.error().message.find("holds 2"), std::string::npos);
+  auto unknown = ParseIngestFile("nunit", "", "f", {});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("junit, gtest-json, lm-eval, sglang-gsm8k, tensorcast-table"), std::string::npos);
+  IngestOptions with_samples;
+  with_samples.samples = {"{}"};
+  with_samples.sample_origins = {"s.jsonl"};
+  EXPECT_FALSE(ParseIngestFile("junit", "<testsuite/>", "j.xml", with_samples).ok());
+}
+
+TEST(IngestNumbers, ParseNumberTakesWholeNumbersAndSeconds) {
+  EXPECT_EQ(ParseNumber("0.25"), 0.25);
+  EXPECT_EQ(ParseNumber("0.1s"), 0.1);
+  EXPECT_EQ(ParseNumber(" 3 "), 3.0);
+  EXPECT_EQ(ParseNumber("1e-3"), 1e-3);
+  EXPECT_FALSE(ParseNumber("3 GPUs").has_value());
+  EXPECT_FALSE(ParseNumber("").has_value());
+  EXPECT_FALSE(ParseNumber("nan").has_value());
+  EXPECT_FALSE(ParseNumber("OPS-12").has_value());
+}
+
+}  // namespace
+}  // namespace harness

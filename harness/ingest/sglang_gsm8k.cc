@@ -1,0 +1,75 @@
+#include "harness/ingest/sglang_gsm8k.h"
+
+#include <fmt/format.h>
+
+#include "harness/util/json_file.h"
+
+namespace harness {
+
+Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const std::string& origin,
+                                                const std::string& suite_override) {
+  const std::string suite = suite_override.empty() ? "sglang" : suite_override;
+  std::vector<ParsedRun> runs;
+  std::size_t start = 0;
+  for (int line = 1; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string row = text.substr(start, end - start);
+    start = end + 1;
+    if (row.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", origin, line);
+    auto json = ParseJson(row, origin);
+    if (!json) {
+      // A one-line text: ParseJson says origin:1:COL; the file's line is this one.
+      const std::string prefix = origin + ":1:";
+      const std::string& msg = json.error().message;
+      return UsageError(msg.rfind(prefix, 0) == 0 ? fmt::format("{}:{}", where, msg.substr(prefix.size()))
+                                                  : fmt::format("{}: {}", where, msg));
+    }
+    if (!json->is_object()) return UsageError(where + ": expected a JSON object per line");
+    JsonObject o(*json, where);
+    auto accuracy = o.Number("accuracy");
+    if (!accuracy) return accuracy.error();
+    if (*accuracy < 0 || *accuracy > 1) return o.FieldError("accuracy", fmt::format("{} is not within [0, 1]", *accuracy));
+    auto task = o.String("task", "gsm8k");
+    if (!task) return task.error();
+    auto backend = o.String("backend", "");
+    if (!backend) return backend.error();
+    // The question count: other.num_questions (bench_sglang), else num_questions, else num_requests.
+    int64_t n = 0;
+    if (o.Has("other")) {
+      auto other = o.Object("other");
+      if (!other) return other.error();
+      auto q = other->Int("num_questions", 0);
+      if (!q) return q.error();
+      n = *q;
+    }
+    for (const char* key : {"num_questions", "num_requests"}) {
+      if (n > 0) break;
+      auto q = o.Int(key, 0);
+      if (!q) return q.error();
+      n = *q;
+    }
+    if (n < 0) return o.FieldError("num_questions", "is negative");
+    FinishedCase c;
+    c.suite = suite;
+    c.result.case_id = suite + "/" + *task;
+    c.result.status = CaseStatus::kPass;
+    c.result.message = backend->empty() ? "" : "backend " + *backend;
+    c.result.metrics.push_back({"accuracy", *accuracy, n});
+    for (auto [key, metric] : {std::pair{"invalid", "invalid"}, {"latency", "latency_s"},
+                               {"output_throughput", "output_throughput"}}) {
+      if (!o.Has(key)) continue;
+      auto v = o.Number(key);
+      if (!v) return v.error();
+      c.result.metrics.push_back({metric, *v, std::string(key) == "invalid" ? n : 0});
+    }
+    if (auto latency = o.Number("latency", 0); latency) c.result.duration_s = *latency;
+    // The line number is part of the identity: the file only grows, so re-reading it
+    // after another run appended a line stores that line alone.
+    runs.push_back(ParsedRun{where, fmt::format("line {}: {}", line, row), {std::move(c)}});
+  }
+  return runs;
+}
+
+}  // namespace harness
