@@ -178,24 +178,20 @@ class Builder {
     return OkStatus();
   }
 
-  // The shards of one nightly (same nightly id, commit and identity; harness merge) are one
-  // logical run: the summary counts every shard's cases.
-  std::string LogicalRunKey(std::size_t run_index) const {
-    const RunRow& run = runs_[run_index];
-    if (run.nightly.empty()) return fmt::format("run {}", run.id);
-    return fmt::format("nightly {} {} {}", run.nightly, run.sha, run.config_hash);
-  }
-
   void Summarize() {
+    // The shards of one nightly (same nightly id, commit and identity; harness merge) are one
+    // logical run: the summary counts every shard's cases.
+    std::vector<std::string> logical_run;
+    for (const RunRow& run : runs_)
+      logical_run.push_back(run.nightly.empty() ? fmt::format("run {}", run.id)
+                                                : fmt::format("nightly {} {} {}", run.nightly, run.sha, run.config_hash));
     std::map<std::string, std::size_t> latest_run;  // suite -> run index
     for (const auto& r : results_) latest_run[SuiteOf(r.stored.result.case_id)] = r.run_index;
     for (const auto& [suite, run_index] : latest_run) {
       const RunRow& run = runs_[run_index];
-      const std::string logical = LogicalRunKey(run_index);
       SuiteSummary s{suite, run.id, 0, run.stack, run.host, run.started_at, run.finished_at};
       for (const auto& r : results_) {
-        if (SuiteOf(r.stored.result.case_id) != suite) continue;
-        if (r.run_index != run_index && LogicalRunKey(r.run_index) != logical) continue;
+        if (logical_run[r.run_index] != logical_run[run_index] || SuiteOf(r.stored.result.case_id) != suite) continue;
         s.commit = r.commit;
         s.case_seconds += r.stored.result.duration_s;
         switch (r.stored.result.status) {

@@ -116,11 +116,7 @@ TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
 // draws new noise) and must name k; with the fault never on it must say no-culprit.
 void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
   TempDir dir;
-  std::string table = testing_util::ReadFile(std::filesystem::path(HARNESS_SOURCE_ROOT) / "suites/gsm8k.json");
-  const auto at = table.find("\"sim/default.json\"");
-  ASSERT_NE(at, std::string::npos);
-  table.replace(at, 18, "\"sim/noisy.json\"");
-  testing_util::WriteFile(dir / "suites/gsm8k.json", table);
+  testing_util::WriteGsm8kTableWithProfile(dir.path(), "sim/noisy.json");
   auto shas = testing_util::MakeGitRepo(dir / "repo", 64, [&](int i) {
     return std::map<std::string, std::string>{
         {"stack.json", k > 0 && i >= k ? R"({"format_version": 1, "faults": ["fp8-scale-unrepaired"]})"

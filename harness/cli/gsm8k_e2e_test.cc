@@ -99,9 +99,7 @@ TEST(Gsm8kE2E, NoisyStandInRerunsPairAndDifferOnlyByTheirSeed) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 1);
   // The real table with only the default profile changed (format 2 wants its params).
-  auto table = ValueOrThrow(ParseJson(testing_util::ReadFile(SuitesDir() / "gsm8k.json"), "gsm8k.json"));
-  table["defaults"]["sim_profile"] = "sim/noisy.json";
-  testing_util::WriteFile(dir / "suites/gsm8k.json", table.dump(2));
+  testing_util::WriteGsm8kTableWithProfile(dir.path(), "sim/noisy.json");
   // Reruns on one commit: the default baseline is a strict ancestor's, so later runs name
   // the commit with --baseline (its newest finished result, never the running one).
   auto run = [&](const std::string& db_name, std::vector<std::string> seed) {

@@ -128,9 +128,7 @@ TEST(ReportE2E, BadInputIsExitTwoAndWritesNothing) {
 TEST(ReportE2E, RerunAtRiskStoresEveryRerunAndTheReportUsesTheirSpread) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 1);
-  auto table = ValueOrThrow(ParseJson(ReadFile(SuitesDir() / "gsm8k.json"), "gsm8k.json"));
-  table["defaults"]["sim_profile"] = "sim/noisy.json";
-  WriteFile(dir / "suites/gsm8k.json", table.dump(2));
+  testing_util::WriteGsm8kTableWithProfile(dir.path(), "sim/noisy.json");
   auto run = [&](const std::string& db, std::vector<std::string> extra) {
     std::vector<std::string> args = {"run", "--suites-dir", (dir / "suites").string(), "--db", (dir / db).string(),
                                      "--repo", (dir / "repo").string(), "--commit", shas[0], "--suite", "gsm8k",

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,17 @@ inline void CopyDataRoot(const std::filesystem::path& dir) {
 }
 
 // A selftest suite table (suites/selftest_suite.cc) whose test_outcome rows are `rows`.
+// The shipped GSM8K suite table with its default stand-in profile swapped (for example
+// "sim/noisy.json"), written to dir/suites/gsm8k.json; returns that suites folder.
+inline std::filesystem::path WriteGsm8kTableWithProfile(const std::filesystem::path& dir, const std::string& profile) {
+  const std::filesystem::path src = std::filesystem::path(HARNESS_SOURCE_ROOT) / "suites" / "gsm8k.json";
+  auto table = ParseJson(ReadFile(src), src.string());
+  if (!table.ok()) throw std::runtime_error(table.error().message);
+  (*table)["defaults"]["sim_profile"] = profile;
+  WriteFile(dir / "suites" / "gsm8k.json", table->dump(2));
+  return dir / "suites";
+}
+
 inline std::string SelftestTable(const std::string& rows) {
   return R"({"format_version": 2, "suite": "selftest", "nightly": true,
  "params": {"outcome": {"type": "string"}, "metric": {"type": "number"}, "samples": {"type": "int"},
