@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <thread>
 #include <utility>
 
 #include <unistd.h>
@@ -252,6 +253,9 @@ class Stmt {
   int rc_;
 };
 
+// How long a writer waits for another one's lock before it gives up.
+constexpr int kBusyTimeoutMs = 10000;
+
 Error DbError(sqlite3* db, const std::string& what) {
   return InfraError(fmt::format("database: {}: {}", what, sqlite3_errmsg(db)));
 }
@@ -300,21 +304,18 @@ int PragmaInt(sqlite3* db, const char* sql) {
   return st.Step() == SQLITE_ROW ? static_cast<int>(st.Int(0)) : -1;
 }
 
-// What a file holds before we touch it: read with plain SELECTs, which write nothing.
+// What a file holds before we touch it: read with one SELECT, which writes nothing and sees
+// one snapshot (another process may be creating the schema this very moment).
 struct FileKind {
   int app = 0, version = 0, objects = 0;
 };
 
 Result<FileKind> Inspect(sqlite3* db, const std::string& path) {
-  FileKind k;
-  for (auto [sql, out] : {std::pair{"PRAGMA application_id", &k.app}, {"PRAGMA user_version", &k.version},
-                          {"SELECT count(*) FROM sqlite_master", &k.objects}}) {
-    Stmt st(db, sql);
-    if (st.Step() != SQLITE_ROW)
-      return InfraError(fmt::format("{}: not a harness database: {}", path, sqlite3_errmsg(db)));
-    *out = static_cast<int>(st.Int(0));
-  }
-  return k;
+  Stmt st(db, "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM "
+              "pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+  if (st.Step() != SQLITE_ROW)
+    return InfraError(fmt::format("{}: not a harness database: {}", path, sqlite3_errmsg(db)));
+  return FileKind{static_cast<int>(st.Int(0)), static_cast<int>(st.Int(1)), static_cast<int>(st.Int(2))};
 }
 
 // Only an empty file or a harness database of a schema we understand may be written.
@@ -359,18 +360,33 @@ Result<sqlite3*> OpenRaw(const std::filesystem::path& path, int flags) {
     sqlite3_close(db);
     return InfraError(fmt::format("{}: cannot open database: {}", path.string(), msg));
   }
-  sqlite3_busy_timeout(db, 10000);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
   return db;
+}
+
+// Switching a new file to WAL takes an exclusive lock and answers SQLITE_BUSY at once,
+// without the busy handler, while another process opens the same file; so it is retried for
+// as long as the busy timeout would wait.
+Status SetWal(sqlite3* db, const std::string& path) {
+  for (int waited_ms = 0;; waited_ms += 10) {
+    Stmt st(db, "PRAGMA journal_mode=WAL");
+    const int rc = st.Step();
+    if (rc == SQLITE_ROW) return OkStatus();
+    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited_ms >= kBusyTimeoutMs)
+      return DbError(db, fmt::format("PRAGMA journal_mode=WAL ({})", path));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 Status SetPragmas(sqlite3* db, const std::string& path, bool read_only) {
   // WAL lets readers (report, history) run while a run writes; NORMAL keeps every
   // commit durable against a process kill (only an OS crash may lose the last ones).
-  std::vector<const char*> pragmas = {"PRAGMA foreign_keys=ON"};
-  if (!read_only) pragmas = {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"};
-  for (const char* pragma : pragmas)
-    if (auto s = Exec(db, pragma, fmt::format("{} ({})", pragma, path)); !s) return s;
-  return OkStatus();
+  if (!read_only) {
+    if (auto s = SetWal(db, path); !s) return s;
+    if (auto s = Exec(db, "PRAGMA synchronous=NORMAL", fmt::format("PRAGMA synchronous=NORMAL ({})", path)); !s)
+      return s;
+  }
+  return Exec(db, "PRAGMA foreign_keys=ON", fmt::format("PRAGMA foreign_keys=ON ({})", path));
 }
 
 Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, int migrate_to) {

@@ -2,6 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
+#include <mutex>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "harness/util/test_util.h"
@@ -248,6 +252,30 @@ TEST(Store, ForeignFileIsRefused) {
   auto store = Store::Open(path);
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.error().message.find("not a harness database"), std::string::npos);
+}
+
+// Eight processes opening one new file at once: each must see it empty or a harness database,
+// never a half-made one (found by ConcurrencyE2E under ASan: the ownership check read the
+// application id before another opener's first migration committed and the table count after).
+TEST(Store, ManyOpenersOfOneNewFileAllSucceed) {
+  TempDir dir;
+  for (int round = 0; round < 20; ++round) {
+    const auto db = dir / ("h" + std::to_string(round) + ".db");
+    std::vector<std::thread> openers;
+    std::atomic<int> failures{0};
+    std::string first_error;
+    std::mutex m;
+    for (int i = 0; i < 8; ++i)
+      openers.emplace_back([&] {
+        auto s = Store::Open(db);
+        if (!s.ok()) {
+          std::lock_guard<std::mutex> lock(m);
+          if (failures++ == 0) first_error = s.error().message;
+        }
+      });
+    for (auto& t : openers) t.join();
+    ASSERT_EQ(failures, 0) << "round " << round << ": " << first_error;
+  }
 }
 
 TEST(Store, ResumeFindsTheInterruptedRunOfTheSameConfig) {
