@@ -31,11 +31,11 @@ int Merge(const MergeOptions& o) {
   for (const auto& in : o.inputs) {
     MergeCounts c = ValueOrThrow(store->MergeFrom(in));
     std::printf("%s: %lld runs added (%lld already held), %lld cases, %lld metrics, %lld samples, %lld op rows, "
-                "%lld golden changes, %lld bisect sessions\n",
+                "%lld golden changes, %lld bisect sessions, %lld ingested files\n",
                 in.c_str(), static_cast<long long>(c.runs_added), static_cast<long long>(c.runs_present),
                 static_cast<long long>(c.cases), static_cast<long long>(c.metrics), static_cast<long long>(c.samples),
                 static_cast<long long>(c.op_rows), static_cast<long long>(c.golden_changes),
-                static_cast<long long>(c.bisect_sessions));
+                static_cast<long long>(c.bisect_sessions), static_cast<long long>(c.ingested_files));
     total.runs_added += c.runs_added;
     total.cases += c.cases;
   }

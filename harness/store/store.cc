@@ -1058,8 +1058,17 @@ ON CONFLICT(sha) DO UPDATE SET
      nullptr},
     {"CREATE TEMP TABLE merge_runs(src INTEGER PRIMARY KEY, uid TEXT NOT NULL, dst INTEGER, fresh INTEGER NOT NULL)",
      nullptr},
+    // A run is fresh unless the output holds it (its uid) or holds the file it was ingested
+    // from (same bytes, format and commit), as when two shards ingested one file.
+    {R"sql(CREATE TEMP VIEW merge_ingested_twin AS
+SELECT f.run_id AS src_run, d.run_id AS dst_run
+FROM src.ingested_files f JOIN src.commits sc ON sc.id = f.commit_id JOIN main.commits mc ON mc.sha = sc.sha
+JOIN main.ingested_files d ON d.content_hash = f.content_hash AND d.format = f.format AND d.commit_id = mc.id)sql",
+     nullptr},
     {R"sql(INSERT INTO temp.merge_runs(src, uid, fresh)
-SELECT r.id, r.uid, NOT EXISTS (SELECT 1 FROM main.runs m WHERE m.uid = r.uid) FROM src.runs r)sql",
+SELECT r.id, r.uid, NOT EXISTS (SELECT 1 FROM main.runs m WHERE m.uid = r.uid)
+                    AND NOT EXISTS (SELECT 1 FROM temp.merge_ingested_twin w WHERE w.src_run = r.id)
+FROM src.runs r)sql",
      nullptr},
     {R"sql(INSERT INTO main.runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at,
                       finished_at, status, shard, nightly, uid)
@@ -1068,7 +1077,16 @@ SELECT c.id, r.stack, r.config_hash, r.config_json, r.host, r.harness_version, r
 FROM src.runs r JOIN temp.merge_runs t ON t.src = r.id AND t.fresh
 JOIN src.commits sc ON sc.id = r.commit_id JOIN main.commits c ON c.sha = sc.sha ORDER BY r.id)sql",
      &MergeCounts::runs_added},
-    {"UPDATE temp.merge_runs SET dst = (SELECT m.id FROM main.runs m WHERE m.uid = merge_runs.uid)", nullptr},
+    {R"sql(UPDATE temp.merge_runs SET dst = COALESCE(
+  (SELECT m.id FROM main.runs m WHERE m.uid = merge_runs.uid),
+  (SELECT w.dst_run FROM temp.merge_ingested_twin w WHERE w.src_run = merge_runs.src)))sql",
+     nullptr},
+    {R"sql(INSERT INTO main.ingested_files(content_hash, format, commit_id, path, run_id, at)
+SELECT f.content_hash, f.format, mc.id, f.path, t.dst, f.at
+FROM src.ingested_files f JOIN temp.merge_runs t ON t.src = f.run_id AND t.fresh
+JOIN src.commits sc ON sc.id = f.commit_id JOIN main.commits mc ON mc.sha = sc.sha WHERE true ORDER BY f.id
+ON CONFLICT DO NOTHING)sql",
+     &MergeCounts::ingested_files},
     {R"sql(INSERT INTO main.case_results(run_id, suite, case_id, params_json, status, duration_s, message)
 SELECT t.dst, cr.suite, cr.case_id, cr.params_json, cr.status, cr.duration_s, cr.message
 FROM src.case_results cr JOIN temp.merge_runs t ON t.src = cr.run_id AND t.fresh ORDER BY cr.id)sql",
@@ -1118,8 +1136,8 @@ FROM src.bisect_steps x JOIN temp.merge_sessions t ON t.src = x.session_id AND t
      &MergeCounts::bisect_steps},
 };
 
-const char* const kMergeCleanup = "DROP TABLE IF EXISTS temp.merge_runs; DROP TABLE IF EXISTS temp.merge_cases; "
-                                  "DROP TABLE IF EXISTS temp.merge_sessions;";
+const char* const kMergeCleanup = "DROP VIEW IF EXISTS temp.merge_ingested_twin; DROP TABLE IF EXISTS temp.merge_runs; "
+                                  "DROP TABLE IF EXISTS temp.merge_cases; DROP TABLE IF EXISTS temp.merge_sessions;";
 
 }  // namespace
 

@@ -134,7 +134,8 @@ struct GoldenChange {
 // What `harness merge` copied from one input database.
 struct MergeCounts {
   int64_t runs_added = 0;
-  int64_t runs_present = 0;          // already held (same run uid): nothing of them copied again
+  int64_t runs_present = 0;          // already held (same run uid, or the same ingested file): nothing copied
+  int64_t ingested_files = 0;        // rows that keep a re-ingest of a merged file from adding it again
   int64_t cases = 0, metrics = 0, samples = 0, op_rows = 0;
   int64_t golden_changes = 0;
   int64_t bisect_sessions = 0, bisect_steps = 0;

@@ -75,8 +75,8 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   ASSERT_TRUE(b.ok()) << b.error().message;
   EXPECT_EQ(b->cases, 2);
 
-  const std::vector<std::string> tables = {"commits", "runs", "case_results", "metrics", "samples",
-                                           "op_rows", "golden_changes", "bisect_sessions", "bisect_steps"};
+  const std::vector<std::string> tables = {"commits", "runs", "case_results", "metrics", "samples", "op_rows",
+                                           "golden_changes", "bisect_sessions", "bisect_steps", "ingested_files"};
   std::map<std::string, int64_t> before;
   for (const auto& t : tables) before[t] = Count(dir / "out.db", t);
   EXPECT_EQ(before["commits"], 1) << "one commit, held by both shards";
@@ -106,6 +106,47 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   ASSERT_EQ(session->steps.size(), 1u);
   EXPECT_EQ(session->steps[0].run_id, (*runs)[1].id) << "a step's run id follows its run into the output";
   EXPECT_EQ(out->MatchCommits("abc")->at(0).first_parent_ordinal, 7);
+}
+
+// One file ingested (one run, one case) into a fresh database at commit "abc".
+void IngestInto(const std::filesystem::path& db, const std::string& hash) {
+  auto s = std::move(Store::Open(db)).value();
+  int64_t c = *s->UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
+  FinishedCase fc{"junit", {"junit/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
+  auto ids = s->WriteIngestedRuns({IngestedRun{{c, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc},
+                                               {hash, "junit", "report.xml"}}});
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  ASSERT_TRUE(ids->at(0).has_value());
+}
+
+TEST(StoreMerge, TheRecordOfIngestedFilesTravelsAndOneFileIngestedTwiceIsCopiedOnce) {
+  TempDir dir;
+  IngestInto(dir / "a.db", "hash-1");
+  IngestInto(dir / "b.db", "hash-1");  // the same file, ingested by another shard
+  IngestInto(dir / "c.db", "hash-2");
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  auto a = out->MergeFrom(dir / "a.db");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->runs_added, 1);
+  EXPECT_EQ(a->ingested_files, 1);
+  auto b = out->MergeFrom(dir / "b.db");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->runs_added, 0);
+  EXPECT_EQ(b->runs_present, 1);
+  EXPECT_EQ(b->cases, 0);
+  auto c = out->MergeFrom(dir / "c.db");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->runs_added, 1);
+  EXPECT_EQ(Count(dir / "out.db", "runs"), 2);
+  EXPECT_EQ(Count(dir / "out.db", "ingested_files"), 2);
+  // Ingesting the merged file again into the output adds nothing.
+  int64_t commit = *out->UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
+  FinishedCase fc{"junit", {"junit/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
+  auto again = out->WriteIngestedRuns({IngestedRun{{commit, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc},
+                                                   {"hash-1", "junit", "report.xml"}}});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again->at(0).has_value()) << "a merged ingested file was stored again";
+  EXPECT_EQ(Count(dir / "out.db", "runs"), 2);
 }
 
 TEST(StoreMerge, ARunOfItsOwnIsItsOwnLogicalRun) {
