@@ -9,7 +9,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -27,6 +34,57 @@ struct Pipe {
   }
   void CloseBoth() { Close(0); Close(1); }
 };
+
+// The parent of a process, from /proc/PID/stat ("pid (comm) state ppid ..."; comm may hold
+// spaces and parentheses, so the fields are read after its last ')'). -1 when gone.
+pid_t ParentOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos || close + 4 >= stat.size()) return -1;
+  return static_cast<pid_t>(std::strtol(stat.c_str() + close + 4, nullptr, 10));
+}
+
+// Every live descendant of root (Linux /proc).
+std::set<pid_t> Descendants(pid_t root) {
+  std::multimap<pid_t, pid_t> children;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    if (const pid_t parent = ParentOf(pid); parent > 0) children.emplace(parent, pid);
+  }
+  std::set<pid_t> found;
+  std::vector<pid_t> todo = {root};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    for (auto [it, end] = children.equal_range(p); it != end; ++it)
+      if (found.insert(it->second).second) todo.push_back(it->second);
+  }
+  return found;
+}
+
+// A timed-out command may have started children of its own (a shell running python): the
+// whole tree goes, not just the process we started. It is stopped first, from the top, so
+// nothing in it forks or loses its parent (and with it its place in the tree) meanwhile;
+// then everything is killed. The command stays in our process group, so Ctrl-C still
+// reaches it; processes that had already left the tree (their parent exited) are not found.
+void KillTree(pid_t root) {
+  kill(root, SIGSTOP);
+  std::set<pid_t> stopped;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (pid_t p : Descendants(root))
+      if (stopped.insert(p).second) {
+        kill(p, SIGSTOP);
+        grew = true;
+      }
+  }
+  for (pid_t p : stopped) kill(p, SIGKILL);
+  kill(root, SIGKILL);
+}
 
 }  // namespace
 
@@ -86,7 +144,7 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       if (left <= 0) {
         result.timed_out = true;
-        kill(pid, SIGKILL);
+        KillTree(pid);
         break;
       }
       wait_ms = static_cast<int>(left);

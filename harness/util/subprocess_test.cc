@@ -1,6 +1,14 @@
 #include "harness/util/subprocess.h"
 
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <thread>
+#include <vector>
+
 #include <gtest/gtest.h>
+
+#include "harness/util/test_util.h"
 
 namespace harness {
 namespace {
@@ -31,6 +39,38 @@ TEST(Subprocess, KillsAfterTimeout) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->timed_out);
   EXPECT_EQ(r->signal, 9);
+}
+
+// The timeout ends the command's children too: a shell's background sleep and a child of
+// that child must not outlive it.
+TEST(Subprocess, TimeoutKillsTheWholeProcessTree) {
+  testing_util::TempDir dir;
+  const auto pids = dir / "pids";
+  const std::string script = "sleep 30 & echo $! >> '" + pids.string() + "'; "
+                             "sh -c 'sleep 31 & echo $! >> \"$0\"; wait' '" + pids.string() + "' & wait";
+  auto r = RunProcess({"sh", "-c", script}, {.timeout_s = 1.0});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->timed_out);
+  std::ifstream in(pids);
+  std::vector<pid_t> started;
+  for (pid_t p; in >> p;) started.push_back(p);
+  ASSERT_EQ(started.size(), 2u) << "the script did not start both sleeps within the timeout";
+  // Gone, or a zombie its new parent has yet to reap: either way not running. A killed
+  // process takes a moment to die, so each gets up to 5 s (an unkilled sleep lasts 30).
+  auto state_of = [](pid_t p) {
+    std::ifstream stat("/proc/" + std::to_string(p) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    const auto close = text.rfind(')');
+    return close == std::string::npos || close + 2 >= text.size() ? 'X' : text[close + 2];
+  };
+  for (pid_t p : started) {
+    char state = state_of(p);
+    for (int i = 0; i < 100 && state != 'X' && state != 'Z'; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      state = state_of(p);
+    }
+    EXPECT_TRUE(state == 'X' || state == 'Z') << "sleep " << p << " still running (state " << state << ")";
+  }
 }
 
 TEST(Subprocess, MissingProgramIsAnError) {
