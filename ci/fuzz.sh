@@ -2,7 +2,9 @@
 # Fuzzes the parsers with libFuzzer (Debian's clang, ASan + UBSan; the fuzz preset builds
 # into build-fuzz/, the main build is unaffected).
 #   ci/fuzz.sh TARGET SECONDS   one target (answer_extract, suite_table, stack_config,
-#                               golden_ops, openai_response, exec_answer)
+#                               golden_ops, openai_response, exec_answer, tensorcast_table,
+#                               ingest_junit, ingest_gtest_json, ingest_lm_eval,
+#                               ingest_sglang_gsm8k, ingest_tensorcast)
 #   ci/fuzz.sh all SECONDS      every target, SECONDS each (CI: a short run per target)
 # The seeds in tools/fuzz/corpus/TARGET/ are copied to build-fuzz/corpus/TARGET/, which
 # grows as the fuzzer finds new paths and is kept between runs. A finding (crash, leak,
@@ -17,7 +19,8 @@ if [[ $# -ne 2 ]]; then
 fi
 target=$1
 seconds=$2
-all_targets=(answer_extract suite_table stack_config golden_ops openai_response exec_answer)
+all_targets=(answer_extract suite_table stack_config golden_ops openai_response exec_answer tensorcast_table
+             ingest_junit ingest_gtest_json ingest_lm_eval ingest_sglang_gsm8k ingest_tensorcast)
 if [[ $target == all ]]; then targets=("${all_targets[@]}"); else targets=("$target"); fi
 for t in "${targets[@]}"; do
   if [[ ! -d tools/fuzz/corpus/$t ]]; then

@@ -269,6 +269,18 @@ TEST(LmEval, MalformedInputNamesFileAndLine) {
   auto dup = ParseLmEvalSamples("{\"doc_id\": 4, \"exact_match\": 1}\n{\"doc_id\": 4, \"exact_match\": 0}\n", "d.jsonl");
   ASSERT_FALSE(dup.ok());
   EXPECT_EQ(dup.error().message, "d.jsonl:2: doc_id 4 already given on line 1");
+  auto no_task = ParseLmEval(R"({"results": {"": {"acc,none": 0.5}}})", "r.json", "", {});
+  ASSERT_FALSE(no_task.ok());
+  EXPECT_NE(no_task.error().message.find("r.json: results.: a task name must not be empty"), std::string::npos) << no_task.error().message;
+  auto no_metric = ParseLmEval(R"({"results": {"t": {"": 0.5}}})", "r.json", "", {});
+  ASSERT_FALSE(no_metric.ok());
+  EXPECT_NE(no_metric.error().message.find("r.json: results.t.: a metric name must not be empty"), std::string::npos)
+      << no_metric.error().message;
+  // A stderr that overflows the interval, or a negative one, gives the metric no interval.
+  auto huge = ParseLmEval(R"({"results": {"t": {"acc,none": 0.5, "acc_stderr,none": 1e308, "f,none": 1,
+                                              "f_stderr,none": -0.1}}})", "r.json", "", {});
+  ASSERT_TRUE(huge.ok()) << huge.error().message;
+  for (const auto& m : (*huge)[0].result.metrics) EXPECT_FALSE(m.low || m.high) << m.name;
   auto no_results = ParseLmEval(R"({"configs": {}})", "r.json", "", {});
   ASSERT_FALSE(no_results.ok());
   EXPECT_NE(no_results.error().message.find("r.json: results"), std::string::npos);
@@ -311,6 +323,9 @@ TEST(SglangGsm8k, MalformedLinesNameFileAndLine) {
   EXPECT_NE(missing.error().message.find("r.jsonl:2: accuracy"), std::string::npos) << missing.error().message;
   auto range = ParseSglangGsm8k("{\"accuracy\": 92.5}\n", "r.jsonl", "");
   ASSERT_FALSE(range.ok());
+  auto no_task = ParseSglangGsm8k("{\"accuracy\": 0.9, \"task\": \"\"}\n", "r.jsonl", "");
+  ASSERT_FALSE(no_task.ok());
+  EXPECT_NE(no_task.error().message.find("r.jsonl:1: task: must not be empty"), std::string::npos) << no_task.error().message;
   auto empty = ParseSglangGsm8k("", "r.jsonl", "");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());

@@ -1,5 +1,6 @@
 #include "harness/ingest/lm_eval.h"
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -119,6 +120,7 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
   for (const auto& [task, metrics] : results->json().items()) {
     auto task_obj = results->Object(task);
     if (!task_obj) return task_obj.error();
+    if (task.empty()) return results->FieldError(task, "a task name must not be empty (it names the case)");
     int64_t n = 0;
     if (json->contains("n-samples") && (*json)["n-samples"].is_object() && (*json)["n-samples"].contains(task)) {
       JsonObject ns((*json)["n-samples"][task], origin, "n-samples." + task);
@@ -137,13 +139,17 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
       const std::string metric = key.substr(0, comma);
       if (metric.size() >= 7 && metric.compare(metric.size() - 7, 7, "_stderr") == 0) continue;
       if (!value.is_number()) continue;  // "alias" and the like
+      if (key.empty()) return task_obj->FieldError(key, "a metric name must not be empty");
       Metric m{key, value.get<double>(), n, std::nullopt, std::nullopt, ""};
       const std::string stderr_key =
           metric + "_stderr" + (comma == std::string::npos ? std::string() : key.substr(comma));
       if (metrics.contains(stderr_key) && metrics[stderr_key].is_number()) {
+        // A negative stderr, or one so large the bounds overflow, gives no interval.
         const double se = metrics[stderr_key].get<double>();
-        m.low = m.value - 1.96 * se;
-        m.high = m.value + 1.96 * se;
+        if (se >= 0 && std::isfinite(m.value - 1.96 * se) && std::isfinite(m.value + 1.96 * se)) {
+          m.low = m.value - 1.96 * se;
+          m.high = m.value + 1.96 * se;
+        }
       }
       c.result.metrics.push_back(std::move(m));
     }

@@ -33,6 +33,7 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
     if (*accuracy < 0 || *accuracy > 1) return o.FieldError("accuracy", fmt::format("{} is not within [0, 1]", *accuracy));
     auto task = o.String("task", "gsm8k");
     if (!task) return task.error();
+    if (task->empty()) return o.FieldError("task", "must not be empty (it names the case)");
     auto backend = o.String("backend", "");
     if (!backend) return backend.error();
     // The question count: other.num_questions (bench_sglang), else num_questions, else num_requests.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -102,7 +103,9 @@ std::optional<double> ParseTensorCastTime(std::string_view text) {
     const std::string_view number = text.substr(0, text.size() - u.suffix.size());
     double v = 0;
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
-    if (number.empty() || ec != std::errc() || end != number.data() + number.size() || v < 0) return std::nullopt;
+    // from_chars also reads "nan" and "inf", which are no time.
+    if (number.empty() || ec != std::errc() || end != number.data() + number.size() || !std::isfinite(v) || v < 0)
+      return std::nullopt;
     return v * u.scale;
   }
   return std::nullopt;
@@ -170,6 +173,8 @@ Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::s
                 fmt::format("expected a time such as 1.234ms (s, ms, us or ns), got '{}'", total));
     row.est_seconds = *seconds;
     row_sum += *seconds;
+    if (!std::isfinite(row_sum))
+      return at(line.number, spans[total_col].from, "the rows' times add up to more than a double holds");
     result.ops.push_back(std::move(row));
   }
   size_t last_line = i;

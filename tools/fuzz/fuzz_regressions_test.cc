@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -32,6 +33,14 @@ TEST(FuzzRegressions, EveryTargetHasSeedsAndEveryKeptInputRuns) {
       }
     }
     EXPECT_GT(seeds, 0) << t.name << ": no seed corpus";
+  }
+  // ci/fuzz.sh and the fuzz build know every target (else CI would not fuzz it).
+  for (const char* file : {"ci/fuzz.sh", "tools/fuzz/CMakeLists.txt"}) {
+    std::ifstream in(std::filesystem::path(HARNESS_SOURCE_ROOT) / file);
+    const std::string text(std::istreambuf_iterator<char>(in), {});
+    ASSERT_FALSE(text.empty()) << file;
+    for (const auto& name : names)
+      EXPECT_TRUE(std::regex_search(text, std::regex("[ (]" + name + "[:) \n]"))) << file << " does not name " << name;
   }
   // Every folder of kept inputs belongs to a target (a renamed target would orphan them).
   for (const char* kind : {"corpus", "regressions"}) {

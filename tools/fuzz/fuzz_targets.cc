@@ -2,16 +2,20 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <string_view>
 
 #include "harness/eval/answer_extract.h"
 #include "harness/golden/golden_ops.h"
+#include "harness/ingest/ingest.h"
 #include "harness/run/suite_table.h"
 #include "harness/stack/stack_config.h"
+#include "harness/stack/tensorcast_table.h"
 #include "harness/util/json_file.h"
 #include "runners/exec/exec_stack.h"
 #include "runners/openai/openai_client.h"
@@ -22,6 +26,9 @@ namespace {
 constexpr FuzzTarget kTargets[] = {
     {"answer_extract", AnswerExtract}, {"suite_table", SuiteTable},         {"stack_config", StackConfig},
     {"golden_ops", GoldenOps},         {"openai_response", OpenaiResponse}, {"exec_answer", ExecAnswer},
+    {"tensorcast_table", TensorCastTable}, {"ingest_junit", IngestJunit},   {"ingest_gtest_json", IngestGtestJson},
+    {"ingest_lm_eval", IngestLmEval},      {"ingest_sglang_gsm8k", IngestSglangGsm8k},
+    {"ingest_tensorcast", IngestTensorCast},
 };
 
 std::string Text(const uint8_t* data, std::size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
@@ -43,6 +50,60 @@ bool IsIdentifier(const std::string& s) {
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   return true;
+}
+
+// A refusal is a usage error that names the file it read (origin:line..., or origin: path).
+void CheckRefusal(const Error& e, std::initializer_list<std::string_view> origins) {
+  if (e.code != ExitCode::kUsage) std::abort();
+  for (auto origin : origins)
+    if (e.message.rfind(std::string(origin) + ":", 0) == 0) return;
+  std::abort();
+}
+
+bool Finite(double v) { return std::isfinite(v); }
+
+// What an accepted table promises: named ops, whole call counts, finite non-negative times.
+void CheckTable(const CompileResult& t) {
+  double sum = 0;
+  for (const auto& op : t.ops) {
+    if (op.op.empty() || op.calls < 0 || !Finite(op.est_seconds) || op.est_seconds < 0) std::abort();
+    sum += op.est_seconds;
+  }
+  if (!Finite(t.total_seconds) || t.total_seconds < 0 || !Finite(sum)) std::abort();
+}
+
+// What an accepted ingest file promises the store: finished cases with ids SUITE/NAME, unique
+// in their run, finite numbers, and samples with a key and a known outcome.
+void CheckRuns(const std::vector<ParsedRun>& runs) {
+  for (const auto& run : runs) {
+    if (!CheckUniqueCaseIds(run.cases, run.source)) std::abort();
+    for (const auto& c : run.cases) {
+      const auto& r = c.result;
+      if (c.suite.empty() || r.case_id.rfind(c.suite + "/", 0) != 0 || r.case_id.size() == c.suite.size() + 1)
+        std::abort();
+      if (r.status == CaseStatus::kRunning || !Finite(r.duration_s) || r.duration_s < 0) std::abort();
+      for (const auto& m : r.metrics)
+        if (m.name.empty() || !Finite(m.value) || m.n < 0 || (m.low && !Finite(*m.low)) || (m.high && !Finite(*m.high)))
+          std::abort();
+      for (const auto& op : r.ops)
+        if (op.op.empty() || op.calls < 0 || !Finite(op.est_seconds)) std::abort();
+      std::set<std::string> keys;
+      for (const auto& sample : c.samples)
+        if (sample.key.empty() || !keys.insert(sample.key).second ||
+            (sample.outcome != "correct" && sample.outcome != "wrong"))
+          std::abort();
+    }
+  }
+}
+
+int Ingest(std::string_view format, const std::string& text, const IngestOptions& options = {}) {
+  auto runs = ParseIngestFile(format, text, "fuzz.in", options);
+  if (!runs) {
+    CheckRefusal(runs.error(), {"fuzz.in", "samples_fuzz.jsonl"});
+    return 0;
+  }
+  CheckRuns(*runs);
+  return 0;
 }
 
 }  // namespace
@@ -95,5 +156,38 @@ int ExecAnswer(const uint8_t* data, std::size_t size) {
   (void)ParseExecAnswer(Text(data, size), "fuzz");
   return 0;
 }
+
+int TensorCastTable(const uint8_t* data, std::size_t size) {
+  auto t = ParseTensorCastTable(Text(data, size), "fuzz.txt");
+  if (!t) {
+    CheckRefusal(t.error(), {"fuzz.txt"});
+    return 0;
+  }
+  CheckTable(*t);
+  // The table as printed (table_text) reads back as the same table.
+  auto again = ParseTensorCastTable(t->table_text, "again.txt");
+  if (!again || again->ops != t->ops || again->total_seconds != t->total_seconds || again->table_text != t->table_text)
+    std::abort();
+  return 0;
+}
+
+int IngestJunit(const uint8_t* data, std::size_t size) { return Ingest("junit", Text(data, size)); }
+
+int IngestGtestJson(const uint8_t* data, std::size_t size) { return Ingest("gtest-json", Text(data, size)); }
+
+int IngestLmEval(const uint8_t* data, std::size_t size) {
+  const std::string text = Text(data, size);
+  const std::size_t nul = text.find('\0');
+  IngestOptions options;
+  if (nul != std::string::npos) {
+    options.samples = {text.substr(nul + 1)};
+    options.sample_origins = {"samples_fuzz.jsonl"};
+  }
+  return Ingest("lm-eval", text.substr(0, nul), options);
+}
+
+int IngestSglangGsm8k(const uint8_t* data, std::size_t size) { return Ingest("sglang-gsm8k", Text(data, size)); }
+
+int IngestTensorCast(const uint8_t* data, std::size_t size) { return Ingest("tensorcast-table", Text(data, size)); }
 
 }  // namespace harness::fuzz

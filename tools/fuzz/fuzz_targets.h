@@ -1,9 +1,11 @@
 // The libFuzzer targets: each reads bytes the harness did not write, through the parser that
 // reads them in production. fuzz_main.cc turns one into a libFuzzer binary (the fuzz preset,
 // build-fuzz/); fuzz_regressions_test.cc replays every kept input in the normal build.
-// Later parsers add a row to FuzzTargets() and a seed folder under tools/fuzz/corpus/:
-// the ingest formats (JUnit, GoogleTest JSON, lm-eval, sglang) and the TensorCast table
-// parser are the next ones (they land with the ingest work).
+// A new parser adds a row to FuzzTargets(), a seed folder under tools/fuzz/corpus/, a name in
+// ci/fuzz.sh and a pair in tools/fuzz/CMakeLists.txt (fuzz_regressions_test checks the first
+// two agree). Beyond "no crash, no sanitizer report", each target checks what its parser
+// promises of what it accepts (finite numbers, unique case ids, a table that reads back the
+// same), since a value the parser lets through is one the store and reports must live with.
 #pragma once
 
 #include <cstddef>
@@ -25,5 +27,12 @@ int StackConfig(const uint8_t* data, std::size_t size);
 int GoldenOps(const uint8_t* data, std::size_t size);
 int OpenaiResponse(const uint8_t* data, std::size_t size);
 int ExecAnswer(const uint8_t* data, std::size_t size);
+int TensorCastTable(const uint8_t* data, std::size_t size);
+int IngestJunit(const uint8_t* data, std::size_t size);
+int IngestGtestJson(const uint8_t* data, std::size_t size);
+// The results JSON, then (after the first NUL byte, when there is one) a per-sample JSONL.
+int IngestLmEval(const uint8_t* data, std::size_t size);
+int IngestSglangGsm8k(const uint8_t* data, std::size_t size);
+int IngestTensorCast(const uint8_t* data, std::size_t size);
 
 }  // namespace harness::fuzz
