@@ -46,9 +46,16 @@ function(harness_test name)
     PROPERTIES ENVIRONMENT "HARNESS_ROOT=${HARNESS_SOURCE_ROOT}")
 endfunction()
 
-# harness_bench(NAME SOURCES... LIBS ...): a Google Benchmark binary (not run by ctest).
+# harness_bench(NAME SOURCES... LIBS... [DEFINITIONS...]): a Google Benchmark binary (not
+# run by ctest).
+# The asan preset leaves them out: their numbers mean nothing under a sanitizer.
+option(HARNESS_BENCHMARKS "Build the Google Benchmark binaries" ON)
 function(harness_bench name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  if(NOT HARNESS_BENCHMARKS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;DEFINITIONS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} benchmark::benchmark harness_warnings)
+  target_compile_definitions(${name} PRIVATE ${ARG_DEFINITIONS})
 endfunction()

@@ -317,8 +317,10 @@ TEST(SafetyE2E, ResumeWithoutAnInterruptedRunStartsANewOne) {
 // 7. --resume never joins a run that is still alive; once it dies, it resumes.
 TEST(SafetyE2E, ResumeRefusesALiveRun) {
   TempDir dir;
-  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass", "samples": 40, "sleep_ms": 25})"));
+  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass", "samples": 400, "sleep_ms": 25})"));
   const fs::path db = dir / "h.db";
+  // 10 s of cases, ended by the kill below: long enough to be running still when a slow
+  // (sanitized) second process starts.
   pid_t pid = testing_util::SpawnHarness(
       {"run", "--suites-dir", (dir / "suites").string(), "--db", db.string(), "--commit", "abcdef0"});
   ASSERT_GE(pid, 0);

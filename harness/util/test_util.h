@@ -20,6 +20,20 @@
 
 namespace harness::testing_util {
 
+// Whether this build runs under AddressSanitizer (the asan preset; GCC and clang spell it
+// differently). Only measurements ASan itself changes, such as peak RSS, may depend on it.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 class TempDir {
  public:
   TempDir() {
