@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/util/utf8.h"
 #include "harness/util/versions.h"
 
 namespace harness::reports {
@@ -85,7 +86,7 @@ std::string CompareText(const Comparison& c) {
     }
     for (const auto& h : cc.ops.stale) out += "  " + StaleHintText(h) + "\n";
   }
-  return out;
+  return TerminalText(out);
 }
 
 Json CompareJson(const Comparison& c) {

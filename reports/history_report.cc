@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/util/utf8.h"
 #include "harness/util/versions.h"
 
 namespace harness::reports {
@@ -61,7 +62,7 @@ std::string HistoryText(const HistoryQuery& q, const std::vector<HistoryRow>& ro
                        g.ordinal ? std::to_string(*g.ordinal) : "-", g.case_id, case_width, g.runs.size(),
                        fmt::format("{}", fmt::join(statuses, ",")), MetricCell(g), g.subject);
   }
-  return out;
+  return TerminalText(out);
 }
 
 Json HistoryJson(const HistoryQuery& q, const std::vector<HistoryRow>& rows) {

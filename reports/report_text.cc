@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/utf8.h"
+
 namespace harness::reports {
 namespace {
 
@@ -77,7 +79,7 @@ std::string ReportText(const ReportModel& m) {
     out += fmt::format("  {}: {} {}..{} -> {}{} (confidence {:.3f}, {} steps)\n", b.id, b.target, Short(b.good),
                        Short(b.bad), b.status, b.culprit.empty() ? "" : " " + Short(b.culprit), b.confidence,
                        b.steps.size());
-  return out;
+  return TerminalText(out);
 }
 
 }  // namespace harness::reports

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/utf8.h"
 #include "harness/util/versions.h"
 
 namespace harness::reports {
@@ -58,7 +59,7 @@ std::string RunSummaryText(const std::vector<CaseResult>& cases) {
   for (const auto& c : cases) out += fmt::format("{:<6}  {:<{}}  {}\n", Label(c.status), c.case_id, width, KeyDetail(c));
   const StatusCounts n = CountStatuses(cases);
   out += fmt::format("{} passed, {} failed, {} errors, {} skipped\n", n.pass, n.fail, n.error, n.skip);
-  return out;
+  return TerminalText(out);
 }
 
 }  // namespace harness::reports

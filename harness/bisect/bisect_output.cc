@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/util/utf8.h"
 #include "harness/util/versions.h"
 
 namespace harness::bisect {
@@ -60,7 +61,7 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
       out += fmt::format("  {} runs\n", o.runs);
   }
   if (!o.skipped.empty()) out += fmt::format("skipped: {}\n", fmt::join(o.skipped, " "));
-  return out;
+  return TerminalText(out);
 }
 
 }  // namespace harness::bisect

@@ -126,6 +126,23 @@ TEST(HostileE2E, InvalidUtf8FromAStackIsStoredAndShownEscaped) {
     EXPECT_LT(q.exit_code, 2) << args[0] << ": " << q.err;
     EXPECT_TRUE(ParseJson(q.out, args[0]).ok()) << args[0] << ": " << q.out;
   }
+  // Text meant for a terminal shows the escape sequence instead of sending it, and is UTF-8.
+  auto text_run = RunHarness({"run", "--db", db, "--commit", "abc1234", "--stack-config",
+                              (dir / "stack.json").string(), "--suite", "sequence_parallel"});
+  EXPECT_EQ(text_run.exit_code, 3) << text_run.err;
+  auto text_report = RunHarness({"report", "--db", db, "--format", "text"});
+  EXPECT_EQ(text_report.exit_code, 0) << text_report.err;
+  EXPECT_NE(text_report.out.find("\\x1b[31m"), std::string::npos) << text_report.out;
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"run", text_run.out},
+           {"report", text_report.out},
+           {"history", RunHarness({"history", "--db", db, "--case", cases[0].result.case_id}).out},
+           {"compare", RunHarness({"compare", "--db", db, "abc1234", "abc1234"}).out}}) {
+    EXPECT_FALSE(text.empty()) << name;
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << name << " sent a raw escape: " << text;
+    WriteFile(dir / "out.txt", text);
+    EXPECT_TRUE(ValidUtf8File(dir / "out.txt")) << name;
+  }
 }
 
 TEST(HostileE2E, SymlinkLoopsAreClearErrorsNotHangs) {

@@ -1,5 +1,7 @@
 #include "harness/util/utf8.h"
 
+#include <fmt/format.h>
+
 namespace harness {
 
 std::string ValidUtf8(std::string_view s) {
@@ -28,6 +30,24 @@ std::string ValidUtf8(std::string_view s) {
     } else {
       out.append(kReplacement);
       ++i;  // resynchronise on the next byte
+    }
+  }
+  return out;
+}
+
+std::string TerminalText(std::string_view raw) {
+  const std::string s = ValidUtf8(raw);
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      // U+0080..U+009F: the second byte of a valid two-byte sequence is at least 0x80.
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
+    } else {
+      out += s[i];
     }
   }
   return out;

@@ -1,0 +1,27 @@
+#include "harness/util/utf8.h"
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+TEST(Utf8, InvalidSequencesBecomeTheReplacementCharacter) {
+  EXPECT_EQ(ValidUtf8("ok \xc3\xa9"), "ok \xc3\xa9");
+  EXPECT_EQ(ValidUtf8("a\x80" "b"), "a\xEF\xBF\xBD" "b");            // stray continuation byte
+  EXPECT_EQ(ValidUtf8("\xc0\xaf"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // overlong '/'
+  EXPECT_EQ(ValidUtf8("\xed\xa0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(ValidUtf8("\xe2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // truncated
+}
+
+TEST(Utf8, TerminalTextShowsControlCharactersAsEscapes) {
+  EXPECT_EQ(TerminalText("line\n\tindented"), "line\n\tindented");
+  EXPECT_EQ(TerminalText("\x1b[31mred\x1b[0m"), "\\x1b[31mred\\x1b[0m");
+  EXPECT_EQ(TerminalText("PASS\rFAIL\x07\x7f"), "PASS\\x0dFAIL\\x07\\x7f");
+  EXPECT_EQ(TerminalText("\xc2\x9b" "2J"), "\\u009b2J");               // C1 CSI
+  EXPECT_EQ(TerminalText("\xc2\xa0\xc3\xa9 \xe6\x97\xa5"), "\xc2\xa0\xc3\xa9 \xe6\x97\xa5");  // kept
+  EXPECT_EQ(TerminalText("bad \x80"), "bad \xEF\xBF\xBD");
+  EXPECT_EQ(TerminalText(std::string("nul\0!", 5)), "nul\\x00!");
+}
+
+}  // namespace
+}  // namespace harness
