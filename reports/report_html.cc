@@ -221,13 +221,21 @@ class Html {
       auto count = [](const char* badge, int n, const char* word) {
         return fmt::format(R"(<span class="badge {}{}">{} {}</span>)", badge, n ? "" : " b-zero", n, word);
       };
+      std::string shards;
+      if (!s.shards.empty()) {
+        shards = fmt::format(R"(<div class="meta shards">nightly {} · {} shards:)", E(s.nightly), s.shards.size());
+        for (const auto& sh : s.shards)
+          shards += fmt::format(R"( <span title="run {}">{} on {}</span>)", sh.run_id, E(sh.shard), E(sh.host));
+        shards += "</div>";
+      }
       out_ += fmt::format(
           R"(<div class="card {}" data-suite="{}" data-status="{}"><h3>{}</h3><div class="counts">{}{}{}{}{}</div>)"
-          R"(<div class="meta">run {} at {}<br>stack {} · host {} · case time {:.1f} s<br>{} → {}</div></div>)"
+          R"(<div class="meta">run {} at {}<br>stack {} · host {} · case time {:.1f} s<br>{} → {}</div>{}</div>)"
           "\n",
           cls, E(s.suite), status, E(s.suite), count("b-pass", s.pass, "pass"), count("b-risk", s.at_risk, "at-risk"),
           count("b-fail", s.fail, "fail"), count("b-error", s.error, "error"), count("b-skip", s.skip, "skip"),
-          s.run_id, CommitCell(s.commit), E(s.stack), E(s.host), s.case_seconds, E(s.started_at), E(s.finished_at));
+          s.run_id, CommitCell(s.commit), E(s.stack), E(s.host), s.case_seconds, E(s.started_at), E(s.finished_at),
+          shards);
     }
     out_ += "</div></section>\n";
   }
@@ -241,7 +249,9 @@ class Html {
       out_ += fmt::format(R"(<article class="item {0}" data-suite="{1}" data-status="{0}"><h3>{2} {3}</h3>)", word,
                           E(SuiteOf(f.case_id)), Badge(StatusBadgeClass(f.status), std::string(Label(f.status))),
                           E(f.case_id));
-      out_ += fmt::format(R"(<div class="since">run {} at {}; not passing since {}</div>)", f.run_id,
+      const std::string where =
+          f.shard.empty() ? "" : fmt::format(" (shard {} on {})", E(f.shard), E(f.host));
+      out_ += fmt::format(R"(<div class="since">run {}{} at {}; not passing since {}</div>)", f.run_id, where,
                           CommitCell(f.commit), CommitCell(f.failing_since));
       out_ += "<pre>" + E(f.message) + "</pre>";
       if (f.ops_against_commit) OpDiff(f);

@@ -32,17 +32,21 @@ Json ReportJson(const ReportModel& m) {
   const auto sha = [&](std::size_t i) { return m.commits[i].sha; };
 
   Json summary = Json::array();
-  for (const auto& s : m.summary)
+  for (const auto& s : m.summary) {
+    Json shards = Json::array();
+    for (const auto& sh : s.shards) shards.push_back({{"shard", sh.shard}, {"run", sh.run_id}, {"host", sh.host}});
     summary.push_back({{"suite", s.suite}, {"run", s.run_id}, {"commit", sha(s.commit)}, {"stack", s.stack},
                        {"host", s.host}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
                        {"pass", s.pass}, {"at_risk", s.at_risk}, {"fail", s.fail}, {"error", s.error},
-                       {"skip", s.skip}, {"case_seconds", s.case_seconds}});
+                       {"skip", s.skip}, {"case_seconds", s.case_seconds}, {"nightly", s.nightly},
+                       {"shards", shards}});
+  }
   j["summary"] = summary;
 
   Json failures = Json::array();
   for (const auto& f : m.failures) {
-    Json e{{"case", f.case_id}, {"status", Word(f.status)}, {"run", f.run_id}, {"commit", sha(f.commit)},
-           {"failing_since", sha(f.failing_since)}, {"message", f.message}};
+    Json e{{"case", f.case_id}, {"status", Word(f.status)}, {"run", f.run_id}, {"shard", f.shard}, {"host", f.host},
+           {"commit", sha(f.commit)}, {"failing_since", sha(f.failing_since)}, {"message", f.message}};
     if (f.ops_against_commit) {
       Json stale = Json::array();
       for (const auto& h : f.ops.stale) stale.push_back({{"from", h.from}, {"to", h.to}, {"calls", h.calls}, {"text", StaleHintText(h)}});

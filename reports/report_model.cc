@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -60,6 +61,9 @@ const Metric* Find(const std::vector<Metric>& metrics, const std::string& name) 
 }
 
 std::string SuiteOf(const std::string& case_id) { return case_id.substr(0, case_id.find('/')); }
+
+// "I/N" -> I, so shard 10/12 sorts after 2/12.
+long long ShardIndex(const std::string& shard) { return std::strtoll(shard.c_str(), nullptr, 10); }
 
 bool Success(const std::string& outcome) { return outcome == "correct" || outcome == "pass"; }
 
@@ -190,8 +194,11 @@ class Builder {
     for (const auto& [suite, run_index] : latest_run) {
       const RunRow& run = runs_[run_index];
       SuiteSummary s{suite, run.id, 0, run.stack, run.host, run.started_at, run.finished_at};
+      s.nightly = run.nightly;
+      std::set<std::size_t> shard_runs;
       for (const auto& r : results_) {
         if (logical_run[r.run_index] != logical_run[run_index] || SuiteOf(r.stored.result.case_id) != suite) continue;
+        shard_runs.insert(r.run_index);
         s.commit = r.commit;
         s.case_seconds += r.stored.result.duration_s;
         switch (r.stored.result.status) {
@@ -204,6 +211,10 @@ class Builder {
         if (r.stored.result.status == CaseStatus::kFail || r.stored.result.status == CaseStatus::kError)
           failing_.push_back(&r);
       }
+      for (std::size_t i : shard_runs)
+        if (runs_[i].shard != "0/1") s.shards.push_back({runs_[i].shard, runs_[i].id, runs_[i].host});
+      std::sort(s.shards.begin(), s.shards.end(),
+                [](const ShardRef& a, const ShardRef& b) { return ShardIndex(a.shard) < ShardIndex(b.shard); });
       model_.summary.push_back(std::move(s));
     }
   }
@@ -211,8 +222,9 @@ class Builder {
   Status Failures() {
     for (const Loaded* r : failing_) {
       const auto& list = by_case_[r->stored.result.case_id];
-      FailureEntry f{r->stored.result.case_id, r->stored.result.status, r->stored.run_id, r->commit, r->commit,
-                     r->stored.result.message};
+      const RunRow& run = runs_[r->run_index];
+      FailureEntry f{r->stored.result.case_id, r->stored.result.status, r->stored.run_id,
+                     run.shard == "0/1" ? "" : run.shard, run.host, r->commit, r->commit, r->stored.result.message};
       const Loaded* passing = nullptr;
       bool streak = true;
       for (auto it = list.rbegin(); it != list.rend(); ++it) {

@@ -35,7 +35,16 @@ struct ReportCommit {
   std::optional<int64_t> ordinal;
 };
 
+// One shard of a sharded nightly (`harness run --shard I/N --nightly ID`, then `merge`): where
+// to look for its CI job's log.
+struct ShardRef {
+  std::string shard;         // "I/N"
+  int64_t run_id = 0;
+  std::string host;
+};
+
 // The latest run of one suite: counts partition its cases (AT-RISK passes are not "pass").
+// For a sharded nightly the counts are over all its shards, and shards names them.
 struct SuiteSummary {
   std::string suite;
   int64_t run_id = 0;
@@ -45,12 +54,16 @@ struct SuiteSummary {
   std::string started_at, finished_at;
   int pass = 0, at_risk = 0, fail = 0, error = 0, skip = 0;
   double case_seconds = 0;   // sum of the cases' durations
+  std::string nightly;       // the nightly id, when the run has one
+  std::vector<ShardRef> shards;  // the runs holding the suite's cases, when sharded (else empty)
 };
 
 struct FailureEntry {
   std::string case_id;
   CaseStatus status = CaseStatus::kFail;
   int64_t run_id = 0;
+  std::string shard;              // the run's shard "I/N" when sharded, else empty
+  std::string host;               // the host that ran it
   std::size_t commit = 0;
   std::size_t failing_since = 0;  // the first commit of the current run of not-passing results
   std::string message;

@@ -73,6 +73,8 @@ TEST_F(ReportModelTest, SummaryCountsTheLatestRunPerSuiteWithAtRiskApart) {
   EXPECT_EQ(m->summary[1].pass, 0);
   EXPECT_EQ(m->summary[1].run_id, 6);
   EXPECT_EQ(m->summary[1].commit, 3u);
+  EXPECT_TRUE(m->summary[1].shards.empty()) << "an unsharded run names no shards";
+  EXPECT_TRUE(m->failures.at(0).shard.empty());
 }
 
 TEST_F(ReportModelTest, FailuresSayWhenTheyStartedAndDiffTheOpTableWithAStaleHint) {
@@ -89,6 +91,33 @@ TEST_F(ReportModelTest, FailuresSayWhenTheyStartedAndDiffTheOpTableWithAStaleHin
   ASSERT_EQ(f.ops.removed.size(), 1u);
   ASSERT_EQ(f.ops.stale.size(), 1u);
   EXPECT_EQ(f.ops.stale[0].to, "ns.swiglu_quant.default");
+}
+
+// A nightly in two shards (harness run --shard I/2 --nightly n7, then merge): the summary names
+// the shards holding each suite, a failure the shard and host it ran on.
+TEST_F(ReportModelTest, AShardedNightlyNamesItsShardsAndWhereEachFailureRan) {
+  const int64_t c5 = *store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"});
+  for (int shard = 1; shard >= 0; --shard) {  // written out of order: the report sorts them
+    const int64_t run = *store_->BeginRun({c5, "refstack", "id1", "{}", fmt::format("ci-{}", shard), "0.2.0",
+                                           fmt::format("{}/2", shard), "n7"});
+    const std::string id = shard == 0 ? "compile/test_ops_0" : "compile/test_ops_1";
+    const int64_t c = *store_->BeginCase(run, "compile", id, "{}");
+    ASSERT_TRUE(store_->FinishCase(c, {id, shard == 0 ? CaseStatus::kFail : CaseStatus::kPass, 0.1, "x", {}, {}}).ok());
+    ASSERT_TRUE(store_->FinishRun(run, RunStatus::kPass).ok());
+  }
+  auto m = BuildReport(*store_, {.suite = "compile"});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->summary.size(), 1u);
+  const auto& s = m->summary[0];
+  EXPECT_EQ(s.fail + s.pass, 2) << "one logical run of two shards";
+  EXPECT_EQ(s.nightly, "n7");
+  ASSERT_EQ(s.shards.size(), 2u);
+  EXPECT_EQ(s.shards[0].shard, "0/2");
+  EXPECT_EQ(s.shards[0].host, "ci-0");
+  EXPECT_EQ(s.shards[1].shard, "1/2");
+  ASSERT_EQ(m->failures.size(), 1u);
+  EXPECT_EQ(m->failures[0].shard, "0/2");
+  EXPECT_EQ(m->failures[0].host, "ci-0");
 }
 
 TEST_F(ReportModelTest, TrendsHaveAPointPerRunTheGateAndTheAtRiskBand) {

@@ -23,15 +23,22 @@ std::string ReportText(const ReportModel& m) {
   out += "\nSUMMARY (latest run per suite)\n";
   out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>5} {:>5}  {:<12}  {}\n", "suite", "pass", "at-risk", "fail", "error",
                      "skip", "commit", "run");
-  for (const auto& s : m.summary)
+  for (const auto& s : m.summary) {
     out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>5} {:>5}  {:<12}  {} ({}, {:.1f} s)\n", s.suite, s.pass,
                        s.at_risk, s.fail, s.error, s.skip, sha(s.commit), s.run_id, s.stack, s.case_seconds);
+    if (!s.shards.empty()) {
+      out += fmt::format("    nightly {}, {} shards:", s.nightly, s.shards.size());
+      for (const auto& sh : s.shards) out += fmt::format(" {} (run {}, {})", sh.shard, sh.run_id, sh.host);
+      out += "\n";
+    }
+  }
 
   out += fmt::format("\nFAILURES ({})\n", m.failures.size());
   if (m.failures.empty()) out += "  none in the latest runs\n";
   for (const auto& f : m.failures) {
-    out += fmt::format("  {} {} at {} (run {}), not passing since {}\n", Label(f.status), f.case_id, sha(f.commit),
-                       f.run_id, sha(f.failing_since));
+    out += fmt::format("  {} {} at {} (run {}{}), not passing since {}\n", Label(f.status), f.case_id, sha(f.commit),
+                       f.run_id, f.shard.empty() ? "" : fmt::format(", shard {} on {}", f.shard, f.host),
+                       sha(f.failing_since));
     out += "    " + FirstLine(f.message) + "\n";
     if (f.ops_against_commit) {
       for (const auto& r : f.ops.removed) out += fmt::format("    - {} {} calls {}\n", r.op, r.input_shapes, r.calls_before);

@@ -151,6 +151,17 @@ TEST(ShardE2E, ThreeShardsMergedAreTheUnshardedRun) {
   for (const auto& s : (*model)["summary"])
     for (const char* k : {"pass", "at_risk", "fail", "error", "skip"}) counted += s[k].get<int64_t>();
   EXPECT_EQ(counted, static_cast<int64_t>(want.size())) << report.out;
+  // ... and names the shards that hold each suite's cases, so a reader finds the CI job.
+  std::set<std::string> shards_named;
+  for (const auto& s : (*model)["summary"]) {
+    EXPECT_EQ(s["nightly"], "pipeline-42") << s.dump();
+    EXPECT_FALSE(s["shards"].empty()) << s.dump();
+    for (const auto& sh : s["shards"]) shards_named.insert(sh["shard"].get<std::string>());
+  }
+  EXPECT_EQ(shards_named, (std::set<std::string>{"0/3", "1/3", "2/3"})) << report.out;
+  auto text = RunHarness({"report", "--db", (dir / "merged.db").string(), "--format", "text"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("nightly pipeline-42, "), std::string::npos) << text.out;
   // History at the commit shows each case once (it ran in exactly one shard).
   auto history = RunHarness({"history", "--db", (dir / "merged.db").string(), "--suite", "gmm", "--format", "json"});
   ASSERT_EQ(history.exit_code, 0) << history.err;
