@@ -224,8 +224,9 @@ class Html {
       std::string shards;
       if (!s.shards.empty()) {
         shards = fmt::format(R"(<div class="meta shards">nightly {} · {} shards:)", E(s.nightly), s.shards.size());
-        for (const auto& sh : s.shards)
-          shards += fmt::format(R"( <span title="run {}">{} on {}</span>)", sh.run_id, E(sh.shard), E(sh.host));
+        for (std::size_t i = 0; i < s.shards.size(); ++i)
+          shards += fmt::format(R"({} <span title="run {}">{} on {}</span>)", i ? "," : "", s.shards[i].run_id,
+                                E(s.shards[i].shard), E(s.shards[i].host));
         shards += "</div>";
       }
       out_ += fmt::format(

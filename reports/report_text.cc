@@ -28,7 +28,8 @@ std::string ReportText(const ReportModel& m) {
                        s.at_risk, s.fail, s.error, s.skip, sha(s.commit), s.run_id, s.stack, s.case_seconds);
     if (!s.shards.empty()) {
       out += fmt::format("    nightly {}, {} shards:", s.nightly, s.shards.size());
-      for (const auto& sh : s.shards) out += fmt::format(" {} (run {}, {})", sh.shard, sh.run_id, sh.host);
+      for (std::size_t i = 0; i < s.shards.size(); ++i)
+        out += fmt::format("{} {} (run {}, {})", i ? "," : "", s.shards[i].shard, s.shards[i].run_id, s.shards[i].host);
       out += "\n";
     }
   }
