@@ -326,6 +326,10 @@ TEST(SglangGsm8k, MalformedLinesNameFileAndLine) {
   auto no_task = ParseSglangGsm8k("{\"accuracy\": 0.9, \"task\": \"\"}\n", "r.jsonl", "");
   ASSERT_FALSE(no_task.ok());
   EXPECT_NE(no_task.error().message.find("r.jsonl:1: task: must not be empty"), std::string::npos) << no_task.error().message;
+  auto negative = ParseSglangGsm8k("{\"accuracy\": 0.9, \"latency\": -1.5}\n", "r.jsonl", "");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().message.find("r.jsonl:1: latency: -1.5 is negative"), std::string::npos)
+      << negative.error().message;
   auto empty = ParseSglangGsm8k("", "r.jsonl", "");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());

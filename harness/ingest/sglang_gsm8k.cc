@@ -63,6 +63,7 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
       if (!o.Has(key)) continue;
       auto v = o.Number(key);
       if (!v) return v.error();
+      if (*v < 0) return o.FieldError(key, fmt::format("{} is negative", *v));  // a rate, seconds, tokens/s
       c.result.metrics.push_back({metric, *v, std::string(key) == "invalid" ? n : 0});
     }
     if (auto latency = o.Number("latency", 0); latency) c.result.duration_s = *latency;
