@@ -6,6 +6,9 @@
 #                               ingest_junit, ingest_gtest_json, ingest_lm_eval,
 #                               ingest_sglang_gsm8k, ingest_tensorcast)
 #   ci/fuzz.sh all SECONDS      every target, SECONDS each (CI: a short run per target)
+# HARNESS_FUZZ_SEED fixes libFuzzer's random seed (ci/test.sh sets 1, so a CI run from the
+# repository's seeds explores the same inputs each time and turns red only on a change, and
+# a finding there reproduces); unset, every run explores anew, as long runs should.
 # The seeds in tools/fuzz/corpus/TARGET/ are copied to build-fuzz/corpus/TARGET/, which
 # grows as the fuzzer finds new paths and is kept between runs. A finding (crash, leak,
 # sanitizer report, timeout) is written to build-fuzz/findings/TARGET/ and fails the
@@ -42,6 +45,6 @@ for t in "${targets[@]}"; do
   regressions=()
   if [[ -d tools/fuzz/regressions/$t ]]; then regressions=(tools/fuzz/regressions/"$t"); fi
   echo "ci/fuzz.sh: $t for ${seconds}s"
-  build-fuzz/tools/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  build-fuzz/tools/fuzz/fuzz_"$t" -seed="${HARNESS_FUZZ_SEED:-0}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -artifact_prefix="$findings"/ -print_final_stats=1 "$corpus" "${regressions[@]}" 2>&1 | tail -n 25
 done
