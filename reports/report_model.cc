@@ -62,6 +62,9 @@ const Metric* Find(const std::vector<Metric>& metrics, const std::string& name) 
 
 std::string SuiteOf(const std::string& case_id) { return case_id.substr(0, case_id.find('/')); }
 
+// A run of a sharded nightly (an unsharded run is shard "0/1", NewRun's default).
+bool Sharded(const RunRow& run) { return run.shard != "0/1"; }
+
 // "I/N" -> I, so shard 10/12 sorts after 2/12.
 long long ShardIndex(const std::string& shard) { return std::strtoll(shard.c_str(), nullptr, 10); }
 
@@ -212,7 +215,7 @@ class Builder {
           failing_.push_back(&r);
       }
       for (std::size_t i : shard_runs)
-        if (runs_[i].shard != "0/1") s.shards.push_back({runs_[i].shard, runs_[i].id, runs_[i].host});
+        if (Sharded(runs_[i])) s.shards.push_back({runs_[i].shard, runs_[i].id, runs_[i].host});
       std::sort(s.shards.begin(), s.shards.end(),
                 [](const ShardRef& a, const ShardRef& b) { return ShardIndex(a.shard) < ShardIndex(b.shard); });
       model_.summary.push_back(std::move(s));
@@ -224,7 +227,7 @@ class Builder {
       const auto& list = by_case_[r->stored.result.case_id];
       const RunRow& run = runs_[r->run_index];
       FailureEntry f{r->stored.result.case_id, r->stored.result.status, r->stored.run_id,
-                     run.shard == "0/1" ? "" : run.shard, run.host, r->commit, r->commit, r->stored.result.message};
+                     Sharded(run) ? run.shard : "", run.host, r->commit, r->commit, r->stored.result.message};
       const Loaded* passing = nullptr;
       bool streak = true;
       for (auto it = list.rbegin(); it != list.rend(); ++it) {

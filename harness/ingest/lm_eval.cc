@@ -146,9 +146,10 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
       if (metrics.contains(stderr_key) && metrics[stderr_key].is_number()) {
         // A negative stderr, or one so large the bounds overflow, gives no interval.
         const double se = metrics[stderr_key].get<double>();
-        if (se >= 0 && std::isfinite(m.value - 1.96 * se) && std::isfinite(m.value + 1.96 * se)) {
-          m.low = m.value - 1.96 * se;
-          m.high = m.value + 1.96 * se;
+        const double low = m.value - 1.96 * se, high = m.value + 1.96 * se;
+        if (se >= 0 && std::isfinite(low) && std::isfinite(high)) {
+          m.low = low;
+          m.high = high;
         }
       }
       c.result.metrics.push_back(std::move(m));

@@ -62,11 +62,15 @@ void CheckRefusal(const Error& e, std::initializer_list<std::string_view> origin
 
 bool Finite(double v) { return std::isfinite(v); }
 
-// What an accepted table promises: named ops, whole call counts, finite non-negative times.
+// What an accepted op row promises: a name, a whole call count, a finite non-negative time.
+void CheckOp(const OpRow& op) {
+  if (op.op.empty() || op.calls < 0 || !Finite(op.est_seconds) || op.est_seconds < 0) std::abort();
+}
+
 void CheckTable(const CompileResult& t) {
   double sum = 0;
   for (const auto& op : t.ops) {
-    if (op.op.empty() || op.calls < 0 || !Finite(op.est_seconds) || op.est_seconds < 0) std::abort();
+    CheckOp(op);
     sum += op.est_seconds;
   }
   if (!Finite(t.total_seconds) || t.total_seconds < 0 || !Finite(sum)) std::abort();
@@ -85,8 +89,7 @@ void CheckRuns(const std::vector<ParsedRun>& runs) {
       for (const auto& m : r.metrics)
         if (m.name.empty() || !Finite(m.value) || m.n < 0 || (m.low && !Finite(*m.low)) || (m.high && !Finite(*m.high)))
           std::abort();
-      for (const auto& op : r.ops)
-        if (op.op.empty() || op.calls < 0 || !Finite(op.est_seconds)) std::abort();
+      for (const auto& op : r.ops) CheckOp(op);
       std::set<std::string> keys;
       for (const auto& sample : c.samples)
         if (sample.key.empty() || !keys.insert(sample.key).second ||
