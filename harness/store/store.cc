@@ -396,6 +396,10 @@ Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, 
   if (read_only && !exists) return UsageError(fmt::format("{}: no results database there", path.string()));
   if (exists && std::filesystem::is_directory(path, ec))
     return UsageError(fmt::format("{}: is a folder, not a results database", path.string()));
+  // SQLite would write a device or fifo as if it were a file, and put its -wal beside it.
+  if (exists && !std::filesystem::is_regular_file(path, ec))
+    return UsageError(fmt::format("{}: is not a regular file (a device, fifo or socket), not a results database",
+                                  path.string()));
   const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
   auto db = OpenRaw(path, flags);
   if (!db) return db.error();
