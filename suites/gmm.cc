@@ -42,7 +42,7 @@ class Gmm : public SuiteTest {
     ASSERT_TRUE(result.ok()) << result.error().message;
     CurrentCase().SetOps(result->ops);
     CurrentCase().AddMetric({"est_total_s", result->total_seconds});  // the step time history can track
-    const auto golden_path = GoldenOpTablePath(GoldenDir(), GetParam().CaseId());
+    const auto golden_path = Need(GoldenOpTablePath(GoldenDir(), GetParam().CaseId()));
     const GoldenOpTable golden = Need(LoadGoldenOpTable(golden_path));
     const GoldenCheck check = CheckGolden(golden, result->ops);
     EXPECT_TRUE(check.ok()) << "the op table does not meet " << golden_path.string() << ":\n"

@@ -61,7 +61,7 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
                                                                       << result->table_text;
   }
 
-  const auto golden_path = GoldenOpTablePath(GoldenDir(), GetParam().CaseId());
+  const auto golden_path = Need(GoldenOpTablePath(GoldenDir(), GetParam().CaseId()));
   const GoldenOpTable golden = Need(LoadGoldenOpTable(golden_path));
   const GoldenCheck check = CheckGolden(golden, result->ops);
   EXPECT_TRUE(check.ok()) << "the op table does not meet " << golden_path.string() << ":\n"

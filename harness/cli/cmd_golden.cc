@@ -17,7 +17,9 @@
 
 #include "harness/cli/commands.h"
 #include "harness/golden/golden_ops.h"
+#include "harness/results/case_id.h"
 #include "harness/store/store.h"
+#include "harness/util/file_lock.h"
 #include "harness/util/hash.h"
 #include "harness/util/json_file.h"
 #include "harness/util/output_file.h"
@@ -72,10 +74,13 @@ std::vector<std::string> AllGoldenCases(const std::filesystem::path& root) {
 Review Load(Store& store, const std::filesystem::path& root, const std::string& case_id) {
   Review r;
   r.case_id = case_id;
-  r.path = GoldenOpTablePath(root, case_id);
+  r.path = ValueOrThrow(GoldenOpTablePath(root, case_id));
   if (!std::filesystem::exists(r.path))
     throw FatalError(ExitCode::kUsage, fmt::format("{}: no golden expectation for case '{}' (cases have one per file "
                                                    "under {})", r.path.string(), case_id, (root / "ops").string()));
+  // A symlink is followed (accept replaces the file it names); a device or fifo is no expectation.
+  if (ValueOrThrow(ResolveOutputTarget(r.path)).kind != OutputTarget::Kind::kRegular)
+    throw FatalError(ExitCode::kUsage, fmt::format("{}: not a regular file; an expectation is one", r.path.string()));
   r.expected = ValueOrThrow(LoadGoldenOpTable(r.path));
   if (r.expected.case_id != case_id)
     throw FatalError(ExitCode::kUsage, fmt::format("{}: case: names '{}', but the file is the expectation of '{}'",
@@ -123,9 +128,17 @@ Json ReviewJson(const Review& r) {
   return j;
 }
 
+// A change a killed `golden accept` left half done: its file has been rewritten or not.
+void NotePending(Store& store) {
+  for (const auto& c : ValueOrThrow(store.PendingGoldenChanges()))
+    std::fprintf(stderr, "harness: note: an interrupted golden accept of %s into %s is pending; the next golden accept "
+                 "finishes or drops it\n", PrintableCaseId(c.case_id).c_str(), c.path.c_str());
+}
+
 int Diff(const GoldenOptions& o) {
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
   auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
+  NotePending(*store);
   const auto root = GoldenRoot(o);
   const bool all = o.cases.empty();
   std::vector<Review> reviews;
@@ -153,13 +166,50 @@ std::string CurrentUser() {
   return fmt::format("uid {}", getuid());
 }
 
+// Settles a change whose file write may or may not have happened, by what the file holds
+// now: the new content is recorded as the change (with its own reason and time); anything
+// else (the old content, or someone's edit since) drops it, recording nothing.
+bool Settle(Store& store, const GoldenChange& intent) {
+  RemoveOutputTemporaries(intent.path);
+  if (Fnv1a64Hex(ReadBytes(intent.path)) == intent.new_hash) {
+    ValueOrThrow(store.FinishGoldenChange(intent.id));
+    return true;
+  }
+  ValueOrThrow(store.AbandonGoldenChange(intent.id));
+  return false;
+}
+
+// What killed accepts left pending, settled. Only changes of this golden folder are
+// touched (the path is rebuilt from the case id and compared), so a crafted or foreign
+// database never makes accept read or clean up a file elsewhere.
+void SettleInterrupted(Store& store, const std::filesystem::path& root) {
+  for (const auto& c : ValueOrThrow(store.PendingGoldenChanges())) {
+    auto here = GoldenOpTablePath(root, c.case_id);
+    if (!here || here->string() != c.path) {
+      std::fprintf(stderr, "harness: note: an interrupted golden accept of %s into %s is pending; it is not under "
+                   "%s, so run golden accept with the --golden-dir it used to finish it\n",
+                   PrintableCaseId(c.case_id).c_str(), c.path.c_str(), root.string().c_str());
+      continue;
+    }
+    if (Settle(store, c))
+      std::printf("%s: recorded the interrupted accept into %s (%s -> %s, reason: %s)\n", c.case_id.c_str(),
+                  c.path.c_str(), c.old_hash.c_str(), c.new_hash.c_str(), c.reason.c_str());
+    else
+      std::printf("%s: dropped the interrupted accept: %s was never rewritten\n", c.case_id.c_str(), c.path.c_str());
+  }
+}
+
 int Accept(const GoldenOptions& o) {
   if (o.cases.empty()) throw FatalError(ExitCode::kUsage, "name the case(s) to accept");
   if (o.reason.find_first_not_of(" \t\n") == std::string::npos)
     throw FatalError(ExitCode::kUsage, "--reason must say why the expectation changes");
   if (!std::filesystem::exists(o.db)) throw FatalError(ExitCode::kUsage, fmt::format("{}: no such database", o.db));
+  // One accept at a time per database: the next one settles what a killed one left, and
+  // must never settle the change of one that is still writing its file.
+  const auto lock = ValueOrThrow(FileLock::Acquire(o.db + ".golden.lock", FileLock::Wait::kYes));
   auto store = ValueOrThrow(Store::Open(o.db));
   const auto root = GoldenRoot(o);
+  SettleInterrupted(*store, root);
   // Every case is checked before any file is written: one refused case changes nothing.
   std::vector<Review> reviews;
   for (const auto& id : o.cases) {
@@ -186,7 +236,14 @@ int Accept(const GoldenOptions& o) {
     const std::string after = DumpJson(GoldenOpTableJson(AcceptActual(r.expected, r.actual))) + "\n";
     GoldenChange change{0, r.case_id, r.path.string(), Fnv1a64Hex(before), Fnv1a64Hex(after), o.reason,
                         r.latest->sha, user, "", r.latest->case_result_id};
-    ValueOrThrow(store->RecordGoldenChange(change, [&] { return WriteOutputFile(r.path, after); }));
+    // Intent first (committed), then the file, then the record: a kill anywhere leaves an
+    // intent the next accept settles by what the file holds (docs/golden.md).
+    change.id = ValueOrThrow(store->BeginGoldenChange(change));
+    if (Status written = WriteOutputFile(r.path, after); !written) {
+      Settle(*store, change);  // the rename may have happened before the folder's sync failed
+      throw FatalError(written.error());
+    }
+    ValueOrThrow(store->FinishGoldenChange(change.id));
     std::printf("%s: accepted into %s (%s -> %s)\n", r.case_id.c_str(), r.path.string().c_str(),
                 change.old_hash.c_str(), change.new_hash.c_str());
   }

@@ -66,6 +66,7 @@ int IngestCommand(const IngestCliOptions& o) {
     options.samples.push_back(ReadWhole(s));
     options.sample_origins.push_back(s);
   }
+  ValueOrThrow(CheckIngestOptions(options));  // before the database is created
   const CommitInfo commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
   const int64_t commit_id = ValueOrThrow(store->UpsertCommit(commit));

@@ -1,6 +1,12 @@
 // harness golden through the real binary, on a copy of suites/ and golden/: the seed's
 // case B (the MXFP4 expectation that went stale when the fusion learned its quant tail)
-// fails with the stale hint, `golden diff` shows it, `golden accept` fixes it and logs it.
+// fails with the stale hint, `golden diff` shows it, `golden accept` fixes it and logs it;
+// an accept killed at any write leaves a file and a log the next accept makes agree; a case
+// id never leads a write outside the golden folder.
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -9,11 +15,13 @@
 #include "harness/store/store.h"
 #include "harness/util/hash.h"
 #include "harness/util/json_file.h"
+#include "harness/util/kill_at_syscall.h"
 #include "harness/util/test_util.h"
 
 namespace harness {
 namespace {
 
+namespace fs = std::filesystem;
 using testing_util::ReadFile;
 using testing_util::RunHarness;
 using testing_util::TempDir;
@@ -178,6 +186,200 @@ TEST(GoldenE2E, AcceptRefusesAnErroredCaseAndBadRequests) {
   auto no_db = RunHarness({"golden", "accept", kCase, "--db", (f.dir / "none.db").string(), "--reason", "r"}, f.env);
   EXPECT_EQ(no_db.exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(f.dir / "none.db"));
+}
+
+std::vector<std::string> Listing(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Sql(const fs::path& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+// kill -9 at every write, sync, rename and unlink `golden accept` makes (the was
+// the file's sync): the expectation is always the old bytes or the new ones, never half,
+// and the next accept leaves exactly one logged change that matches the file. When the
+// killed accept had renamed the new file into place, that change is the killed one's, with
+// its reason: the audit trail survives. The accept that settles it may be killed at any of
+// its steps too.
+TEST(GoldenE2E, AcceptKilledAtAnyStepIsFinishedOrDroppedByTheNext) {
+  Fixture f;
+  WriteFile(f.golden_file, kPreFix);
+  ASSERT_EQ(f.Run("cccc000000000000000000000000000000000001").exit_code, 1);
+  const fs::path saved = f.dir / "saved";
+  fs::create_directory(saved);
+  for (const char* suffix : {"", "-wal"})
+    if (fs::exists(f.db.string() + suffix)) fs::copy_file(f.db.string() + suffix, saved / (std::string("h.db") + suffix));
+  const fs::path folder = f.golden_file.parent_path();
+  const auto files_before = Listing(folder);
+  auto reset = [&] {
+    for (const char* suffix : {"", "-wal", "-shm", ".golden.lock"}) fs::remove(f.db.string() + suffix);
+    for (const auto& e : fs::directory_iterator(saved)) fs::copy_file(e.path(), f.dir / e.path().filename());
+    for (const auto& name : Listing(folder))
+      if (std::find(files_before.begin(), files_before.end(), name) == files_before.end()) fs::remove(folder / name);
+    WriteFile(f.golden_file, kPreFix);
+  };
+  // golden accept with this reason, killed at its kill_at-th step (0: never).
+  auto accept = [&](const std::string& reason, int kill_at) {
+    return testing_util::RunKilledAtSyscall(
+        {HARNESS_BINARY, "golden", "accept", kCase, "--db", f.db.string(), "--reason", reason}, f.env.env, kill_at,
+        f.dir / "out", f.dir / "err");
+  };
+  auto killed_at = [&](const std::string& reason, int k) {
+    const auto run = accept(reason, k);
+    EXPECT_EQ(run.error, "");
+    EXPECT_TRUE(run.killed) << "it ran only " << run.calls.size() << " steps this time";
+    return run.killed;
+  };
+  // The accept after the kills: the file is the accepted one, logged once with this reason.
+  auto settled = [&](const std::string& accepted, const std::string& reason) {
+    const auto last = accept("last one", 0);
+    ASSERT_EQ(last.exit_code, 0) << ReadFile(f.dir / "out") << ReadFile(f.dir / "err");
+    EXPECT_EQ(ReadFile(f.golden_file), accepted);
+    auto store = Store::OpenReadOnly(f.db);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    auto changes = (*store)->GoldenChanges(kCase);
+    ASSERT_TRUE(changes.ok());
+    ASSERT_EQ(changes->size(), 1u) << ReadFile(f.dir / "out");
+    EXPECT_EQ((*changes)[0].old_hash, Fnv1a64Hex(kPreFix));
+    EXPECT_EQ((*changes)[0].new_hash, Fnv1a64Hex(accepted));
+    EXPECT_EQ((*changes)[0].reason, reason) << ReadFile(f.dir / "out");
+    EXPECT_TRUE((*store)->PendingGoldenChanges()->empty());
+    EXPECT_EQ(Listing(folder), files_before) << "a temporary file was left in the golden folder";
+  };
+
+  // The whole accept, never killed: its steps and the file it writes.
+  const auto whole = accept("killed one", 0);
+  ASSERT_EQ(whole.error, "");
+  ASSERT_EQ(whole.exit_code, 0) << ReadFile(f.dir / "err");
+  const std::string accepted = ReadFile(f.golden_file);
+  ASSERT_NE(accepted, kPreFix);
+  const std::string steps = ::testing::PrintToString(whole.calls);
+  ASSERT_THAT(whole.calls, ::testing::Contains("rename")) << steps;
+  ASSERT_GE(std::count(whole.calls.begin(), whole.calls.end(), "fsync"), 2) << "the file and its folder: " << steps;
+
+  int first_after_rename = 0;  // the first kill that leaves the new file and a pending intent
+  for (int k = 1; k <= static_cast<int>(whole.calls.size()); ++k) {
+    SCOPED_TRACE(::testing::Message() << "killed at step " << k << " (" << whole.calls[k - 1] << ") of " << steps);
+    reset();
+    ASSERT_TRUE(killed_at("killed one", k));
+    const std::string after_kill = ReadFile(f.golden_file);
+    ASSERT_TRUE(after_kill == kPreFix || after_kill == accepted) << "half a file:\n" << after_kill;
+    const bool rewritten = after_kill == accepted;
+    if (rewritten && first_after_rename == 0) first_after_rename = k;
+    settled(accepted, rewritten ? "killed one" : "last one");
+    if (HasFatalFailure()) return;
+  }
+  ASSERT_GT(first_after_rename, 0) << "no kill fell between the rename and the record";
+
+  // The accept that settles that intent, killed at each of its own steps: the next one
+  // still records the first accept's change, once.
+  reset();
+  ASSERT_TRUE(killed_at("killed one", first_after_rename));
+  const auto settling = accept("settling one", 0);
+  ASSERT_EQ(settling.exit_code, 0) << ReadFile(f.dir / "err");
+  const std::string settle_steps = ::testing::PrintToString(settling.calls);
+  for (int k = 1; k <= static_cast<int>(settling.calls.size()); ++k) {
+    SCOPED_TRACE(::testing::Message() << "the settling accept killed at step " << k << " of " << settle_steps);
+    reset();
+    ASSERT_TRUE(killed_at("killed one", first_after_rename));
+    ASSERT_TRUE(killed_at("settling one", k));
+    settled(accepted, "killed one");
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A case id that would lead outside the golden folder, from the command line, an imported
+// file or a merged database, is refused (exit 2, naming where it came from and the id)
+// before anything is written; the file it aims at is never touched.
+TEST(GoldenE2E, CaseIdsThatLeaveTheGoldenFolderAreRefusedAtEveryEntry) {
+  Fixture f;
+  // Where '../../../outside' leads from <root>/golden/ops: the fixture's folder.
+  const fs::path outside = f.dir / "outside.json";
+  const std::string bait = "{\"format_version\": 2, \"case\": \"../../../outside\", \"calls\": [{\"op\": \"x\", \"calls\": 1}]}\n";
+  WriteFile(outside, bait);
+  const std::string rule = "-----------------------------------------  --------------  ------------  ----------\n";
+  WriteFile(f.dir / "step.txt", rule + "                   Name                    analytic total  analytic avg  # of Calls\n" +
+                                    rule + "tensor_cast.all_gather.default                   10.000ms       5.000ms           2\n" + rule);
+  auto stored_cases = [&](const fs::path& db) {
+    if (!fs::exists(db)) return std::vector<std::string>{};
+    return *(*Store::OpenReadOnly(db))->KnownCases();
+  };
+  const std::string commit = "dddd000000000000000000000000000000000001";
+  auto ingest = [&](const std::vector<std::string>& extra, const fs::path& db) {
+    std::vector<std::string> args = {"ingest", "--format", "tensorcast-table", (f.dir / "step.txt").string(),
+                                     "--commit", commit, "--db", db.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunHarness(args, f.env);
+  };
+
+  // ingest --case, and an absolute --suite that becomes the case id's start.
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--case", "../../../outside"}, {"--case", "gmm/../../../outside"}, {"--suite", "/abs"}}) {
+    SCOPED_TRACE(flag + " " + value);
+    auto refused = ingest({flag, value}, f.db);
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_THAT(refused.err, ::testing::HasSubstr(value)) << "names the id";
+    EXPECT_THAT(refused.err, ::testing::HasSubstr(flag == "--case" ? "--case" : "step.txt")) << "names the place";
+    EXPECT_TRUE(stored_cases(f.db).empty()) << "nothing was stored";
+  }
+  EXPECT_THAT(ingest({"--suite", "/abs"}, f.db).err, ::testing::HasSubstr("starts with '/'"));
+
+  // A crafted database: a good one whose case id is then rewritten.
+  const fs::path crafted = f.dir / "crafted.db";
+  ASSERT_EQ(ingest({"--case", "sequence_parallel/step"}, crafted).exit_code, 0);
+  Sql(crafted, "UPDATE case_results SET case_id = '../../../outside'");
+  const fs::path merged = f.dir / "merged.db";
+  auto merge = RunHarness({"merge", merged.string(), crafted.string()}, f.env);
+  EXPECT_EQ(merge.exit_code, 2) << merge.err;
+  EXPECT_THAT(merge.err, ::testing::HasSubstr(crafted.string() + ": case_results: case id '../../../outside'"));
+  EXPECT_FALSE(fs::exists(merged)) << "nothing merged, not even an empty output";
+  Sql(crafted, "UPDATE case_results SET case_id = 'ok/t' || char(0) || 'x'");
+  auto nul = RunHarness({"merge", merged.string(), crafted.string()}, f.env);
+  EXPECT_EQ(nul.exit_code, 2) << nul.err;
+  EXPECT_THAT(nul.err, ::testing::HasSubstr("case id 'ok/t\\x00x' holds a NUL byte"));
+  Sql(crafted, "UPDATE case_results SET case_id = '../../../outside'");
+
+  // golden accept of that id, straight from the crafted database: refused, the bait untouched.
+  for (const std::string id : {"../../../outside", "/abs/target"}) {
+    auto accept = RunHarness({"golden", "accept", id, "--db", crafted.string(), "--reason", "r"}, f.env);
+    EXPECT_EQ(accept.exit_code, 2) << accept.out << accept.err;
+    EXPECT_THAT(accept.err, ::testing::HasSubstr("case id '" + id + "'"));
+    auto diff = RunHarness({"golden", "diff", id, "--db", crafted.string()}, f.env);
+    EXPECT_EQ(diff.exit_code, 2) << diff.err;
+  }
+  EXPECT_EQ(ReadFile(outside), bait);
+  EXPECT_TRUE((*(*Store::OpenReadOnly(crafted))->GoldenChanges("")).empty());
+}
+
+// An expectation that is a symlink (say, into a shared checkout) is rewritten where it
+// points, atomically; the link stays a link.
+TEST(GoldenE2E, AcceptWritesThroughASymlinkedExpectation) {
+  Fixture f;
+  const fs::path shared = f.dir / "shared" / "quant_3.json";
+  WriteFile(shared, kPreFix);
+  fs::remove(f.golden_file);
+  fs::create_symlink(fs::relative(shared, f.golden_file.parent_path()), f.golden_file);
+  ASSERT_EQ(f.Run("eeee000000000000000000000000000000000001").exit_code, 1);
+  auto accept = RunHarness({"golden", "accept", kCase, "--db", f.db.string(), "--reason", "fused"}, f.env);
+  ASSERT_EQ(accept.exit_code, 0) << accept.err;
+  EXPECT_TRUE(fs::is_symlink(f.golden_file));
+  EXPECT_NE(ReadFile(shared), kPreFix);
+  EXPECT_EQ(Listing(shared.parent_path()), std::vector<std::string>{"quant_3.json"});
+  EXPECT_EQ(RunHarness({"golden", "diff", kCase, "--db", f.db.string()}, f.env).exit_code, 0);
+  // A fifo where an expectation should be is no expectation: refused, not read or replaced.
+  fs::remove(f.golden_file);
+  ASSERT_EQ(mkfifo(f.golden_file.c_str(), 0644), 0);
+  auto fifo = RunHarness({"golden", "accept", kCase, "--db", f.db.string(), "--reason", "r"}, f.env);
+  EXPECT_EQ(fifo.exit_code, 2) << fifo.err;
+  EXPECT_THAT(fifo.err, ::testing::HasSubstr("not a regular file"));
+  EXPECT_TRUE(fs::is_fifo(f.golden_file));
 }
 
 }  // namespace

@@ -1,12 +1,17 @@
 // Data safety end to end, through the real binary: a file that is not ours is never
 // touched, an output path never overwrites the database, queries never write, a resumed
 // run never mixes identities or joins a live run, and input errors store nothing.
+#include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -162,6 +167,93 @@ TEST(SafetyE2E, OutputPathThatIsTheDatabaseIsRefused) {
   ASSERT_EQ(report_ok.exit_code, 0) << report_ok.err;
   EXPECT_EQ(Listing(dir / "out"), (std::vector<std::string>{"junit.xml", "r.html"}));
   EXPECT_NE(ReadFile(dir / "out/junit.xml").find("<testsuites"), std::string::npos);
+}
+
+// What sits in a fifo once its writer is done (fd opened non-blocking beforehand).
+std::string Drain(int fd) {
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  return out;
+}
+
+// 2b. An output writes into what its path names and never replaces it: a symlink's target
+// is replaced (the link stays), a dangling link's target is created, a device (through a
+// link to /dev/null) and a fifo are written through, a socket is refused; a results
+// database that is a fifo is refused before SQLite opens it.
+TEST(SafetyE2E, OutputsWriteIntoWhatThePathNames) {
+  TempDir dir;
+  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass"})"));
+  const fs::path db = dir / "h.db";
+  ASSERT_EQ(RunSelftest(dir, db.string()).exit_code, 0);
+  auto report = [&](const fs::path& out, const std::string& format = "html") {
+    return RunHarness({"report", "--db", db.string(), "--format", format, "--out", out.string()});
+  };
+
+  // A symlink (relative) to a regular file: the file is replaced, atomically, beside itself.
+  WriteFile(dir / "reports/real.html", "old");
+  fs::create_symlink("reports/real.html", dir / "link.html");
+  auto via_link = report(dir / "link.html");
+  EXPECT_EQ(via_link.exit_code, 0) << via_link.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.html")) << "the link was replaced";
+  EXPECT_NE(ReadFile(dir / "reports/real.html").find("<html"), std::string::npos);
+  EXPECT_EQ(Listing(dir / "reports"), std::vector<std::string>{"real.html"});
+  // A dangling symlink: the file it names is created.
+  fs::create_directories(dir / "made");
+  fs::create_symlink(dir / "made/junit.xml", dir / "dangling.xml");
+  auto dangling = RunSelftest(dir, db.string(), {"--junit", (dir / "dangling.xml").string()}, "abcdef1");
+  EXPECT_EQ(dangling.exit_code, 0) << dangling.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "dangling.xml"));
+  EXPECT_NE(ReadFile(dir / "made/junit.xml").find("<testsuites"), std::string::npos);
+
+  // A symlink to /dev/null: written into; the link and the device stay what they are.
+  fs::create_symlink("/dev/null", dir / "null.xml");
+  auto junit_null = RunSelftest(dir, db.string(), {"--junit", (dir / "null.xml").string()}, "abcdef2");
+  EXPECT_EQ(junit_null.exit_code, 0) << junit_null.err;
+  auto report_null = report(dir / "null.xml");
+  EXPECT_EQ(report_null.exit_code, 0) << report_null.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "null.xml"));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+
+  // A fifo: the reader gets the report; the fifo stays a fifo.
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer's open does not wait
+  ASSERT_GE(reader, 0);
+  auto to_fifo = report(fifo, "text");
+  const std::string got = Drain(reader);
+  close(reader);
+  EXPECT_EQ(to_fifo.exit_code, 0) << to_fifo.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  ASSERT_EQ(report(dir / "r.txt", "text").exit_code, 0);
+  EXPECT_EQ(got, ReadFile(dir / "r.txt"));
+
+  // A socket is nothing an output can be written to: exit 2, left as it is.
+  const fs::path sock = dir / "sock";
+  const int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(sock.string().size(), sizeof addr.sun_path);
+  std::strcpy(addr.sun_path, sock.c_str());
+  ASSERT_EQ(bind(sfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  auto to_socket = report(sock);
+  EXPECT_EQ(to_socket.exit_code, 2) << to_socket.err;
+  EXPECT_NE(to_socket.err.find("socket"), std::string::npos) << to_socket.err;
+  EXPECT_TRUE(fs::is_socket(sock));
+  close(sfd);
+
+  // A database path that is a fifo: refused before SQLite opens it (it would wait forever
+  // reading it, and write its -wal beside it).
+  const ProcessOptions bounded{.timeout_s = 60};
+  auto merge_into_fifo = RunHarness({"merge", fifo.string(), db.string()}, bounded);
+  EXPECT_EQ(merge_into_fifo.exit_code, 2) << merge_into_fifo.err;
+  EXPECT_NE(merge_into_fifo.err.find("not a regular file"), std::string::npos) << merge_into_fifo.err;
+  auto run_into_fifo = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", fifo.string(),
+                                   "--commit", "abcdef3", "--repo", dir.path().string()},
+                                  bounded);
+  EXPECT_EQ(run_into_fifo.exit_code, 2) << run_into_fifo.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_FALSE(fs::exists(fifo.string() + "-wal"));
 }
 
 // 3. An empty --db is a usage error and writes nothing anywhere.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/case_id.h"
 #include "harness/util/versions.h"
 
 #include <algorithm>
@@ -24,8 +25,18 @@ std::string Describe(const Key& k) { return k.second.empty() ? k.first : fmt::fo
 
 }  // namespace
 
-std::filesystem::path GoldenOpTablePath(const std::filesystem::path& golden_dir, const std::string& case_id) {
-  return golden_dir / "ops" / (case_id + ".json");
+harness::Result<std::filesystem::path> GoldenOpTablePath(const std::filesystem::path& golden_dir,
+                                                         const std::string& case_id) {
+  if (auto problem = harness::CaseIdProblem(case_id))
+    return harness::UsageError(fmt::format("case id '{}' {}", harness::PrintableCaseId(case_id), *problem));
+  const std::filesystem::path ops = (golden_dir / "ops").lexically_normal();
+  const std::filesystem::path path = (ops / (case_id + ".json")).lexically_normal();
+  // Belt and braces beside the id check: whatever the id, the file stays under ops/.
+  const std::filesystem::path inside = path.lexically_relative(ops);
+  if (inside.empty() || *inside.begin() == "..")
+    return harness::UsageError(fmt::format("case id '{}': its expectation {} would lie outside {}",
+                                           harness::PrintableCaseId(case_id), path.string(), ops.string()));
+  return path;
 }
 
 harness::Result<GoldenOpTable> LoadGoldenOpTable(const std::filesystem::path& path) {

@@ -36,8 +36,11 @@ struct GoldenOpTable {
   std::vector<ExpectedCalls> calls;     // kCalls, in file order
 };
 
-// Where a case's expectation lives: <golden_dir>/ops/<suite>/<test_N>.json.
-std::filesystem::path GoldenOpTablePath(const std::filesystem::path& golden_dir, const std::string& case_id);
+// Where a case's expectation lives: <golden_dir>/ops/<suite>/<test_N>.json. A case id
+// CaseIdProblem refuses, or a path that would leave <golden_dir>/ops once "." and ".." are
+// resolved, is a usage error naming the id: the path is written by `golden accept`.
+harness::Result<std::filesystem::path> GoldenOpTablePath(const std::filesystem::path& golden_dir,
+                                                         const std::string& case_id);
 harness::Result<GoldenOpTable> LoadGoldenOpTable(const std::filesystem::path& path);
 // The file content (whole-table rows sorted by op and shapes, times dropped).
 harness::Json GoldenOpTableJson(const GoldenOpTable& table);

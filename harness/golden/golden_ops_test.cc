@@ -121,7 +121,14 @@ TEST(GoldenOpsTest, WholeTableAcceptAndFileRoundTrip) {
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->kind, GoldenOpTable::Kind::kWholeTable);
   EXPECT_EQ(back->ops.size(), 2u);
-  EXPECT_EQ(GoldenOpTablePath("g", "gmm/t_3"), std::filesystem::path("g/ops/gmm/t_3.json"));
+  EXPECT_EQ(*GoldenOpTablePath("g", "gmm/t_3"), std::filesystem::path("g/ops/gmm/t_3.json"));
+  EXPECT_EQ(*GoldenOpTablePath("g/./x/..", "gmm/t_3"), std::filesystem::path("g/ops/gmm/t_3.json"));
+  for (const char* bad : {"../../../outside", "/abs/target", "gmm/../../x", ""}) {
+    auto refused = GoldenOpTablePath("g", bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.error().code, ExitCode::kUsage);
+    EXPECT_NE(refused.error().message.find(std::string("'") + bad + "'"), std::string::npos) << refused.error().message;
+  }
 }
 
 TEST(GoldenOpsTest, MalformedFilesNameTheField) {

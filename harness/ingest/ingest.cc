@@ -12,19 +12,15 @@
 #include "harness/ingest/lm_eval.h"
 #include "harness/ingest/sglang_gsm8k.h"
 #include "harness/ingest/tensorcast_ingest.h"
+#include "harness/results/case_id.h"
 
 namespace harness {
 namespace {
 
-// --case names the single case of a file; --suite, when also given, must be its prefix.
+// --case names the single case of a file (CheckIngestOptions has checked it).
 Status ApplyCaseId(std::vector<ParsedRun>& runs, const IngestOptions& o) {
   if (o.case_id.empty()) return OkStatus();
-  const auto slash = o.case_id.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == o.case_id.size())
-    return UsageError(fmt::format("--case '{}': a case id is SUITE/NAME", o.case_id));
-  const std::string suite = o.case_id.substr(0, slash);
-  if (!o.suite.empty() && o.suite != suite)
-    return UsageError(fmt::format("--case '{}' is not in --suite '{}'", o.case_id, o.suite));
+  const std::string suite = o.case_id.substr(0, o.case_id.find('/'));
   for (auto& run : runs) {
     if (run.cases.size() != 1)
       return UsageError(fmt::format("{}: --case names one case, but the file holds {}", run.source, run.cases.size()));
@@ -35,6 +31,18 @@ Status ApplyCaseId(std::vector<ParsedRun>& runs, const IngestOptions& o) {
 }
 
 }  // namespace
+
+Status CheckIngestOptions(const IngestOptions& o) {
+  if (o.case_id.empty()) return OkStatus();
+  if (auto problem = CaseIdProblem(o.case_id))
+    return UsageError(fmt::format("--case '{}': {}", PrintableCaseId(o.case_id), *problem));
+  const auto slash = o.case_id.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == o.case_id.size())
+    return UsageError(fmt::format("--case '{}': a case id is SUITE/NAME", o.case_id));
+  if (!o.suite.empty() && o.suite != o.case_id.substr(0, slash))
+    return UsageError(fmt::format("--case '{}' is not in --suite '{}'", o.case_id, o.suite));
+  return OkStatus();
+}
 
 const std::vector<std::string>& IngestFormats() {
   static const std::vector<std::string> kFormats = {"junit", "gtest-json", "lm-eval", "sglang-gsm8k",
@@ -68,6 +76,7 @@ Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const st
                                                const std::string& origin, const IngestOptions& o) {
   if (!o.samples.empty() && format != "lm-eval")
     return UsageError("--samples belongs to --format lm-eval (its per-sample JSONL)");
+  if (auto c = CheckIngestOptions(o); !c) return c.error();
   std::vector<ParsedRun> runs;
   auto one = [&](Result<std::vector<FinishedCase>> cases) -> Status {
     if (!cases) return cases.error();
@@ -101,6 +110,11 @@ Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const st
   }
   if (!s) return s.error();
   if (auto c = ApplyCaseId(runs, o); !c) return c.error();
+  // Names from the file (and --suite) become case ids, and a case id names a golden file.
+  for (const auto& run : runs)
+    for (const auto& c : run.cases)
+      if (auto problem = CaseIdProblem(c.result.case_id))
+        return UsageError(fmt::format("{}: case id '{}' {}", run.source, PrintableCaseId(c.result.case_id), *problem));
   return runs;
 }
 

@@ -29,11 +29,16 @@ struct ParsedRun {
   std::vector<FinishedCase> cases;
 };
 
+// The options alone, before any file is read: --case must be a case id (CaseIdProblem)
+// of the form SUITE/NAME and in --suite when both are given. Usage error naming the flag.
+Status CheckIngestOptions(const IngestOptions& options);
+
 // The format names `--format` accepts, in the order the docs list them.
 const std::vector<std::string>& IngestFormats();
 
 // Reads text (from origin, a file name) in format. Malformed input is a usage error naming
-// origin:line(:column), or origin and the JSON path of the field for JSON structure.
+// origin:line(:column), or origin and the JSON path of the field for JSON structure; so is a
+// case id CaseIdProblem refuses (naming origin and the id).
 Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const std::string& text,
                                                const std::string& origin, const IngestOptions& options);
 

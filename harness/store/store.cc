@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/results/case_id.h"
+
 namespace harness {
 namespace {
 
@@ -193,6 +195,23 @@ CREATE TABLE ingested_files(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   at TEXT NOT NULL,
   UNIQUE(content_hash, format, commit_id)
+);
+)sql",
+    // 8: golden changes under way. `golden accept` commits its intent here before it rewrites
+    // the expectation file and moves it to golden_changes after, so a kill in between leaves
+    // a row the next accept completes (the file was rewritten) or drops (it was not).
+    R"sql(
+CREATE TABLE golden_intents(
+  id INTEGER PRIMARY KEY,
+  case_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  old_hash TEXT NOT NULL,
+  new_hash TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  sha TEXT NOT NULL,
+  user TEXT NOT NULL,
+  at TEXT NOT NULL,
+  from_case_result_id INTEGER
 );
 )sql",
 };
@@ -396,6 +415,10 @@ Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, 
   if (read_only && !exists) return UsageError(fmt::format("{}: no results database there", path.string()));
   if (exists && std::filesystem::is_directory(path, ec))
     return UsageError(fmt::format("{}: is a folder, not a results database", path.string()));
+  // SQLite would write a device or fifo as if it were a file, and put its -wal beside it.
+  if (exists && !std::filesystem::is_regular_file(path, ec))
+    return UsageError(fmt::format("{}: is not a regular file (a device, fifo or socket), not a results database",
+                                  path.string()));
   const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
   auto db = OpenRaw(path, flags);
   if (!db) return db.error();
@@ -995,28 +1018,63 @@ ORDER BY r.started_at DESC, cr.id DESC LIMIT 1)sql");
   return OneCaseRef(db_, st);
 }
 
-Status Store::RecordGoldenChange(const GoldenChange& c, const std::function<Status()>& apply) {
+Result<int64_t> Store::BeginGoldenChange(const GoldenChange& c) {
+  Stmt st(db_, R"sql(INSERT INTO golden_intents(case_id, path, old_hash, new_hash, reason, sha, user, at,
+from_case_result_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id)sql");
+  st.Bind(1, c.case_id).Bind(2, c.path).Bind(3, c.old_hash).Bind(4, c.new_hash).Bind(5, c.reason).Bind(6, c.sha)
+      .Bind(7, c.user).Bind(8, NowUtc()).Bind(9, c.from_case_result_id);
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "record the golden change's intent");
+  const int64_t id = st.Int(0);
+  // Run to its end: the statement's own transaction commits here, before the file is touched.
+  if (auto s = StepDone(db_, st, "record the golden change's intent"); !s) return s.error();
+  return id;
+}
+
+Status Store::FinishGoldenChange(int64_t intent_id) {
   return InTransaction(db_, [&]() -> Status {
-    Stmt st(db_, R"sql(INSERT INTO golden_changes(case_id, path, old_hash, new_hash, reason, sha, user, at,
-from_case_result_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");
-    st.Bind(1, c.case_id).Bind(2, c.path).Bind(3, c.old_hash).Bind(4, c.new_hash).Bind(5, c.reason).Bind(6, c.sha)
-        .Bind(7, c.user).Bind(8, NowUtc()).Bind(9, c.from_case_result_id);
-    if (auto s = StepDone(db_, st, "record golden change"); !s) return s;
-    return apply();
+    Stmt move(db_, R"sql(INSERT INTO golden_changes(case_id, path, old_hash, new_hash, reason, sha, user, at,
+from_case_result_id)
+SELECT case_id, path, old_hash, new_hash, reason, sha, user, at, from_case_result_id FROM golden_intents WHERE id = ?1)sql");
+    move.Bind(1, intent_id);
+    if (auto s = StepDone(db_, move, "record golden change"); !s) return s;
+    if (sqlite3_changes(db_) != 1) return InfraError(fmt::format("database: no pending golden change {}", intent_id));
+    Stmt done(db_, "DELETE FROM golden_intents WHERE id = ?1");
+    done.Bind(1, intent_id);
+    return StepDone(db_, done, "record golden change");
   });
+}
+
+Status Store::AbandonGoldenChange(int64_t intent_id) {
+  Stmt st(db_, "DELETE FROM golden_intents WHERE id = ?1");
+  st.Bind(1, intent_id);
+  return StepDone(db_, st, "drop a golden change's intent");
+}
+
+namespace {
+
+Result<std::vector<GoldenChange>> ReadGoldenChanges(sqlite3* db, Stmt& st, const char* what) {
+  std::vector<GoldenChange> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW)
+    out.push_back(GoldenChange{st.Int(0), st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6),
+                               st.Text(7), st.Text(8), st.OptInt(9)});
+  if (rc != SQLITE_DONE) return DbError(db, what);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<GoldenChange>> Store::PendingGoldenChanges() {
+  Stmt st(db_, R"sql(SELECT id, case_id, path, old_hash, new_hash, reason, sha, user, at, from_case_result_id
+FROM golden_intents ORDER BY id)sql");
+  return ReadGoldenChanges(db_, st, "read pending golden changes");
 }
 
 Result<std::vector<GoldenChange>> Store::GoldenChanges(const std::string& case_id) {
   Stmt st(db_, R"sql(SELECT id, case_id, path, old_hash, new_hash, reason, sha, user, at, from_case_result_id
 FROM golden_changes WHERE ?1 = '' OR case_id = ?1 ORDER BY id)sql");
   st.Bind(1, case_id);
-  std::vector<GoldenChange> out;
-  int rc;
-  while ((rc = st.Step()) == SQLITE_ROW)
-    out.push_back(GoldenChange{st.Int(0), st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6),
-                               st.Text(7), st.Text(8), st.OptInt(9)});
-  if (rc != SQLITE_DONE) return DbError(db_, "read golden changes");
-  return out;
+  return ReadGoldenChanges(db_, st, "read golden changes");
 }
 
 Result<std::vector<RunRow>> Store::LogicalRun(int64_t run_id) {
@@ -1151,6 +1209,16 @@ Status Store::CheckMergeInput(const std::filesystem::path& input) {
   if (rc != SQLITE_ROW || check.Text(0) != "ok")
     return InfraError(fmt::format("{}: corrupt database: {}", input.string(),
                                   rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg((*in)->db_))));
+  // A case id names a golden expectation file: an input could be crafted to reach outside
+  // the golden folder with one, so every id is checked before anything is copied.
+  Stmt ids((*in)->db_, "SELECT DISTINCT 'case_results', case_id FROM case_results "
+                       "UNION SELECT DISTINCT 'golden_changes', case_id FROM golden_changes");
+  int step;
+  while ((step = ids.Step()) == SQLITE_ROW)
+    if (auto problem = CaseIdProblem(ids.Text(1)))
+      return UsageError(fmt::format("{}: {}: case id '{}' {}; refusing to merge it", input.string(), ids.Text(0),
+                                    PrintableCaseId(ids.Text(1)), *problem));
+  if (step != SQLITE_DONE) return DbError((*in)->db_, "read the case ids of " + input.string());
   return OkStatus();
 }
 

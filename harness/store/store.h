@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -157,7 +156,7 @@ struct IngestedRun {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
   static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
@@ -270,7 +269,8 @@ class Store {
   // one transaction: runs and bisect sessions are recognized by their uid, golden changes
   // by their content, commits by sha. The input is left as it is (an older schema is
   // migrated first, as for query commands); a newer schema, a file that is no harness database and
-  // a corrupt one are exit-3 errors that name the input.
+  // a corrupt one are exit-3 errors that name the input, a case id CaseIdProblem refuses
+  // (one that would name a file outside the golden folder) an exit-2 error naming it.
   Result<MergeCounts> MergeFrom(const std::filesystem::path& input);
   // The input checks of MergeFrom alone, so a merge can refuse a bad input before it
   // copies any other.
@@ -282,9 +282,15 @@ class Store {
   // The newest finished (not running) result of case_id under any run: the run that
   // started last, then the newest row. Empty when the case was never stored.
   Result<std::optional<CaseRef>> LatestCaseResult(const std::string& case_id);
-  // Records a golden change in one transaction with apply (which rewrites the file): when
-  // apply fails nothing is recorded, and when the record fails apply is not called.
-  Status RecordGoldenChange(const GoldenChange& change, const std::function<Status()>& apply);
+  // A golden change in three steps, so that a kill at any point leaves something the next
+  // `golden accept` can finish (docs/golden.md): Begin commits the intent and returns its
+  // id, the caller rewrites the file, Finish moves the intent into golden_changes in one
+  // transaction. Abandon drops an intent whose file was not rewritten: nothing is recorded.
+  Result<int64_t> BeginGoldenChange(const GoldenChange& change);
+  Status FinishGoldenChange(int64_t intent_id);
+  Status AbandonGoldenChange(int64_t intent_id);
+  // Intents neither finished nor abandoned (an accept was killed), oldest first; id is the intent's.
+  Result<std::vector<GoldenChange>> PendingGoldenChanges();
   // The recorded changes of case_id (every case when empty), oldest first.
   Result<std::vector<GoldenChange>> GoldenChanges(const std::string& case_id);
 

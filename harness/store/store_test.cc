@@ -293,7 +293,7 @@ TEST(Store, ResumeFindsTheInterruptedRunOfTheSameConfig) {
   EXPECT_TRUE(store->InterruptedRuns(c)->empty());
 }
 
-TEST(Store, LatestCaseResultSkipsRunningAndGoldenChangesCommitWithTheirApply) {
+TEST(Store, LatestCaseResultSkipsRunningAndGoldenChangesGoThroughAnIntent) {
   TempDir dir;
   auto store = Store::Open(dir / "h.db");
   ASSERT_TRUE(store.ok()) << store.error().message;
@@ -311,14 +311,19 @@ TEST(Store, LatestCaseResultSkipsRunningAndGoldenChangesCommitWithTheirApply) {
   EXPECT_EQ((*latest)->status, CaseStatus::kFail);
 
   GoldenChange c{0, "gmm/t_0", "golden/ops/gmm/t_0.json", "01", "02", "fusion learned its tail", "aaa", "me", "", cr1};
-  bool applied = false;
-  ASSERT_TRUE(s.RecordGoldenChange(c, [&] { applied = true; return OkStatus(); }).ok());
-  EXPECT_TRUE(applied);
-  auto failed = s.RecordGoldenChange(c, [] { return Status(InfraError("disk full")); });
-  EXPECT_FALSE(failed.ok());
+  auto kept = s.BeginGoldenChange(c);
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  auto dropped = s.BeginGoldenChange(c);
+  ASSERT_TRUE(dropped.ok());
+  ASSERT_EQ(s.PendingGoldenChanges()->size(), 2u);
+  EXPECT_TRUE(s.GoldenChanges("gmm/t_0")->empty()) << "an intent is not a change until it is finished";
+  ASSERT_TRUE(s.FinishGoldenChange(*kept).ok());
+  ASSERT_TRUE(s.AbandonGoldenChange(*dropped).ok());
+  EXPECT_TRUE(s.PendingGoldenChanges()->empty());
+  EXPECT_FALSE(s.FinishGoldenChange(*dropped).ok()) << "an abandoned intent records nothing";
   auto changes = s.GoldenChanges("gmm/t_0");
   ASSERT_TRUE(changes.ok());
-  ASSERT_EQ(changes->size(), 1u) << "a change whose file was not written is not recorded";
+  ASSERT_EQ(changes->size(), 1u);
   EXPECT_EQ((*changes)[0].reason, "fusion learned its tail");
   EXPECT_EQ((*changes)[0].from_case_result_id, cr1);
   EXPECT_FALSE((*changes)[0].at.empty());
