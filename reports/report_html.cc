@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/util/versions.h"
 #include "reports/html_escape.h"
@@ -157,7 +158,8 @@ class Html {
 <nav><a href="#summary">Summary</a><a href="#failures">Failures ({})</a><a href="#trends">Trends ({})</a><a href="#flaky">Flaky thresholds ({})</a><a href="#flips">Per-question flips</a><a href="#bisect">Bisect ({})</a></nav></header>
 )",
                        ScriptHashSource(ReportScript()), kReportFormat, E(o_.title), kStyle, E(o_.title), window,
-                       m_.runs, E(filter), m_.failures.size(), m_.trends.size(), m_.flaky.size(), m_.bisect.size());
+                       m_.runs, E(filter), m_.failures.size() + m_.failures_listed.size(), m_.trends.size(),
+                       m_.flaky.size(), m_.bisect.size());
     Filters();
     out_ += "<main>\n";
     Summary();
@@ -243,7 +245,7 @@ class Html {
 
   void Failures() {
     out_ += fmt::format("<section id=\"failures\"><h2>Failures <span class=\"count\">{} in the latest runs</span></h2>\n",
-                        m_.failures.size());
+                        m_.failures.size() + m_.failures_listed.size());
     if (m_.failures.empty()) out_ += "<p class=\"none\">No case failed in the latest run of any suite.</p>\n";
     for (const auto& f : m_.failures) {
       const std::string word(Word(f.status));
@@ -258,7 +260,28 @@ class Html {
       if (f.ops_against_commit) OpDiff(f);
       out_ += "</article>\n";
     }
+    ListedFailures();
     out_ += "</section>\n";
+  }
+
+  // The failing cases beyond the report's bounds, one block per suite: ids and statuses.
+  void ListedFailures() {
+    for (std::size_t i = 0; i < m_.failures_listed.size();) {
+      const std::string suite = SuiteOf(m_.failures_listed[i].case_id);
+      std::string ids;
+      std::set<std::string> statuses;
+      std::size_t count = 0;
+      for (; i < m_.failures_listed.size() && SuiteOf(m_.failures_listed[i].case_id) == suite; ++i, ++count) {
+        const ListedFailure& f = m_.failures_listed[i];
+        statuses.insert(std::string(Word(f.status)));
+        ids += fmt::format("{} {} (run {})\n", Label(f.status), E(f.case_id), f.run_id);
+      }
+      out_ += fmt::format(
+          R"(<details class="item listed" data-suite="{}" data-status="{}"><summary>{} more failing cases of {}, )"
+          R"(listed by id (the report shows {} per suite and {} in all in full)</summary><pre>{}</pre></details>)"
+          "\n",
+          E(suite), fmt::join(statuses, " "), count, E(suite), kMaxFullFailuresPerSuite, kMaxFullFailures, ids);
+    }
   }
 
   void OpDiff(const FailureEntry& f) {

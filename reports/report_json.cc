@@ -1,6 +1,8 @@
 #include "reports/report_json.h"
 
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "harness/util/versions.h"
 
@@ -57,6 +59,18 @@ Json ReportJson(const ReportModel& m) {
     failures.push_back(e);
   }
   j["failures"] = failures;
+  // The listed cases by suite, run and status, ids only: 50 000 of them stay a few MB.
+  std::map<std::tuple<std::string, int64_t, std::string>, Json> groups;
+  for (const auto& f : m.failures_listed) {
+    Json& ids = groups[{f.case_id.substr(0, f.case_id.find('/')), f.run_id, std::string(Word(f.status))}];
+    if (ids.is_null()) ids = Json::array();
+    ids.push_back(f.case_id);
+  }
+  Json listed = Json::array();
+  for (auto& [key, ids] : groups)
+    listed.push_back({{"suite", std::get<0>(key)}, {"run", std::get<1>(key)}, {"status", std::get<2>(key)},
+                      {"cases", std::move(ids)}});
+  j["failures_listed"] = listed;
 
   Json trends = Json::array();
   for (const auto& t : m.trends) {

@@ -223,38 +223,52 @@ class Builder {
   }
 
   Status Failures() {
+    std::stable_sort(failing_.begin(), failing_.end(), [](const Loaded* a, const Loaded* b) {
+      return a->stored.result.case_id < b->stored.result.case_id;
+    });
+    std::map<std::string, std::size_t> full_per_suite;
     for (const Loaded* r : failing_) {
-      const auto& list = by_case_[r->stored.result.case_id];
-      const RunRow& run = runs_[r->run_index];
-      FailureEntry f{r->stored.result.case_id, r->stored.result.status, r->stored.run_id,
-                     Sharded(run) ? run.shard : "", run.host, r->commit, r->commit, r->stored.result.message};
-      const Loaded* passing = nullptr;
-      bool streak = true;
-      for (auto it = list.rbegin(); it != list.rend(); ++it) {
-        const Loaded* o = *it;
-        if (o->run_index > r->run_index) continue;
-        if (o->stored.result.status == CaseStatus::kPass) {
-          streak = false;
-          if (!passing && o->config_hash == r->config_hash) passing = o;
-        }
-        if (streak) f.failing_since = o->commit;
-        if (!streak && passing) break;
+      std::size_t& full_in_suite = full_per_suite[SuiteOf(r->stored.result.case_id)];
+      if (full_in_suite >= kMaxFullFailuresPerSuite || model_.failures.size() >= kMaxFullFailures) {
+        model_.failures_listed.push_back({r->stored.result.case_id, r->stored.result.status, r->stored.run_id});
+        continue;
       }
-      auto after = store_.Ops(r->stored.id);
-      if (!after) return after.error();
-      if (passing) {
-        auto before = store_.Ops(passing->stored.id);
-        if (!before) return before.error();
-        if (!before->empty() || !after->empty()) {
-          f.ops = DiffOpTableRows(*before, *after);
-          f.ops_against_commit = passing->commit;
-          f.ops_against_run = passing->stored.run_id;
-        }
-      }
-      model_.failures.push_back(std::move(f));
+      ++full_in_suite;
+      if (auto s = Failure(r); !s) return s;
     }
-    std::sort(model_.failures.begin(), model_.failures.end(),
-              [](const FailureEntry& a, const FailureEntry& b) { return a.case_id < b.case_id; });
+    return OkStatus();
+  }
+
+  // A failure in full: since when it fails, and its op table against the last passing result.
+  Status Failure(const Loaded* r) {
+    const auto& list = by_case_[r->stored.result.case_id];
+    const RunRow& run = runs_[r->run_index];
+    FailureEntry f{r->stored.result.case_id, r->stored.result.status, r->stored.run_id,
+                   Sharded(run) ? run.shard : "", run.host, r->commit, r->commit, r->stored.result.message};
+    const Loaded* passing = nullptr;
+    bool streak = true;
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+      const Loaded* o = *it;
+      if (o->run_index > r->run_index) continue;
+      if (o->stored.result.status == CaseStatus::kPass) {
+        streak = false;
+        if (!passing && o->config_hash == r->config_hash) passing = o;
+      }
+      if (streak) f.failing_since = o->commit;
+      if (!streak && passing) break;
+    }
+    auto after = store_.Ops(r->stored.id);
+    if (!after) return after.error();
+    if (passing) {
+      auto before = store_.Ops(passing->stored.id);
+      if (!before) return before.error();
+      if (!before->empty() || !after->empty()) {
+        f.ops = DiffOpTableRows(*before, *after);
+        f.ops_against_commit = passing->commit;
+        f.ops_against_run = passing->stored.run_id;
+      }
+    }
+    model_.failures.push_back(std::move(f));
     return OkStatus();
   }
 

@@ -28,6 +28,10 @@ struct ReportQuery {
 inline constexpr std::size_t kMaxTrendPoints = 400;   // per chart: the newest results
 inline constexpr std::size_t kMaxFlipsPerCase = 60;   // per case: losses first, then gains
 inline constexpr std::size_t kMaxCompletionBytes = 1500;  // of each completion shown
+// Failures shown in full (message, op-table diff): the first of each suite in case-id order,
+// and no more than the total; every other failing case is counted and listed by id.
+inline constexpr std::size_t kMaxFullFailuresPerSuite = 100;
+inline constexpr std::size_t kMaxFullFailures = 1000;
 
 struct ReportCommit {
   std::string sha;
@@ -71,6 +75,13 @@ struct FailureEntry {
   std::optional<std::size_t> ops_against_commit;
   int64_t ops_against_run = 0;
   OpTableDiff ops;
+};
+
+// A failing case beyond the bounds of the full failures: listed by id.
+struct ListedFailure {
+  std::string case_id;
+  CaseStatus status = CaseStatus::kFail;
+  int64_t run_id = 0;
 };
 
 struct TrendPoint {
@@ -136,7 +147,8 @@ struct ReportModel {
   std::vector<ReportCommit> commits;  // the window, first-parent order
   int64_t runs = 0;
   std::vector<SuiteSummary> summary;  // by suite name
-  std::vector<FailureEntry> failures;
+  std::vector<FailureEntry> failures;         // shown in full, by case id
+  std::vector<ListedFailure> failures_listed; // the other failing cases, by case id
   std::vector<Trend> trends;
   std::vector<FlakyEntry> flaky;      // most likely false verdict first
   std::vector<FlipSet> flips;

@@ -34,7 +34,7 @@ std::string ReportText(const ReportModel& m) {
     }
   }
 
-  out += fmt::format("\nFAILURES ({})\n", m.failures.size());
+  out += fmt::format("\nFAILURES ({})\n", m.failures.size() + m.failures_listed.size());
   if (m.failures.empty()) out += "  none in the latest runs\n";
   for (const auto& f : m.failures) {
     out += fmt::format("  {} {} at {} (run {}{}), not passing since {}\n", Label(f.status), f.case_id, sha(f.commit),
@@ -50,6 +50,10 @@ std::string ReportText(const ReportModel& m) {
       if (!f.ops.empty()) out += fmt::format("    (op table against the last passing run at {})\n", sha(*f.ops_against_commit));
     }
   }
+  if (!m.failures_listed.empty())
+    out += fmt::format("  {} more, listed by id (the report shows {} per suite and {} in all in full):\n",
+                       m.failures_listed.size(), kMaxFullFailuresPerSuite, kMaxFullFailures);
+  for (const auto& f : m.failures_listed) out += fmt::format("    {} {} (run {})\n", Label(f.status), f.case_id, f.run_id);
 
   out += fmt::format("\nFLAKY THRESHOLDS ({}, most likely false verdict first)\n", m.flaky.size());
   if (m.flaky.empty()) out += "  none\n";

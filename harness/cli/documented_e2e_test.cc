@@ -2,11 +2,7 @@
 // the exec stack protocol (answers, timeouts, signals, undecodable stderr), a key given by
 // --api-key-env never leaving the process, serve-sim as a process, the
 // database defaults, --filter and history --last, and the documented FP8 numbers.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,6 +21,7 @@ namespace fs = std::filesystem;
 using testing_util::ReadFile;
 using testing_util::RunHarness;
 using testing_util::SelftestTable;
+using testing_util::SimProcess;
 using testing_util::TempDir;
 using testing_util::WriteFile;
 
@@ -162,77 +159,6 @@ TEST(DocumentedE2E, ExecStackUndecodableStderrKeepsJunitAndJsonWellFormed) {
   EXPECT_TRUE(WellFormedXml(dir / "junit.xml", &xml_error)) << xml_error << "\n" << ReadFile(dir / "junit.xml");
   EXPECT_NE(ReadFile(dir / "junit.xml").find("broken"), std::string::npos);
 }
-
-// ---------------------------------------------------------------------------------------
-// A background `harness serve-sim`, its stdout on a pipe so the URL (first line) can be read.
-class SimProcess {
- public:
-  explicit SimProcess(const std::vector<std::string>& args) {
-    std::vector<std::string> argv_strings = {HARNESS_BINARY, "serve-sim"};
-    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_strings) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    // Built before fork: the child only calls async-signal-safe functions.
-    std::string root = std::string("HARNESS_ROOT=") + HARNESS_SOURCE_ROOT;
-    std::vector<char*> envp;
-    for (char** e = environ; *e; ++e)
-      if (std::string_view(*e).substr(0, 13) != "HARNESS_ROOT=") envp.push_back(*e);
-    envp.push_back(root.data());
-    envp.push_back(nullptr);
-    int fd[2];
-    if (pipe2(fd, O_CLOEXEC) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(fd[1], 1);
-      int null = open("/dev/null", O_WRONLY);
-      dup2(null, 2);
-      execve(argv[0], argv.data(), envp.data());
-      _exit(127);
-    }
-    close(fd[1]);
-    out_ = fd[0];
-    // The first line, or whatever came before the process gave up (15 s at most).
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    std::string line;
-    while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{out_, POLLIN, 0};
-      if (poll(&p, 1, 200) <= 0) continue;
-      char buf[256];
-      ssize_t n = read(out_, buf, sizeof buf);
-      if (n <= 0) break;
-      line.append(buf, static_cast<std::size_t>(n));
-    }
-    url_ = line.substr(0, line.find('\n'));
-  }
-  ~SimProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (out_ >= 0) close(out_);
-  }
-  const std::string& url() const { return url_; }
-  // SIGTERM, then the exit code (-signal when a signal ended it, -100 when it did not stop).
-  int Terminate() {
-    if (pid_ <= 0) return -100;
-    kill(pid_, SIGTERM);
-    int status = 0;
-    for (int i = 0; i < 200; ++i) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-      }
-      usleep(25000);
-    }
-    return -100;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int out_ = -1;
-  std::string url_;
-};
 
 // ---------------------------------------------------------------------------------------
 // 2. --endpoint --chat --api-key-env VAR: the key is sent, never stored or printed.

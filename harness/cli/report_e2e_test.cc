@@ -1,6 +1,8 @@
 // `harness report` through the real binary: every flag, byte-identical output, the
 // formats, bad input; `harness run --rerun-at-risk N` on the noisy stand-in storing every
-// rerun so the report answers the rerun question; the JUnit it writes read by a real parser.
+// rerun so the report answers the rerun question; the JUnit it writes read by a real parser;
+// the bound on the failures it shows in full.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/util/json_file.h"
@@ -79,7 +81,7 @@ TEST(ReportE2E, HtmlIsOneDeterministicFileWithEverySectionAndCommitLinks) {
 TEST(ReportE2E, JsonIsTheModelAndTheWindowAndFiltersNarrowIt) {
   SelftestHistory h;
   Json all = ReportJson({"--db", h.db});
-  EXPECT_EQ(all["format_version"], 2);
+  EXPECT_EQ(all["format_version"], 3);
   ASSERT_EQ(all["commits"].size(), 3u);
   EXPECT_EQ(all["commits"][0]["sha"], h.shas[0]) << "first-parent order, oldest first";
   ASSERT_EQ(all["failures"].size(), 1u);
@@ -96,6 +98,63 @@ TEST(ReportE2E, JsonIsTheModelAndTheWindowAndFiltersNarrowIt) {
   EXPECT_EQ(one_case["failures"].size(), 0u);
   EXPECT_EQ(one_case["summary"][0]["pass"], 1);
   EXPECT_EQ(ReportJson({"--db", h.db, "--suite", "selftest"})["summary"].size(), 1u);
+}
+
+// 1240 failing cases with 1 KB messages, ingested from JUnit: a suite of 250 and eleven of
+// 90. The report shows the first 100 of each suite in full, 1000 in all (suites in name
+// order), and counts and lists every other one by id.
+TEST(ReportE2E, FailuresBeyondTheBoundsAreListedById) {
+  TempDir dir;
+  std::string xml = "<testsuites>";
+  auto suite = [&xml](const std::string& name, int cases) {
+    xml += "<testsuite name=\"" + name + "\">";
+    for (int i = 0; i < cases; ++i)
+      xml += fmt::format(R"(<testcase classname="c" name="t{:04}"><failure message="boom {}">{}</failure></testcase>)",
+                         i, i, std::string(1000, 'm'));
+    xml += "</testsuite>";
+  };
+  suite("big", 250);
+  for (int s = 0; s < 11; ++s) suite(fmt::format("s{:02}", s), 90);
+  WriteFile(dir / "junit.xml", xml + "</testsuites>");
+  const std::string db = (dir / "h.db").string();
+  auto ingest = RunHarness({"ingest", "--format", "junit", (dir / "junit.xml").string(), "--commit", "abc1234",
+                            "--db", db});
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+
+  Json j = ReportJson({"--db", db});
+  ASSERT_EQ(j["failures"].size(), 1000u);
+  ASSERT_EQ(j["failures_listed"].size(), 2u) << "by suite, run and status";
+  std::map<std::string, int> full;
+  for (const auto& f : j["failures"]) full[f["case"].get<std::string>().substr(0, 3)]++;
+  EXPECT_EQ(full["big"], 100);
+  EXPECT_EQ(full["s09"], 90);
+  EXPECT_EQ(full.count("s10"), 0u) << "the total was reached";
+  const Json& big = j["failures_listed"][0];
+  EXPECT_EQ(big["suite"], "big");
+  EXPECT_EQ(big["status"], "fail");
+  EXPECT_EQ(big["run"], 1);
+  ASSERT_EQ(big["cases"].size(), 150u);
+  EXPECT_EQ(big["cases"][0], "big/c.t0100");
+  ASSERT_EQ(j["failures_listed"][1]["cases"].size(), 90u);
+  EXPECT_EQ(j["failures_listed"][1]["cases"][89], "s10/c.t0089");
+
+  auto html = RunHarness({"report", "--db", db, "--out", (dir / "r.html").string()});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = ReadFile(dir / "r.html");
+  std::size_t articles = 0;
+  for (auto at = page.find("<article class=\"item fail\""); at != std::string::npos;
+       at = page.find("<article class=\"item fail\"", at + 1))
+    ++articles;
+  EXPECT_EQ(articles, 1000u);
+  EXPECT_NE(page.find("Failures (1240)"), std::string::npos);
+  EXPECT_NE(page.find("150 more failing cases of big"), std::string::npos);
+  EXPECT_NE(page.find("90 more failing cases of s10"), std::string::npos);
+  EXPECT_NE(page.find("FAIL big/c.t0249"), std::string::npos);
+  auto text = RunHarness({"report", "--db", db, "--format", "text"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("FAILURES (1240)"), std::string::npos);
+  EXPECT_NE(text.out.find("240 more, listed by id"), std::string::npos);
+  EXPECT_NE(text.out.find("FAIL s10/c.t0089 (run 1)"), std::string::npos);
 }
 
 TEST(ReportE2E, BadInputIsExitTwoAndWritesNothing) {

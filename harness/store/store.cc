@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
+#include <cstdlib>
 #include <ctime>
+#include <map>
+#include <mutex>
 #include <thread>
 #include <utility>
-
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -323,18 +325,77 @@ int PragmaInt(sqlite3* db, const char* sql) {
   return st.Step() == SQLITE_ROW ? static_cast<int>(st.Int(0)) : -1;
 }
 
-// What a file holds before we touch it: read with one SELECT, which writes nothing and sees
-// one snapshot (another process may be creating the schema this very moment).
-struct FileKind {
-  int app = 0, version = 0, objects = 0;
+// One row of sqlite_master, the part that says what an object is (rootpage left out).
+struct SchemaObject {
+  std::string type, name, tbl_name, sql;
+  auto operator<=>(const SchemaObject&) const = default;
 };
 
-Result<FileKind> Inspect(sqlite3* db, const std::string& path) {
+// What a file holds before we touch it: read in one read transaction, which writes nothing
+// and sees one snapshot (another process may be creating the schema this very moment).
+struct FileKind {
+  int app = 0, version = 0;
+  std::vector<SchemaObject> schema;
+};
+
+bool PlainIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// The sql SQLite keeps for an object is the text that created it, edited by ALTER TABLE
+// (which may quote a renamed table's name): compared without its layout (runs of
+// whitespace, spaces beside parentheses and commas) or the quotes of plain identifiers.
+// String literals are kept as written.
+std::string NormalizedSql(std::string_view sql) {
+  std::string out;
+  bool space = false, literal = false;
+  for (std::size_t i = 0; i < sql.size(); ++i) {
+    const char c = sql[i];
+    if (c == '\'') literal = !literal;  // a doubled quote inside a literal toggles twice
+    if (!literal && std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty() && out.back() != '(' && out.back() != ',' && c != ')' && c != ',' && c != '(') out += ' ';
+    space = false;
+    if (!literal && c == '"') {
+      const std::size_t end = sql.find('"', i + 1);
+      if (end != std::string_view::npos && PlainIdentifier(sql.substr(i + 1, end - i - 1))) {
+        out += sql.substr(i + 1, end - i - 1);
+        i = end;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+Result<std::vector<SchemaObject>> ReadSchema(sqlite3* db) {
+  Stmt st(db, "SELECT type, name, tbl_name, COALESCE(sql, '') FROM main.sqlite_master");
+  std::vector<SchemaObject> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back({st.Text(0), st.Text(1), st.Text(2), NormalizedSql(st.Text(3))});
+  if (rc != SQLITE_DONE) return DbError(db, "read the schema");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<FileKind> ReadKind(sqlite3* db, const std::string& path) {
   Stmt st(db, "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM "
-              "pragma_user_version), (SELECT count(*) FROM sqlite_master)");
-  if (st.Step() != SQLITE_ROW)
-    return InfraError(fmt::format("{}: not a harness database: {}", path, sqlite3_errmsg(db)));
-  return FileKind{static_cast<int>(st.Int(0)), static_cast<int>(st.Int(1)), static_cast<int>(st.Int(2))};
+              "pragma_user_version)");
+  if (st.Step() != SQLITE_ROW) return InfraError(fmt::format("{}: not a harness database: {}", path, sqlite3_errmsg(db)));
+  auto schema = ReadSchema(db);
+  if (!schema) return InfraError(fmt::format("{}: not a harness database: {}", path, schema.error().message));
+  return FileKind{static_cast<int>(st.Int(0)), static_cast<int>(st.Int(1)), std::move(*schema)};
+}
+
+Result<FileKind> Inspect(sqlite3* db, const std::string& path) {
+  if (auto s = Exec(db, "BEGIN", fmt::format("{}: begin reading", path)); !s) return s.error();
+  auto kind = ReadKind(db, path);
+  static_cast<void>(Exec(db, "COMMIT", "end reading"));  // a read: there is nothing to lose
+  return kind;
 }
 
 // Only an empty file or a harness database of a schema we understand may be written.
@@ -346,10 +407,23 @@ Status CheckOwnership(const FileKind& k, const std::string& path) {
           k.version, Store::kSchemaVersion));
     return OkStatus();
   }
-  if (k.app == 0 && k.version == 0 && k.objects == 0) return OkStatus();  // empty: ours to create
+  if (k.app == 0 && k.version == 0 && k.schema.empty()) return OkStatus();  // empty: ours to create
   return InfraError(fmt::format(
       "{}: not a harness database (application_id {}, user_version {}, {} schema objects); refusing to touch it",
-      path, k.app, k.version, k.objects));
+      path, k.app, k.version, k.schema.size()));
+}
+
+// The first row whose parent row is missing, in words ("table runs row 2 has a commit_id that
+// names no row of commits (3 such rows)"); empty when every row has its parent.
+Result<std::string> OrphanRow(sqlite3* db) {
+  Stmt st(db, R"sql(
+SELECT f."table", f.rowid, l."from", f.parent, (SELECT count(*) FROM pragma_foreign_key_check)
+FROM pragma_foreign_key_check AS f JOIN pragma_foreign_key_list(f."table") AS l ON l.id = f.fkid LIMIT 1)sql");
+  const int rc = st.Step();
+  if (rc == SQLITE_DONE) return std::string();
+  if (rc != SQLITE_ROW) return DbError(db, "check that every row has its parent");
+  return fmt::format("table {} row {} has a {} that names no row of {} ({} such rows)", st.Text(0), st.Int(1),
+                     st.Text(2), st.Text(3), st.Int(4));
 }
 
 Status Migrate(sqlite3* db, const std::string& path, int target) {
@@ -360,8 +434,9 @@ Status Migrate(sqlite3* db, const std::string& path, int target) {
       // Re-read inside the write lock: another process may have migrated meanwhile.
       if (PragmaInt(db, "PRAGMA user_version") >= v) return OkStatus();
       if (auto e = Exec(db, kMigrations[v - 1], fmt::format("{}: migration {}", path, v)); !e) return e;
-      Stmt fk(db, "PRAGMA foreign_key_check");
-      if (fk.Step() != SQLITE_DONE) return InfraError(fmt::format("{}: migration {} broke a foreign key", path, v));
+      auto orphan = OrphanRow(db);
+      if (!orphan) return orphan.error();
+      if (!orphan->empty()) return InfraError(fmt::format("{}: after migration {}: {}", path, v, *orphan));
       std::string bump = fmt::format("PRAGMA user_version = {}; PRAGMA application_id = {};", v, Store::kApplicationId);
       return Exec(db, bump.c_str(), "set schema version");
     });
@@ -370,10 +445,78 @@ Status Migrate(sqlite3* db, const std::string& path, int target) {
   return Exec(db, "PRAGMA foreign_keys=ON", "migrations");
 }
 
-// Opens without writing anything: journal mode and migrations come after the checks.
-Result<sqlite3*> OpenRaw(const std::filesystem::path& path, int flags) {
+// The schema objects of a database at `version`: migrations 1..version run on an empty
+// in-memory database, so the answer stays right as migrations are added. Once per version.
+Result<std::vector<SchemaObject>> ExpectedSchema(int version) {
+  static std::mutex mu;
+  static std::map<int, std::vector<SchemaObject>> known;
+  std::lock_guard lock(mu);
+  if (auto it = known.find(version); it != known.end()) return it->second;
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return InfraError("database: cannot open an in-memory database");
+  }
+  auto schema = [&]() -> Result<std::vector<SchemaObject>> {
+    if (auto s = Migrate(db, "the expected schema", version); !s) return s.error();
+    return ReadSchema(db);
+  }();
+  sqlite3_close(db);
+  if (schema) known[version] = *schema;
+  return schema;
+}
+
+std::string Describe(const SchemaObject& o) {
+  return o.tbl_name == o.name ? fmt::format("{} {}", o.type, o.name)
+                              : fmt::format("{} {} on {}", o.type, o.name, o.tbl_name);
+}
+
+// A harness database holds exactly the objects its migrations create. Anything else (a view
+// in place of a table, a trigger, another table or index) would run inside the harness's
+// queries and migrations, so such a file is refused before any of them runs.
+Status CheckSchema(const FileKind& k, const std::string& path) {
+  auto expected = ExpectedSchema(k.version);
+  if (!expected) return expected.error();
+  if (k.schema == *expected) return OkStatus();
+  std::map<std::pair<std::string, std::string>, const SchemaObject*> ours;
+  for (const auto& o : *expected) ours[{o.type, o.name}] = &o;
+  std::vector<std::string> foreign, changed, missing;
+  for (const auto& o : k.schema) {
+    auto it = ours.find({o.type, o.name});
+    if (it == ours.end()) {
+      foreign.push_back(Describe(o));
+      continue;
+    }
+    if (*it->second != o) changed.push_back(Describe(o));
+    ours.erase(it);
+  }
+  for (const auto& [key, o] : ours) missing.push_back(Describe(*o));
+  auto list = [](const char* what, const std::vector<std::string>& items) -> std::string {
+    constexpr std::size_t kNamed = 5;
+    if (items.empty()) return "";
+    std::string text = fmt::format("; {}: {}", what,
+                                   fmt::join(items.begin(), items.begin() + std::min(items.size(), kNamed), ", "));
+    if (items.size() > kNamed) text += fmt::format(" and {} more", items.size() - kNamed);
+    return text;
+  };
+  return InfraError(fmt::format(
+      "{}: its schema is not the one harness schema version {} creates{}{}{}; refusing to open it (a view or "
+      "trigger would run inside the harness's own queries)",
+      path, k.version, list("not created by the harness", foreign), list("changed", changed),
+      list("missing", missing)));
+}
+
+// Opens without writing anything: journal mode and migrations come after the checks.
+// Every connection runs with the schema distrusted (functions with side effects may not run
+// from a view, trigger or default) and defensive mode on (no writable_schema and other
+// features that corrupt a file on purpose). URI names are on so that MergeFrom can attach
+// an input read-only; a path that looks like a URI is made plainly relative, so it stays a path.
+Result<sqlite3*> OpenRaw(const std::filesystem::path& path, int flags) {
+  const std::string name = path.string().starts_with("file:") ? "./" + path.string() : path.string();
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
@@ -429,6 +572,8 @@ Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, 
   auto kind = Inspect(*db, path.string());
   if (!kind) return fail(kind.error());
   if (auto s = CheckOwnership(*kind, path.string()); !s) return fail(s.error());
+  if (kind->app == Store::kApplicationId)
+    if (auto s = CheckSchema(*kind, path.string()); !s) return fail(s.error());
   if (read_only && kind->app != Store::kApplicationId)
     return fail(InfraError(fmt::format("{}: holds no harness results yet", path.string())));
   if (auto s = SetPragmas(*db, path.string(), read_only); !s) return fail(s.error());
@@ -506,6 +651,36 @@ VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
   return OkStatus();
 }
 
+// A private folder in the temporary directory holding a migrated copy of the older database
+// src is connected to (the backup API copies one snapshot, WAL included, without writing the
+// original); the caller removes the folder.
+Result<std::filesystem::path> MigratedCopy(sqlite3* src, const std::filesystem::path& path) {
+  std::error_code ec;
+  std::string tmpl = (std::filesystem::temp_directory_path(ec) / "harness-migrated-XXXXXX").string();
+  if (ec || !mkdtemp(tmpl.data()))
+    return InfraError(fmt::format("{}: no temporary folder for a migrated copy of its older schema", path.string()));
+  const std::filesystem::path dir = tmpl;
+  auto fail = [&](const std::string& why) -> Result<std::filesystem::path> {
+    std::filesystem::remove_all(dir, ec);
+    return InfraError(fmt::format("{}: its schema is older than this harness's ({}) and a migrated copy in {} "
+                                  "failed: {}",
+                                  path.string(), Store::kSchemaVersion, dir.string(), why));
+  };
+  auto dst = OpenRaw(dir / "copy.db", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (!dst) return fail(dst.error().message);
+  sqlite3_backup* backup = sqlite3_backup_init(*dst, "main", src, "main");
+  const int step = backup ? sqlite3_backup_step(backup, -1) : SQLITE_ERROR;
+  const int finish = sqlite3_backup_finish(backup);
+  const std::string copy_error = sqlite3_errmsg(*dst);
+  sqlite3_close(*dst);
+  if (step != SQLITE_DONE || finish != SQLITE_OK) return fail(copy_error);
+  // Opened like any file for writing: its schema is checked again, then migrated.
+  auto migrated = OpenChecked(dir / "copy.db", false, Store::kSchemaVersion);
+  if (!migrated) return fail(migrated.error().message);
+  sqlite3_close(*migrated);
+  return dir;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Store>> Store::OpenWith(const std::filesystem::path& path, bool read_only) {
@@ -513,16 +688,18 @@ Result<std::unique_ptr<Store>> Store::OpenWith(const std::filesystem::path& path
   if (!db) return db.error();
   std::unique_ptr<Store> store(new Store(*db, path));
   if (read_only && store->SchemaVersion() < kSchemaVersion) {
-    // An older schema: migrate with a short write open when the file may be written.
+    // An older schema: the queries read a migrated copy, and the user's file is not written.
+    auto dir = MigratedCopy(store->db_, path);
+    if (!dir) return dir.error();
     store.reset();
-    if (access(path.c_str(), W_OK) != 0)
-      return InfraError(fmt::format("{}: database schema version is older than this harness ({}) and the file is "
-                                    "read-only; open it once with a harness that may write it",
-                                    path.string(), kSchemaVersion));
-    auto w = OpenChecked(path, false, kSchemaVersion);
-    if (!w) return w.error();
-    sqlite3_close(*w);
-    return OpenWith(path, true);
+    auto copy = OpenChecked(*dir / "copy.db", true, kSchemaVersion);
+    if (!copy) {
+      std::error_code ec;
+      std::filesystem::remove_all(*dir, ec);
+      return copy.error();
+    }
+    store.reset(new Store(*copy, path));
+    store->copy_dir_ = *dir;
   }
   return store;
 }
@@ -537,7 +714,11 @@ Status Store::CreateAtVersionForTest(const std::filesystem::path& path, int vers
   return OkStatus();
 }
 
-Store::~Store() { sqlite3_close(db_); }
+Store::~Store() {
+  sqlite3_close(db_);
+  std::error_code ec;
+  if (!copy_dir_.empty()) std::filesystem::remove_all(copy_dir_, ec);
+}
 
 int Store::SchemaVersion() { return PragmaInt(db_, "PRAGMA user_version"); }
 
@@ -1199,26 +1380,60 @@ const char* const kMergeCleanup = "DROP VIEW IF EXISTS temp.merge_ingested_twin;
 
 }  // namespace
 
-Status Store::CheckMergeInput(const std::filesystem::path& input) {
-  // Opened as a query command opens a file (never created, a newer schema or a foreign
-  // file refused, an older one migrated), then its pages are checked.
+namespace {
+
+// A file: URI that opens path read-only (every byte but unreserved ones and '/' escaped).
+std::string ReadOnlyUri(const std::string& path) {
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_' || c == '~') uri += static_cast<char>(c);
+    else uri += fmt::format("%{:02X}", c);
+  }
+  return uri + "?mode=ro";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::OpenMergeInput(const std::filesystem::path& input) {
+  // Opened as a query command opens a file (never created; a newer schema, a foreign file or
+  // foreign schema objects refused; an older schema read through a migrated copy), then its
+  // pages and rows are checked.
   auto in = OpenReadOnly(input);
   if (!in) return in.error();
-  Stmt check((*in)->db_, "PRAGMA quick_check(1)");
+  sqlite3* db = (*in)->db_;
+  Stmt check(db, "PRAGMA quick_check(1)");
   const int rc = check.Step();
   if (rc != SQLITE_ROW || check.Text(0) != "ok")
     return InfraError(fmt::format("{}: corrupt database: {}", input.string(),
-                                  rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg((*in)->db_))));
+                                  rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg(db))));
+  // A row whose parent is gone would be copied with a NULL parent id; name it instead.
+  auto orphan = OrphanRow(db);
+  if (!orphan) return orphan.error();
+  if (!orphan->empty()) return InfraError(fmt::format("{}: damaged database: {}; nothing merged", input.string(), *orphan));
+  Stmt no_uid(db, R"sql(
+SELECT 'runs', id FROM runs WHERE uid IS NULL UNION ALL SELECT 'bisect_sessions', id FROM bisect_sessions WHERE uid IS NULL
+LIMIT 1)sql");
+  const int u = no_uid.Step();
+  if (u == SQLITE_ROW)
+    return InfraError(fmt::format("{}: damaged database: table {} row {} has no uid; nothing merged", input.string(),
+                                  no_uid.Text(0), no_uid.Int(1)));
+  if (u != SQLITE_DONE) return DbError(db, "check the rows of " + input.string());
   // A case id names a golden expectation file: an input could be crafted to reach outside
   // the golden folder with one, so every id is checked before anything is copied.
-  Stmt ids((*in)->db_, "SELECT DISTINCT 'case_results', case_id FROM case_results "
-                       "UNION SELECT DISTINCT 'golden_changes', case_id FROM golden_changes");
+  Stmt ids(db, "SELECT DISTINCT 'case_results', case_id FROM case_results "
+               "UNION SELECT DISTINCT 'golden_changes', case_id FROM golden_changes");
   int step;
   while ((step = ids.Step()) == SQLITE_ROW)
     if (auto problem = CaseIdProblem(ids.Text(1)))
       return UsageError(fmt::format("{}: {}: case id '{}' {}; refusing to merge it", input.string(), ids.Text(0),
                                     PrintableCaseId(ids.Text(1)), *problem));
-  if (step != SQLITE_DONE) return DbError((*in)->db_, "read the case ids of " + input.string());
+  if (step != SQLITE_DONE) return DbError(db, "read the case ids of " + input.string());
+  return in;
+}
+
+Status Store::CheckMergeInput(const std::filesystem::path& input) {
+  auto in = OpenMergeInput(input);
+  if (!in) return in.error();
   return OkStatus();
 }
 
@@ -1227,10 +1442,13 @@ Result<MergeCounts> Store::MergeFrom(const std::filesystem::path& input) {
   std::error_code ec;
   if (std::filesystem::equivalent(input, path_, ec))
     return UsageError(fmt::format("{}: is the output database itself", name));
-  if (auto s = CheckMergeInput(input); !s) return s.error();
-  // One input attached at a time: SQLite attaches at most 10, and any number may be merged.
+  auto in = OpenMergeInput(input);
+  if (!in) return in.error();
+  // What was checked is what is copied: the input itself, or its migrated copy (kept until
+  // the input's store closes), attached read-only. One input at a time: SQLite attaches at
+  // most 10, and any number may be merged.
   Stmt attach(db_, "ATTACH DATABASE ?1 AS src");
-  attach.Bind(1, name);
+  attach.Bind(1, ReadOnlyUri(sqlite3_db_filename((*in)->db_, "main")));
   if (attach.Step() != SQLITE_DONE) return DbError(db_, "attach " + name);
   MergeCounts counts;
   Status copied = InTransaction(db_, [&]() -> Status {

@@ -161,13 +161,15 @@ class Store {
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
   // file or a harness database is accepted: anything else (another application's SQLite
-  // file, a file that is not SQLite, a newer schema) is an exit-3 error and the file is
-  // left byte-identical, because the check runs before anything is written. An empty
-  // path is a usage error (SQLite would use a temporary database and lose the results).
+  // file, a file that is not SQLite, a newer schema, a harness database whose schema holds
+  // an object its migrations did not create) is an exit-3 error and the file is left
+  // byte-identical, because the check runs before anything is written. An empty path is a
+  // usage error (SQLite would use a temporary database and lose the results). Every
+  // connection distrusts the schema (SQLITE_DBCONFIG_TRUSTED_SCHEMA off) and is defensive.
   static Result<std::unique_ptr<Store>> Open(const std::filesystem::path& path);
   // Opens an existing harness database read-only, for query commands: never creates a
-  // file, works on a file the user may only read. An older schema is migrated first when
-  // the file is writable (a short write open), else it is an exit-3 error.
+  // file and never writes one, works on a file the user may only read. An older schema is
+  // read through a migrated copy in the temporary folder (removed when the store closes).
   static Result<std::unique_ptr<Store>> OpenReadOnly(const std::filesystem::path& path);
   // Test hook: creates a database at an older schema version (migrations 1..version only).
   static Status CreateAtVersionForTest(const std::filesystem::path& path, int version);
@@ -267,10 +269,11 @@ class Store {
   // Copies every run (with its cases, metrics, samples and op rows), golden change and
   // bisect session of the harness database at `input` that this one does not hold yet, in
   // one transaction: runs and bisect sessions are recognized by their uid, golden changes
-  // by their content, commits by sha. The input is left as it is (an older schema is
-  // migrated first, as for query commands); a newer schema, a file that is no harness database and
-  // a corrupt one are exit-3 errors that name the input, a case id CaseIdProblem refuses
-  // (one that would name a file outside the golden folder) an exit-2 error naming it.
+  // by their content, commits by sha. The input is only read (an older schema through a
+  // migrated copy, as for query commands); a newer schema, a file that is no harness
+  // database (foreign schema objects included), a corrupt one and one with a row whose
+  // parent row is missing are exit-3 errors that name the input, a case id CaseIdProblem
+  // refuses (one that would name a file outside the golden folder) an exit-2 error naming it.
   Result<MergeCounts> MergeFrom(const std::filesystem::path& input);
   // The input checks of MergeFrom alone, so a merge can refuse a bad input before it
   // copies any other.
@@ -297,8 +300,11 @@ class Store {
  private:
   Store(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
   static Result<std::unique_ptr<Store>> OpenWith(const std::filesystem::path& path, bool read_only);
+  // OpenReadOnly, then the checks MergeFrom makes of an input.
+  static Result<std::unique_ptr<Store>> OpenMergeInput(const std::filesystem::path& input);
   sqlite3* db_;
   std::filesystem::path path_;
+  std::filesystem::path copy_dir_;   // the migrated copy of an older file this store reads, if any
 };
 
 }  // namespace harness

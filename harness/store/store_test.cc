@@ -254,6 +254,36 @@ TEST(Store, ForeignFileIsRefused) {
   EXPECT_NE(store.error().message.find("not a harness database"), std::string::npos);
 }
 
+// A harness database must hold exactly what its migrations create: anything added (which a
+// query or a migration would run) or taken away is refused by every open, before it runs.
+TEST(Store, RefusesASchemaObjectItsMigrationsDidNotCreate) {
+  const std::pair<const char*, const char*> changes[] = {
+      {"CREATE TABLE notes(x)", "table notes"},
+      {"CREATE INDEX by_host ON runs(host)", "index by_host on runs"},
+      {"CREATE VIEW v AS SELECT 1", "view v"},
+      {"CREATE TRIGGER t AFTER INSERT ON runs BEGIN SELECT 1; END", "trigger t on runs"},
+      {"DROP INDEX op_rows_by_case", "missing: index op_rows_by_case on op_rows"},
+  };
+  for (int version : {5, Store::kSchemaVersion}) {
+    for (const auto& [sql, named] : changes) {
+      SCOPED_TRACE(std::string(sql) + " at version " + std::to_string(version));
+      TempDir dir;
+      const auto path = dir / "h.db";
+      ASSERT_TRUE(Store::CreateAtVersionForTest(path, version).ok());
+      sqlite3* db = nullptr;
+      ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+      ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+      sqlite3_close(db);
+      for (bool read_only : {false, true}) {
+        auto store = read_only ? Store::OpenReadOnly(path) : Store::Open(path);
+        ASSERT_FALSE(store.ok());
+        EXPECT_EQ(store.error().code, ExitCode::kInfra);
+        EXPECT_NE(store.error().message.find(named), std::string::npos) << store.error().message;
+      }
+    }
+  }
+}
+
 // Eight processes opening one new file at once: each must see it empty or a harness database,
 // never a half-made one (found by ConcurrencyE2E under ASan: the ownership check read the
 // application id before another opener's first migration committed and the table count after).

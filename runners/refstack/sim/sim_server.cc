@@ -1,7 +1,5 @@
 #include "runners/refstack/sim/sim_server.h"
 
-#include <sys/socket.h>
-
 #include <chrono>
 #include <ctime>
 
@@ -9,14 +7,13 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "runners/refstack/sim/http_listener.h"
+
 namespace harness::sim {
 namespace {
 
 using nlohmann::json;
 
-// Keep-alive connections each hold a worker; leave room for the client's 64 plus a
-// connection-per-request client running beside it.
-constexpr std::size_t kWorkerThreads = 160;
 constexpr int kDefaultMaxTokens = 512;
 constexpr uint64_t kFaultStream = 5;
 constexpr std::string_view kUnknownQuestionAnswer = " I do not recognise this question.";
@@ -220,40 +217,18 @@ void SimServer::Route() {
 
 Result<std::string> SimServer::Start(int port) {
   if (http_) return UsageError("the stand-in endpoint is already started");
-  http_ = std::make_unique<httplib::Server>();
-  http_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
-  http_->set_keep_alive_max_count(1u << 20);
-  http_->set_tcp_nodelay(true);   // else Nagle and delayed ACKs stall every reply ~40 ms
-  http_->set_socket_options([this](int sock) {
-    const int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    listen_fd_ = sock;
-  });
+  http_ = std::make_unique<HttpRoutes>();
   Route();
-  int bound = port;
-  if (port == 0) {
-    bound = http_->bind_to_any_port("127.0.0.1");
-  } else if (!http_->bind_to_port("127.0.0.1", port)) {
-    bound = -1;
-  }
-  if (bound <= 0) {
+  // Bounded connections, request time and size (http_listener.h), so that slow or huge
+  // requests cannot starve the others or exhaust memory.
+  listener_ = std::make_unique<HttpListener>(*http_, HttpLimits{});
+  auto bound = listener_->Start(port);
+  if (!bound) {
+    listener_.reset();
     http_.reset();
-    return InfraError(fmt::format("stand-in endpoint: cannot listen on 127.0.0.1:{}", port));
+    return InfraError(fmt::format("stand-in endpoint: {}", bound.error().message));
   }
-  // cpp-httplib 0.11 listens with a backlog of 5: 64 clients connecting at once overflow
-  // it and wait out a SYN retransmit (1 s and more). Listening again raises the backlog.
-  if (listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
-  thread_ = std::thread([this] { http_->listen_after_bind(); });
-  // stop() before the accept loop runs would be lost and Stop() would hang in join.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!http_->is_running()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      Stop();
-      return InfraError(fmt::format("stand-in endpoint: the server on port {} did not start", bound));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return fmt::format("http://127.0.0.1:{}", bound);
+  return fmt::format("http://127.0.0.1:{}", *bound);
 }
 
 void SimServer::Stop() {
@@ -263,8 +238,8 @@ void SimServer::Stop() {
     stopping_ = true;
   }
   sleep_cv_.notify_all();
-  http_->stop();
-  if (thread_.joinable()) thread_.join();
+  listener_->Stop();
+  listener_.reset();
   http_.reset();
 }
 

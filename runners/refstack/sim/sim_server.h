@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -23,11 +22,10 @@
 #include "runners/refstack/sim/sim_model.h"
 #include "runners/refstack/sim/sim_profile.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace harness::sim {
+
+class HttpListener;
+class HttpRoutes;
 
 // The stack config's fault switch the stand-in's FP8 path reads.
 inline constexpr std::string_view kFp8ScaleFault = "fp8-scale-unrepaired";
@@ -40,9 +38,10 @@ class SimServer {
   SimServer(const SimServer&) = delete;
   SimServer& operator=(const SimServer&) = delete;
 
-  // Listens on 127.0.0.1:port (0: any free port) and returns "http://127.0.0.1:PORT".
+  // Listens on 127.0.0.1:port (0: any free port) and returns "http://127.0.0.1:PORT". The
+  // connections, request time and request size are bounded (http_listener.h: HttpLimits).
   Result<std::string> Start(int port = 0);
-  // Stops listening, wakes sleeping handlers and joins the server thread. Idempotent.
+  // Stops listening, wakes sleeping handlers and joins the server's threads. Idempotent.
   void Stop();
 
   const SimModel& model() const { return model_; }
@@ -61,9 +60,8 @@ class SimServer {
 
   SimProfile profile_;
   SimModel model_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
-  int listen_fd_ = -1;
+  std::unique_ptr<HttpRoutes> http_;
+  std::unique_ptr<HttpListener> listener_;
   std::atomic<bool> stopping_{false};
   std::mutex sleep_mu_;
   std::condition_variable sleep_cv_;
