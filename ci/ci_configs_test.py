@@ -4,10 +4,14 @@
 Each must parse; every `build/bin/harness CMD --flag` it runs must name a command and flags
 the binary has (`harness CMD --help`); and the path it describes, its shard job once per
 shard and then its merge job, executed here with the variables the CI engine would set,
-must store the same cases with the same statuses as one unsharded `harness run`.
+each job in a folder of its own holding only the artifacts it declares, must store the same
+cases with the same statuses as one unsharded `harness run`, and two nights in a row must
+leave one database holding both (the history flows from night to night).
 
 Usage: ci_configs_test.py HARNESS_BINARY [SOURCE_ROOT]
 """
+import fnmatch
+import glob
 import os
 import re
 import shutil
@@ -19,6 +23,7 @@ import tempfile
 import yaml
 
 SHA = "c0ffee0000000000000000000000000000000042"
+SHA2 = "c0ffee0000000000000000000000000000000043"
 
 
 def harness_lines(script_lines):
@@ -43,21 +48,12 @@ def check_commands(binary, lines, where):
     return problems
 
 
-def run_shell(line, cwd, env):
-    r = subprocess.run(["bash", "-eo", "pipefail", "-c", line], cwd=cwd, env=env, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise AssertionError(f"{line!r} exited {r.returncode}: {r.stderr}")
-
-
-def workdir(binary, root):
-    d = tempfile.mkdtemp(prefix="harness-ci-config-")
-    os.makedirs(os.path.join(d, "build", "bin"))
-    os.symlink(os.path.abspath(binary), os.path.join(d, "build", "bin", "harness"))
-    os.makedirs(os.path.join(d, "out"))
-    env = dict(os.environ, HARNESS_ROOT=root)
-    for k in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "HARNESS_DB"):
-        env.pop(k, None)
-    return d, env
+def run_shell(script, cwd, env, allowed=(0,)):
+    """Runs one script line (GitLab) or step (GitHub) as the engine would: bash -e."""
+    r = subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True)
+    if r.returncode not in allowed:
+        raise AssertionError(f"{script!r} exited {r.returncode}: {r.stderr}")
+    return r.returncode
 
 
 def cases(db):
@@ -70,47 +66,151 @@ def cases(db):
     return rows, runs
 
 
-def is_runnable(line):
-    """The lines that run the harness (setup and build are CI's business, not this test's)."""
-    return "build/bin/harness" in line
+# What CI's machine does, not this test: packages, the build, git's setup.
+SKIPPED = ("ci/setup.sh", "ci/build.sh", "apt-get ", "git config")
 
 
-def simulate_gitlab(cfg, binary, root):
-    shard_job = next(j for j in cfg.values() if isinstance(j, dict) and "parallel" in j)
-    merge_job = next(j for j in cfg.values() if isinstance(j, dict) and "needs" in j)
+def runnable(script):
+    lines = [l for l in script.splitlines() if not any(l.strip().startswith(s) for s in SKIPPED)]
+    return "\n".join(lines).strip()
+
+
+class Jobs:
+    """Each job in a directory of its own holding only the artifacts it declares it needs
+    (and the binary, which the build job's artifact hands on), so a wrong path fails here."""
+
+    def __init__(self, binary, root):
+        self.binary, self.root = os.path.abspath(binary), root
+        self.dirs = []
+
+    def new_dir(self):
+        d = tempfile.mkdtemp(prefix="harness-ci-job-")
+        self.dirs.append(d)
+        env = dict(os.environ, HARNESS_ROOT=self.root)
+        for k in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "HARNESS_DB", "GITHUB_STEP_SUMMARY"):
+            env.pop(k, None)
+        return d, env
+
+    def give_binary(self, d):
+        os.makedirs(os.path.join(d, "build", "bin"), exist_ok=True)
+        dst = os.path.join(d, "build", "bin", "harness")
+        if not os.path.lexists(dst):
+            os.symlink(self.binary, dst)
+
+    @staticmethod
+    def copy_paths(src, dst, patterns):
+        """Copies what artifact paths (files, folders or globs) name in src to the same place in dst."""
+        for pattern in patterns:
+            for path in glob.glob(os.path.join(src, pattern.strip())):
+                target = os.path.join(dst, os.path.relpath(path, src))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                if os.path.isdir(path):
+                    shutil.copytree(path, target, dirs_exist_ok=True, symlinks=True)
+                elif not os.path.lexists(target):
+                    shutil.copy2(path, target, follow_symlinks=False)
+
+    def cleanup(self):
+        for d in self.dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def allowed_codes(job):
+    return tuple([0] + list(job.get("allow_failure", {}).get("exit_codes", [])))
+
+
+def simulate_gitlab(cfg, jobs, pipeline, sha, previous_db):
+    """One scheduled pipeline: the parallel shards, then the merge. previous_db: the last
+    pipeline's harness-merge artifact out/harness.db (what the merge job's curl downloads)."""
+    named = {k: v for k, v in cfg.items() if isinstance(v, dict) and not k.startswith(".")}
+    shard_name = next(k for k, j in named.items() if "parallel" in j)
+    merge_name = next(k for k, j in named.items() if shard_name in j.get("needs", []))
+    shard_job, merge_job = named[shard_name], named[merge_name]
     n = int(shard_job["parallel"])
-    d, env = workdir(binary, root)
+    shard_dirs = []
     for i in range(n):
-        e = dict(env, CI_NODE_INDEX=str(i + 1), CI_NODE_TOTAL=str(n), CI_PIPELINE_ID="9001", CI_COMMIT_SHA=SHA)
+        d, env = jobs.new_dir()
+        jobs.give_binary(d)
+        e = dict(env, CI_NODE_INDEX=str(i + 1), CI_NODE_TOTAL=str(n), CI_PIPELINE_ID=pipeline, CI_COMMIT_SHA=sha)
         for line in shard_job["script"]:
-            if is_runnable(line):
-                run_shell(line, d, e)
+            if runnable(line):
+                run_shell(runnable(line), d, e, allowed_codes(shard_job))
+        shard_dirs.append(d)
+    d, env = jobs.new_dir()
+    jobs.give_binary(d)
+    for s in shard_dirs:
+        jobs.copy_paths(s, d, shard_job["artifacts"]["paths"])
+    e = dict(env, CI_PIPELINE_ID=pipeline, CI_COMMIT_SHA=sha)
     for line in merge_job["script"]:
-        if is_runnable(line):
-            run_shell(line, d, env)
-    return d, env, n
+        script = runnable(line)
+        if script.startswith("curl"):
+            if previous_db:
+                os.makedirs(os.path.join(d, "out"), exist_ok=True)
+                shutil.copy2(previous_db, os.path.join(d, "out", "harness.db"))
+        elif script:
+            run_shell(script, d, e, allowed_codes(merge_job))
+    kept, _ = jobs.new_dir()
+    jobs.copy_paths(d, kept, merge_job["artifacts"]["paths"])
+    return kept, n
 
 
 def github_expr(text, values):
-    return re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", lambda m: str(values[m.group(1)]), str(text))
+    return re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda m: str(values[m.group(1)]), str(text))
 
 
-def simulate_github(cfg, binary, root):
-    jobs = cfg["jobs"]
-    shard_job = next(j for j in jobs.values() if "strategy" in j)
-    merge_job = next(j for j in jobs.values() if "needs" in j)
+def simulate_github(cfg, jobs, run_id, sha, cache):
+    """One workflow run: the shard matrix, then the merge job, with upload/download-artifact
+    and the cache emulated (cache: key -> file, kept across runs)."""
+    all_jobs = cfg["jobs"]
+    shard_job = next(j for j in all_jobs.values() if "strategy" in j)
+    merge_job = next(j for j in all_jobs.values() if "shard" in j.get("needs", []))
     shards = shard_job["strategy"]["matrix"]["shard"]
-    d, env = workdir(binary, root)
+    artifacts = {}  # name -> a folder holding what was uploaded, relative to the job's folder
+    # The build job's upload: the binary, which this test builds itself.
+    binary_dir, _ = jobs.new_dir()
+    jobs.give_binary(binary_dir)
+    artifacts[next(s["with"]["name"] for s in all_jobs["build"]["steps"]
+                   if s.get("uses", "").startswith("actions/upload-artifact"))] = os.path.join(binary_dir, "build", "bin")
+
+    def run_steps(job, d, env, values):
+        for step in job["steps"]:
+            uses = step.get("uses", "")
+            w = {k: github_expr(v, values) for k, v in step.get("with", {}).items()}
+            if uses.startswith("actions/upload-artifact"):
+                paths = [p for p in w["path"].split("\n") if p.strip()]
+                store, _ = jobs.new_dir()
+                jobs.copy_paths(d, store, paths)
+                # The artifact's root is the paths' common folder (out/ for out/x, out/y).
+                common = os.path.commonpath([p.strip().rstrip("/") for p in paths]) if len(paths) > 1 else \
+                    paths[0].strip().rstrip("/") if os.path.isdir(os.path.join(d, paths[0].strip())) else \
+                    os.path.dirname(paths[0].strip())
+                artifacts[w["name"]] = os.path.join(store, common)
+            elif uses.startswith("actions/download-artifact"):
+                target = os.path.join(d, w.get("path", "."))
+                for name in [n for n in artifacts if fnmatch.fnmatch(n, w.get("pattern", w.get("name", "")))]:
+                    jobs.copy_paths(artifacts[name], target, ["*"])
+            elif uses.startswith("actions/cache/restore"):
+                prefix = w.get("restore-keys", "")
+                hits = [k for k in cache if k == w["key"] or (prefix and k.startswith(prefix))]
+                if hits:
+                    target = os.path.join(d, w["path"])
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
+                    shutil.copy2(cache[sorted(hits)[-1]], target)
+            elif uses.startswith("actions/cache/save"):
+                saved, _ = jobs.new_dir()
+                shutil.copy2(os.path.join(d, w["path"]), os.path.join(saved, "db"))
+                cache[w["key"]] = os.path.join(saved, "db")
+            elif "run" in step and runnable(github_expr(step["run"], values)):
+                run_shell(runnable(github_expr(step["run"], values)), d, env)
+
     for s in shards:
-        values = {"matrix.shard": s, "github.run_id": 4242, "github.sha": SHA}
+        values = {"matrix.shard": s, "github.run_id": run_id, "github.sha": sha, "strategy.job-total": len(shards),
+                  "github.ref_name": "main"}
+        d, env = jobs.new_dir()
         e = dict(env, **{k: github_expr(v, values) for k, v in shard_job.get("env", {}).items()})
-        for step in shard_job["steps"]:
-            if is_runnable(step.get("run", "")):
-                run_shell(github_expr(step["run"], values), d, e)
-    for step in merge_job["steps"]:
-        if is_runnable(step.get("run", "")):
-            run_shell(github_expr(step["run"], {}), d, env)
-    return d, env, len(shards)
+        run_steps(shard_job, d, e, values)
+    d, env = jobs.new_dir()
+    run_steps(merge_job, d, env, {"github.run_id": run_id, "github.sha": sha, "github.ref_name": "main"})
+    return os.path.dirname(artifacts["nightly"]), len(shards)
 
 
 def main():
@@ -125,31 +225,47 @@ def main():
     gitlab, github = configs["gitlab-nightly.yml"], configs["github-nightly.yml"]
     lines = [l for j in gitlab.values() if isinstance(j, dict) for l in j.get("script", [])]
     problems += check_commands(binary, harness_lines(lines), "ci/gitlab-nightly.yml")
-    gh_lines = [s.get("run", "") for j in github["jobs"].values() for s in j["steps"]]
+    gh_lines = [l for j in github["jobs"].values() for s in j["steps"] for l in s.get("run", "").splitlines()]
     problems += check_commands(binary, harness_lines(gh_lines), "ci/github-nightly.yml")
     # PyYAML reads GitHub's `on:` as the boolean true (YAML 1.1); either spelling is the trigger.
     if not (github.get("on") or github.get(True)):
         problems.append("ci/github-nightly.yml: no trigger (on:)")
 
     # The unsharded reference, as ci/nightly.sh runs it.
-    ref_dir, ref_env = workdir(binary, root)
+    jobs = Jobs(binary, root)
+    ref_dir, ref_env = jobs.new_dir()
+    jobs.give_binary(ref_dir)
+    os.makedirs(os.path.join(ref_dir, "out"))
     run_shell(f"build/bin/harness run --db out/full.db --commit {SHA} || test $? -eq 1", ref_dir, ref_env)
     want, _ = cases(os.path.join(ref_dir, "out", "full.db"))
-    dirs = [ref_dir]
-    for name, simulate, cfg in (("gitlab", simulate_gitlab, gitlab), ("github", simulate_github, github)):
-        d, _, n = simulate(cfg, binary, root)
-        dirs.append(d)
-        got, runs = cases(os.path.join(d, "out", "harness.db"))
-        if got != want:
-            problems.append(f"{name}: the merged shards hold {got}, the unsharded run {want}")
-        if sorted(r[0] for r in runs) != sorted(f"{i}/{n}" for i in range(n)):
-            problems.append(f"{name}: runs record shards {runs}, expected 0/{n}..{n - 1}/{n}")
-        if len({r[1] for r in runs}) != 1 or not runs[0][1]:
-            problems.append(f"{name}: the shards do not share one nightly id: {runs}")
-        if not os.path.exists(os.path.join(d, "out", "report.html")):
-            problems.append(f"{name}: the merge job wrote no report")
-    for d in dirs:
-        shutil.rmtree(d, ignore_errors=True)
+    # Two nights of each config: the second night's database must hold both (it flows on).
+    nights = [(SHA, "9001"), (SHA2, "9002")]
+    for name in ("gitlab", "github"):
+        previous, cache = None, {}
+        for night, (sha, pipeline) in enumerate(nights, start=1):
+            if name == "gitlab":
+                kept, n = simulate_gitlab(gitlab, jobs, pipeline, sha, previous)
+            else:
+                kept, n = simulate_github(github, jobs, pipeline, sha, cache)
+            db = os.path.join(kept, "out", "harness.db")
+            if not os.path.exists(db):
+                problems.append(f"{name}: night {night} kept no out/harness.db")
+                break
+            previous = db
+            for report in ("report.html", "report.txt"):
+                if not os.path.exists(os.path.join(kept, "out", report)):
+                    problems.append(f"{name}: night {night} kept no out/{report}")
+            got, runs = cases(db)
+            tonight = [r for r in runs if r[1].endswith(pipeline)]
+            if sorted({r[0] for r in tonight}) != sorted(f"{i}/{n}" for i in range(n)):
+                problems.append(f"{name}: night {night} records shards {tonight}, expected 0/{n}..{n - 1}/{n}")
+            if len({r[1] for r in runs}) != night:
+                problems.append(f"{name}: night {night}: the database holds nightlies {sorted({r[1] for r in runs})}")
+            if sorted(set(got)) != want:
+                problems.append(f"{name}: the merged shards hold {sorted(set(got))}, the unsharded run {want}")
+            if len([r for r in runs if r[0] == "0/" + str(n)]) < night:
+                problems.append(f"{name}: night {night} lost an earlier night's runs: {runs}")
+    jobs.cleanup()
     for p in problems:
         print(p, file=sys.stderr)
     print(f"ci configs: {'FAIL' if problems else 'ok'} ({len(want)} cases)")

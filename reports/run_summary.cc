@@ -35,11 +35,14 @@ Json MetricsJson(const std::vector<Metric>& metrics) {
   return out;
 }
 
-Json RunSummaryJson(int64_t run_id, const std::string& commit, const std::vector<CaseResult>& cases) {
+Json RunSummaryJson(int64_t run_id, const std::string& commit, const std::string& identity_hash, const Json& context,
+                    const std::vector<CaseResult>& cases) {
   Json j;
   j["format_version"] = kRunSummaryFormat;
   j["run_id"] = run_id;
   j["commit"] = commit;
+  j["identity"] = identity_hash;
+  j["context"] = context;
   j["cases"] = Json::array();
   for (const auto& c : cases) {
     Json cj{{"id", c.case_id}, {"status", Word(c.status)}, {"message", c.message}, {"duration_s", c.duration_s}};

@@ -14,7 +14,9 @@ namespace harness::reports {
 // The one line a person reads first: a failure's or note's first line, else the first metric.
 std::string KeyDetail(const CaseResult& c);
 std::string RunSummaryText(const std::vector<CaseResult>& cases);
-Json RunSummaryJson(int64_t run_id, const std::string& commit, const std::vector<CaseResult>& cases);
+// identity_hash and context: what the run measured and where and how it ran (docs/store.md).
+Json RunSummaryJson(int64_t run_id, const std::string& commit, const std::string& identity_hash, const Json& context,
+                    const std::vector<CaseResult>& cases);
 // Metrics as JSON objects: name, value, n, interval and the verdict word when there is one.
 Json MetricsJson(const std::vector<Metric>& metrics);
 

@@ -106,13 +106,19 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   AddValue(rec, "output_tokens_per_s", report.output_tokens_per_s);
   AddValue(rec, "gate", gate.gate);
   rec.AddMetric(VerdictMetric("gate_verdict", gate.verdict));
-  AddValue(rec, "gate_rerun_fail_probability", gate.rerun_fail_probability);
+  std::vector<double> run_accuracies;
+  if (run.reruns) run_accuracies = Need(run.reruns(case_id, "accuracy"));
+  run_accuracies.push_back(s.accuracy);
+  const GateConfidence confidence = DescribeGateConfidence(gate, run_accuracies);
+  AddValue(rec, "gate_sample_fail_probability", gate.sample_fail_probability);
+  if (confidence.question == FlakeQuestion::kRerunNoise)
+    AddRate(rec, "gate_rerun_noise_fail_probability", confidence.fail_probability, confidence.runs);
   const std::string accuracy_text =
       fmt::format("gsm8k accuracy {:.4f} ({}/{}, 95% CI [{:.4f}, {:.4f}]; invalid {:.1f}%, truncated {:.1f}%, errors {})",
                   s.accuracy, s.counts.correct, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high,
                   100 * s.invalid_rate, 100 * s.truncated_rate, s.counts.error);
-  const std::string gate_text = fmt::format("{} at gate {:.2f} (a rerun at this rate fails the gate with p = {:.3f})",
-                                            Word(gate.verdict), gate.gate, gate.rerun_fail_probability);
+  const std::string gate_text =
+      fmt::format("{} at gate {:.2f} ({})", Word(gate.verdict), gate.gate, confidence.text);
   const bool gate_fails =
       gate.verdict == GateVerdict::kFail || (gate.verdict == GateVerdict::kAtRisk && Need(p.Bool("fail_at_risk")));
   if (gate_fails) Fail("gsm8k " + gate_text + ": " + accuracy_text);

@@ -16,6 +16,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/ingest/ingest.h"
+#include "harness/store/identity_rule.h"
 #include "harness/store/store.h"
 #include "harness/util/hash.h"
 #include "harness/util/json_file.h"
@@ -70,8 +71,8 @@ int IngestCommand(const IngestCliOptions& o) {
   const CommitInfo commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
   const int64_t commit_id = ValueOrThrow(store->UpsertCommit(commit));
-  const Json identity = IngestIdentity(o);
-  const NewRun run{commit_id, "ingest:" + o.format, Fnv1a64Hex(identity.dump()), identity.dump(), Hostname(),
+  const SplitIdentity identity = SplitRunIdentity(IngestIdentity(o));
+  const NewRun run{commit_id, "ingest:" + o.format, identity.hash, identity.measured.dump(), Hostname(),
                    kHarnessVersion, "0/1"};
   // File by file: a bad file stops the command, the files before it stay ingested.
   for (const auto& path : o.files) {

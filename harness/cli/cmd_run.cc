@@ -15,6 +15,7 @@
 #include "harness/util/paths.h"
 #include "reports/junit.h"
 #include "reports/run_summary.h"
+#include "runners/openai/served_models.h"
 
 namespace harness {
 namespace {
@@ -53,6 +54,10 @@ StackConfig BuildStackConfig(const RunOptions& o) {
   }
   return config;
 }
+
+// How long the server may take to list its models (GET /v1/models) before the run goes on
+// keyed by the requested model alone.
+constexpr double kModelListTimeoutS = 10;
 
 std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config) {
   std::optional<EndpointTarget> target;
@@ -100,6 +105,7 @@ int RunCommand(const RunOptions& o) {
   request.tables = std::move(tables);
   request.stack_config = BuildStackConfig(o);
   request.endpoint = BuildEndpoint(o, request.stack_config);
+  if (request.endpoint) request.endpoint->served_models = openai::ServedModels(*request.endpoint, kModelListTimeoutS);
   request.repo = o.repo;
   request.baseline_rev = o.baseline;
   request.resume = o.resume;
@@ -133,7 +139,8 @@ int RunCommand(const RunOptions& o) {
 
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases)));
   if (o.format == "json")
-    std::printf("%s\n", DumpJson(reports::RunSummaryJson(result.run_id, request.commit.sha, result.cases)).c_str());
+    std::printf("%s\n", DumpJson(reports::RunSummaryJson(result.run_id, request.commit.sha, result.identity_hash,
+                                                                 result.context, result.cases)).c_str());
   else
     std::fputs(reports::RunSummaryText(result.cases).c_str(), stdout);
   if (result.store_error) std::fprintf(stderr, "harness: error: %s\n", result.store_error->message.c_str());

@@ -152,6 +152,8 @@ TEST(RunE2E, BaselinesPairOnlyRunsOfTheSameIdentity) {
   EXPECT_EQ(MetricOf(other_model.out, 0, "baseline_samples"), -1) << "nor one model's of another's";
   auto same_model = run_at(shas[2], {"--endpoint", "http://127.0.0.1:9", "--model", "real-model"});
   EXPECT_EQ(MetricOf(same_model.out, 0, "baseline_samples"), 4) << "the same model's earlier run is";
+  auto new_port = run_at(shas[2], {"--endpoint", "http://127.0.0.1:10", "--model", "real-model"});
+  EXPECT_EQ(MetricOf(new_port.out, 0, "baseline_samples"), 4) << "where the server listens is no part of it";
   auto explicit_other = run_at(shas[2], {"--baseline", shas[0], "--endpoint", "http://127.0.0.1:9", "--model", "real-model"});
   EXPECT_EQ(explicit_other.exit_code, 2) << "an explicit baseline of another identity is refused before any case";
   EXPECT_NE(explicit_other.err.find("another identity"), std::string::npos) << explicit_other.err;

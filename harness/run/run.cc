@@ -36,21 +36,41 @@ std::string Hostname() {
   return buf;
 }
 
-// Finds the interrupted run to resume, or says why none may be.
+// The fault switches of a run's context (an empty list when it has none).
+Json FaultsOf(const Json& context) {
+  static const Json::json_pointer kFaults("/stack_config/faults");
+  return context.contains(kFaults) ? context.at(kFaults) : Json::array();
+}
+
+// Finds the interrupted run to resume, or says why none may be. Where the run ran may have
+// changed (a server restarted on another port); what it measured may not, and neither may
+// its fault switches: half a run with a fault and half without would be no one measurement.
 Result<std::optional<int64_t>> FindResumable(Store& store, int64_t commit_id, const RunIdentity& identity,
                                              const RunRequest& request) {
   auto runs = store.InterruptedRuns(commit_id);
   if (!runs) return runs.error();
+  const Json faults = FaultsOf(identity.context);
+  auto stored_faults = [](const RunRow& r) {
+    const Json context = Json::parse(r.context_json, nullptr, /*allow_exceptions=*/false);
+    return FaultsOf(context.is_object() ? context : Json::object());
+  };
   // Shards of one nightly may share a database: each resumes its own shard only.
   for (const auto& r : *runs)
-    if (r.config_hash == identity.hash && r.shard == request.shard.Word() && r.nightly == request.nightly)
+    if (r.config_hash == identity.hash && stored_faults(r) == faults && r.shard == request.shard.Word() &&
+        r.nightly == request.nightly)
       return std::optional<int64_t>(r.id);
   if (!runs->empty()) {
     const auto& other = runs->front();
+    const std::string difference =
+        other.config_hash != identity.hash
+            ? DescribeIdentityDifference(other.config_json, identity.json)
+            : stored_faults(other) != faults
+                  ? fmt::format("stack_config.faults: {} -> {}", stored_faults(other).dump(), faults.dump())
+                  : fmt::format("shard {} of nightly '{}'", other.shard, other.nightly);
     return UsageError(fmt::format(
         "--resume: the interrupted run {} of this commit was made with another identity ({}); rerun with the same "
         "flags and config, or without --resume to start a new run",
-        other.id, DescribeIdentityDifference(other.config_json, identity.json)));
+        other.id, difference));
   }
   return std::optional<int64_t>();
 }
@@ -196,7 +216,8 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
     run_id = *resumed;
   } else {
     auto id = store.BeginRun(NewRun{*commit_id, request.stack_config.stack, identity->hash, identity->json.dump(),
-                                    Hostname(), kHarnessVersion, request.shard.Word(), request.nightly});
+                                    Hostname(), kHarnessVersion, request.shard.Word(), request.nightly,
+                                    identity->context.dump()});
     if (!id) return id.error();
     run_id = *id;
   }
@@ -214,6 +235,11 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   ctx.noise_seed = request.noise_seed.value_or(static_cast<uint64_t>(run_id));
   ctx.baseline =
       MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity->hash, run_id, params);
+  ctx.reruns = [&store, sha = request.commit.sha, hash = identity->hash, run_id, params](
+                   const std::string& case_id, const std::string& metric) -> Result<std::vector<double>> {
+    auto it = params.find(case_id);
+    return store.MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha, metric);
+  };
 
   std::vector<std::string> names;
   for (const auto& id : request.case_ids)
@@ -234,6 +260,8 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
 
   RunResult result;
   result.run_id = run_id;
+  result.identity_hash = identity->hash;
+  result.context = identity->context;
   result.store_error = listener->store_error();
   result.cases = listener->results();
   if (resumed) {  // the summary covers the whole run, not only this invocation

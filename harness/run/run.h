@@ -47,6 +47,8 @@ struct RunRequest {
 
 struct RunResult {
   int64_t run_id = 0;
+  std::string identity_hash;                // what it measured (runs.config_hash)
+  Json context;                             // where and how it ran (runs.context_json)
   RunStatus status = RunStatus::kRunning;
   std::vector<CaseResult> cases;            // every case of the run (resumed ones too)
   std::optional<Error> store_error;         // the first failed write, if any

@@ -19,6 +19,10 @@ struct RunContext {
   Stack* stack = nullptr;
   std::optional<EndpointTarget> endpoint;
   BaselineLookup baseline;  // empty outside `harness run`
+  // A metric of the case's earlier reruns at this commit (same measured identity and
+  // parameter row, finished, oldest first): the rerun spread a gate's flip probability
+  // needs. Empty outside `harness run`.
+  std::function<Result<std::vector<double>>(const std::string& case_id, const std::string& metric)> reruns;
   // Draws a stand-in's rerun noise: --seed, else the run id, so every run of one identity
   // differs from the last the way a real server's reruns do, yet a resumed run keeps its
   // seed and the database says what each run drew. Empty outside `harness run`.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/store/identity_rule.h"
 #include "harness/util/hash.h"
 #include "harness/util/paths.h"
 #include "harness/util/versions.h"
@@ -28,8 +29,12 @@ Result<RunIdentity> MakeRunIdentity(const StackConfig& config, const std::option
   Json j = Json::object();
   j["format_version"] = kRunIdentityFormat;
   j["stack_config"] = config.ToJson();
-  j["endpoint"] = endpoint ? Json{{"base_url", endpoint->base_url}, {"model", endpoint->model}, {"chat", endpoint->chat}}
-                           : Json(nullptr);
+  if (endpoint) {
+    j["endpoint"] = Json{{"base_url", endpoint->base_url}, {"model", endpoint->model}, {"chat", endpoint->chat}};
+    if (!endpoint->served_models.empty()) j["endpoint"]["served_models"] = endpoint->served_models;
+  } else {
+    j["endpoint"] = nullptr;
+  }
   Json profiles = Json::object();
   for (const auto& t : tables) {
     for (const auto& [test, rows] : t.tests) {
@@ -45,7 +50,8 @@ Result<RunIdentity> MakeRunIdentity(const StackConfig& config, const std::option
     }
   }
   j["sim_profiles"] = std::move(profiles);
-  return RunIdentity{j, Fnv1a64Hex(j.dump())};
+  SplitIdentity split = SplitRunIdentity(j);
+  return RunIdentity{std::move(split.measured), std::move(split.context), std::move(split.hash)};
 }
 
 std::string DescribeIdentityDifference(const std::string& stored_json, const Json& current) {

@@ -1,16 +1,18 @@
-// A run's identity: everything that changes its answers. Two runs with the same
-// identity on the same commit are reruns of one another, so only they may be resumed
-// into each other or paired as baselines; anything else would silently mix results.
+// A run's identity: what was measured, and apart from it where and how it ran. Two runs
+// with the same measured identity on the same commit are reruns of one another, so only
+// they may be resumed into each other; across commits they pair as baselines and form one
+// history series. Anything else would silently mix results.
 //
-// The run's identity covers the stack config (stack, device, precision, batch, faults and
+// The whole identity covers the stack config (stack, device, precision, batch, faults and
 // the stack's own keys; comments and format_version left out), the explicit endpoint
-// (URL, model, chat or completion route) and the content of every stand-in profile a
-// suite table names (sim_profile). Each case adds its own parameter row (sampling
-// settings, sizes, gates), stored as params_json: a baseline must match both, and a
-// resumed run must find its finished cases' rows unchanged. It never holds a secret: the
-// API key's variable name is not part of it, the key itself never reaches it. Nor is the
-// stand-in's noise seed (--seed, RunContext::noise_seed): it models what differs between
-// reruns of one identity, so runs differing only in it must pair as baselines.
+// (URL, model as requested and as the server names it, chat or completion route) and the
+// content of every stand-in profile a suite table names (sim_profile);
+// store/identity_rule.h moves the leaves that say where and how it ran (endpoint URL, exec
+// cwd, env and timeout, fault switches) into the context. Each case adds its own parameter
+// row (sampling settings, sizes, gates), stored as params_json: a baseline must match both,
+// and a resumed run must find its finished cases' rows unchanged. It never holds a secret:
+// the API key itself never reaches it. Nor is the stand-in's noise seed (--seed,
+// RunContext::noise_seed): it models what differs between reruns of one identity.
 #pragma once
 
 #include <optional>
@@ -25,7 +27,8 @@
 namespace harness {
 
 struct RunIdentity {
-  Json json;          // canonical: equal identities dump to equal text
+  Json json;          // the measured identity, canonical: equal identities dump to equal text
+  Json context;       // where and how it ran
   std::string hash;   // hex digest of json.dump()
 };
 

@@ -49,6 +49,9 @@ struct EndpointTarget {
   std::string model;
   bool chat = false;
   std::string api_key_env;     // empty: no Authorization header
+  // The model ids the server lists at GET /v1/models (sorted), when it answered: part of
+  // what is measured, so a server that swapped its model never pairs with the night before.
+  std::vector<std::string> served_models;
 };
 
 class Stack {

@@ -1,8 +1,11 @@
 #include "harness/stats/verdict.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 namespace harness {
 
@@ -24,8 +27,29 @@ GateJudgement JudgeGate(int64_t correct, int64_t n, double gate) {
   // A rerun fails when X / n < gate, i.e. X <= ceil(gate * n) - 1. The epsilon keeps an
   // exact product (0.5 * 100) from rounding up past itself.
   const auto first_passing = static_cast<int64_t>(std::ceil(gate * static_cast<double>(n) - 1e-9));
-  j.rerun_fail_probability = BinomialCdf(first_passing - 1, n, j.accuracy);
+  j.sample_fail_probability = BinomialCdf(first_passing - 1, n, j.accuracy);
   return j;
+}
+
+GateConfidence DescribeGateConfidence(const GateJudgement& gate, const std::vector<double>& run_accuracies) {
+  GateConfidence c;
+  c.runs = std::max<int64_t>(1, static_cast<int64_t>(run_accuracies.size()));
+  if (run_accuracies.size() >= 2) {
+    const FalseVerdictEstimate e = RerunNoiseEstimate(run_accuracies, gate.gate);
+    c.question = FlakeQuestion::kRerunNoise;
+    // e.probability is of the other side of the gate than the runs' mean.
+    c.fail_probability = e.center >= gate.gate ? e.probability : 1 - e.probability;
+    c.text = fmt::format("rerun noise over {} runs of this commit (mean {:.4f}, sd {:.4f}): another rerun fails the "
+                         "gate with p = {:.3f}",
+                         c.runs, e.center, e.sigma, c.fail_probability);
+    return c;
+  }
+  c.question = FlakeQuestion::kTrueRate;
+  c.fail_probability = gate.sample_fail_probability;
+  c.text = fmt::format("sampling question: a fresh sample of {} questions at a true rate of {:.4f} fails the gate "
+                       "with p = {:.3f}; no reruns stored, so run-to-run noise is not measured",
+                       gate.n, gate.accuracy, c.fail_probability);
+  return c;
 }
 
 BaselineJudgement JudgeMcNemar(int64_t b, int64_t c, int64_t paired, double alpha) {

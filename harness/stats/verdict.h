@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/results/results.h"
+#include "harness/stats/false_verdict.h"
 #include "harness/stats/stats.h"
 
 namespace harness {
@@ -24,11 +25,30 @@ struct GateJudgement {
   int64_t correct = 0, n = 0;
   double accuracy = 0;
   Interval ci;
-  double rerun_fail_probability = 1;   // P(X / n < gate), X ~ Binomial(n, accuracy)
+  // The sampling (true-rate) question: were the model's true accuracy the observed one, a
+  // fresh sample of n questions would score below the gate with this probability:
+  // P(X / n < gate), X ~ Binomial(n, accuracy). It says nothing of rerunning the same
+  // questions (a deterministic server never flips); that is RerunNoiseEstimate's question.
+  double sample_fail_probability = 1;
 };
 
-// n = 0 (nothing answered) is FAIL with rerun probability 1.
+// n = 0 (nothing answered) is FAIL with sample_fail_probability 1.
 GateJudgement JudgeGate(int64_t correct, int64_t n, double gate);
+
+// How sure a gate verdict is, and which question the number answers (false_verdict.h):
+// with k >= 2 runs of the commit (this one and its stored reruns of the same identity) the
+// chance that another rerun fails the gate, from their spread (rerun noise); with fewer,
+// the chance that a fresh sample of n questions at the observed rate fails it (the
+// sampling question, which a deterministic server's reruns never show).
+struct GateConfidence {
+  FlakeQuestion question = FlakeQuestion::kTrueRate;
+  double fail_probability = 0;   // of the next rerun, or of a fresh sample, scoring below the gate
+  int64_t runs = 1;              // runs of this commit behind it
+  std::string text;              // for the run's summary and JUnit
+};
+
+// run_accuracies: the accuracy of every run of this commit and identity, this one last.
+GateConfidence DescribeGateConfidence(const GateJudgement& gate, const std::vector<double>& run_accuracies);
 
 constexpr double kDefaultAlpha = 0.05;
 

@@ -12,22 +12,22 @@ TEST(JudgeGate, ThreeWayOnTheWilsonInterval) {
   // 1220/1319 (92.5%, the healthy stand-in's rate): low 0.9095 straddles the gate.
   auto near = JudgeGate(1220, 1319, 0.91);
   EXPECT_EQ(near.verdict, GateVerdict::kAtRisk);
-  EXPECT_NEAR(near.rerun_fail_probability, 0.0230, 5e-4);
+  EXPECT_NEAR(near.sample_fail_probability, 0.0230, 5e-4);
   // 1180/1319: high 0.9101 still reaches the gate; 1170: high 0.9030 does not.
   EXPECT_EQ(JudgeGate(1180, 1319, 0.91).verdict, GateVerdict::kAtRisk);
   auto fail = JudgeGate(1170, 1319, 0.91);
   EXPECT_EQ(fail.verdict, GateVerdict::kFail);
-  EXPECT_GT(fail.rerun_fail_probability, 0.99);
+  EXPECT_GT(fail.sample_fail_probability, 0.99);
   // Right at the gate a rerun fails about half the time.
-  EXPECT_NEAR(JudgeGate(1200, 1319, 0.91).rerun_fail_probability, 0.514, 1e-3);
+  EXPECT_NEAR(JudgeGate(1200, 1319, 0.91).sample_fail_probability, 0.514, 1e-3);
 }
 
 TEST(JudgeGate, GateIsInclusiveAndEmptyRunsFail) {
   // 50/100 at gate 0.5: X >= 50 passes, so a rerun fails when X <= 49.
-  EXPECT_NEAR(JudgeGate(50, 100, 0.5).rerun_fail_probability, BinomialCdf(49, 100, 0.5), 1e-12);
+  EXPECT_NEAR(JudgeGate(50, 100, 0.5).sample_fail_probability, BinomialCdf(49, 100, 0.5), 1e-12);
   auto empty = JudgeGate(0, 0, 0.91);
   EXPECT_EQ(empty.verdict, GateVerdict::kFail);
-  EXPECT_EQ(empty.rerun_fail_probability, 1);
+  EXPECT_EQ(empty.sample_fail_probability, 1);
 }
 
 TEST(VerdictNames, AreTheDesignWords) {
@@ -79,6 +79,38 @@ TEST(CompareToBaseline, ManyLossesRegress) {
   EXPECT_EQ(j.verdict, BaselineVerdict::kRegressed);
   EXPECT_EQ(CompareToBaseline(current, baseline).verdict, BaselineVerdict::kImproved);
   EXPECT_EQ(CompareToBaseline(baseline, baseline).verdict, BaselineVerdict::kSame);
+}
+
+
+// The gate line names its question: the sampling question without reruns, rerun noise with
+// two or more runs of the commit; each number is the chance of scoring below the gate.
+TEST(DescribeGateConfidence, NamesTheQuestionItsNumberAnswers) {
+  const GateJudgement gate = JudgeGate(1218, 1319, 0.91);
+  const GateConfidence alone = DescribeGateConfidence(gate, {gate.accuracy});
+  EXPECT_EQ(alone.question, FlakeQuestion::kTrueRate);
+  EXPECT_DOUBLE_EQ(alone.fail_probability, gate.sample_fail_probability);
+  EXPECT_EQ(alone.runs, 1);
+  EXPECT_NE(alone.text.find("sampling question"), std::string::npos) << alone.text;
+  EXPECT_NE(alone.text.find("1319 questions"), std::string::npos) << alone.text;
+  EXPECT_NE(alone.text.find("not measured"), std::string::npos) << alone.text;
+
+  // Three identical reruns (a deterministic server): another rerun never fails.
+  const GateConfidence same = DescribeGateConfidence(gate, {gate.accuracy, gate.accuracy, gate.accuracy});
+  EXPECT_EQ(same.question, FlakeQuestion::kRerunNoise);
+  EXPECT_EQ(same.runs, 3);
+  EXPECT_EQ(same.fail_probability, 0);
+  EXPECT_NE(same.text.find("rerun noise over 3 runs"), std::string::npos) << same.text;
+
+  // Reruns around the gate: the predictive chance of the next one below it, from their
+  // spread, on the right side whichever side the mean is.
+  const std::vector<double> above = {0.915, 0.912, 0.918};
+  const GateConfidence up = DescribeGateConfidence(gate, above);
+  EXPECT_NEAR(up.fail_probability, RerunNoiseEstimate(above, 0.91).probability, 1e-12);
+  EXPECT_LT(up.fail_probability, 0.5);
+  const std::vector<double> below = {0.905, 0.908, 0.902};
+  const GateConfidence down = DescribeGateConfidence(gate, below);
+  EXPECT_NEAR(down.fail_probability, 1 - RerunNoiseEstimate(below, 0.91).probability, 1e-12);
+  EXPECT_GT(down.fail_probability, 0.5);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/results/case_id.h"
+#include "harness/store/identity_rule.h"
 
 namespace harness {
 namespace {
@@ -216,6 +217,16 @@ CREATE TABLE golden_intents(
   from_case_result_id INTEGER
 );
 )sql",
+    // 9: a run's identity split in two (store/identity_rule.h): config_json and config_hash
+    // keep what was measured, context_json where and how it ran (endpoint URL, exec cwd,
+    // env and timeout, fault switches). Stored identities of format 1 are re-keyed with the
+    // same rule as new runs, by the SQL functions RegisterIdentityFunctions adds.
+    R"sql(
+ALTER TABLE runs ADD COLUMN context_json TEXT NOT NULL DEFAULT '{}';
+UPDATE runs SET config_hash = harness_rekeyed_hash(config_json, config_hash),
+                context_json = harness_rekeyed_context(config_json),
+                config_json = harness_rekeyed_measured(config_json);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -284,12 +295,19 @@ Error DbError(sqlite3* db, const std::string& what) {
 // Stored words are written by this file only; an unknown one means a damaged row.
 CaseStatus StatusOf(const std::string& word) { return ParseCaseStatus(word).value_or(CaseStatus::kError); }
 
-// Columns: id, sha, subject, stack, config_hash, config_json, host, started_at, finished_at, status, shard,
-// nightly.
+// The columns of a RunRow, in the order RunRowOf reads them (runs r JOIN commits c); a query
+// may select more after them.
+constexpr const char* kRunRowColumns =
+    "r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at, "
+    "COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly, r.context_json";
+constexpr int kRunRowColumnCount = 13;
+
 RunRow RunRowOf(const Stmt& st) {
-  return RunRow{st.Int(0),  st.Text(1), st.Text(2), st.Text(3), st.Text(4),
-                st.Text(5), st.Text(6), st.Text(7), st.Text(8), ParseRunStatus(st.Text(9)).value_or(RunStatus::kError),
-                st.Text(10), st.Text(11)};
+  RunRow r{st.Int(0),  st.Text(1), st.Text(2), st.Text(3), st.Text(4),
+           st.Text(5), st.Text(6), st.Text(7), st.Text(8), ParseRunStatus(st.Text(9)).value_or(RunStatus::kError),
+           st.Text(10), st.Text(11)};
+  r.context_json = st.Text(12);
+  return r;
 }
 
 Status Exec(sqlite3* db, const char* sql, const std::string& what) {
@@ -426,7 +444,37 @@ FROM pragma_foreign_key_check AS f JOIN pragma_foreign_key_list(f."table") AS l 
                      st.Text(2), st.Text(3), st.Int(4));
 }
 
+// The SQL functions of the re-keying migration: each applies store/identity_rule.h to one
+// stored config_json, so old runs are keyed exactly as new ones.
+void RekeyedPart(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  const RekeyedIdentity r = RekeyStoredIdentity(text ? std::string_view(text, sqlite3_value_bytes(argv[0])) : "");
+  const auto part = static_cast<const char*>(sqlite3_user_data(ctx));
+  std::string out = part[0] == 'm' ? r.measured_json : part[0] == 'c' ? r.context_json : r.hash;
+  if (out.empty() && argc > 1) {  // not an identity of format 1: keep the stored hash
+    sqlite3_result_value(ctx, argv[1]);
+    return;
+  }
+  sqlite3_result_text(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+}
+
+Status RegisterIdentityFunctions(sqlite3* db) {
+  struct Fn {
+    const char* name;
+    int args;
+    const char* part;
+  };
+  static const Fn fns[] = {{"harness_rekeyed_measured", 1, "m"}, {"harness_rekeyed_context", 1, "c"},
+                           {"harness_rekeyed_hash", 2, "h"}};
+  for (const auto& f : fns)
+    if (sqlite3_create_function_v2(db, f.name, f.args, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+                                   const_cast<char*>(f.part), RekeyedPart, nullptr, nullptr, nullptr) != SQLITE_OK)
+      return DbError(db, fmt::format("register {}", f.name));
+  return OkStatus();
+}
+
 Status Migrate(sqlite3* db, const std::string& path, int target) {
+  if (auto s = RegisterIdentityFunctions(db); !s) return s;
   // Foreign keys off while tables are rebuilt (a DROP would cascade); checked before each commit.
   if (auto s = Exec(db, "PRAGMA foreign_keys=OFF", "migrations"); !s) return s;
   for (int v = PragmaInt(db, "PRAGMA user_version") + 1; v <= target; ++v) {
@@ -588,10 +636,10 @@ Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, 
 Result<int64_t> InsertRun(sqlite3* db, const NewRun& r) {
   Stmt st(db, R"sql(
 INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status, shard,
-                 nightly, uid)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, lower(hex(randomblob(16)))) RETURNING id)sql");
+                 nightly, uid, context_json)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, lower(hex(randomblob(16))), ?10) RETURNING id)sql");
   st.Bind(1, r.commit_id).Bind(2, r.stack).Bind(3, r.config_hash).Bind(4, r.config_json).Bind(5, r.host)
-      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard).Bind(9, r.nightly);
+      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard).Bind(9, r.nightly).Bind(10, r.context_json);
   if (st.Step() != SQLITE_ROW) return DbError(db, "store run");
   return st.Int(0);
 }
@@ -742,11 +790,9 @@ Result<int64_t> Store::BeginRun(const NewRun& r) { return InsertRun(db_, r); }
 Status Store::FinishRun(int64_t run_id, RunStatus status) { return UpdateRunStatus(db_, run_id, status); }
 
 Result<std::vector<RunRow>> Store::InterruptedRuns(int64_t commit_id) {
-  Stmt st(db_, R"sql(
-SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
-       COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly
+  Stmt st(db_, (std::string("SELECT ") + kRunRowColumns + R"sql(
 FROM runs r JOIN commits c ON c.id = r.commit_id
-WHERE r.commit_id = ?1 AND r.status = 'running' ORDER BY r.id DESC)sql");
+WHERE r.commit_id = ?1 AND r.status = 'running' ORDER BY r.id DESC)sql").c_str());
   st.Bind(1, commit_id);
   std::vector<RunRow> out;
   int rc;
@@ -863,11 +909,9 @@ WHERE run_id = ?1 ORDER BY id)sql");
 }
 
 Result<RunRow> Store::Run(int64_t id) {
-  Stmt st(db_, R"sql(
-SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
-       COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly
+  Stmt st(db_, (std::string("SELECT ") + kRunRowColumns + R"sql(
 FROM runs r JOIN commits c ON c.id = r.commit_id
-WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql");
+WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql").c_str());
   st.Bind(1, id);
   int rc = st.Step();
   if (rc == SQLITE_DONE)
@@ -877,17 +921,15 @@ WHERE (?1 = 0 OR r.id = ?1) ORDER BY r.id DESC LIMIT 1)sql");
 }
 
 Result<std::vector<RunRow>> Store::FinishedRuns() {
-  Stmt st(db_, R"sql(
-SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
-       COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly, c.first_parent_ordinal
+  Stmt st(db_, (std::string("SELECT ") + kRunRowColumns + R"sql(, c.first_parent_ordinal
 FROM runs r JOIN commits c ON c.id = r.commit_id
 WHERE r.status <> 'running'
-ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, r.id)sql");
+ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, r.id)sql").c_str());
   std::vector<RunRow> out;
   int rc;
   while ((rc = st.Step()) == SQLITE_ROW) {
     out.push_back(RunRowOf(st));
-    out.back().ordinal = st.OptInt(12);
+    out.back().ordinal = st.OptInt(kRunRowColumnCount);
   }
   if (rc != SQLITE_DONE) return DbError(db_, "read runs");
   return out;
@@ -1026,6 +1068,23 @@ ORDER BY cr.id DESC LIMIT 1)sql");
   st.Bind(1, m.case_id).Bind(2, sha).Bind(3, m.exclude_run).Bind(4, static_cast<int64_t>(m.passing_only))
       .Bind(5, m.config_hash).Bind(6, m.params_json);
   return OneCaseRef(db_, st);
+}
+
+Result<std::vector<double>> Store::MetricAt(const CaseMatch& m, const std::string& sha, const std::string& metric) {
+  Stmt st(db_, R"sql(
+SELECT mt.value FROM case_results cr
+JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
+JOIN metrics mt ON mt.case_result_id = cr.id AND mt.name = ?4
+WHERE cr.case_id = ?1 AND c.sha = ?2 AND r.id <> ?3 AND r.config_hash = ?5 AND cr.params_json = ?6
+  AND cr.status IN ('pass', 'fail')
+ORDER BY cr.id)sql");
+  st.Bind(1, m.case_id).Bind(2, sha).Bind(3, m.exclude_run).Bind(4, metric).Bind(5, m.config_hash)
+      .Bind(6, m.params_json);
+  std::vector<double> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Real(0));
+  if (rc != SQLITE_DONE) return DbError(db_, "read the reruns of a case");
+  return out;
 }
 
 Result<std::optional<CaseRef>> Store::NewestCaseBelowOrdinal(const CaseMatch& m, int64_t ordinal) {
@@ -1259,14 +1318,12 @@ FROM golden_changes WHERE ?1 = '' OR case_id = ?1 ORDER BY id)sql");
 }
 
 Result<std::vector<RunRow>> Store::LogicalRun(int64_t run_id) {
-  Stmt st(db_, R"sql(
-SELECT r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at,
-       COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly
+  Stmt st(db_, (std::string("SELECT ") + kRunRowColumns + R"sql(
 FROM runs me JOIN runs r ON r.id = me.id OR (me.nightly <> '' AND r.nightly = me.nightly
                                             AND r.commit_id = me.commit_id AND r.config_hash = me.config_hash)
 JOIN commits c ON c.id = r.commit_id
 WHERE me.id = ?1
-ORDER BY CAST(substr(r.shard, 1, instr(r.shard, '/') - 1) AS INTEGER), r.id)sql");
+ORDER BY CAST(substr(r.shard, 1, instr(r.shard, '/') - 1) AS INTEGER), r.id)sql").c_str());
   st.Bind(1, run_id);
   std::vector<RunRow> out;
   int rc;
@@ -1310,9 +1367,9 @@ SELECT r.id, r.uid, NOT EXISTS (SELECT 1 FROM main.runs m WHERE m.uid = r.uid)
 FROM src.runs r)sql",
      nullptr},
     {R"sql(INSERT INTO main.runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at,
-                      finished_at, status, shard, nightly, uid)
+                      finished_at, status, shard, nightly, uid, context_json)
 SELECT c.id, r.stack, r.config_hash, r.config_json, r.host, r.harness_version, r.started_at, r.finished_at, r.status,
-       r.shard, r.nightly, r.uid
+       r.shard, r.nightly, r.uid, r.context_json
 FROM src.runs r JOIN temp.merge_runs t ON t.src = r.id AND t.fresh
 JOIN src.commits sc ON sc.id = r.commit_id JOIN main.commits c ON c.sha = sc.sha ORDER BY r.id)sql",
      &MergeCounts::runs_added},

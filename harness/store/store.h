@@ -22,12 +22,13 @@ namespace harness {
 struct NewRun {
   int64_t commit_id = 0;
   std::string stack;
-  std::string config_hash;           // the run identity's hash (run/run_identity.h)
-  std::string config_json;           // the run identity itself, canonical JSON
+  std::string config_hash;           // the measured identity's hash (store/identity_rule.h)
+  std::string config_json;           // the measured identity itself, canonical JSON
   std::string host;
   std::string harness_version;
   std::string shard = "0/1";
   std::string nightly;               // groups the shards of one nightly (empty: a run of its own)
+  std::string context_json = "{}";   // where and how it ran (endpoint URL, cwd, faults, ...)
 };
 
 // What `history` asks for: one case or every case of a suite, a metric (may be empty) and
@@ -68,6 +69,7 @@ struct RunRow {
   RunStatus status = RunStatus::kRunning;
   std::string shard = "0/1";
   std::string nightly;
+  std::string context_json = "{}";
   std::optional<int64_t> ordinal;    // the commit's first-parent ordinal (FinishedRuns only)
 };
 
@@ -156,7 +158,7 @@ struct IngestedRun {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
   static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
@@ -234,6 +236,9 @@ class Store {
   };
   // The newest finished matching result at commit sha.
   Result<std::optional<CaseRef>> NewestCaseAt(const CaseMatch& match, const std::string& sha);
+  // The value of `metric` in every finished matching result at commit sha (its reruns),
+  // oldest first.
+  Result<std::vector<double>> MetricAt(const CaseMatch& match, const std::string& sha, const std::string& metric);
   // The same over every commit whose first-parent ordinal is below `ordinal`, newest first.
   Result<std::optional<CaseRef>> NewestCaseBelowOrdinal(const CaseMatch& match, int64_t ordinal);
   // The parameter row a run stored for each of its cases: case id -> params_json.

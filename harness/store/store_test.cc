@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/store/identity_rule.h"
 #include "harness/util/test_util.h"
+#include "harness/util/versions.h"
 
 namespace harness {
 namespace {
@@ -359,6 +361,79 @@ TEST(Store, LatestCaseResultSkipsRunningAndGoldenChangesGoThroughAnIntent) {
   EXPECT_FALSE((*changes)[0].at.empty());
   EXPECT_TRUE(s.GoldenChanges("other/t_0")->empty());
   EXPECT_EQ(s.GoldenChanges("")->size(), 1u);
+}
+
+
+// Migration 9 re-keys runs stored with a whole identity (format 1) by the identity rule, so a
+// run stored before it pairs with one made after it: the same model behind another port and
+// with a fault switched on is the same measurement; another model is not.
+TEST(Store, MigrationSplitsStoredIdentitiesByTheIdentityRule) {
+  TempDir dir;
+  auto path = dir / "v8.db";
+  ASSERT_TRUE(Store::CreateAtVersionForTest(path, 8).ok());
+  auto whole = [](const std::string& url, const std::string& model, const std::string& fault) {
+    return Json{{"format_version", 1},
+                {"stack_config", {{"stack", "refstack"}, {"device", "D"}, {"precision", "bf16"}, {"batch", 1},
+                                  {"faults", fault.empty() ? Json::array() : Json::array({fault})}}},
+                {"endpoint", {{"base_url", url}, {"model", model}, {"chat", false}}},
+                {"sim_profiles", Json::object()}};
+  };
+  const std::vector<Json> stored = {whole("http://127.0.0.1:30000", "m", ""),
+                                    whole("http://10.0.0.7:30001", "m", "fp8-scale-unrepaired"),
+                                    whole("http://127.0.0.1:30000", "other", "")};
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string sql = "INSERT INTO commits(sha) VALUES('old');";
+    for (const auto& j : stored)
+      sql += "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
+             " VALUES(1, 'openai', 'old-hash', '" + j.dump() + "', 'x', '0.0.1', '2026-01-01T00:00:00Z', 'pass');";
+    // Not an identity of format 1 (a test's or an older tool's): kept as it is.
+    sql += "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
+           " VALUES(1, 'refstack', 'kept', '{}', 'x', '0.0.1', '2026-01-01T00:00:00Z', 'pass');";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  std::vector<RunRow> runs;
+  for (int64_t id = 1; id <= 4; ++id) runs.push_back(*(*store)->Run(id));
+  EXPECT_EQ(runs[0].config_hash, runs[1].config_hash) << "another port, host and a fault: one measurement";
+  EXPECT_NE(runs[0].config_hash, runs[2].config_hash) << "another model is another measurement";
+  EXPECT_EQ(runs[0].config_hash, SplitRunIdentity(stored[0]).hash) << "old runs are keyed as new ones";
+  EXPECT_EQ(runs[3].config_hash, "kept");
+  EXPECT_EQ(runs[3].config_json, "{}");
+  const Json context = Json::parse(runs[1].context_json);
+  EXPECT_EQ(context["endpoint"]["base_url"], "http://10.0.0.7:30001") << runs[1].context_json;
+  EXPECT_EQ(context["stack_config"]["faults"], Json::array({"fp8-scale-unrepaired"})) << runs[1].context_json;
+  const Json measured = Json::parse(runs[1].config_json);
+  EXPECT_FALSE(measured["endpoint"].contains("base_url")) << runs[1].config_json;
+  EXPECT_FALSE(measured["stack_config"].contains("faults")) << runs[1].config_json;
+  EXPECT_EQ(measured["endpoint"]["model"], "m");
+  EXPECT_EQ(measured["format_version"], kRunIdentityFormat);
+}
+
+TEST(IdentityRule, MovesOnlyTheContextPathsAndKeepsTheirPlace) {
+  Json whole = {{"format_version", 1},
+                {"stack_config", {{"stack", "exec"}, {"batch", 4},
+                                  {"exec", {{"command", {"run", "{model}"}}, {"cwd", "/src"}, {"env", {{"A", "1"}}},
+                                            {"timeout_s", 60}, {"output", "auto"}}}}},
+                {"endpoint", nullptr},
+                {"sim_profiles", {{"p.json", "abc"}}}};
+  const SplitIdentity s = SplitRunIdentity(whole);
+  EXPECT_EQ(s.measured["stack_config"]["exec"], (Json{{"command", {"run", "{model}"}}, {"output", "auto"}}));
+  EXPECT_EQ(s.context["stack_config"]["exec"], (Json{{"cwd", "/src"}, {"env", {{"A", "1"}}}, {"timeout_s", 60}}));
+  EXPECT_EQ(s.measured["sim_profiles"], whole["sim_profiles"]);
+  EXPECT_TRUE(s.measured["endpoint"].is_null());
+  // A different command, batch or profile is another measurement; another cwd is not.
+  Json moved = whole;
+  moved["stack_config"]["exec"]["cwd"] = "/elsewhere";
+  EXPECT_EQ(SplitRunIdentity(moved).hash, s.hash);
+  for (const char* ptr : {"/stack_config/batch", "/stack_config/exec/command/1", "/sim_profiles/p.json"}) {
+    Json changed = whole;
+    changed[Json::json_pointer(ptr)] = "changed";
+    EXPECT_NE(SplitRunIdentity(changed).hash, s.hash) << ptr;
+  }
 }
 
 }  // namespace

@@ -333,11 +333,15 @@ std::optional<std::string> ParseCompletionResponse(const std::string& body, bool
   return std::nullopt;
 }
 
-std::string EndpointUrl(const EndpointTarget& target) {
-  std::string base = target.base_url;
+std::string V1Url(const std::string& base_url, const std::string& route) {
+  std::string base = base_url;
   while (!base.empty() && base.back() == '/') base.pop_back();
   if (!(base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0)) base += "/v1";
-  return base + (target.chat ? "/chat/completions" : "/completions");
+  return base + route;
+}
+
+std::string EndpointUrl(const EndpointTarget& target) {
+  return V1Url(target.base_url, target.chat ? "/chat/completions" : "/completions");
 }
 
 Client::Client(ClientOptions options) : options_(std::move(options)) { GlobalInitOnce(); }

@@ -80,6 +80,8 @@ struct CompletionResult {
 // completion tokens). Reads untrusted bytes: a fuzz target drives it (tools/fuzz/).
 std::optional<std::string> ParseCompletionResponse(const std::string& body, bool chat, CompletionResult& result);
 
+// base_url + "/v1" + route ("/v1" is not doubled when base_url already ends in it).
+std::string V1Url(const std::string& base_url, const std::string& route);
 // The endpoint URL for the target: base_url + "/v1/completions" or "/v1/chat/completions"
 // ("/v1" is not doubled when base_url already ends in it).
 std::string EndpointUrl(const EndpointTarget& target);

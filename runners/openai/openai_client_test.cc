@@ -1,5 +1,6 @@
 // The client against small loopback servers that misbehave on purpose.
 #include "runners/openai/openai_client.h"
+#include "runners/openai/served_models.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -114,6 +115,15 @@ int UnusedPort() {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+TEST(ServedModels, ParsesTheModelListAndRefusesAnythingElse) {
+  EXPECT_EQ(openai::ParseModelList(R"({"object": "list", "data": [{"id": "b"}, {"id": "a"}, {"id": "b"}]})"),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(openai::ParseModelList(R"({"data": []})"), std::vector<std::string>{});
+  EXPECT_FALSE(openai::ParseModelList("not json"));
+  EXPECT_FALSE(openai::ParseModelList(R"({"data": [{"name": "a"}]})"));
+  EXPECT_FALSE(openai::ParseModelList(R"({"data": {"id": "a"}})"));
 }
 
 TEST(EndpointUrl, AddsTheRouteOnce) {
