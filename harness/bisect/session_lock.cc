@@ -122,7 +122,8 @@ Status MarkInterrupted(Store& store, int64_t id, const std::string& why) {
 
 Result<fs::path> MakeWorktreeFolder() {
   std::string tmpl = (fs::path("/tmp") / (std::string(kWorktreeFolderPrefix) + "XXXXXX")).string();
-  if (!mkdtemp(tmpl.data())) return InfraError(fmt::format("cannot make a folder for the worktree: {}", std::strerror(errno)));
+  if (!mkdtemp(tmpl.data()))
+    return InfraError(fmt::format("cannot make a folder for the worktree: {}", std::strerror(errno)));
   return fs::path(tmpl);
 }
 

@@ -57,8 +57,10 @@ bool Running(pid_t p) {
 }
 
 bool GoneWithin(pid_t p, std::chrono::milliseconds limit) {
-  for (auto until = Clock::now() + limit; Clock::now() < until; std::this_thread::sleep_for(std::chrono::milliseconds(20)))
+  for (auto until = Clock::now() + limit; Clock::now() < until;) {
     if (!Running(p)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   return !Running(p);
 }
 
@@ -250,6 +252,10 @@ TEST(BisectSafetyE2E, ABackgroundChildHoldingStdoutDoesNotHoldTheStep) {
   EXPECT_LT(seconds, 1.0 + 0.75 * static_cast<double>(runs)) << runs << " steps";
 }
 
+// A command that runs until stopped: the shell and its background sleep both write their
+// pids to $1; `wait` keeps the shell running.
+constexpr const char* kSlowScript = "echo $$ >> \"$1\"\nsleep 30 &\necho $! >> \"$1\"\nwait\n";
+
 // SIGINT, SIGTERM or SIGHUP to the harness alone: the command's process group gets it, the
 // harness removes the worktree, stores the session as interrupted and exits 3 at once.
 TEST(BisectSafetyE2E, AStopSignalToTheHarnessReachesTheCommandAndCleansUp) {
@@ -257,8 +263,7 @@ TEST(BisectSafetyE2E, AStopSignalToTheHarnessReachesTheCommandAndCleansUp) {
     SCOPED_TRACE(sig);
     TempDir dir;
     auto shas = testing_util::MakeGitRepo(dir / "repo", 8, [](int) {
-      // The shell and its background sleep both write their pids; `wait` keeps it running.
-      return std::map<std::string, std::string>{{"slow.sh", "echo $$ >> \"$1\"\nsleep 30 &\necho $! >> \"$1\"\nwait\n"}};
+      return std::map<std::string, std::string>{{"slow.sh", kSlowScript}};
     });
     Reaper reaper{dir / "pids"};
     const pid_t harness = SpawnHarness({"bisect", "--good", shas[0], "--bad", shas[7], "--case", "x/y_0", "--repo",
@@ -286,8 +291,7 @@ TEST(BisectSafetyE2E, AStopSignalToTheHarnessReachesTheCommandAndCleansUp) {
 TEST(BisectSafetyE2E, TheNextBisectCleansUpAfterAKilledOne) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 8, [](int i) {
-    return std::map<std::string, std::string>{{"slow.sh", "echo $$ >> \"$1\"\nsleep 30 &\necho $! >> \"$1\"\nwait\n"},
-                                              {"test.sh", i >= 5 ? "exit 1\n" : "exit 0\n"}};
+    return std::map<std::string, std::string>{{"slow.sh", kSlowScript}, {"test.sh", i >= 5 ? "exit 1\n" : "exit 0\n"}};
   });
   const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
   Reaper reaper{dir / "pids"};
@@ -326,12 +330,12 @@ TEST(BisectSafetyE2E, TheNextBisectCleansUpAfterAKilledOne) {
 TEST(BisectSafetyE2E, TheNextBisectCleansUpAfterOneKilledBeforeItsSessionBegan) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 4, [](int) {
-    return std::map<std::string, std::string>{{"slow.sh", "echo $$ >> \"$1\"\nsleep 30 &\necho $! >> \"$1\"\nwait\n"}};
+    return std::map<std::string, std::string>{{"slow.sh", kSlowScript}};
   });
   const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
   Reaper reaper{dir / "pids"};
-  const pid_t harness = SpawnHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--metric", "gsm8k", "--repo", repo,
-                                      "--db", db, "--", "sh", "{worktree}/slow.sh", (dir / "pids").string()},
+  const pid_t harness = SpawnHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--metric", "gsm8k", "--repo",
+                                      repo, "--db", db, "--", "sh", "{worktree}/slow.sh", (dir / "pids").string()},
                                      dir / "stderr");
   ASSERT_TRUE(WaitForPids(dir / "pids", 2)) << ReadFile(dir / "stderr");
   kill(harness, SIGKILL);

@@ -292,7 +292,9 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
     if (in.fd[1] >= 0) watch(in.fd[1], POLLOUT, kIn);
     if (!exited) watch(exit_fd, POLLIN, kExit);
     int wait_ms = -1;
-    auto bound = [&](Clock::time_point t) { wait_ms = wait_ms < 0 ? MillisUntil(t) : std::min(wait_ms, MillisUntil(t)); };
+    auto bound = [&](Clock::time_point t) {
+      wait_ms = wait_ms < 0 ? MillisUntil(t) : std::min(wait_ms, MillisUntil(t));
+    };
     if (exited) bound(*drain_until);
     else if (!killed) {
       if (has_timeout) bound(deadline);
