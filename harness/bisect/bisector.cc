@@ -1,11 +1,9 @@
 #include "harness/bisect/bisector.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -13,36 +11,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/bisect/session_lock.h"
 #include "harness/run/suite_table.h"
 #include "harness/util/git.h"
+#include "harness/util/paths.h"
 #include "harness/util/subprocess.h"
 #include "harness/util/versions.h"
 
 namespace harness::bisect {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-// Ctrl-C or SIGTERM: the running command gets it too (same process group); the bisector
-// then removes its worktree and stops with the session stored as far as it went.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    g_interrupted = false;
-    struct sigaction sa {};
-    sa.sa_handler = [](int) { g_interrupted = true; };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~InterruptGuard() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {}, old_term_ {};
-};
 
 // The series the search follows: one per case (its metric or its status), plus one for
 // the command's exit code when it stores nothing.
@@ -310,8 +287,8 @@ Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vec
 // steps; RunBisect drives it.
 class Session {
  public:
-  Session(const BisectRequest& r, Store& store, std::vector<CommitInfo> commits)
-      : r_(r), store_(store), commits_(std::move(commits)), n_(static_cast<int>(commits_.size()) - 1) {}
+  Session(const BisectRequest& r, Store& store, std::vector<CommitInfo> commits, SessionLock& lock)
+      : r_(r), store_(store), commits_(std::move(commits)), n_(static_cast<int>(commits_.size()) - 1), lock_(lock) {}
 
   // The cases and series from a replayed log, else chosen now; when the store has nothing
   // at the endpoints and a command can make it, the endpoints are run first.
@@ -341,13 +318,13 @@ class Session {
     Json args{{"format_version", kBisectLogFormat}, {"good", commits_.front().sha}, {"bad", commits_.back().sha},
               {"metric", r_.metric}, {"case", r_.case_id}, {"repo", r_.repo.string()}, {"max_runs", r_.max_runs},
               {"confidence", r_.confidence}, {"flake_rate", r_.flake_rate}, {"command", r_.command},
-              {"command_timeout_s", r_.command_timeout_s}, {"target", TargetJson(target_)}};
+              {"command_timeout_s", r_.command_timeout_s.value_or(0)}, {"target", TargetJson(target_)}};
     if (r_.noise_sigma) args["noise_sigma"] = *r_.noise_sigma;
     row_.good = commits_.front().sha;
     row_.bad = commits_.back().sha;
     row_.target = target_.words;
     row_.args_json = args.dump();
-    auto id = store_.BeginBisect(row_);
+    auto id = lock_.Begin(store_, row_);
     if (!id) return id.error();
     out_.session_id = *id;
     out_.target = target_.words;
@@ -383,6 +360,8 @@ class Session {
       return Decision{Verdict::kNoCulprit, -1, -1, {}, 1.0};
     }
     for (;;) {
+      if (const int sig = StopSignals::Caught())
+        return Fail(InfraError(fmt::format("interrupted by {}", SignalName(sig))));
       Decision d = search_->Decide();
       if (d.verdict != Verdict::kSearching) return d;
       if (r_.command.empty()) {
@@ -465,6 +444,9 @@ class Session {
     auto proc = RunInWorktree(sha);
     if (!proc) return proc.error();
     ++out_.runs;
+    if (proc->stop_signal)
+      return InfraError(fmt::format("interrupted by {} while the command ran at {}", SignalName(proc->stop_signal),
+                                    sha.substr(0, 12)));
     if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}", sha.substr(0, 12)));
     if (proc->signal)
       return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, sha.substr(0, 12)));
@@ -491,18 +473,22 @@ class Session {
     return ev;
   }
 
-  // The command as argv with {sha}, {worktree} and {db} filled in, run in a detached
-  // worktree of sha (with --repo) that is removed afterwards whatever happened.
+  // The command as argv with {sha}, {worktree} and {db} filled in (absolute paths: it runs
+  // in the worktree), run in a detached worktree of sha (with --repo) that is removed
+  // afterwards whatever happened. The session lock names the worktree and the command
+  // while they exist, for the next bisect to clean up should this process die.
   Result<ProcessResult> RunInWorktree(const std::string& sha) {
+    if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
     std::filesystem::path worktree;
     if (!r_.repo.empty()) {
-      char tmpl[] = "/tmp/harness-bisect-XXXXXX";
-      if (!mkdtemp(tmpl)) return InfraError("cannot make a folder for the worktree");
-      worktree = std::filesystem::path(tmpl) / sha.substr(0, 12);
-      if (auto s = AddWorktree(r_.repo, worktree, sha); !s) {
-        std::error_code ec;
-        std::filesystem::remove_all(tmpl, ec);
-        return s.error();
+      auto folder = MakeWorktreeFolder();
+      if (!folder) return folder.error();
+      worktree = *folder / sha.substr(0, 12);
+      auto added = lock_.SetWorktree(r_.repo, worktree);
+      if (added) added = AddWorktree(r_.repo, worktree, sha);
+      if (!added) {
+        RemoveWorktreeAndFolder(worktree);
+        return added.error();
       }
     }
     const std::map<std::string, std::string> vars = {
@@ -511,15 +497,28 @@ class Session {
     for (const auto& a : r_.command) argv.push_back(Substitute(a, vars));
     ProcessOptions po;
     po.cwd = worktree;
-    po.timeout_s = r_.command_timeout_s;
+    // A harness the command runs finds the same database and data without {db}: relative
+    // spellings would name files in the worktree, which is deleted after the run.
+    po.env.emplace_back("HARNESS_DB", r_.db.string());
+    if (const char* root = std::getenv("HARNESS_ROOT"); root && *root)
+      po.env.emplace_back("HARNESS_ROOT", std::filesystem::absolute(DataRoot()).string());
+    po.timeout_s = r_.command_timeout_s.value_or(0);
+    po.forward_stop_signals = true;
+    // Best effort: a lock that cannot be written loses only the cleanup after a kill -9.
+    po.on_start = [this](pid_t pid) { static_cast<void>(lock_.SetCommand(IdentifyProcess(pid))); };
     auto proc = RunProcess(argv, po);
-    if (!worktree.empty()) {
-      static_cast<void>(RemoveWorktree(r_.repo, worktree));  // best effort; the error worth reporting is the run's
-      std::error_code ec;
-      std::filesystem::remove_all(worktree.parent_path(), ec);
-    }
-    if (proc && g_interrupted) return InfraError("interrupted");
+    if (!worktree.empty()) RemoveWorktreeAndFolder(worktree);
+    if (proc && !proc->stop_signal)
+      if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
     return proc;
+  }
+
+  // Removes the worktree, its registration and its temporary folder, then tells the lock.
+  void RemoveWorktreeAndFolder(const std::filesystem::path& worktree) {
+    static_cast<void>(RemoveWorktree(r_.repo, worktree));  // best effort; the error worth reporting is the run's
+    std::error_code ec;
+    std::filesystem::remove_all(worktree.parent_path(), ec);
+    static_cast<void>(lock_.SetWorktree({}, {}));
   }
 
   Status Record(int k, const std::string& source, const Json& ev, std::optional<int64_t> run_id,
@@ -546,7 +545,9 @@ class Session {
     BisectSessionRow fin = row_;
     fin.status = "error";
     fin.runs = out_.runs;
-    fin.result_json = Json{{"error", e.message}}.dump();
+    Json result{{"error", e.message}};
+    if (StopSignals::Caught()) result["interrupted"] = true;
+    fin.result_json = result.dump();
     static_cast<void>(store_.FinishBisect(out_.session_id, fin));
     return Error{e.code == ExitCode::kUsage ? ExitCode::kUsage : ExitCode::kInfra,
                  fmt::format("bisect session {}: {}", out_.session_id, e.message)};
@@ -561,21 +562,41 @@ class Session {
   BisectOutcome out_;
   std::optional<bisect::Search> search_;
   std::set<int64_t> used_results_;
+  SessionLock& lock_;
 };
 
 }  // namespace
 
-Result<BisectOutcome> RunBisect(const BisectRequest& r, Store& store) {
-  if (r.confidence <= 0.5 || r.confidence >= 1) return UsageError("--confidence must be in (0.5, 1)");
-  if (r.max_runs < 0) return UsageError("--max-runs must be at least 0");
-  if (r.noise_sigma && !(*r.noise_sigma > 0)) return UsageError("--noise-sigma must be positive");
-  for (const auto& arg : r.command)
-    if (arg.find("{worktree}") != std::string::npos && r.repo.empty())
+Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
+  if (request.confidence <= 0.5 || request.confidence >= 1) return UsageError("--confidence must be in (0.5, 1)");
+  if (request.max_runs < 0) return UsageError("--max-runs must be at least 0");
+  if (request.noise_sigma && !(*request.noise_sigma > 0)) return UsageError("--noise-sigma must be positive");
+  if (request.command_timeout_s && !(*request.command_timeout_s > 0 && *request.command_timeout_s <= kMaxTimeoutS))
+    return UsageError(fmt::format("--timeout {}: expected seconds in (0, {}]; leave it out for no timeout",
+                                  *request.command_timeout_s, kMaxTimeoutS));
+  for (const auto& arg : request.command)
+    if (arg.find("{worktree}") != std::string::npos && request.repo.empty())
       return UsageError("{worktree} in the command needs --repo");
-  InterruptGuard guard;
+  if (request.db.empty()) return UsageError("bisect needs the database's path");
+  // The command runs in a worktree: every path it is handed is absolute (symbolic links
+  // resolved, as the kernel reads `dir/../x`).
+  BisectRequest r = request;
+  auto absolute = [](const std::filesystem::path& p) {
+    std::error_code ec;
+    auto resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(p), ec);
+    return ec ? std::filesystem::absolute(p) : resolved;
+  };
+  r.db = absolute(r.db);
+  if (!r.repo.empty()) r.repo = absolute(r.repo);
+  StopSignals stop_signals;
+  auto recovered = RecoverDeadSessions(r.db, store);
+  if (!recovered) return recovered.error();
+  for (const auto& note : *recovered) std::fprintf(stderr, "harness: %s\n", note.c_str());
   auto commits = Positions(r, store);
   if (!commits) return commits.error();
-  Session session(r, store, std::move(commits).value());
+  auto lock = SessionLock::Create(r.db);
+  if (!lock) return lock.error();
+  Session session(r, store, std::move(commits).value(), **lock);
   if (auto s = session.ChooseTarget(); !s) return s.error();
   if (auto s = session.Begin(); !s) return s.error();
   if (auto s = session.SeedEvidence(); !s) return s.error();
@@ -629,7 +650,8 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
       r.confidence = j->value("confidence", 0.95);
       r.flake_rate = j->value("flake_rate", 0.01);
       r.command = j->value("command", std::vector<std::string>{});
-      r.command_timeout_s = j->value("command_timeout_s", 0.0);
+      // 0 is how a log says "no timeout"; any other value is checked like --timeout.
+      if (const double t = j->value("command_timeout_s", 0.0); t != 0) r.command_timeout_s = t;
       if (j->contains("noise_sigma")) r.noise_sigma = (*j)["noise_sigma"].get<double>();
       if (!j->contains("target")) return o.FieldError("target", "missing");
       r.replay_steps.push_back({{"target", (*j)["target"]}});

@@ -20,15 +20,15 @@ struct BisectRequest {
   std::string good, bad;                  // revisions of repo, or stored sha prefixes without one
   std::string metric;                     // SUITE (its headline metric) or SUITE/METRIC; empty: status
   std::string case_id;                    // narrows --metric to one case; alone: bisect its status
-  std::filesystem::path repo;             // empty: the store's first-parent ordinals
-  std::filesystem::path db;               // substituted for {db}
+  std::filesystem::path repo;             // empty: the store's first-parent ordinals (made absolute)
+  std::filesystem::path db;               // the store's file: {db}, $HARNESS_DB of the command, the session lock (made absolute)
   std::filesystem::path suites_dir;       // for headline metrics
   int max_runs = 60;
   double confidence = 0.95;
   std::optional<double> noise_sigma;      // run-to-run sd of the metric (default from its n)
   double flake_rate = 0.01;               // of statuses
   std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}; empty: store only
-  double command_timeout_s = 0;           // 0: none
+  std::optional<double> command_timeout_s;  // none: no timeout; else in (0, kMaxTimeoutS]
   Json replay_steps = Json::array();      // from `bisect replay`: steps whose evidence is used as logged
 };
 
@@ -57,7 +57,9 @@ struct BisectOutcome {
 };
 
 // Exit-2 errors for bad input, exit-3 for a command that failed in a way that is no answer
-// (>= 128, killed, timed out) or an interrupt; the partial session stays stored.
+// (>= 128, killed, timed out) or an interrupt (SIGINT, SIGTERM, SIGHUP: forwarded to the
+// command's process group, its worktree removed); the partial session stays stored. First
+// cleans up after sessions of the same database whose process died (session_lock.h).
 Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store);
 
 // The session as JSON lines: a header with the request, then one line per step.

@@ -3,6 +3,7 @@
 // ambiguous), 2 on bad input, 3 when the command failed in a way that is no answer.
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +24,7 @@ struct BisectOptions {
   std::string suites_dir;
   std::string format = "text";
   double noise_sigma = 0;
+  std::optional<double> timeout_s;
   int64_t log_session = 0;
   std::string replay_file;
 };
@@ -46,6 +48,7 @@ int Bisect(BisectOptions& o, bool replay) {
     if (o.request.good.empty() || o.request.bad.empty()) throw FatalError(ExitCode::kUsage, "bisect needs --good and --bad");
     r.repo = o.repo;
     if (o.noise_sigma != 0) r.noise_sigma = o.noise_sigma;
+    r.command_timeout_s = o.timeout_s;
   }
   r.db = o.db;
   r.suites_dir = o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir);
@@ -63,14 +66,16 @@ CommandMain SetupBisect(CLI::App& app) {
   app.add_option("--metric", r.metric, "SUITE (its headline metric, e.g. gsm8k) or SUITE/METRIC (gsm8k/accuracy)");
   app.add_option("--case", r.case_id, "Narrow --metric to one case; alone: bisect that case's pass/fail status");
   app.add_option("--repo", o->repo, "Git repository of the commits (default: the store's first-parent order)");
-  app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db); {db} in the command");
+  app.add_option("--db", o->db,
+                 "SQLite results database (env HARNESS_DB, default harness.db); {db} and $HARNESS_DB of the command, "
+                 "as an absolute path");
   app.add_option("--suites-dir", o->suites_dir, "Folder of suite tables (headline metrics; default $HARNESS_ROOT/suites)");
   app.add_option("--max-runs", r.max_runs, "Commands the search may run (default 60)");
   app.add_option("--confidence", r.confidence, "Posterior at which it answers (default 0.95)");
   app.add_option("--noise-sigma", o->noise_sigma,
                  "Run-to-run sd of the metric (default: 0.4 x its binomial SE, 0.3 pp at n = 1319)");
   app.add_option("--flake-rate", r.flake_rate, "Chance a status is wrong on one run (default 0.01)");
-  app.add_option("--timeout", r.command_timeout_s, "Seconds the command may take per commit (default: none)");
+  app.add_option("--timeout", o->timeout_s, "Seconds the command may take per commit, in (0, 86400] (default: none)");
   app.add_option("--format", o->format, "text|json");
   app.add_option("command", r.command, "After --: the command run per commit, as argv ({sha}, {worktree}, {db})");
   auto* log = app.add_subcommand("log", "Print a stored session as a replayable log (JSON lines)");

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -141,6 +142,34 @@ TEST(DocumentedE2E, ExecStackTimeoutAndSignalAreCaseErrorsAndExitThree) {
   EXPECT_EQ(QueryText(dir / "h.db", "SELECT status FROM case_results WHERE run_id = 3"), "error");
   const std::string parse_message = QueryText(dir / "h.db", "SELECT message FROM case_results WHERE run_id = 3");
   EXPECT_NE(parse_message.find("sh (stdout)"), std::string::npos) << parse_message;
+}
+
+// A command that answers, then leaves a child in the background holding its stdout: the
+// answer is read once the command exits (the child is not waited for), so a timeout of
+// 5 s is no timeout. timeout_s outside (0, 86400] is refused before any case runs.
+TEST(DocumentedE2E, ExecStackAnswerIsReadWhenTheCommandExitsAndTimeoutIsBounded) {
+  TempDir dir;
+  const auto pids = dir / "pids";
+  const auto config = ExecConfig(dir, "cat >/dev/null\nsleep 30 &\necho $! >> '" + pids.string() + "'\n" + R"(
+printf '%s\n' '{"format_version": 1, "ops": [{"op": "tensor_cast.rms_norm.default", "calls": 1}]}'
+)", 5);
+  const auto started = std::chrono::steady_clock::now();
+  auto r = RunExecSuite(dir, config);
+  const auto took = std::chrono::steady_clock::now() - started;
+  std::ifstream in(pids);
+  for (pid_t p; in >> p;) kill(p, SIGKILL);
+  EXPECT_EQ(r.exit_code, 1) << "the answer lacks the SP ops: a failed case, not a timed-out one. " << r.err;
+  EXPECT_EQ(QueryText(dir / "h.db", "SELECT status FROM case_results WHERE run_id = 1"), "fail");
+  EXPECT_LT(took, std::chrono::seconds(4)) << "the run waited for the background child";
+
+  for (const std::string t : {"0", "-1", "1e300", "86401"}) {
+    const auto bad = ExecConfig(dir, "cat >/dev/null\n", 1);
+    WriteFile(bad, R"({"format_version": 1, "stack": "exec", "exec": {"command": ["true"], "timeout_s": )" + t + "}}");
+    auto refused = RunExecSuite(dir, bad);
+    EXPECT_EQ(refused.exit_code, 2) << t << ": " << refused.err;
+    EXPECT_NE(refused.err.find("timeout_s: must be in (0, 86400] seconds"), std::string::npos)
+        << t << ": " << refused.err;
+  }
 }
 
 TEST(DocumentedE2E, ExecStackUndecodableStderrKeepsJunitAndJsonWellFormed) {

@@ -1201,6 +1201,15 @@ Result<std::vector<int64_t>> Store::BisectSessionIds() {
   return out;
 }
 
+Result<std::vector<int64_t>> Store::RunningBisectSessionIds() {
+  Stmt st(db_, "SELECT id FROM bisect_sessions WHERE status = 'running' ORDER BY id");
+  std::vector<int64_t> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Int(0));
+  if (rc != SQLITE_DONE) return DbError(db_, "read bisect sessions");
+  return out;
+}
+
 Result<BisectSessionRow> Store::BisectSession(int64_t session_id) {
   Stmt st(db_, R"sql(SELECT id, started_at, COALESCE(finished_at, ''), good, bad, target, args_json, status,
 COALESCE(culprit, ''), COALESCE(confidence, 0), runs, result_json FROM bisect_sessions WHERE id = ?1)sql");

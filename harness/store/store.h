@@ -261,6 +261,8 @@ class Store {
   Result<BisectSessionRow> BisectSession(int64_t session_id);
   // Every stored bisect session's id, oldest first.
   Result<std::vector<int64_t>> BisectSessionIds();
+  // The sessions still marked running (live, or left so by a process that died), oldest first.
+  Result<std::vector<int64_t>> RunningBisectSessionIds();
 
   // Whether any finished result of case_id exists at commit sha (under any identity).
   Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);

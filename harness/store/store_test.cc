@@ -154,6 +154,9 @@ TEST(Store, FinishedRunsAreInFirstParentOrderWithTheirMetricsInOneQuery) {
   EXPECT_TRUE(store->BisectSessionIds()->empty());
   const int64_t session = *store->BeginBisect({.good = "c1", .bad = "c2", .target = "t", .args_json = "{}"});
   EXPECT_EQ(*store->BisectSessionIds(), std::vector<int64_t>{session});
+  EXPECT_EQ(*store->RunningBisectSessionIds(), std::vector<int64_t>{session});
+  ASSERT_TRUE(store->FinishBisect(session, {.status = "error", .result_json = "{}"}).ok());
+  EXPECT_TRUE(store->RunningBisectSessionIds()->empty()) << "a finished session is not running";
 }
 
 TEST(Store, HistoryOfASuiteHasEveryCaseAndSkipsRunningResults) {

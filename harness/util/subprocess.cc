@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -16,6 +20,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -69,8 +74,9 @@ std::set<pid_t> Descendants(pid_t root) {
 // A timed-out command may have started children of its own (a shell running python): the
 // whole tree goes, not just the process we started. It is stopped first, from the top, so
 // nothing in it forks or loses its parent (and with it its place in the tree) meanwhile;
-// then everything is killed. The command stays in our process group, so Ctrl-C still
-// reaches it; processes that had already left the tree (their parent exited) are not found.
+// then everything is killed. Processes that had already left the tree (their parent
+// exited) are not found here; a command in a process group of its own loses them with the
+// group.
 void KillTree(pid_t root) {
   kill(root, SIGSTOP);
   std::set<pid_t> stopped;
@@ -86,10 +92,97 @@ void KillTree(pid_t root) {
   kill(root, SIGKILL);
 }
 
+constexpr int kStopSignalList[3] = {SIGINT, SIGTERM, SIGHUP};
+// Written by the handler, read by RunProcess and the callers: lock-free atomics only.
+std::atomic<int> g_stop_first{0};
+std::atomic<int> g_stop_last{0};
+std::atomic<int> g_stop_count{0};
+
+void OnStopSignal(int sig) {
+  int none = 0;
+  g_stop_first.compare_exchange_strong(none, sig);
+  g_stop_last.store(sig);
+  g_stop_count.fetch_add(1);
+}
+
+using Clock = std::chrono::steady_clock;
+
+int MillisUntil(Clock::time_point t) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+  return ms <= 0 ? 0 : static_cast<int>(std::min<int64_t>(ms, 1 << 30));
+}
+
 }  // namespace
+
+bool IsValidTimeout(double t) { return t == 0 || (t > 0 && t <= kMaxTimeoutS); }
+
+std::string SignalName(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGKILL: return "SIGKILL";
+    default: return fmt::format("signal {}", sig);
+  }
+}
+
+StopSignals::StopSignals() {
+  g_stop_first = 0;
+  g_stop_last = 0;
+  g_stop_count = 0;
+  for (int i = 0; i < 3; ++i) {
+    struct sigaction current {};
+    sigaction(kStopSignalList[i], nullptr, &current);
+    if (current.sa_handler == SIG_IGN) continue;  // nohup: the caller asked for it to be ignored
+    struct sigaction sa {};
+    sa.sa_handler = OnStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(kStopSignalList[i], &sa, &old_[i]);
+    installed_[i] = true;
+  }
+}
+
+StopSignals::~StopSignals() {
+  for (int i = 0; i < 3; ++i)
+    if (installed_[i]) sigaction(kStopSignalList[i], &old_[i], nullptr);
+  // Nothing caught is left over for a forwarding run after this one.
+  g_stop_first = 0;
+  g_stop_last = 0;
+  g_stop_count = 0;
+}
+
+int StopSignals::Caught() { return g_stop_first.load(); }
+
+std::optional<ProcessIdentity> IdentifyProcess(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  // After "(comm)": state is field 3, starttime field 22, so the 20th field after ')'.
+  std::istringstream fields(stat.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {}
+  if (!fields) return std::nullopt;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  std::getline(boot, boot_id);
+  return ProcessIdentity{pid, std::stoll(field), boot_id};
+}
+
+bool KillProcessGroupOf(const ProcessIdentity& leader) {
+  if (leader.pid <= 1 || leader.pid == getpid()) return false;
+  const auto now = IdentifyProcess(static_cast<pid_t>(leader.pid));
+  if (!now || now->start_ticks != leader.start_ticks || now->boot_id != leader.boot_id) return false;
+  KillTree(static_cast<pid_t>(leader.pid));
+  kill(-static_cast<pid_t>(leader.pid), SIGKILL);
+  return true;
+}
 
 Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) return UsageError("RunProcess: empty argv");
+  if (!IsValidTimeout(options.timeout_s))
+    return UsageError(fmt::format("timeout {} s: expected a number of seconds in (0, {}]", options.timeout_s,
+                                  kMaxTimeoutS));
   Pipe out, err, in;
   if (pipe2(out.fd, O_CLOEXEC) != 0 || pipe2(err.fd, O_CLOEXEC) != 0 || pipe2(in.fd, O_CLOEXEC) != 0)
     return InfraError(fmt::format("cannot create pipes: {}", std::strerror(errno)));
@@ -100,6 +193,12 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
   posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
   if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (options.forward_stop_signals) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, led by the program
+  }
 
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
@@ -118,12 +217,31 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
   args.push_back(nullptr);
 
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) return InfraError(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
   in.Close(0);
   out.Close(1);
   err.Close(1);
+  // The exit is what we wait for, not the end of the output: a child the program left in
+  // the background may hold its stdout for as long as it likes.
+  // By syscall: glibc 2.36's <sys/pidfd.h> declares pidfd_open without C linkage.
+  int exit_fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (exit_fd < 0) {
+    const int e = errno;
+    KillTree(pid);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
+    return InfraError(fmt::format("cannot watch {} (pidfd_open needs Linux 5.3): {}", argv[0], std::strerror(e)));
+  }
+  if (options.on_start) options.on_start(pid);
+
+  // With forwarding, the stop signals are blocked except inside ppoll: one that arrives at
+  // any other moment interrupts the next ppoll instead of being missed until the program ends.
+  sigset_t stop_set, wait_mask;
+  sigemptyset(&stop_set);
+  for (int s : kStopSignalList) sigaddset(&stop_set, s);
+  if (options.forward_stop_signals) pthread_sigmask(SIG_BLOCK, &stop_set, &wait_mask);
 
   ProcessResult result;
   std::string input = options.stdin_data.value_or("");
@@ -132,45 +250,99 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
   else fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);  // a child that exits before reading its stdin must not kill us
 
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.timeout_s);
+  const bool has_timeout = options.timeout_s > 0;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options.timeout_s));
+  std::optional<Clock::time_point> drain_until, stop_until;
+  int forwarded = 0;
+  bool exited = false, killed = false;
+  int status = 0;
   char buf[65536];
-  while (out.fd[0] >= 0 || err.fd[0] >= 0) {
-    std::vector<pollfd> fds;
-    if (out.fd[0] >= 0) fds.push_back({out.fd[0], POLLIN, 0});
-    if (err.fd[0] >= 0) fds.push_back({err.fd[0], POLLIN, 0});
-    if (in.fd[1] >= 0) fds.push_back({in.fd[1], POLLOUT, 0});
-    int wait_ms = -1;
-    if (options.timeout_s > 0) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-      if (left <= 0) {
-        result.timed_out = true;
-        KillTree(pid);
-        break;
-      }
-      wait_ms = static_cast<int>(left);
+  auto kill_all = [&] {
+    KillTree(pid);
+    if (options.forward_stop_signals) kill(-pid, SIGKILL);
+    killed = true;
+  };
+  for (;;) {
+    if (!exited && options.forward_stop_signals && g_stop_count.load() > forwarded) {
+      forwarded = g_stop_count.load();
+      kill(-pid, g_stop_last.load());
+      if (!result.stop_signal) result.stop_signal = g_stop_first.load();
+      if (!stop_until) stop_until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                       std::chrono::duration<double>(kStopGraceS));
     }
-    int n = poll(fds.data(), fds.size(), wait_ms);
+    if (!exited && !killed && has_timeout && Clock::now() >= deadline) {
+      result.timed_out = true;
+      kill_all();
+    }
+    if (!exited && !killed && stop_until && Clock::now() >= *stop_until) kill_all();
+    if (exited && (out.fd[0] < 0 && err.fd[0] < 0)) break;
+    if (exited && Clock::now() >= *drain_until) break;
+
+    // What each polled fd is, so one closed earlier in this round is never read.
+    enum Source { kOut, kErr, kIn, kExit };
+    std::vector<pollfd> fds;
+    std::vector<Source> sources;
+    auto watch = [&](int fd, short events, Source source) {
+      fds.push_back({fd, events, 0});
+      sources.push_back(source);
+    };
+    if (out.fd[0] >= 0) watch(out.fd[0], POLLIN, kOut);
+    if (err.fd[0] >= 0) watch(err.fd[0], POLLIN, kErr);
+    if (in.fd[1] >= 0) watch(in.fd[1], POLLOUT, kIn);
+    if (!exited) watch(exit_fd, POLLIN, kExit);
+    int wait_ms = -1;
+    auto bound = [&](Clock::time_point t) {
+      wait_ms = wait_ms < 0 ? MillisUntil(t) : std::min(wait_ms, MillisUntil(t));
+    };
+    if (exited) bound(*drain_until);
+    else if (!killed) {
+      if (has_timeout) bound(deadline);
+      if (stop_until) bound(*stop_until);
+    }
+    timespec ts{wait_ms / 1000, (wait_ms % 1000) * 1000000L};
+    int n = ppoll(fds.data(), fds.size(), wait_ms < 0 ? nullptr : &ts,
+                  options.forward_stop_signals ? &wait_mask : nullptr);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
-    for (auto& p : fds) {
-      if (p.revents == 0) continue;
-      if (p.fd == in.fd[1]) {
-        ssize_t w = write(p.fd, input.data() + written, input.size() - written);
-        if (w > 0) written += static_cast<std::size_t>(w);
-        if (w < 0 && errno != EAGAIN) written = input.size();
-        if (written >= input.size()) in.Close(1);
-        continue;
-      }
-      ssize_t r = read(p.fd, buf, sizeof buf);
-      if (r > 0) {
-        (p.fd == out.fd[0] ? result.out : result.err).append(buf, static_cast<std::size_t>(r));
-      } else if (r == 0 || errno != EINTR) {
-        if (p.fd == out.fd[0]) out.Close(0); else err.Close(0);
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      switch (sources[i]) {
+        case kExit:
+          while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+          exited = true;
+          drain_until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(kDrainAfterExitS));
+          // Stopped or killed: what is left of its group goes too (an exit on its own
+          // leaves its background children alone, as git bisect run does).
+          if (options.forward_stop_signals && (result.stop_signal || killed)) kill(-pid, SIGKILL);
+          break;
+        case kIn: {
+          if (in.fd[1] < 0) break;
+          ssize_t w = write(in.fd[1], input.data() + written, input.size() - written);
+          if (w > 0) written += static_cast<std::size_t>(w);
+          if (w < 0 && errno != EAGAIN) written = input.size();
+          if (written >= input.size()) in.Close(1);
+          break;
+        }
+        case kOut:
+        case kErr: {
+          Pipe& pipe = sources[i] == kOut ? out : err;
+          ssize_t r = read(pipe.fd[0], buf, sizeof buf);
+          if (r > 0) (sources[i] == kOut ? result.out : result.err).append(buf, static_cast<std::size_t>(r));
+          else if (r == 0 || errno != EINTR) pipe.Close(0);
+          break;
+        }
       }
     }
+    if (exited) in.Close(1);  // nobody reads it any more
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  close(exit_fd);
+  if (!exited) {  // ppoll failed: do not leave it running unseen
+    kill_all();
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  }
+  if (options.forward_stop_signals) pthread_sigmask(SIG_SETMASK, &wait_mask, nullptr);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;

@@ -1,8 +1,15 @@
 // Running a program by argv (never through a shell): captured output, optional stdin,
-// working directory, extra environment, and a timeout after which it is killed.
+// working directory, extra environment, a timeout after which it is killed, and (for
+// commands that run long in a tree of their own) Ctrl-C, SIGTERM and SIGHUP forwarded to it.
+// Linux only: the exit is watched through a pidfd (kernel 5.3) and trees are found in /proc.
 #pragma once
 
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,22 +19,79 @@
 
 namespace harness {
 
+// The longest timeout a caller may ask for: a day. Every timeout read from input is checked
+// against it (and must be positive) before it reaches a clock, so 1e300 or inf is an input
+// error rather than an overflowed deadline that has already passed.
+inline constexpr double kMaxTimeoutS = 86400;
+// Output is read until the program exits, then for at most this long: children it left in
+// the background that still hold its stdout or stderr are not waited for.
+inline constexpr double kDrainAfterExitS = 0.5;
+// A program that a forwarded stop signal has not ended within this long is killed with
+// its tree.
+inline constexpr double kStopGraceS = 5;
+
+// True when t is a timeout RunProcess accepts: 0 (none) or in (0, kMaxTimeoutS].
+bool IsValidTimeout(double t);
+
 struct ProcessOptions {
   std::filesystem::path cwd;                                  // empty: inherit
   std::vector<std::pair<std::string, std::string>> env;       // set on top of ours
   std::optional<std::string> stdin_data;                      // empty: /dev/null
-  double timeout_s = 0;                                       // 0: none
+  double timeout_s = 0;                                       // 0: none; else in (0, kMaxTimeoutS]
+  // Run the program in a process group of its own and forward to that group each SIGINT,
+  // SIGTERM or SIGHUP that a StopSignals catches while it runs (below). Without it the
+  // program shares our process group, so a terminal's Ctrl-C reaches both.
+  bool forward_stop_signals = false;
+  // Called once the program started, with its pid (with forward_stop_signals, also its
+  // process group's id).
+  std::function<void(pid_t)> on_start;
 };
 
 struct ProcessResult {
   int exit_code = -1;     // valid when signal == 0
   int signal = 0;         // the signal that ended it, if any
   bool timed_out = false;
+  int stop_signal = 0;    // the first stop signal forwarded to it, if any
   std::string out;
   std::string err;
 };
 
-// Fails (exit-3 error) only when the program could not be started at all.
+// Fails (exit-3 error) only when the program could not be started or watched; a timeout
+// IsValidTimeout refuses is a usage error.
 Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+// While one is alive, SIGINT, SIGTERM and SIGHUP no longer end this process: they are
+// recorded, RunProcess forwards them (ProcessOptions::forward_stop_signals), and the caller
+// stops at its next step. A signal that was ignored on entry (nohup, a script's `cmd &`)
+// stays ignored. One at a time; the previous handlers come back on destruction.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  // The first signal caught since construction, 0 when none.
+  static int Caught();
+
+ private:
+  struct sigaction old_[3] {};
+  bool installed_[3] = {false, false, false};
+};
+
+// "SIGINT", "SIGTERM", ... ("signal N" for others).
+std::string SignalName(int sig);
+
+// A process as the kernel knows it: its pid, when it started (clock ticks since boot) and
+// the boot, so a later look can tell it from another process that got the same pid.
+struct ProcessIdentity {
+  int64_t pid = 0;
+  int64_t start_ticks = 0;
+  std::string boot_id;
+};
+std::optional<ProcessIdentity> IdentifyProcess(pid_t pid);
+// Kills the process group `leader` leads, and every descendant of it, when the leader is
+// still that very process; false when it is gone (then nothing is killed: its pid and
+// group id may belong to someone else by now).
+bool KillProcessGroupOf(const ProcessIdentity& leader);
 
 }  // namespace harness

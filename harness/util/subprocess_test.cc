@@ -1,7 +1,12 @@
 #include "harness/util/subprocess.h"
 
+#include <signal.h>
+
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <iterator>
 #include <thread>
 #include <vector>
@@ -71,6 +76,91 @@ TEST(Subprocess, TimeoutKillsTheWholeProcessTree) {
     }
     EXPECT_TRUE(state == 'X' || state == 'Z') << "sleep " << p << " still running (state " << state << ")";
   }
+}
+
+// The program's exit ends the wait: a child it left in the background holding stdout is
+// read from for kDrainAfterExitS at most, not waited for, and is no timeout.
+TEST(Subprocess, ExitEndsTheWaitThoughABackgroundChildHoldsStdout) {
+  testing_util::TempDir dir;
+  const auto pid_file = dir / "pid";
+  const auto started = std::chrono::steady_clock::now();
+  auto r = RunProcess({"sh", "-c", "sleep 30 & echo $! > '" + pid_file.string() + "'; echo done; exit 4"},
+                      {.timeout_s = 5});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::ifstream in(pid_file);
+  pid_t child = 0;
+  in >> child;
+  if (child > 0) kill(child, SIGKILL);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_EQ(r->exit_code, 4);
+  EXPECT_EQ(r->out, "done\n");
+  EXPECT_LT(seconds, kDrainAfterExitS + 1.0);
+}
+
+// A program that closes its output and keeps running is still timed out.
+TEST(Subprocess, TimeoutHoldsAfterTheOutputIsClosed) {
+  auto r = RunProcess({"sh", "-c", "exec >&- 2>&-; exec sleep 30"}, {.timeout_s = 0.3});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->timed_out);
+}
+
+TEST(Subprocess, TimeoutsOutsideTheirRangeAreRefused) {
+  for (double t : {-1.0, 1e300, kMaxTimeoutS * 2, std::numeric_limits<double>::infinity(),
+                   std::numeric_limits<double>::quiet_NaN()}) {
+    EXPECT_FALSE(IsValidTimeout(t)) << t;
+    auto r = RunProcess({"true"}, {.timeout_s = t});
+    ASSERT_FALSE(r.ok()) << t;
+    EXPECT_EQ(r.error().code, ExitCode::kUsage);
+  }
+  EXPECT_TRUE(IsValidTimeout(0));
+  EXPECT_TRUE(IsValidTimeout(kMaxTimeoutS));
+}
+
+// A stop signal caught while a forwarding run waits goes to the program's process group:
+// here the program signals us itself, and it and its background child end.
+TEST(Subprocess, StopSignalIsForwardedToTheProcessGroup) {
+  StopSignals stop;
+  const auto started = std::chrono::steady_clock::now();
+  auto r = RunProcess({"sh", "-c", "sleep 30 & kill -TERM $PPID; wait"}, {.forward_stop_signals = true});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(StopSignals::Caught(), SIGTERM);
+  EXPECT_EQ(r->stop_signal, SIGTERM);
+  EXPECT_EQ(r->signal, SIGTERM);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+}
+
+// The identity read at start is the kernel's (field 22 of /proc/PID/stat, as cut reads it),
+// and a group is killed only through its leader's true identity.
+TEST(Subprocess, ProcessIdentityAndKillingAGroupThroughIt) {
+  std::optional<ProcessIdentity> seen;
+  auto r = RunProcess({"sh", "-c", "cut -d' ' -f22 /proc/$$/stat"},
+                      {.on_start = [&](pid_t pid) { seen = IdentifyProcess(pid); }});
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(seen);
+  EXPECT_EQ(std::to_string(seen->start_ticks) + "\n", r->out);
+  EXPECT_FALSE(seen->boot_id.empty());
+
+  std::atomic<pid_t> leader{0};
+  std::optional<Result<ProcessResult>> result;
+  std::thread runner([&] {
+    result = RunProcess({"sh", "-c", "sleep 30 & wait"}, {.forward_stop_signals = true,
+                                                          .on_start = [&](pid_t pid) { leader = pid; }});
+  });
+  while (leader == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  auto id = IdentifyProcess(leader);
+  EXPECT_TRUE(id);
+  if (id) {
+    ProcessIdentity other = *id;
+    other.start_ticks += 1;  // the same pid, another process
+    EXPECT_FALSE(KillProcessGroupOf(other));
+    EXPECT_TRUE(KillProcessGroupOf(*id));
+  } else {
+    kill(-leader, SIGKILL);
+  }
+  runner.join();
+  ASSERT_TRUE(result && result->ok());
+  EXPECT_EQ((*result)->signal, SIGKILL);
 }
 
 TEST(Subprocess, MissingProgramIsAnError) {

@@ -1,0 +1,250 @@
+#include "harness/bisect/session_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/util/git.h"
+#include "harness/util/json_file.h"
+
+namespace harness::bisect {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kWorktreeFolderPrefix = "harness-bisect-";
+
+fs::path Beside(const fs::path& db, const std::string& suffix) {
+  fs::path p = db;
+  p += suffix;
+  return p;
+}
+
+int FlockRetrying(int fd, int op) {
+  int rc;
+  while ((rc = flock(fd, op)) != 0 && errno == EINTR) {}
+  return rc;
+}
+
+// DB.bisect.lock, held for a moment. It is unlinked on release, so a holder checks that the
+// file it locked is still the one at the path (else a process that opened it before the
+// unlink and one that made a new file could both hold "the" lock).
+class RegistryLock {
+ public:
+  static Result<RegistryLock> Take(const fs::path& db) {
+    const fs::path path = Beside(db, ".bisect.lock");
+    for (;;) {
+      int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      if (fd < 0) return InfraError(fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno)));
+      if (FlockRetrying(fd, LOCK_EX) != 0) {
+        const int e = errno;
+        close(fd);
+        return InfraError(fmt::format("{}: cannot lock: {}", path.string(), std::strerror(e)));
+      }
+      struct stat held {}, now {};
+      if (fstat(fd, &held) == 0 && stat(path.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
+          held.st_dev == now.st_dev)
+        return RegistryLock(fd, path);
+      close(fd);  // unlinked (and perhaps remade) while we waited: lock the file that is there now
+    }
+  }
+  RegistryLock(RegistryLock&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  RegistryLock& operator=(RegistryLock&&) = delete;
+  ~RegistryLock() {
+    if (fd_ < 0) return;
+    unlink(path_.c_str());
+    close(fd_);
+  }
+
+ private:
+  RegistryLock(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  fs::path path_;
+};
+
+std::string ReadAll(int fd) {
+  std::string text;
+  char buf[4096];
+  off_t at = 0;
+  for (ssize_t n; (n = pread(fd, buf, sizeof buf, at)) > 0; at += n) text.append(buf, static_cast<std::size_t>(n));
+  return text;
+}
+
+// Fields of a lock file, read without trusting it (a hand-edited or torn file is no crash).
+std::string StringField(const Json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+int64_t IntField(const Json& j, const char* key) {
+  return j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : 0;
+}
+
+// Ends what a dead session left: the command (when its leader is still the process that
+// was recorded) and the worktree with its temporary folder. Lines saying what was done.
+std::vector<std::string> Undo(const Json& left, const std::string& who) {
+  std::vector<std::string> notes;
+  if (left.contains("command") && left["command"].is_object()) {
+    const Json& c = left["command"];
+    ProcessIdentity leader{IntField(c, "pid"), IntField(c, "start_ticks"), StringField(c, "boot_id")};
+    if (leader.pid > 0 && KillProcessGroupOf(leader))
+      notes.push_back(fmt::format("{}: killed the command it left running (process group {})", who, leader.pid));
+  }
+  const fs::path repo = StringField(left, "repo"), worktree = StringField(left, "worktree");
+  if (!worktree.empty() && worktree.is_absolute()) {
+    if (!repo.empty()) static_cast<void>(RemoveWorktree(repo, worktree));  // also prunes; a gone repo is no error
+    // Only a folder this code made (mkdtemp harness-bisect-XXXXXX) is removed whole.
+    const fs::path folder = worktree.parent_path();
+    std::error_code ec;
+    if (folder.filename().string().rfind(kWorktreeFolderPrefix, 0) == 0) fs::remove_all(folder, ec);
+    else fs::remove_all(worktree, ec);
+    notes.push_back(fmt::format("{}: removed its worktree {}", who, worktree.string()));
+  }
+  return notes;
+}
+
+Status MarkInterrupted(Store& store, int64_t id, const std::string& why) {
+  auto row = store.BisectSession(id);
+  if (!row) return row.error();
+  if (row->status != "running") return OkStatus();
+  row->status = "error";
+  row->result_json = Json{{"error", "interrupted: " + why}, {"interrupted", true}}.dump();
+  return store.FinishBisect(id, *row);
+}
+
+}  // namespace
+
+Result<fs::path> MakeWorktreeFolder() {
+  std::string tmpl = (fs::path("/tmp") / (std::string(kWorktreeFolderPrefix) + "XXXXXX")).string();
+  if (!mkdtemp(tmpl.data()))
+    return InfraError(fmt::format("cannot make a folder for the worktree: {}", std::strerror(errno)));
+  return fs::path(tmpl);
+}
+
+Result<std::unique_ptr<SessionLock>> SessionLock::Create(const fs::path& db) {
+  // Under the registry lock: a bisect looking for dead sessions must not find the file
+  // between its creation and its flock, take it for a dead one and unlink it.
+  auto registry = RegistryLock::Take(db);
+  if (!registry) return registry.error();
+  std::string tmpl = Beside(db, fmt::format(".bisect-pending-{}-XXXXXX.lock", getpid())).string();
+  int fd = mkostemps(tmpl.data(), 5, O_CLOEXEC);
+  if (fd < 0) return InfraError(fmt::format("{}: cannot create the bisect lock: {}", tmpl, std::strerror(errno)));
+  if (FlockRetrying(fd, LOCK_EX | LOCK_NB) != 0) {  // nobody else knows the name yet
+    const int e = errno;
+    unlink(tmpl.c_str());
+    close(fd);
+    return InfraError(fmt::format("{}: cannot lock: {}", tmpl, std::strerror(e)));
+  }
+  auto lock = std::unique_ptr<SessionLock>(new SessionLock(fd, db, tmpl));
+  if (auto s = lock->Write(); !s) return s.error();
+  return lock;
+}
+
+SessionLock::~SessionLock() {
+  // Unlinked while still held: a bisect looking for dead sessions that opened it just
+  // before finds it locked, or finds the session finished.
+  unlink(path_.c_str());
+  close(fd_);
+}
+
+Result<int64_t> SessionLock::Begin(Store& store, const BisectSessionRow& row) {
+  auto registry = RegistryLock::Take(db_);
+  if (!registry) return registry.error();
+  auto id = store.BeginBisect(row);
+  if (!id) return id.error();
+  const fs::path named = Beside(db_, fmt::format(".bisect-{}.lock", *id));
+  std::error_code ec;
+  fs::rename(path_, named, ec);
+  if (ec) return InfraError(fmt::format("{}: cannot rename the bisect lock: {}", named.string(), ec.message()));
+  path_ = named;
+  return *id;
+}
+
+Status SessionLock::SetWorktree(const fs::path& repo, const fs::path& worktree) {
+  repo_ = repo;
+  worktree_ = worktree;
+  command_.reset();
+  return Write();
+}
+
+Status SessionLock::SetCommand(const std::optional<ProcessIdentity>& leader) {
+  command_ = leader;
+  return Write();
+}
+
+Status SessionLock::Write() {
+  Json j{{"pid", getpid()}, {"repo", repo_.string()}, {"worktree", worktree_.string()}};
+  if (command_)
+    j["command"] = {{"pid", command_->pid}, {"start_ticks", command_->start_ticks}, {"boot_id", command_->boot_id}};
+  // Padded over what was there instead of truncated first: a process killed between the
+  // two writes would leave a file that says nothing.
+  std::string text = j.dump() + "\n";
+  const std::size_t length = text.size();
+  if (text.size() < written_) text.append(written_ - text.size(), ' ');
+  if (pwrite(fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()))
+    return InfraError(fmt::format("{}: cannot write: {}", path_.string(), std::strerror(errno)));
+  written_ = std::max(written_, length);
+  return OkStatus();
+}
+
+Result<std::vector<std::string>> RecoverDeadSessions(const fs::path& db, Store& store) {
+  auto registry = RegistryLock::Take(db);
+  if (!registry) return registry.error();
+  std::vector<std::string> notes;
+  std::set<int64_t> alive;
+  const std::string prefix = db.filename().string() + ".bisect-";
+  std::vector<fs::path> files;  // listed first: the loop unlinks some
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(db.parent_path(), ec)) files.push_back(entry.path());
+  for (const auto& file : files) {
+    const std::string name = file.filename().string();
+    if (name.size() <= prefix.size() + 5 || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - 5, 5, ".lock") != 0)
+      continue;
+    const std::string key = name.substr(prefix.size(), name.size() - prefix.size() - 5);
+    int64_t id = 0;
+    if (key.find_first_not_of("0123456789") == std::string::npos && key.size() < 19) id = std::stoll(key);
+    else if (key.rfind("pending-", 0) != 0) continue;
+    int fd = open(file.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (FlockRetrying(fd, LOCK_EX | LOCK_NB) != 0) {  // its process is alive
+      if (id) alive.insert(id);
+      close(fd);
+      continue;
+    }
+    Json left = Json::parse(ReadAll(fd), nullptr, false);
+    if (!left.is_object()) left = Json::object();
+    const std::string who = id ? fmt::format("bisect session {}", id) : "a bisect that had not begun its session";
+    for (auto& n : Undo(left, who)) notes.push_back(std::move(n));
+    if (id) {
+      auto row = store.BisectSession(id);
+      if (row && row->status == "running") {
+        if (auto s = MarkInterrupted(store, id, fmt::format("its process ({}) ended without finishing it",
+                                                            IntField(left, "pid")));
+            !s)
+          return s.error();
+        notes.push_back(fmt::format("{}: its process is gone; marked interrupted", who));
+      }
+    }
+    unlink(file.c_str());
+    close(fd);
+  }
+  auto running = store.RunningBisectSessionIds();
+  if (!running) return running.error();
+  for (int64_t id : *running) {
+    if (alive.count(id)) continue;
+    if (auto s = MarkInterrupted(store, id, "no process holds it (begun before session locks, or copied by merge)");
+        !s)
+      return s.error();
+    notes.push_back(fmt::format("bisect session {}: no process holds it; marked interrupted", id));
+  }
+  return notes;
+}
+
+}  // namespace harness::bisect

@@ -1,0 +1,64 @@
+// What a live bisect session holds so that the next bisect can clean up after one whose
+// process is gone (kill -9, a crash, a lost machine): a file beside the database, flock(2)ed
+// for the session's life (the kernel drops the lock when the process dies, however it
+// dies), that names the worktree the session has checked out and the command running in it.
+//
+//   DB.bisect-pending-PID-N.lock   before the session has a row (the command may already run
+//                                  at both ends to pick the cases)
+//   DB.bisect-ID.lock              session ID, from its first row on
+//   DB.bisect.lock                 held for a moment while a session begins or a bisect looks
+//                                  for dead ones, so neither sees the other half done
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/store/store.h"
+#include "harness/util/error.h"
+#include "harness/util/subprocess.h"
+
+namespace harness::bisect {
+
+class SessionLock {
+ public:
+  // A pending lock beside db (an absolute path).
+  static Result<std::unique_ptr<SessionLock>> Create(const std::filesystem::path& db);
+  ~SessionLock();  // unlinks the file while still holding it
+  SessionLock(const SessionLock&) = delete;
+  SessionLock& operator=(const SessionLock&) = delete;
+
+  // Stores the session row through begin() and renames the lock to the session's id, both
+  // while DB.bisect.lock is held.
+  Result<int64_t> Begin(Store& store, const BisectSessionRow& row);
+  // What to undo if this process dies: the worktree of repo (empty: none) and the command
+  // started in it (its process group's leader).
+  Status SetWorktree(const std::filesystem::path& repo, const std::filesystem::path& worktree);
+  Status SetCommand(const std::optional<ProcessIdentity>& leader);
+
+ private:
+  SessionLock(int fd, std::filesystem::path db, std::filesystem::path path)
+      : fd_(fd), db_(std::move(db)), path_(std::move(path)) {}
+  Status Write();
+  int fd_;
+  std::filesystem::path db_, path_;
+  std::filesystem::path repo_, worktree_;
+  std::optional<ProcessIdentity> command_;
+  std::size_t written_ = 0;
+};
+
+// A new temporary folder for one worktree, /tmp/harness-bisect-XXXXXX: the only kind of
+// folder the cleanup of a dead session removes whole.
+Result<std::filesystem::path> MakeWorktreeFolder();
+
+// Finds the bisect sessions of db whose process is gone: kills the command such a session
+// left running (only when its leader is provably the same process), removes its worktree
+// (and its registration in the repository), and marks the session interrupted (status
+// error). A session marked running without any lock (written by a harness before locks,
+// or copied by `harness merge`) is marked too. Returns one line per thing it did.
+Result<std::vector<std::string>> RecoverDeadSessions(const std::filesystem::path& db, Store& store);
+
+}  // namespace harness::bisect
