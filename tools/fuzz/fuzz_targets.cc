@@ -128,7 +128,7 @@ int SuiteTable(const uint8_t* data, std::size_t size) {
   const std::string text = Text(data, size);
   // The table must be named after its suite to get past that check into the params.
   std::string name = "fuzz";
-  auto j = Json::parse(text, nullptr, false);
+  auto j = ParseJsonOrDiscarded(text);
   if (j.is_object() && j.contains("suite") && j["suite"].is_string() && IsIdentifier(j["suite"].get<std::string>()))
     name = j["suite"].get<std::string>();
   (void)LoadSuiteTable(Scratch(name + ".json", text));
