@@ -361,6 +361,41 @@ TEST_F(IngestFixture, TensorCastTablesAreOpRowsCompareDiffs) {
   EXPECT_NE(bad.err.find("x.txt:"), std::string::npos) << bad.err;
 }
 
+// The table docs/exec-protocol.md shows has a shapes cell one character wider than its
+// dashes; both readers of TensorCast tables (ingest and the exec stack's stdout) store it
+// whole, where reading by the dashes' widths stored "[1, 64, 5120], [5120".
+TEST_F(IngestFixture, TheExecProtocolExampleTableIsStoredWholeByIngestAndByTheExecStack) {
+  const std::string doc = testing_util::ReadFile(std::filesystem::path(HARNESS_SOURCE_ROOT) / "docs/exec-protocol.md");
+  const auto start = doc.find("```\nINFO compiling");
+  ASSERT_NE(start, std::string::npos) << "the example moved";
+  const auto example = File("example.txt", doc.substr(start + 4, doc.find("```", start + 4) - start - 4));
+
+  auto ingest = RunHarness({"ingest", "--format", "tensorcast-table", example, "--commit", shas[0], "--db", db});
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  // The exec stack answers every request with the example, as a command printing it would.
+  const auto script = File("stack.sh", "cat >/dev/null\ncat '" + example + "'\n");
+  const auto config =
+      File("exec.json", R"({"format_version": 1, "stack": "exec", "exec": {"command": ["sh", ")" + script + R"("]}})");
+  auto run = RunHarness({"run", "--suite", "sequence_parallel", "--filter", "sequence_parallel/*_1", "--stack-config",
+                         config, "--db", db, "--commit", shas[1]});
+  EXPECT_EQ(run.exit_code, 1) << "the example lacks the ops the suite checks: " << run.err;
+
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  for (int64_t run_id : {1, 2}) {
+    SCOPED_TRACE(run_id == 1 ? "ingest" : "exec stack");
+    auto cases = (*store)->FinishedCases(run_id);
+    ASSERT_TRUE(cases.ok());
+    ASSERT_EQ(cases->size(), 1u);
+    auto ops = (*store)->Ops((*cases)[0].id);
+    ASSERT_TRUE(ops.ok());
+    ASSERT_EQ(ops->size(), 1u);
+    EXPECT_EQ((*ops)[0].op, "tensor_cast.rms_norm.default");
+    EXPECT_EQ((*ops)[0].input_shapes, "[1, 64, 5120], [5120]");
+    EXPECT_EQ((*ops)[0].calls, 2);
+  }
+}
+
 // The issue's file: 110 KB, one 50 KB entity referenced 20,000 times, took 2.95 GB and 4 s
 // (libxml2 expanded every reference when the failure's text was read). The declaration is
 // refused as it is read.
