@@ -119,8 +119,8 @@ Json ReportJson(const ReportModel& m) {
       steps.push_back({{"step", s.step}, {"commit", s.sha}, {"source", s.source},
                        {"run", s.run_id ? Json(*s.run_id) : Json(nullptr)},
                        {"exit_code", s.exit_code ? Json(*s.exit_code) : Json(nullptr)},
-                       {"evidence", Json::parse(s.evidence_json, nullptr, false)},
-                       {"decision", Json::parse(s.decision_json, nullptr, false)}});
+                       {"evidence", ParseJsonOrDiscarded(s.evidence_json)},
+                       {"decision", ParseJsonOrDiscarded(s.decision_json)}});
     bisect.push_back({{"session", b.id}, {"good", b.good}, {"bad", b.bad}, {"target", b.target}, {"status", b.status},
                       {"culprit", b.culprit}, {"confidence", b.confidence}, {"runs", b.runs},
                       {"started_at", b.started_at}, {"finished_at", b.finished_at}, {"steps", steps}});

@@ -465,7 +465,7 @@ class Builder {
       if (!s) return s.error();
       if (s->status == "culprit" && commit_index.count(s->culprit)) {
         std::set<std::string> cases;
-        const Json args = Json::parse(s->args_json, nullptr, false);
+        const Json args = ParseJsonOrDiscarded(s->args_json);
         if (args.is_object() && args.contains("target") && args["target"].contains("cases") &&
             args["target"]["cases"].is_array())
           for (const auto& c : args["target"]["cases"])

@@ -608,14 +608,14 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
 Result<std::string> BisectLog(Store& store, int64_t session_id) {
   auto s = store.BisectSession(session_id);
   if (!s) return s.error();
-  Json header = Json::parse(s->args_json, nullptr, false);
+  Json header = ParseJsonOrDiscarded(s->args_json);
   if (header.is_discarded()) header = Json::object();
   header["kind"] = "session";
   header["session"] = s->id;
   header["status"] = s->status;
   std::string out = DumpJson(header, -1) + "\n";
   for (const auto& step : s->steps) {
-    Json ev = Json::parse(step.evidence_json, nullptr, false);
+    Json ev = ParseJsonOrDiscarded(step.evidence_json);
     Json line{{"kind", "step"}, {"step", step.step}, {"sha", step.sha}, {"source", step.source}, {"evidence", ev}};
     if (step.run_id) line["run_id"] = *step.run_id;
     if (step.exit_code) line["exit_code"] = *step.exit_code;
@@ -633,7 +633,7 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty() || line[0] == '#') continue;  // lines may be commented out, as in git bisect replay
-    auto j = ParseJson(line, fmt::format("{}:{}", origin, lineno));
+    auto j = ParseJsonLine(line, origin, lineno);
     if (!j) return j.error();
     JsonObject o(*j, fmt::format("{}:{}", origin, lineno));
     auto kind = o.String("kind");

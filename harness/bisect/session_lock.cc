@@ -218,7 +218,7 @@ Result<std::vector<std::string>> RecoverDeadSessions(const fs::path& db, Store& 
       close(fd);
       continue;
     }
-    Json left = Json::parse(ReadAll(fd), nullptr, false);
+    Json left = ParseJsonOrDiscarded(ReadAll(fd));
     if (!left.is_object()) left = Json::object();
     const std::string who = id ? fmt::format("bisect session {}", id) : "a bisect that had not begun its session";
     for (auto& n : Undo(left, who)) notes.push_back(std::move(n));

@@ -1,11 +1,10 @@
 // harness ingest --format FORMAT FILE... --commit SHA [--repo PATH] [--suite NAME]
 //                [--case ID] [--samples JSONL]... [--db PATH]
-// Imports results produced elsewhere (docs/ingest.md): each file is read whole, then
-// written in one transaction; the same file again for the same commit adds nothing.
+// Imports results produced elsewhere (docs/ingest.md): each file is read whole (a regular
+// file within its format's size limit), then written in one transaction; the same file
+// again for the same commit adds nothing.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <memory>
 
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include "harness/store/identity_rule.h"
 #include "harness/store/store.h"
 #include "harness/util/hash.h"
+#include "harness/util/input_file.h"
 #include "harness/util/json_file.h"
 #include "harness/util/versions.h"
 
@@ -35,12 +35,6 @@ struct IngestCliOptions {
   std::string case_id;
   std::string db = DefaultDbPath();
 };
-
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FatalError(ExitCode::kUsage, fmt::format("{}: cannot read the file", path));
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 std::string Hostname() {
   char buf[256] = {};
@@ -64,7 +58,7 @@ int IngestCommand(const IngestCliOptions& o) {
     throw FatalError(ExitCode::kUsage, "--samples belongs to one lm-eval results file: give exactly one FILE");
   IngestOptions options{o.suite, o.case_id, {}, {}};
   for (const auto& s : o.samples) {
-    options.samples.push_back(ReadWhole(s));
+    options.samples.push_back(ValueOrThrow(ReadInputFile(s, kMaxLmEvalSamplesFileBytes, "lm-eval samples files")));
     options.sample_origins.push_back(s);
   }
   ValueOrThrow(CheckIngestOptions(options));  // before the database is created
@@ -76,7 +70,7 @@ int IngestCommand(const IngestCliOptions& o) {
                    kHarnessVersion, "0/1"};
   // File by file: a bad file stops the command, the files before it stay ingested.
   for (const auto& path : o.files) {
-    const std::string text = ReadWhole(path);
+    const std::string text = ValueOrThrow(ReadInputFile(path, MaxIngestFileBytes(o.format), o.format + " files"));
     auto parsed = ValueOrThrow(ParseIngestFile(o.format, text, path, options));
     std::vector<IngestedRun> writes;
     for (auto& p : parsed)

@@ -240,5 +240,65 @@ TEST(HostileE2E, AFullDiskIsAClearErrorAndNothingIsHalfWritten) {
   EXPECT_LT(finished, 40) << "the cap was never reached";
 }
 
+// 150,000 nested arrays overflowed the stack wherever the parsed JSON was copied. Every
+// JSON reader goes through one depth bound: a stack config, a suite table and a golden file
+// are input errors naming file:line:column, an exec stack's answer is that case's error.
+TEST(HostileE2E, DeeplyNestedJsonAnywhereIsAnErrorNamingItsPlaceNotACrash) {
+  TempDir dir;
+  const std::string deep = std::string(150'000, '[') + std::string(150'000, ']');
+  // In `prefix + deep`, with one object open in the prefix, the 256th '[' is level 257.
+  auto place = [](const std::string& prefix) {
+    return fmt::format(":1:{}: arrays and objects nested deeper than 256 levels", prefix.size() + 256);
+  };
+  const std::string db = (dir / "h.db").string();
+
+  const std::string config_prefix = R"({"format_version": 1, "stack": "refstack", "device": )";
+  WriteFile(dir / "stack.json", config_prefix + deep + "}");
+  auto config = RunHarness({"run", "--db", db, "--commit", "abc1234", "--stack-config", (dir / "stack.json").string()});
+  EXPECT_EQ(config.signal, 0);
+  EXPECT_EQ(config.exit_code, 2) << config.err;
+  EXPECT_NE(config.err.find((dir / "stack.json").string() + place(config_prefix)), std::string::npos) << config.err;
+
+  const std::string table_prefix = R"({"format_version": 2, "suite": "selftest", "params": )";
+  WriteFile(dir / "suites/selftest.json", table_prefix + deep + "}");
+  auto table = RunHarness({"run", "--list", "--suites-dir", (dir / "suites").string()});
+  EXPECT_EQ(table.signal, 0);
+  EXPECT_EQ(table.exit_code, 2) << table.err;
+  EXPECT_NE(table.err.find((dir / "suites/selftest.json").string() + place(table_prefix)), std::string::npos)
+      << table.err;
+
+  const std::string answer_prefix = R"({"format_version": 1, "ops": )";
+  WriteFile(dir / "answer.json", answer_prefix + deep + "}");
+  WriteFile(dir / "exec.json", R"({"format_version": 1, "stack": "exec",
+    "exec": {"command": ["sh", "-c", "cat >/dev/null; cat ')" +
+                                   (dir / "answer.json").string() + R"('"]}})");
+  auto answer = RunHarness({"run", "--db", db, "--commit", "abc1234", "--stack-config", (dir / "exec.json").string(),
+                            "--suite", "sequence_parallel", "--filter", "sequence_parallel/*_1"});
+  EXPECT_EQ(answer.signal, 0);
+  EXPECT_EQ(answer.exit_code, 3) << answer.err;
+  {
+    auto store = std::move(Store::OpenReadOnly(db)).value();
+    auto cases = *store->Cases(1);
+    ASSERT_EQ(cases.size(), 1u);
+    EXPECT_EQ(cases[0].result.status, CaseStatus::kError);
+    EXPECT_NE(cases[0].result.message.find("sh (stdout)" + place(answer_prefix)), std::string::npos)
+        << cases[0].result.message;
+  }
+
+  const auto root = dir / "root";
+  testing_util::CopyDataRoot(root);
+  const auto golden = root / "golden/ops/sequence_parallel/test_sp_reduces_rms_norm_seq_dim_1.json";
+  ASSERT_TRUE(std::filesystem::exists(golden));
+  const std::string golden_prefix = R"({"format_version": 2, "ops": )";
+  WriteFile(golden, golden_prefix + deep + "}");
+  auto expectation = RunHarness({"run", "--db", db, "--commit", "abc1234", "--suite", "sequence_parallel", "--filter",
+                                 "sequence_parallel/*_1", "--format", "json"},
+                                {.env = {{"HARNESS_ROOT", root.string()}}});
+  EXPECT_EQ(expectation.signal, 0);
+  EXPECT_NE(expectation.exit_code, 0) << expectation.err;
+  EXPECT_NE((expectation.out + expectation.err).find(golden.string() + place(golden_prefix)), std::string::npos)
+      << expectation.out << expectation.err;
+}
+
 }  // namespace
 }  // namespace harness

@@ -1,10 +1,18 @@
 // harness ingest through the real binary and a real SQLite file: what it stores is what
 // history and compare show; the same file twice adds nothing; a malformed file leaves the
-// files before it stored and nothing of itself.
+// files before it stored and nothing of itself; hostile files (entity bombs, deep nesting,
+// devices, oversized files) are input errors naming the file, quickly and in little memory.
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <map>
 
 #include <gtest/gtest.h>
 
+#include "harness/ingest/ingest.h"
 #include "harness/store/store.h"
 #include "harness/util/json_file.h"
 #include "harness/util/test_util.h"
@@ -176,7 +184,7 @@ TEST_F(IngestFixture, UsageErrors) {
   auto missing = RunHarness({"ingest", "--format", "junit", (dir.path() / "nope.xml").string(), "--commit", shas[0],
                              "--db", db});
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("nope.xml: cannot read"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("nope.xml: cannot open file"), std::string::npos) << missing.err;
   auto rev = RunHarness({"ingest", "--format", "junit", good, "--commit", "not-a-rev", "--repo", repo, "--db", db});
   EXPECT_EQ(rev.exit_code, 2);
   auto samples = RunHarness({"ingest", "--format", "junit", good, "--samples", good, "--commit", shas[0], "--db", db});
@@ -351,6 +359,157 @@ TEST_F(IngestFixture, TensorCastTablesAreOpRowsCompareDiffs) {
                          shas[0], "--db", db});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("x.txt:"), std::string::npos) << bad.err;
+}
+
+// The table docs/exec-protocol.md shows has a shapes cell one character wider than its
+// dashes; both readers of TensorCast tables (ingest and the exec stack's stdout) store it
+// whole, where reading by the dashes' widths stored "[1, 64, 5120], [5120".
+TEST_F(IngestFixture, TheExecProtocolExampleTableIsStoredWholeByIngestAndByTheExecStack) {
+  const std::string doc = testing_util::ReadFile(std::filesystem::path(HARNESS_SOURCE_ROOT) / "docs/exec-protocol.md");
+  const auto start = doc.find("```\nINFO compiling");
+  ASSERT_NE(start, std::string::npos) << "the example moved";
+  const auto example = File("example.txt", doc.substr(start + 4, doc.find("```", start + 4) - start - 4));
+
+  auto ingest = RunHarness({"ingest", "--format", "tensorcast-table", example, "--commit", shas[0], "--db", db});
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  // The exec stack answers every request with the example, as a command printing it would.
+  const auto script = File("stack.sh", "cat >/dev/null\ncat '" + example + "'\n");
+  const auto config =
+      File("exec.json", R"({"format_version": 1, "stack": "exec", "exec": {"command": ["sh", ")" + script + R"("]}})");
+  auto run = RunHarness({"run", "--suite", "sequence_parallel", "--filter", "sequence_parallel/*_1", "--stack-config",
+                         config, "--db", db, "--commit", shas[1]});
+  EXPECT_EQ(run.exit_code, 1) << "the example lacks the ops the suite checks: " << run.err;
+
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  for (int64_t run_id : {1, 2}) {
+    SCOPED_TRACE(run_id == 1 ? "ingest" : "exec stack");
+    auto cases = (*store)->FinishedCases(run_id);
+    ASSERT_TRUE(cases.ok());
+    ASSERT_EQ(cases->size(), 1u);
+    auto ops = (*store)->Ops((*cases)[0].id);
+    ASSERT_TRUE(ops.ok());
+    ASSERT_EQ(ops->size(), 1u);
+    EXPECT_EQ((*ops)[0].op, "tensor_cast.rms_norm.default");
+    EXPECT_EQ((*ops)[0].input_shapes, "[1, 64, 5120], [5120]");
+    EXPECT_EQ((*ops)[0].calls, 2);
+  }
+}
+
+// The issue's file: 110 KB, one 50 KB entity referenced 20,000 times, took 2.95 GB and 4 s
+// (libxml2 expanded every reference when the failure's text was read). The declaration is
+// refused as it is read.
+TEST_F(IngestFixture, AJunitEntityBombIsRefusedAtItsDeclaration) {
+  std::string xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE testsuites [\n<!ENTITY b \"" + std::string(50'000, 'A') +
+                    "\">\n]>\n<testsuites><testsuite name=\"s\"><testcase name=\"a\"><failure>";
+  for (int i = 0; i < 20'000; ++i) xml += "&b;";
+  xml += "</failure></testcase></testsuite></testsuites>\n";
+  const auto bomb = File("bomb.xml", xml);
+  const auto started = std::chrono::steady_clock::now();
+  auto r = RunHarness({"ingest", "--format", "junit", bomb, "--commit", shas[0], "--db", db}, {.timeout_s = 60});
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(bomb + ":3: <!ENTITY b> refused"), std::string::npos) << r.err;
+  EXPECT_LT(elapsed, std::chrono::seconds(3)) << "refused before any expansion";
+  EXPECT_EQ(CountRuns(db), 0);
+}
+
+// 150,000 nested arrays were a SIGSEGV (stack overflow copying the parsed JSON).
+TEST_F(IngestFixture, DeeplyNestedJsonIsAnInputErrorNamingThePlace) {
+  const std::string deep = std::string(150'000, '[') + std::string(150'000, ']');
+  struct Input {
+    const char* format;
+    const char* name;
+    std::string text;
+    std::string place;
+  };
+  const Input inputs[] = {
+      {"gtest-json", "g.json", "{\"testsuites\": " + deep + "}", ":1:271:"},
+      {"lm-eval", "r.json", "{\"results\": {\"t\": {\"acc,none\": 0.5}}, \"configs\": " + deep + "}", ":1:305:"},
+      {"sglang-gsm8k", "s.jsonl", "{\"accuracy\": 0.9}\n{\"accuracy\": 0.9, \"other\": " + deep + "}\n", ":2:283:"},
+  };
+  for (const auto& in : inputs) {
+    SCOPED_TRACE(in.format);
+    const auto path = File(in.name, in.text);
+    auto r = RunHarness({"ingest", "--format", in.format, path, "--commit", shas[0], "--db", db});
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(path + in.place + " arrays and objects nested deeper than 256 levels"), std::string::npos)
+        << r.err;
+  }
+  const auto results = File("results.json", R"({"results": {"t": {"acc,none": 0.5}}})");
+  const auto samples = File("samples_t_1.jsonl", "{\"doc_id\": 0, \"exact_match\": 1, \"target\": " + deep + "}\n");
+  auto r =
+      RunHarness({"ingest", "--format", "lm-eval", results, "--samples", samples, "--commit", shas[0], "--db", db});
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(samples + ":1:298: arrays and objects nested deeper"), std::string::npos) << r.err;
+  EXPECT_EQ(CountRuns(db), 0);
+}
+
+// Runs the binary with its address space capped (where the build allows it: ASan reserves
+// terabytes of shadow), so a reader that reads without bound fails the test quickly instead
+// of taking the machine's memory. stderr goes to err.
+ProcessResult RunHarnessInBoundedMemory(const std::vector<std::string>& args, const std::filesystem::path& err) {
+  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+    if (!freopen("/dev/null", "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
+    if (!testing_util::kAddressSanitizer) {
+      const rlimit lim{rlim_t{2} << 30, rlim_t{2} << 30};
+      setrlimit(RLIMIT_AS, &lim);
+    }
+    alarm(60);  // and never endless
+    std::vector<char*> argv;
+    for (auto& a : argv_strings) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ProcessResult r;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.err = testing_util::ReadFile(err);
+  return r;
+}
+
+// `ingest /dev/zero` read until bad_alloc; a directory was exit 3 with a libstdc++ message.
+TEST_F(IngestFixture, DevicesDirectoriesAndOversizedFilesAreRefusedNamingTheFile) {
+  const auto err = dir.path() / "err.txt";
+  ASSERT_EQ(mkfifo((dir.path() / "fifo").c_str(), 0600), 0);
+  // Sparse: one byte over the format's limit by size, nothing on disk.
+  const auto big = File("big.json", "");
+  ASSERT_EQ(truncate(big.c_str(), static_cast<off_t>(MaxIngestFileBytes("gtest-json") + 1)), 0);
+  const auto big_samples = File("samples_t_1.jsonl", "");
+  ASSERT_EQ(truncate(big_samples.c_str(), static_cast<off_t>(kMaxLmEvalSamplesFileBytes + 1)), 0);
+  const auto results = File("results.json", R"({"results": {"t": {"acc,none": 0.5}}})");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::string root = dir.path().string();
+  const Case cases[] = {
+      {{"--format", "gtest-json", "/dev/zero"}, "/dev/zero: not a regular file (a character device)"},
+      {{"--format", "junit", root}, root + ": not a regular file (a directory)"},
+      {{"--format", "sglang-gsm8k", root + "/fifo"}, root + "/fifo: not a regular file (a FIFO)"},
+      {{"--format", "gtest-json", big}, big + ": 67108865 bytes, over the 64 MiB limit for gtest-json files"},
+      {{"--format", "lm-eval", results, "--samples", "/dev/zero"}, "/dev/zero: not a regular file"},
+      {{"--format", "lm-eval", results, "--samples", big_samples},
+       big_samples + ": 268435457 bytes, over the 256 MiB limit for lm-eval samples files"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"ingest", "--commit", shas[0], "--db", db};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    SCOPED_TRACE(c.args.back());
+    auto r = RunHarnessInBoundedMemory(args, err);
+    EXPECT_EQ(r.signal, 0) << r.err;
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

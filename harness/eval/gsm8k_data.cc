@@ -3,22 +3,17 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "harness/util/json_file.h"
 #include "harness/util/paths.h"
 
 namespace harness {
 
-Result<Gsm8kItem> ParseGsm8kLine(std::string_view line, const std::string& origin) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is the 1-based index of the offending character: the column within the line.
-    std::string what = e.what();
-    if (auto pos = what.find(": "); pos != std::string::npos) what = what.substr(pos + 2);
-    return UsageError(fmt::format("{}:{}: invalid JSON: {}", origin, e.byte, what));
-  }
+Result<Gsm8kItem> ParseGsm8kLine(const std::string& line, const std::string& file, int line_number) {
+  auto parsed = ParseJsonLine(line, file, line_number);
+  if (!parsed) return parsed.error();
+  const Json& j = *parsed;
+  const std::string origin = fmt::format("{}:{}", file, line_number);
   if (!j.is_object()) return UsageError(origin + ": expected a JSON object with \"question\" and \"answer\"");
   for (const char* key : {"question", "answer"}) {
     auto it = j.find(key);
@@ -26,8 +21,8 @@ Result<Gsm8kItem> ParseGsm8kLine(std::string_view line, const std::string& origi
       return UsageError(fmt::format("{}: field \"{}\": expected a string", origin, key));
   }
   Gsm8kItem item;
-  item.question = j["question"].get<std::string>();
-  item.answer = j["answer"].get<std::string>();
+  item.question = j.at("question").get<std::string>();
+  item.answer = j.at("answer").get<std::string>();
   const auto marker = item.answer.rfind("####");
   if (marker == std::string::npos)
     return UsageError(origin + ": field \"answer\": no final \"#### N\" line");
@@ -48,7 +43,7 @@ Result<std::vector<Gsm8kItem>> LoadGsm8k(const std::filesystem::path& path) {
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines carry nothing
-    auto item = ParseGsm8kLine(line, fmt::format("{}:{}", path.string(), line_no));
+    auto item = ParseGsm8kLine(line, path.string(), line_no);
     if (!item) return item.error();
     items.push_back(std::move(item).value());
   }

@@ -22,8 +22,8 @@ struct Gsm8kItem {
 // for a JSON syntax error); an empty file is an error too.
 Result<std::vector<Gsm8kItem>> LoadGsm8k(const std::filesystem::path& path);
 
-// Parses one line; origin is "FILE:LINE" for the messages.
-Result<Gsm8kItem> ParseGsm8kLine(std::string_view line, const std::string& origin);
+// Parses line line_number of file; messages name FILE:LINE(:COL).
+Result<Gsm8kItem> ParseGsm8kLine(const std::string& line, const std::string& file, int line_number);
 
 // The solution with every <<...>> calculator annotation removed (the data set's README rule).
 std::string RemoveCalculatorAnnotations(std::string_view solution);

@@ -13,6 +13,7 @@
 #include "harness/ingest/sglang_gsm8k.h"
 #include "harness/ingest/tensorcast_ingest.h"
 #include "harness/results/case_id.h"
+#include "harness/util/utf8.h"
 
 namespace harness {
 namespace {
@@ -26,6 +27,34 @@ Status ApplyCaseId(std::vector<ParsedRun>& runs, const IngestOptions& o) {
       return UsageError(fmt::format("{}: --case names one case, but the file holds {}", run.source, run.cases.size()));
     run.cases[0].suite = suite;
     run.cases[0].result.case_id = o.case_id;
+  }
+  return OkStatus();
+}
+
+void CutText(std::string& text) { text.resize(Utf8Prefix(text, kMaxIngestedTextBytes).size()); }
+
+Status CheckName(const std::string& source, const char* what, const std::string& name) {
+  if (name.size() <= kMaxIngestedTextBytes) return OkStatus();
+  return UsageError(fmt::format("{}: {} '{}...' is {} bytes, more than the {} a stored name may have", source, what,
+                                ValidUtf8(Utf8Prefix(name, 60)), name.size(), kMaxIngestedTextBytes));
+}
+
+// Texts are cut, names refused (kMaxIngestedTextBytes).
+Status BoundStoredTexts(ParsedRun& run) {
+  for (auto& c : run.cases) {
+    auto& r = c.result;  // its case id is bounded by CaseIdProblem
+    CutText(r.message);
+    for (const auto& m : r.metrics)
+      if (auto s = CheckName(run.source, "metric name", m.name); !s) return s;
+    for (const auto& op : r.ops) {
+      if (auto s = CheckName(run.source, "op name", op.op); !s) return s;
+      if (auto s = CheckName(run.source, "input shapes", op.input_shapes); !s) return s;
+    }
+    for (auto& sample : c.samples) {
+      if (auto s = CheckName(run.source, "sample key", sample.key); !s) return s;
+      CutText(sample.expected);
+      CutText(sample.extracted);
+    }
   }
   return OkStatus();
 }
@@ -48,6 +77,15 @@ const std::vector<std::string>& IngestFormats() {
   static const std::vector<std::string> kFormats = {"junit", "gtest-json", "lm-eval", "sglang-gsm8k",
                                                     "tensorcast-table"};
   return kFormats;
+}
+
+std::uintmax_t MaxIngestFileBytes(std::string_view format) {
+  constexpr std::uintmax_t kMiB = std::uintmax_t{1} << 20;
+  // A JUnit report carries test output; the others are summaries.
+  if (format == "junit") return 256 * kMiB;
+  for (const auto& f : IngestFormats())
+    if (f == format) return 64 * kMiB;
+  return 0;
 }
 
 std::optional<double> ParseNumber(std::string_view text) {
@@ -115,6 +153,8 @@ Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const st
     for (const auto& c : run.cases)
       if (auto problem = CaseIdProblem(c.result.case_id))
         return UsageError(fmt::format("{}: case id '{}' {}", run.source, PrintableCaseId(c.result.case_id), *problem));
+  for (auto& run : runs)
+    if (auto b = BoundStoredTexts(run); !b) return b.error();
   return runs;
 }
 

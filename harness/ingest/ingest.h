@@ -3,6 +3,7 @@
 // them with Store::WriteIngestedRuns, one transaction per file.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,9 +37,22 @@ Status CheckIngestOptions(const IngestOptions& options);
 // The format names `--format` accepts, in the order the docs list them.
 const std::vector<std::string>& IngestFormats();
 
+// The largest file of a format ingest reads (docs/ingest.md): a file is held whole and
+// parsed into a tree several times its size. 0 for an unknown format.
+std::uintmax_t MaxIngestFileBytes(std::string_view format);
+// The largest lm-eval --samples file: one line per document, prompts and answers included.
+inline constexpr std::uintmax_t kMaxLmEvalSamplesFileBytes = std::uintmax_t{256} << 20;
+
+// Every text ingest stores is bounded: a message, a sample's expected or extracted answer
+// is cut at this many bytes (on a character boundary), and a name (metric, sample key, op
+// name, input shapes) longer than this is refused: cut, two names could become one. Case
+// ids have their own, smaller bound (kMaxCaseIdBytes).
+inline constexpr std::size_t kMaxIngestedTextBytes = 4096;
+
 // Reads text (from origin, a file name) in format. Malformed input is a usage error naming
 // origin:line(:column), or origin and the JSON path of the field for JSON structure; so is a
-// case id CaseIdProblem refuses (naming origin and the id).
+// case id CaseIdProblem refuses (naming origin and the id). Stored texts are bounded by
+// kMaxIngestedTextBytes.
 Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const std::string& text,
                                                const std::string& origin, const IngestOptions& options);
 

@@ -8,6 +8,7 @@
 #include "harness/ingest/sglang_gsm8k.h"
 #include "harness/ingest/tensorcast_ingest.h"
 #include "harness/util/test_util.h"
+#include "harness/util/utf8.h"
 
 namespace harness {
 namespace {
@@ -103,19 +104,44 @@ TEST(JunitXml, MalformedInputNamesFileLineAndColumn) {
   EXPECT_NE(dup.error().message.find("'s/a' appears more than once"), std::string::npos);
 }
 
-TEST(JunitXml, DoesNotReadExternalEntities) {
+TEST(JunitXml, RefusesEntityDeclarationsAndReadsNoExternalOne) {
   TempDir dir;
   WriteFile(dir.path() / "secret.txt", "TOP-SECRET-CONTENT");
   const std::string xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE t [<!ENTITY x SYSTEM \"file://" +
                           (dir.path() / "secret.txt").string() +
                           "\">]>\n<testsuite name=\"s\"><testcase name=\"a\"><failure message=\"m\">&x;boom</failure>"
                           "</testcase></testsuite>";
-  auto cases = ParseJunitXml(xml, "e.xml", "");
-  ASSERT_TRUE(cases.ok()) << cases.error().message;
-  ASSERT_EQ(cases->size(), 1u);
-  EXPECT_EQ((*cases)[0].result.status, CaseStatus::kFail);
-  EXPECT_EQ((*cases)[0].result.message.find("TOP-SECRET"), std::string::npos) << (*cases)[0].result.message;
-  EXPECT_NE((*cases)[0].result.message.find("boom"), std::string::npos);
+  auto external = ParseJunitXml(xml, "e.xml", "");
+  ASSERT_FALSE(external.ok());
+  EXPECT_EQ(external.error().code, ExitCode::kUsage);
+  EXPECT_EQ(external.error().message.rfind("e.xml:2: <!ENTITY x> refused", 0), 0u) << external.error().message;
+  EXPECT_EQ(external.error().message.find("TOP-SECRET"), std::string::npos);
+  // Internal amplification: one 5 KB entity referenced 2,000 times would be 10 MB of
+  // message text. Refused at the declaration, before any reference is read.
+  std::string amplified = "<?xml version=\"1.0\"?>\n<!DOCTYPE t [\n<!ENTITY big \"" + std::string(5000, 'A') +
+                          "\">\n]>\n<testsuite name=\"s\"><testcase name=\"a\"><failure>";
+  for (int i = 0; i < 2000; ++i) amplified += "&big;";
+  amplified += "</failure></testcase></testsuite>\n";
+  auto bomb = ParseJunitXml(amplified, "bomb.xml", "");
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_EQ(bomb.error().message.rfind("bomb.xml:3: <!ENTITY big> refused", 0), 0u) << bomb.error().message;
+  // Parameter entities too: no declaration may build on another.
+  auto parameter = ParseJunitXml("<!DOCTYPE t [<!ENTITY % p \"x\">]>\n<testsuite/>", "p.xml", "");
+  ASSERT_FALSE(parameter.ok());
+  EXPECT_EQ(parameter.error().message.rfind("p.xml:1: <!ENTITY p> refused", 0), 0u) << parameter.error().message;
+  // A DOCTYPE without declarations, and the predefined entities, are fine.
+  auto plain = ParseJunitXml("<!DOCTYPE testsuite>\n<testsuite><testcase name=\"a&amp;b\"/></testsuite>", "d.xml", "");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->at(0).result.case_id, "junit/a&b");
+}
+
+TEST(JunitXml, ElementsNestedDeeperThanLibxml2sBoundAreRefused) {
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += "<testsuite>\n";
+  auto r = ParseJunitXml(deep, "deep.xml", "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ExitCode::kUsage);
+  EXPECT_EQ(r.error().message.rfind("deep.xml:258:1: Excessive depth in document: 256", 0), 0u) << r.error().message;
 }
 
 // GoogleTest 1.12.1 --gtest_output=json, as it writes it.
@@ -383,6 +409,79 @@ TEST(IngestFile, DispatchesByFormatAndAppliesCaseId) {
   with_samples.samples = {"{}"};
   with_samples.sample_origins = {"s.jsonl"};
   EXPECT_FALSE(ParseIngestFile("junit", "<testsuite/>", "j.xml", with_samples).ok());
+}
+
+// 150,000 nested arrays overflowed the stack in the JSON readers' copies (SIGSEGV); now the
+// text is refused before it is parsed, naming file:line:column.
+TEST(IngestFile, JsonNestedPastTheBoundIsRefusedNamingThePlace) {
+  const std::string deep = std::string(150'000, '[') + std::string(150'000, ']');
+  auto gtest = ParseIngestFile("gtest-json", "{\"testsuites\": " + deep + "}", "g.json", {});
+  ASSERT_FALSE(gtest.ok());
+  EXPECT_EQ(gtest.error().message, "g.json:1:271: arrays and objects nested deeper than 256 levels");
+  auto lm_eval = ParseIngestFile("lm-eval", "{\"results\": {\"t\": {\"acc,none\": 0.5}},\n\"configs\": " + deep + "}",
+                                 "r.json", {});
+  ASSERT_FALSE(lm_eval.ok());
+  EXPECT_EQ(lm_eval.error().message, "r.json:2:267: arrays and objects nested deeper than 256 levels");
+  IngestOptions samples;
+  samples.samples = {"{\"doc_id\": 0, \"exact_match\": 1}\n{\"doc_id\": 1, \"exact_match\": 1, \"target\": " + deep +
+                     "}\n"};
+  samples.sample_origins = {"s.jsonl"};
+  auto rows = ParseIngestFile("lm-eval", "{\"results\": {\"t\": {\"acc,none\": 0.5}}}", "r.json", samples);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_EQ(rows.error().message, "s.jsonl:2:298: arrays and objects nested deeper than 256 levels");
+  auto sglang = ParseIngestFile("sglang-gsm8k", "{\"accuracy\": 0.9}\n{\"accuracy\": 0.9, \"other\": " + deep + "}\n",
+                                "r.jsonl", {});
+  ASSERT_FALSE(sglang.ok());
+  EXPECT_EQ(sglang.error().message, "r.jsonl:2:283: arrays and objects nested deeper than 256 levels");
+}
+
+TEST(IngestFile, StoredTextsAreBoundedTextsCutNamesRefused) {
+  // A failure of 5,000 two-byte characters: cut at 4096 bytes, between characters.
+  std::string e_acute;
+  for (int i = 0; i < 5000; ++i) e_acute += "\xc3\xa9";
+  auto gtest =
+      ParseIngestFile("gtest-json",
+                      R"({"testsuites": [{"name": "S", "testsuite": [{"name": "t", "failures": [{"failure": ")" +
+                          e_acute + R"("}]}]}]})",
+                      "g.json", {});
+  ASSERT_TRUE(gtest.ok()) << gtest.error().message;
+  const std::string& message = gtest->at(0).cases.at(0).result.message;
+  EXPECT_EQ(message.size(), kMaxIngestedTextBytes);
+  EXPECT_EQ(ValidUtf8(message), message) << "no character is split";
+  auto junit = ParseIngestFile("junit",
+                               "<testsuite><testcase name=\"a\"><system-out>" + std::string(20000, 'o') +
+                                   "</system-out><error message=\"m\">" + std::string(9000, 'x') +
+                                   "</error></testcase></testsuite>",
+                               "j.xml", {});
+  ASSERT_TRUE(junit.ok()) << junit.error().message;
+  EXPECT_EQ(junit->at(0).cases.at(0).result.message, "m\n" + std::string(kMaxIngestedTextBytes - 2, 'x'));
+  IngestOptions samples;
+  samples.samples = {"{\"doc_id\": 0, \"exact_match\": 1, \"target\": \"" + std::string(10000, 't') +
+                     "\", \"filtered_resps\": [\"" + std::string(10000, 'r') + "\"]}\n"};
+  samples.sample_origins = {"s.jsonl"};
+  auto lm_eval = ParseIngestFile("lm-eval", R"({"results": {"t": {"acc,none": 0.5}}})", "r.json", samples);
+  ASSERT_TRUE(lm_eval.ok()) << lm_eval.error().message;
+  const Sample& sample = lm_eval->at(0).cases.at(0).samples.at(0);
+  EXPECT_EQ(sample.expected.size(), kMaxIngestedTextBytes);
+  EXPECT_EQ(sample.extracted.size(), kMaxIngestedTextBytes);
+  // A name is refused rather than cut: two cut names could become one.
+  const std::string long_name(5000, 'n');
+  auto metric = ParseIngestFile("lm-eval", R"({"results": {"t": {")" + long_name + R"(": 0.5}}})", "r.json", {});
+  ASSERT_FALSE(metric.ok());
+  EXPECT_EQ(metric.error().message, "r.json: metric name '" + long_name.substr(0, 60) +
+                                        "...' is 5000 bytes, more than the 4096 a stored name may have");
+  auto property = ParseIngestFile("junit",
+                                  "<testsuite><testcase name=\"a\"><properties><property name=\"" + long_name +
+                                      "\" value=\"1\"/></properties></testcase></testsuite>",
+                                  "j.xml", {});
+  ASSERT_FALSE(property.ok());
+  EXPECT_EQ(property.error().message.rfind("j.xml: metric name 'nnn", 0), 0u) << property.error().message;
+}
+
+TEST(IngestFile, EachFormatHasASizeLimit) {
+  for (const auto& format : IngestFormats()) EXPECT_GE(MaxIngestFileBytes(format), std::uintmax_t{64} << 20) << format;
+  EXPECT_EQ(MaxIngestFileBytes("junit"), std::uintmax_t{256} << 20);
+  EXPECT_EQ(MaxIngestFileBytes("nunit"), 0u);
 }
 
 TEST(IngestNumbers, ParseNumberTakesWholeNumbersAndSeconds) {

@@ -57,18 +57,8 @@ Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const st
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const int line = static_cast<int>(i + 1);
     if (lines[i].find_first_not_of(" \t") == std::string::npos) continue;
-    auto json = ParseJson(lines[i], origin);
-    if (!json) {
-      // ParseJson names origin:1:COL for a one-line text; the file's line is this one.
-      auto [l, col] = std::pair<int, int>{line, 0};
-      std::string msg = json.error().message;
-      const std::string prefix = origin + ":1:";
-      if (msg.rfind(prefix, 0) == 0) {
-        std::string rest = msg.substr(prefix.size());
-        return UsageError(fmt::format("{}:{}:{}", origin, l, rest));
-      }
-      return UsageError(fmt::format("{}:{}: {}", origin, l, msg));
-    }
+    auto json = ParseJsonLine(lines[i], origin, line);
+    if (!json) return json.error();
     const std::string where = fmt::format("{}:{}", origin, line);
     JsonObject o(*json, where);
     if (!json->is_object()) return UsageError(where + ": expected a JSON object per line");

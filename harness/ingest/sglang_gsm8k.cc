@@ -18,14 +18,8 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
     start = end + 1;
     if (row.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = fmt::format("{}:{}", origin, line);
-    auto json = ParseJson(row, origin);
-    if (!json) {
-      // A one-line text: ParseJson says origin:1:COL; the file's line is this one.
-      const std::string prefix = origin + ":1:";
-      const std::string& msg = json.error().message;
-      return UsageError(msg.rfind(prefix, 0) == 0 ? fmt::format("{}:{}", where, msg.substr(prefix.size()))
-                                                  : fmt::format("{}: {}", where, msg));
-    }
+    auto json = ParseJsonLine(row, origin, line);
+    if (!json) return json.error();
     if (!json->is_object()) return UsageError(where + ": expected a JSON object per line");
     JsonObject o(*json, where);
     auto accuracy = o.Number("accuracy");

@@ -51,7 +51,7 @@ Result<std::optional<int64_t>> FindResumable(Store& store, int64_t commit_id, co
   if (!runs) return runs.error();
   const Json faults = FaultsOf(identity.context);
   auto stored_faults = [](const RunRow& r) {
-    const Json context = Json::parse(r.context_json, nullptr, /*allow_exceptions=*/false);
+    const Json context = ParseJsonOrDiscarded(r.context_json);
     return FaultsOf(context.is_object() ? context : Json::object());
   };
   // Shards of one nightly may share a database: each resumes its own shard only.
@@ -91,9 +91,10 @@ Status CheckResumedParams(Store& store, int64_t run_id, const std::map<std::stri
   for (const auto& [case_id, params] : *stored) {
     auto it = current.find(case_id);
     if (it == current.end() || it->second == params) continue;
-    return UsageError(fmt::format("--resume: the parameters of {} changed since run {} stored it ({}); rerun without "
-                                  "--resume to start a new run",
-                                  case_id, run_id, DescribeIdentityDifference(params, Json::parse(it->second))));
+    return UsageError(
+        fmt::format("--resume: the parameters of {} changed since run {} stored it ({}); rerun without "
+                    "--resume to start a new run",
+                    case_id, run_id, DescribeIdentityDifference(params, ParseJsonOrDiscarded(it->second))));
   }
   return OkStatus();
 }

@@ -55,7 +55,7 @@ Result<RunIdentity> MakeRunIdentity(const StackConfig& config, const std::option
 }
 
 std::string DescribeIdentityDifference(const std::string& stored_json, const Json& current) {
-  Json stored = Json::parse(stored_json, nullptr, /*allow_exceptions=*/false);
+  Json stored = ParseJsonOrDiscarded(stored_json);
   if (stored.is_discarded()) stored = Json::object();
   std::map<std::string, std::string> a, b;
   Flatten(stored, "", a);

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/util/utf8.h"
+
 namespace harness {
 namespace {
 
@@ -70,6 +72,81 @@ struct Line {
   std::string_view text;
   int number = 0;  // 1-based
 };
+
+// A cell of a line: its text and where it starts (code points).
+struct Cell {
+  std::string_view text;
+  size_t from = 0;
+};
+
+// The texts of a line split by runs of two or more spaces (a cell may hold single spaces:
+// "[1, 64], [64]"), with their code point ranges.
+std::vector<Span> TextRuns(const CodePoints& cps) {
+  std::vector<Span> runs;
+  size_t i = 0;
+  const size_t n = cps.size();
+  auto space = [&](size_t k) { return cps.line[cps.starts[k]] == ' '; };
+  while (i < n) {
+    while (i < n && space(i)) ++i;
+    if (i == n) break;
+    const size_t from = i;
+    size_t end = i;  // one past the last non-space
+    while (i < n && !(space(i) && (i + 1 == n || space(i + 1)))) {
+      if (!space(i)) end = i + 1;
+      ++i;
+    }
+    runs.push_back({from, end});
+  }
+  return runs;
+}
+
+// A line's cells, one per column (an empty text where the line leaves a column blank),
+// read by the line's separators rather than by the dashes' widths, so a cell wider than
+// its column (a hand-made table, another printer) is read whole. With one run of text per
+// column the runs are the cells in order; with fewer (blank cells) each run belongs to the
+// one column whose dashes it overlaps. A run under two columns or none is refused: which
+// cell it is cannot be told.
+Result<std::vector<Cell>> CellsOf(const Line& line, const std::vector<Span>& spans,
+                                  const std::vector<std::string>& column_names, const std::string& origin) {
+  const CodePoints cps(line.text);
+  const std::vector<Span> runs = TextRuns(cps);
+  std::vector<Cell> cells(spans.size());
+  for (size_t c = 0; c < spans.size(); ++c) cells[c].from = spans[c].from;
+  if (runs.size() == spans.size()) {
+    for (size_t c = 0; c < runs.size(); ++c) cells[c] = {cps.Slice(runs[c].from, runs[c].to), runs[c].from};
+    return cells;
+  }
+  auto name = [&](size_t c) {
+    return c < column_names.size() && !column_names[c].empty() ? "'" + column_names[c] + "'" : fmt::format("{}", c + 1);
+  };
+  std::vector<Span> cell_spans(spans.size());
+  std::vector<bool> filled(spans.size(), false);
+  // Runs and columns both go left to right, so one sweep finds the columns under each run.
+  size_t first = 0;  // the first column that ends after the current run starts
+  for (const Span& run : runs) {
+    while (first < spans.size() && spans[first].to <= run.from) ++first;
+    size_t past = first;  // one past the last column the run overlaps
+    while (past < spans.size() && spans[past].from < run.to) ++past;
+    const auto at = [&](const std::string& what) {
+      const std::string_view text = cps.Slice(run.from, run.to);
+      const std::string_view shown = Utf8Prefix(text, 80);
+      return UsageError(
+          fmt::format("{}:{}:{}: {} cells for {} columns, and the cell '{}{}' {}: cannot tell which "
+                      "column it is in (cells are separated by two spaces)",
+                      origin, line.number, run.from + 1, runs.size(), spans.size(), shown,
+                      shown.size() < text.size() ? "..." : "", what));
+    };
+    if (past == first) return at("lies under no column's dashes");
+    if (past - first > 1) return at(fmt::format("lies under columns {} and {}", name(first), name(first + 1)));
+    // Two runs under one column are one cell with a wider gap inside.
+    Span& s = cell_spans[first];
+    s = filled[first] ? Span{s.from, run.to} : run;
+    filled[first] = true;
+  }
+  for (size_t c = 0; c < spans.size(); ++c)
+    if (filled[c]) cells[c] = {cps.Slice(cell_spans[c].from, cell_spans[c].to), cell_spans[c].from};
+  return cells;
+}
 
 std::vector<Line> SplitLines(const std::string& text) {
   std::vector<Line> lines;
@@ -135,10 +212,13 @@ Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::s
   const std::vector<Span> spans = *SeparatorSpans(separator);
   // The header: which column is what.
   const Line& header = lines[i + 1];
-  const CodePoints header_cps(header.text);
+  auto header_cells = CellsOf(header, spans, {}, origin);
+  if (!header_cells) return header_cells.error();
+  std::vector<std::string> column_names;
   int name_col = -1, shapes_col = -1, total_col = -1, calls_col = -1;
   for (size_t c = 0; c < spans.size(); ++c) {
-    const std::string_view h = Trim(header_cps.Slice(spans[c].from, spans[c].to));
+    const std::string_view h = (*header_cells)[c].text;
+    column_names.emplace_back(h);
     if (h == "Name") name_col = static_cast<int>(c);
     else if (h == "Input Shapes") shapes_col = static_cast<int>(c);
     else if (h == "# of Calls") calls_col = static_cast<int>(c);
@@ -155,26 +235,26 @@ Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::s
       return at(lines.back().number, 0, "the table ends without its closing dashed separator");
     const Line& line = lines[i];
     if (Trim(line.text) == Trim(separator)) break;
-    const CodePoints cps(line.text);
-    auto cell = [&](int c) { return Trim(cps.Slice(spans[c].from, spans[c].to)); };
+    auto cells = CellsOf(line, spans, column_names, origin);
+    if (!cells) return cells.error();
+    const Cell& name = (*cells)[name_col];
+    const Cell& calls = (*cells)[calls_col];
+    const Cell& total = (*cells)[total_col];
     OpRow row;
-    row.op = std::string(cell(name_col));
-    if (row.op.empty()) return at(line.number, spans[name_col].from, "Name: empty op name");
-    if (shapes_col >= 0) row.input_shapes = std::string(cell(shapes_col));
-    const std::string_view calls = cell(calls_col);
-    auto [end, ec] = std::from_chars(calls.data(), calls.data() + calls.size(), row.calls);
-    if (calls.empty() || ec != std::errc() || end != calls.data() + calls.size() || row.calls < 0)
-      return at(line.number, spans[calls_col].from,
-                fmt::format("# of Calls: expected a whole number, got '{}'", calls));
-    const std::string_view total = cell(total_col);
-    auto seconds = ParseTensorCastTime(total);
+    row.op = std::string(name.text);
+    if (row.op.empty()) return at(line.number, name.from, "Name: empty op name");
+    if (shapes_col >= 0) row.input_shapes = std::string((*cells)[shapes_col].text);
+    auto [end, ec] = std::from_chars(calls.text.data(), calls.text.data() + calls.text.size(), row.calls);
+    if (calls.text.empty() || ec != std::errc() || end != calls.text.data() + calls.text.size() || row.calls < 0)
+      return at(line.number, calls.from, fmt::format("# of Calls: expected a whole number, got '{}'", calls.text));
+    auto seconds = ParseTensorCastTime(total.text);
     if (!seconds)
-      return at(line.number, spans[total_col].from,
-                fmt::format("expected a time such as 1.234ms (s, ms, us or ns), got '{}'", total));
+      return at(line.number, total.from,
+                fmt::format("expected a time such as 1.234ms (s, ms, us or ns), got '{}'", total.text));
     row.est_seconds = *seconds;
     row_sum += *seconds;
     if (!std::isfinite(row_sum))
-      return at(line.number, spans[total_col].from, "the rows' times add up to more than a double holds");
+      return at(line.number, total.from, "the rows' times add up to more than a double holds");
     result.ops.push_back(std::move(row));
   }
   size_t last_line = i;

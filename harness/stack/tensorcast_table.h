@@ -9,10 +9,13 @@
 //   -----------------------------  --------------  ...  ----------
 //   Total time for analytic: 1.744s
 //
-// Columns are found from the dashed separator (runs of dashes joined by two spaces), so
-// cells may hold single spaces ("[1, 64], [64]"). Required columns: Name, "<model> total"
-// (the first perf model's) and "# of Calls"; Input Shapes, Bound and the other perf-model
-// columns are optional. Widths count code points, as Python's str.ljust does.
+// Columns are found from the dashed separator (runs of dashes joined by two spaces); a row's
+// cells are its texts split by two or more spaces, so a cell may hold single spaces
+// ("[1, 64], [64]") and may be wider than its dashes. A row with a blank cell places each
+// text under the column whose dashes it overlaps, and one under two columns is refused
+// naming it. Required columns: Name, "<model> total" (the first perf model's) and
+// "# of Calls"; Input Shapes, Bound and the other perf-model columns are optional.
+// Positions count code points, as Python's str.ljust does.
 #pragma once
 
 #include <string>

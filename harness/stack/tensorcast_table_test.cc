@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/util/test_util.h"
+
 namespace harness {
 namespace {
 
@@ -57,6 +59,51 @@ TEST(TensorCastTable, ShapesWithSpacesBoundColumnsAndCodePointWidths) {
   EXPECT_DOUBLE_EQ(t->total_seconds, 24.5e-6);
 }
 
+// The table docs/exec-protocol.md shows, read from the document itself: its shapes cell
+// "[1, 64, 5120], [5120]" is one character wider than its dashes, and reading by the
+// dashes' widths stored "[1, 64, 5120], [5120".
+TEST(TensorCastTable, TheExecProtocolExampleIsReadWhole) {
+  const std::string doc = testing_util::ReadFile(std::filesystem::path(HARNESS_SOURCE_ROOT) / "docs/exec-protocol.md");
+  const auto start = doc.find("```\nINFO compiling");
+  ASSERT_NE(start, std::string::npos) << "the example moved";
+  const std::string example = doc.substr(start + 4, doc.find("```", start + 4) - start - 4);
+  auto t = ParseTensorCastTable(example, "exec-protocol.md");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->ops.size(), 1u);
+  EXPECT_EQ(t->ops[0].op, "tensor_cast.rms_norm.default");
+  EXPECT_EQ(t->ops[0].input_shapes, "[1, 64, 5120], [5120]");
+  EXPECT_EQ(t->ops[0].calls, 2);
+  EXPECT_DOUBLE_EQ(t->ops[0].est_seconds, 20e-6);
+  EXPECT_DOUBLE_EQ(t->total_seconds, 20e-6);
+}
+
+TEST(TensorCastTable, CellsAreReadByTheirSeparatorsNotTheDashesWidths) {
+  const std::string rule = "------  --------------  --------------  ----------\n";
+  const std::string head = rule + " Name    Input Shapes    analytic total  # of Calls\n" + rule;
+  // A name far wider than its dashes shifts the row: one text per column, read in order.
+  auto wide = ParseTensorCastTable(
+      head + "tensor_cast.grouped_matmul_swiglu_quant.default  [1, 100, 5120], [128, 5120, 1536]  1.500ms  4\n" + rule,
+      "w.txt");
+  ASSERT_TRUE(wide.ok()) << wide.error().message;
+  EXPECT_EQ(wide->ops[0].op, "tensor_cast.grouped_matmul_swiglu_quant.default");
+  EXPECT_EQ(wide->ops[0].input_shapes, "[1, 100, 5120], [128, 5120, 1536]");
+  EXPECT_EQ(wide->ops[0].calls, 4);
+  EXPECT_DOUBLE_EQ(wide->ops[0].est_seconds, 1.5e-3);
+  // A blank cell (an op without tensor arguments): each text goes under its column's dashes.
+  auto blank = ParseTensorCastTable(head + "zeros                         2.000us           3\n" + rule, "b.txt");
+  ASSERT_TRUE(blank.ok()) << blank.error().message;
+  EXPECT_EQ(blank->ops[0].op, "zeros");
+  EXPECT_EQ(blank->ops[0].input_shapes, "");
+  EXPECT_EQ(blank->ops[0].calls, 3);
+  // A blank cell and a text under two columns: which cell it is cannot be told.
+  auto unclear = ParseTensorCastTable(head + "aten.zeros.default            2.000us           3\n" + rule, "u.txt");
+  ASSERT_FALSE(unclear.ok());
+  EXPECT_EQ(unclear.error().code, ExitCode::kUsage);
+  EXPECT_EQ(unclear.error().message,
+            "u.txt:4:1: 3 cells for 4 columns, and the cell 'aten.zeros.default' lies under columns 'Name' and "
+            "'Input Shapes': cannot tell which column it is in (cells are separated by two spaces)");
+}
+
 TEST(TensorCastTable, AnEmptyTableAndAMissingTotalLine) {
   const std::string text =
       "----  --------------  ----------\n"
@@ -76,11 +123,11 @@ TEST(TensorCastTable, MalformedInputNamesLineAndColumn) {
       "--------------------  --------------  ----------\n";
   auto bad_calls = ParseTensorCastTable(head + "aten.mm.default              1.0ms         x2\n", "o.txt");
   ASSERT_FALSE(bad_calls.ok());
-  EXPECT_EQ(bad_calls.error().message, "o.txt:4:39: # of Calls: expected a whole number, got 'x2'");
+  EXPECT_EQ(bad_calls.error().message, "o.txt:4:44: # of Calls: expected a whole number, got 'x2'");
   EXPECT_EQ(bad_calls.error().code, ExitCode::kUsage);
   auto bad_time = ParseTensorCastTable(head + "aten.mm.default              1.0 h          2\n", "o.txt");
   ASSERT_FALSE(bad_time.ok());
-  EXPECT_NE(bad_time.error().message.find("o.txt:4:23: expected a time"), std::string::npos)
+  EXPECT_NE(bad_time.error().message.find("o.txt:4:30: expected a time"), std::string::npos)
       << bad_time.error().message;
   auto unclosed = ParseTensorCastTable(head + "aten.mm.default              1.0ms          2\n", "o.txt");
   ASSERT_FALSE(unclosed.ok());

@@ -2,12 +2,10 @@
 
 #include <algorithm>
 
-#include "harness/util/suggest.h"
-
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include "harness/util/input_file.h"
+#include "harness/util/suggest.h"
 
 namespace harness {
 
@@ -24,40 +22,84 @@ std::pair<int, int> LineColumnOf(const std::string& text, std::size_t byte_offse
   return {line, col};
 }
 
-Result<Json> ParseJson(const std::string& text, const std::string& origin) {
+namespace {
+
+// The first bracket past kMaxJsonDepth, if any: its byte offset. Strings are skipped, so
+// brackets inside them do not count; the scan is linear and allocates nothing.
+std::optional<std::size_t> TooDeepAt(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // skip the escaped character, whatever it is
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+// Parses text; place(offset) names where a byte of it is (npos: the text as a whole).
+template <class Place>
+Result<Json> Parse(const std::string& text, const Place& place) {
+  if (auto at = TooDeepAt(text))
+    return UsageError(fmt::format("{}: arrays and objects nested deeper than {} levels", place(*at), kMaxJsonDepth));
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     // nlohmann reports the 1-based byte index of the offending character.
-    std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    auto [line, col] = LineColumnOf(text, offset);
     std::string what = e.what();
     // Strip nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: ".
     if (auto pos = what.find(": "); pos != std::string::npos && what.rfind("[json.exception", 0) == 0) {
       what = what.substr(pos + 2);
     }
-    return UsageError(fmt::format("{}:{}:{}: {}", origin, line, col, what));
+    return UsageError(fmt::format("{}: {}", place(e.byte > 0 ? e.byte - 1 : 0), what));
   } catch (const Json::out_of_range& e) {
     // A number too large for a double ("1e99999"): nlohmann says which text, not where, so
     // the place is that text's first occurrence. Found by fuzzing the exec answer parser.
     const std::string what = e.what();
-    std::string where = origin;
+    std::size_t at = std::string::npos;
     const auto open = what.find('\''), close = what.rfind('\'');
-    if (open != std::string::npos && close > open)
-      if (auto at = text.find(what.substr(open + 1, close - open - 1)); at != std::string::npos) {
-        auto [line, col] = LineColumnOf(text, at);
-        where = fmt::format("{}:{}:{}", origin, line, col);
-      }
-    return UsageError(fmt::format("{}: {}", where, what.substr(what.find(']') + 2)));
+    if (open != std::string::npos && close > open) at = text.find(what.substr(open + 1, close - open - 1));
+    return UsageError(fmt::format("{}: {}", place(at), what.substr(what.find(']') + 2)));
   }
 }
 
+}  // namespace
+
+Result<Json> ParseJson(const std::string& text, const std::string& origin) {
+  return Parse(text, [&](std::size_t at) {
+    if (at == std::string::npos) return origin;
+    auto [line, col] = LineColumnOf(text, at);
+    return fmt::format("{}:{}:{}", origin, line, col);
+  });
+}
+
+Result<Json> ParseJsonLine(const std::string& line, const std::string& origin, int line_number) {
+  return Parse(line, [&](std::size_t at) {
+    if (at == std::string::npos) return fmt::format("{}:{}", origin, line_number);
+    return fmt::format("{}:{}:{}", origin, line_number, at + 1);
+  });
+}
+
+Json ParseJsonOrDiscarded(const std::string& text) {
+  if (TooDeepAt(text)) return Json(Json::value_t::discarded);
+  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
 Result<Json> ReadJsonFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return UsageError(fmt::format("{}: cannot open file", path.string()));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseJson(ss.str(), path.string());
+  auto text = ReadInputFile(path, kMaxJsonFileBytes, "JSON files");
+  if (!text) return text.error();
+  return ParseJson(*text, path.string());
 }
 
 JsonObject::JsonObject(const Json& j, std::string origin, std::string path)

@@ -1,5 +1,6 @@
 // Reading JSON files with errors that name file:line:column, and typed field access
-// whose errors name the file and the JSON path of the offending field.
+// whose errors name the file and the JSON path of the offending field. Every JSON text the
+// harness reads is parsed here, within the bounds below.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +17,25 @@ namespace harness {
 
 using Json = nlohmann::json;
 
-// Parses a file; a syntax error becomes "FILE:LINE:COL: message" (exit code 2).
+// The deepest nesting of arrays and objects a JSON text may have (libxml2's default for XML
+// elements). nlohmann parses iteratively but copies, compares and dumps recursively, so a
+// text nested 150,000 deep would overflow the stack; it is refused before it is parsed.
+inline constexpr int kMaxJsonDepth = 256;
+// The largest JSON file ReadJsonFile reads (stack configs, suite tables, golden files).
+inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t{64} << 20;
+
+// Parses a file (a regular file of at most kMaxJsonFileBytes); a syntax error becomes
+// "FILE:LINE:COL: message" (exit code 2).
 Result<Json> ReadJsonFile(const std::filesystem::path& path);
-// Parses text that came from `origin` (a file name or a description) the same way.
+// Parses text that came from `origin` (a file name or a description) the same way. Text
+// nested deeper than kMaxJsonDepth is refused naming the bracket that goes too deep.
 Result<Json> ParseJson(const std::string& text, const std::string& origin);
+// One line of a JSON-lines file: errors name origin:line_number:column.
+Result<Json> ParseJsonLine(const std::string& line, const std::string& origin, int line_number);
+// For callers with their own fallback or message when a text does not parse (JSON the
+// store holds, an HTTP body): the value, or a discarded one when the text is not JSON or is
+// nested deeper than kMaxJsonDepth.
+Json ParseJsonOrDiscarded(const std::string& text);
 // Serialises JSON for output; invalid UTF-8 inside strings (a command's stderr, a
 // model's completion) becomes U+FFFD instead of an exception, so output stays valid.
 std::string DumpJson(const Json& j, int indent = 2);

@@ -53,4 +53,13 @@ std::string TerminalText(std::string_view raw) {
   return out;
 }
 
+std::string_view Utf8Prefix(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  // s[n] is the first byte left out; while it continues a sequence, that sequence would be
+  // split, so it goes too (a sequence is at most 4 bytes: at most 3 steps back).
+  std::size_t n = max_bytes;
+  for (int step = 0; step < 3 && n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80; ++step) --n;
+  return s.substr(0, n);
+}
+
 }  // namespace harness

@@ -17,4 +17,8 @@ std::string ValidUtf8(std::string_view s);
 // report then cannot move the cursor, recolour the terminal or retitle its window.
 std::string TerminalText(std::string_view s);
 
+// s cut to at most max_bytes, moved back (at most 3 bytes) so that it does not split a
+// UTF-8 sequence: a character the cut would split is left out whole.
+std::string_view Utf8Prefix(std::string_view s, std::size_t max_bytes);
+
 }  // namespace harness

@@ -13,6 +13,17 @@ TEST(Utf8, InvalidSequencesBecomeTheReplacementCharacter) {
   EXPECT_EQ(ValidUtf8("\xe2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // truncated
 }
 
+TEST(Utf8, PrefixNeverSplitsACharacter) {
+  EXPECT_EQ(Utf8Prefix("abc", 5), "abc");
+  EXPECT_EQ(Utf8Prefix("abc", 2), "ab");
+  EXPECT_EQ(Utf8Prefix("a\xc3\xa9", 2), "a") << "the cut would split the e-acute";
+  EXPECT_EQ(Utf8Prefix("a\xc3\xa9", 3), "a\xc3\xa9");
+  EXPECT_EQ(Utf8Prefix("\xe6\x97\xa5\xe6\x97\xa5", 5), "\xe6\x97\xa5");
+  EXPECT_EQ(Utf8Prefix("\xf0\x9f\x98\x80!", 3), "");
+  EXPECT_EQ(ValidUtf8(Utf8Prefix("\xf0\x9f\x98\x80\xf0\x9f\x98\x80", 7)), "\xf0\x9f\x98\x80")
+      << "valid UTF-8 stays valid";
+}
+
 TEST(Utf8, TerminalTextShowsControlCharactersAsEscapes) {
   EXPECT_EQ(TerminalText("line\n\tindented"), "line\n\tindented");
   EXPECT_EQ(TerminalText("\x1b[31mred\x1b[0m"), "\\x1b[31mred\\x1b[0m");

@@ -26,9 +26,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/eval/gsm8k_data.h"
-#include "harness/eval/gsm8k_prompt.h"
-#include "harness/util/paths.h"
 #include "harness/eval/gsm8k_eval.h"
+#include "harness/eval/gsm8k_prompt.h"
+#include "harness/util/json_file.h"
+#include "harness/util/paths.h"
 #include "runners/openai/openai_client.h"
 #include "runners/refstack/sim/sim_server.h"
 
@@ -120,7 +121,7 @@ Result<Measured> RunPythonClient(const Fixture& f) {
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return InfraError("bench_client.py failed");
-  const auto j = nlohmann::json::parse(text, nullptr, false);
+  const auto j = ParseJsonOrDiscarded(text);
   if (j.is_discarded()) return InfraError("bench_client.py printed no JSON: " + text);
   return Measured{j["wall_s"].get<double>(), j["cpu_s"].get<double>(), j["ok"].get<int64_t>()};
 }

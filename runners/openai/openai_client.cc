@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/util/json_file.h"
+
 namespace harness::openai {
 namespace {
 
@@ -302,8 +304,8 @@ class Batch {
 }  // namespace
 
 std::optional<std::string> ParseCompletionResponse(const std::string& body, bool chat, CompletionResult& result) {
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return "not JSON";
+  const json j = ParseJsonOrDiscarded(body);
+  if (j.is_discarded()) return fmt::format("not JSON, or nested deeper than {} levels", kMaxJsonDepth);
   if (!j.is_object()) return "not a JSON object";
   const auto choices = j.find("choices");
   if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object())

@@ -238,9 +238,20 @@ TEST(Client, MalformedJsonIsRetriedThenAnError) {
   auto results = RunAll(**client, Requests(1));
   ASSERT_EQ(results.size(), 1u);
   EXPECT_FALSE(results[0].ok);
-  EXPECT_EQ(results[0].error, "malformed response: not JSON (after 3 attempts)");
+  EXPECT_EQ(results[0].error, "malformed response: not JSON, or nested deeper than 256 levels (after 3 attempts)");
   EXPECT_EQ(results[0].text, "");
   EXPECT_EQ(calls, 3);
+}
+
+// A response nested 150,000 deep overflowed the stack where the parsed JSON was copied;
+// it is refused before it is parsed, like any malformed response.
+TEST(Client, ADeeplyNestedResponseIsMalformedNotACrash) {
+  const std::string deep = std::string(150'000, '[') + std::string(150'000, ']');
+  CompletionResult r;
+  EXPECT_EQ(ParseCompletionResponse(R"({"choices": [{"text": "4", "logprobs": )" + deep + "}]}", false, r),
+            "not JSON, or nested deeper than 256 levels");
+  EXPECT_EQ(ParseCompletionResponse(R"({"choices": [{"text": "4", "logprobs": [[1]]}]})", false, r), std::nullopt);
+  EXPECT_EQ(r.text, "4");
 }
 
 TEST(Client, BodyOverTheCapIsAnErrorNamingItAndNotRetried) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/util/json_file.h"
 #include "runners/openai/openai_client.h"
 
 namespace harness::openai {
@@ -28,7 +29,7 @@ size_t Append(char* data, size_t size, size_t count, void* user) {
 }  // namespace
 
 std::optional<std::vector<std::string>> ParseModelList(const std::string& body) {
-  const auto j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const auto j = ParseJsonOrDiscarded(body);
   if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) return std::nullopt;
   std::vector<std::string> ids;
   for (const auto& m : j["data"]) {

@@ -77,23 +77,31 @@ void CheckTable(const CompileResult& t) {
 }
 
 // What an accepted ingest file promises the store: finished cases with ids SUITE/NAME, unique
-// in their run, finite numbers, and samples with a key and a known outcome.
+// in their run, finite numbers, samples with a key and a known outcome, and every text within
+// kMaxIngestedTextBytes.
 void CheckRuns(const std::vector<ParsedRun>& runs) {
+  auto bounded = [](const std::string& text) { return text.size() <= kMaxIngestedTextBytes; };
   for (const auto& run : runs) {
     if (!CheckUniqueCaseIds(run.cases, run.source)) std::abort();
     for (const auto& c : run.cases) {
       const auto& r = c.result;
       if (c.suite.empty() || r.case_id.rfind(c.suite + "/", 0) != 0 || r.case_id.size() == c.suite.size() + 1)
         std::abort();
+      if (!bounded(r.case_id) || !bounded(r.message)) std::abort();
       if (r.status == CaseStatus::kRunning || !Finite(r.duration_s) || r.duration_s < 0) std::abort();
       for (const auto& m : r.metrics)
-        if (m.name.empty() || !Finite(m.value) || m.n < 0 || (m.low && !Finite(*m.low)) || (m.high && !Finite(*m.high)))
+        if (m.name.empty() || !bounded(m.name) || !Finite(m.value) || m.n < 0 || (m.low && !Finite(*m.low)) ||
+            (m.high && !Finite(*m.high)))
           std::abort();
-      for (const auto& op : r.ops) CheckOp(op);
+      for (const auto& op : r.ops) {
+        CheckOp(op);
+        if (!bounded(op.op) || !bounded(op.input_shapes)) std::abort();
+      }
       std::set<std::string> keys;
       for (const auto& sample : c.samples)
         if (sample.key.empty() || !keys.insert(sample.key).second ||
-            (sample.outcome != "correct" && sample.outcome != "wrong"))
+            (sample.outcome != "correct" && sample.outcome != "wrong") || !bounded(sample.key) ||
+            !bounded(sample.expected) || !bounded(sample.extracted))
           std::abort();
     }
   }
@@ -128,7 +136,7 @@ int SuiteTable(const uint8_t* data, std::size_t size) {
   const std::string text = Text(data, size);
   // The table must be named after its suite to get past that check into the params.
   std::string name = "fuzz";
-  auto j = Json::parse(text, nullptr, false);
+  auto j = ParseJsonOrDiscarded(text);
   if (j.is_object() && j.contains("suite") && j["suite"].is_string() && IsIdentifier(j["suite"].get<std::string>()))
     name = j["suite"].get<std::string>();
   (void)LoadSuiteTable(Scratch(name + ".json", text));

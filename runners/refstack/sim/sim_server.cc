@@ -7,6 +7,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/util/json_file.h"
 #include "runners/refstack/sim/http_listener.h"
 
 namespace harness::sim {
@@ -64,7 +65,7 @@ struct ParsedRequest {
 // The prompt (completions: "prompt"; chat: the last user message), max_tokens and stop,
 // or a message for a 400.
 std::variant<ParsedRequest, std::string> ParseRequest(const std::string& body, bool chat) {
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const json j = ParseJsonOrDiscarded(body);
   if (j.is_discarded() || !j.is_object()) return std::string("the request body is not a JSON object");
   ParsedRequest r;
   if (chat) {
