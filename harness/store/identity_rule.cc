@@ -40,7 +40,7 @@ SplitIdentity SplitRunIdentity(const Json& whole) {
 }
 
 RekeyedIdentity RekeyStoredIdentity(std::string_view config_json) {
-  Json j = ParseJsonOrDiscarded(config_json);
+  Json j = ParseJsonOrDiscarded(std::string(config_json));
   if (!j.is_object() || j.value("format_version", 0) != 1) return {std::string(config_json), "{}", ""};
   SplitIdentity s = SplitRunIdentity(j);
   return {s.measured.dump(), s.context.dump(), s.hash};
