@@ -91,7 +91,7 @@ Result<Json> ParseJsonLine(const std::string& line, const std::string& origin, i
   });
 }
 
-Json ParseJsonOrDiscarded(const std::string& text) {
+Json ParseJsonOrDiscarded(std::string_view text) {
   if (TooDeepAt(text)) return Json(Json::value_t::discarded);
   return Json::parse(text, nullptr, /*allow_exceptions=*/false);
 }

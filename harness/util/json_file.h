@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,7 +36,7 @@ Result<Json> ParseJsonLine(const std::string& line, const std::string& origin, i
 // For callers with their own fallback or message when a text does not parse (JSON the
 // store holds, an HTTP body): the value, or a discarded one when the text is not JSON or is
 // nested deeper than kMaxJsonDepth.
-Json ParseJsonOrDiscarded(const std::string& text);
+Json ParseJsonOrDiscarded(std::string_view text);
 // Serialises JSON for output; invalid UTF-8 inside strings (a command's stderr, a
 // model's completion) becomes U+FFFD instead of an exception, so output stays valid.
 std::string DumpJson(const Json& j, int indent = 2);
