@@ -252,6 +252,31 @@ TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) 
   EXPECT_NE(s.flips[0].before_completion.find("<b>41</b>"), std::string::npos) << "kept as stored; escaped when rendered";
 }
 
+// A question whose request errored on either side was not answered there: no flip.
+TEST(ReportModel, FlipsLeaveOutQuestionsThatErroredOnEitherSide) {
+  testing_util::TempDir dir;
+  auto store = std::move(Store::Open(dir / "f.db")).value();
+  const std::vector<std::vector<const char*>> outcomes = {{"correct", "correct", "wrong", "error", "wrong"},
+                                                          {"error", "wrong", "error", "correct", "correct"}};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t c = *store->UpsertCommit({fmt::format("{:040x}", 0xf00 + i), {}, i + 1, 0, "c"});
+    const int64_t run = *store->BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+    const int64_t g = *store->BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
+    for (int q = 0; q < 5; ++q)
+      ASSERT_TRUE(store->WriteSample(g, {std::to_string(q), outcomes[i][q], "1", "", 0, 0, ""}).ok());
+    ASSERT_TRUE(store->FinishCase(g, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {}, {}}).ok());
+    ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+  }
+  auto m = BuildReport(*store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->flips.size(), 1u);
+  EXPECT_EQ(m->flips[0].losses, 1) << "question 1; question 0 errored now";
+  EXPECT_EQ(m->flips[0].gains, 1) << "question 4; question 3 errored before";
+  ASSERT_EQ(m->flips[0].flips.size(), 2u);
+  EXPECT_EQ(m->flips[0].flips[0].key, "1");
+  EXPECT_EQ(m->flips[0].flips[1].key, "4");
+}
+
 TEST_F(ReportModelTest, WindowAndFilters) {
   auto last = BuildReport(*store_, {.last_n = 1});
   ASSERT_TRUE(last.ok());

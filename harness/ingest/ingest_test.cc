@@ -197,6 +197,19 @@ TEST(GtestJson, ReadsStatusesTimesFailuresAndProperties) {
   EXPECT_NE(Find(*named, "kernels/MathTest.Adds"), nullptr);
 }
 
+// A recorded failure is never hidden: with "result": "SKIPPED" beside failures (GoogleTest
+// itself writes COMPLETED for a test that failed and then skipped; other writers may not),
+// the case failed.
+TEST(GtestJson, AFailureWinsOverASkip) {
+  auto cases = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [
+      {"name": "t", "status": "RUN", "result": "SKIPPED", "failures": [{"failure": "x.cc:3\nboom"}]}]}]})",
+                              "f.json", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 1u);
+  EXPECT_EQ((*cases)[0].result.status, CaseStatus::kFail);
+  EXPECT_EQ((*cases)[0].result.message, "x.cc:3\nboom");
+}
+
 TEST(GtestJson, MissingOptionalFieldsAndEmptyReport) {
   auto cases = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [{"name": "t"}]}, {"name": "E"}]})", "m.json", "");
   ASSERT_TRUE(cases.ok()) << cases.error().message;

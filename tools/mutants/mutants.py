@@ -309,7 +309,7 @@ def cmd_run(mutants, root, scratch, jobs, timeout, baseline):
                     f.write(original.replace(m.original, m.replacement, 1))
                 ok, log = build(scratch, m.targets(), jobs)
                 if not ok:
-                    errors = [l for l in log.splitlines() if "error" in l]
+                    errors = [l for l in log.splitlines() if "error:" in l]
                     status, detail = "build-error", (errors[0] if errors else log[-300:]).strip()
                 else:
                     outcomes = run_tests(scratch, m.tests, timeout)
