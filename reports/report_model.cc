@@ -245,17 +245,17 @@ class Builder {
     const RunRow& run = runs_[r->run_index];
     FailureEntry f{r->stored.result.case_id, r->stored.result.status, r->stored.run_id,
                    Sharded(run) ? run.shard : "", run.host, r->commit, r->commit, r->stored.result.message};
+    // The streak and the passing result are this identity's: another stack or model
+    // passing in between says nothing about this one.
     const Loaded* passing = nullptr;
-    bool streak = true;
     for (auto it = list.rbegin(); it != list.rend(); ++it) {
       const Loaded* o = *it;
-      if (o->run_index > r->run_index) continue;
+      if (o->run_index > r->run_index || o->config_hash != r->config_hash) continue;
       if (o->stored.result.status == CaseStatus::kPass) {
-        streak = false;
-        if (!passing && o->config_hash == r->config_hash) passing = o;
+        passing = o;
+        break;
       }
-      if (streak) f.failing_since = o->commit;
-      if (!streak && passing) break;
+      f.failing_since = o->commit;
     }
     auto after = store_.Ops(r->stored.id);
     if (!after) return after.error();
@@ -358,10 +358,11 @@ class Builder {
       e.detail = fmt::format("{} runs of {} (one identity): mean {:.4g} of the bound, sigma {:.3g}", values.size(), Short(sha),
                              e.estimate.center, e.estimate.sigma);
     } else {
-      // No reruns: the newest result per commit over the last ten commits.
+      // No reruns: the newest result of this identity per commit over the last ten commits.
       std::map<std::size_t, double> per_commit;
       for (const Loaded* r : list)
-        if (const Metric* v = Find(r->metrics, metric)) per_commit[r->commit] = v->value;
+        if (r->config_hash == newest->config_hash)
+          if (const Metric* v = Find(r->metrics, metric)) per_commit[r->commit] = v->value;
       values.clear();
       for (auto it = per_commit.rbegin(); it != per_commit.rend() && values.size() < 10; ++it) values.push_back(it->second);
       e.estimate = CommitSpreadEstimate(values, 1.0);
@@ -388,9 +389,11 @@ class Builder {
       e.value = e.estimate.probability;
       e.detail = fmt::format("runs of one commit disagree: {} passed and {} did not at {}", pass, other, Short(sha));
     } else {
-      // Back and forth across commits: the newest result per commit, last ten commits.
+      // Back and forth across commits: the newest result of this identity per commit, last
+      // ten commits (another identity's status is not this one's flip).
       std::map<std::size_t, bool> per_commit;
-      for (const Loaded* r : list) per_commit[r->commit] = passed(r);
+      for (const Loaded* r : list)
+        if (r->config_hash == newest->config_hash) per_commit[r->commit] = passed(r);
       std::vector<bool> seq;
       for (auto it = per_commit.rbegin(); it != per_commit.rend() && seq.size() < 10; ++it) seq.push_back(it->second);
       int64_t changes = 0;

@@ -28,9 +28,10 @@ class ReportModelTest : public ::testing::Test {
   static std::string Sha(int i) { return fmt::format("{:040x}", 0xabc000 + i); }
 
   // One run per accuracy value at commit i; 1000 questions, the first `wrong` of them wrong.
-  void Nightly(int i, const std::vector<double>& accuracies, CaseStatus compile_status, double bound_use) {
+  void Nightly(int i, const std::vector<double>& accuracies, CaseStatus compile_status, double bound_use,
+               const std::string& identity = "id1") {
     for (double acc : accuracies) {
-      const int64_t run = *store_->BeginRun({commits_[i - 1], "refstack", "id1", "{}", "host", "0.2.0"});
+      const int64_t run = *store_->BeginRun({commits_[i - 1], "refstack", identity, "{}", "host", "0.2.0"});
       const int64_t g = *store_->BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
       const int wrong = static_cast<int>(std::lround((1 - acc) * 1000));
       for (int q = 0; q < 1000; ++q)
@@ -156,6 +157,59 @@ TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) 
   EXPECT_GT(gate.estimate.probability, bound.estimate.probability);
 }
 
+// Runs of another identity (a --fault run, another model) between the nightly's own: the
+// flaky rows count only the newest identity's results (its reruns, and its status commit by
+// commit), the flips and the op-table diff pair only with that identity's earlier results,
+// and "not passing since" follows that identity's streak.
+TEST_F(ReportModelTest, AnotherIdentitysRunsAreNeitherRerunsNorBaselines) {
+  commits_.push_back(*store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  Nightly(4, {0.70}, CaseStatus::kPass, 0.30, "id2");  // newest at commit 4
+  Nightly(5, {0.9130}, CaseStatus::kFail, 0.80);
+  Nightly(5, {0.70}, CaseStatus::kPass, 0.80, "id2");
+  Nightly(5, {0.9120}, CaseStatus::kFail, 0.80);
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+
+  const FlakyEntry* gate = nullptr;
+  for (const auto& e : m->flaky) {
+    EXPECT_NE(e.kind, "status") << "id1's compile case failed at commits 3, 4 and 5; id2's passes are not its flips: "
+                                << e.detail;
+    if (e.kind == "gate") gate = &e;
+  }
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->estimate.question, FlakeQuestion::kRerunNoise);
+  EXPECT_EQ(gate->estimate.observations, 2) << gate->detail;
+  EXPECT_NEAR(gate->estimate.center, (0.9130 + 0.9120) / 2, 1e-12);
+
+  ASSERT_EQ(m->flips.size(), 1u);
+  EXPECT_EQ(m->flips[0].baseline_commit, 3u) << "commit 4's newest id1 result (0.9143), not id2's 0.70";
+  EXPECT_EQ(m->flips[0].losses, 2) << "86 wrong before, 88 now";
+  EXPECT_EQ(m->flips[0].gains, 0);
+
+  ASSERT_EQ(m->failures.size(), 1u);
+  const FailureEntry& f = m->failures[0];
+  EXPECT_EQ(f.case_id, "compile/test_ops_0");
+  EXPECT_EQ(f.failing_since, 2u) << "id1 has not passed since commit 2";
+  ASSERT_TRUE(f.ops_against_commit);
+  EXPECT_EQ(*f.ops_against_commit, 1u) << "id1's last pass, not id2's at commit 5";
+}
+
+// Without reruns a tolerance row falls back to the spread over recent commits: of this
+// identity's results only (id2's 0.30 at commit 4 is another stack's number).
+TEST_F(ReportModelTest, TheCommitSpreadOfAToleranceIsOneIdentitys) {
+  commits_.push_back(*store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  Nightly(4, {0.70}, CaseStatus::kPass, 0.30, "id2");
+  Nightly(5, {0.9130}, CaseStatus::kFail, 0.85);
+  auto m = BuildReport(*store_, {.case_glob = "kernels/*"});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->flaky.size(), 1u);
+  const FlakyEntry& t = m->flaky[0];
+  EXPECT_EQ(t.kind, "tolerance");
+  EXPECT_EQ(t.estimate.question, FlakeQuestion::kCommitSpread);
+  EXPECT_EQ(t.estimate.observations, 5);
+  EXPECT_NEAR(t.estimate.sigma, CommitSpreadEstimate({0.85, 0.80, 0.70, 0.55, 0.40}, 1.0).sigma, 1e-12) << t.detail;
+}
+
 TEST_F(ReportModelTest, WithoutRerunsTheGateIsTheBinomialQuestion) {
   auto m = BuildReport(*store_, {.last_n = 2, .case_glob = "gsm8k/*"});
   ASSERT_TRUE(m.ok());
@@ -196,6 +250,31 @@ TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) 
   EXPECT_EQ(s.flips[0].before_extracted, "41");
   EXPECT_EQ(s.flips[0].after_extracted, "42");
   EXPECT_NE(s.flips[0].before_completion.find("<b>41</b>"), std::string::npos) << "kept as stored; escaped when rendered";
+}
+
+// A question whose request errored on either side was not answered there: no flip.
+TEST(ReportModel, FlipsLeaveOutQuestionsThatErroredOnEitherSide) {
+  testing_util::TempDir dir;
+  auto store = std::move(Store::Open(dir / "f.db")).value();
+  const std::vector<std::vector<const char*>> outcomes = {{"correct", "correct", "wrong", "error", "wrong"},
+                                                          {"error", "wrong", "error", "correct", "correct"}};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t c = *store->UpsertCommit({fmt::format("{:040x}", 0xf00 + i), {}, i + 1, 0, "c"});
+    const int64_t run = *store->BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+    const int64_t g = *store->BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
+    for (int q = 0; q < 5; ++q)
+      ASSERT_TRUE(store->WriteSample(g, {std::to_string(q), outcomes[i][q], "1", "", 0, 0, ""}).ok());
+    ASSERT_TRUE(store->FinishCase(g, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {}, {}}).ok());
+    ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+  }
+  auto m = BuildReport(*store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->flips.size(), 1u);
+  EXPECT_EQ(m->flips[0].losses, 1) << "question 1; question 0 errored now";
+  EXPECT_EQ(m->flips[0].gains, 1) << "question 4; question 3 errored before";
+  ASSERT_EQ(m->flips[0].flips.size(), 2u);
+  EXPECT_EQ(m->flips[0].flips[0].key, "1");
+  EXPECT_EQ(m->flips[0].flips[1].key, "4");
 }
 
 TEST_F(ReportModelTest, WindowAndFilters) {

@@ -57,9 +57,11 @@ TEST(BisectSearch, ASkippedNeighbourOfTheCulpritMakesItAmbiguous) {
   Search s(17, {SeriesSpec{}}, SearchOptions{});
   s.Add({0, 0, true, 0, false});
   s.Add({16, 0, true, 0, true});
-  Decision d = RunStatus(s, 10, {9});
+  int runs = 0;
+  Decision d = RunStatus(s, 10, {9}, &runs);
   ASSERT_EQ(d.verdict, Verdict::kAmbiguous);
   EXPECT_EQ(d.range, (std::vector<int>{9, 10}));
+  EXPECT_LE(runs, 12) << "answered once the rest is settled, not when the run budget is spent";
 }
 
 TEST(BisectSearch, ASkippedCommitAwayFromTheCulpritDoesNotMatter) {
@@ -69,6 +71,38 @@ TEST(BisectSearch, ASkippedCommitAwayFromTheCulpritDoesNotMatter) {
   Decision d = RunStatus(s, 12, {4, 8});
   ASSERT_EQ(d.verdict, Verdict::kCulprit);
   EXPECT_EQ(d.culprit, 12);
+}
+
+// The 95 % credible range holds the positions from the one where the culprit posterior
+// reaches 2.5 % to the one where it passes 97.5 %: all but certain, that is the culprit alone.
+TEST(BisectSearch, TheCredibleRangeOfASettledCulpritIsThatCommit) {
+  Search s(9, {SeriesSpec{}}, SearchOptions{});
+  for (int position = 0; position < 9; ++position)
+    for (int run = 0; run < 2; ++run) s.Add({position, 0, true, 0, position >= 5});
+  EXPECT_GT(s.Posterior()[5], 0.99);
+  EXPECT_EQ(s.CredibleRange(), (std::vector<int>{5}));
+  EXPECT_NEAR(s.ProbabilityBad(4), 0, 1e-3);
+  EXPECT_NEAR(s.ProbabilityBad(5), 1, 1e-3);
+}
+
+// A metric where lower is better (a latency): a rise is the regression, searched like a
+// drop of accuracy. Values 1.0 before commit 5 and 1.2 from it on, noise 0.01.
+TEST(BisectSearch, ALowerIsBetterMetricIsSearchedForARise) {
+  Search s(17, {SeriesSpec{false, 0.01}}, SearchOptions{});
+  std::mt19937_64 noise(5);
+  std::normal_distribution<double> jitter(0, 0.01);
+  auto run = [&](int position) { s.Add({position, 0, false, (position >= 5 ? 1.2 : 1.0) + jitter(noise), false}); };
+  run(0);
+  run(16);
+  Decision d;
+  for (int guard = 0; guard < 60; ++guard) {
+    d = s.Decide();
+    if (d.verdict != Verdict::kSearching) break;
+    run(d.next_position);
+    s.CountRun();
+  }
+  ASSERT_EQ(d.verdict, Verdict::kCulprit);
+  EXPECT_EQ(d.culprit, 5);
 }
 
 TEST(BisectSearch, ARunBudgetEndsAmbiguousWithACredibleRange) {

@@ -1,6 +1,10 @@
 // harness bisect through the real binary, on real git repositories the tests create.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include "harness/store/store.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 #include "harness/util/test_util.h"
 
@@ -158,6 +162,100 @@ void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
 TEST(BisectE2E, NoisyGsm8kDropNamesTheCommitThatBrokeTheFp8Scales) { NoisyGsm8kBisect(37, "culprit"); }
 
 TEST(BisectE2E, NoisyGsm8kWithoutADropIsNoCulprit) { NoisyGsm8kBisect(0, "no-culprit"); }
+
+// A merge on the first-parent chain: the candidates are main's commits (git bisect
+// --first-parent), so a fault that came in on a merged branch is named at the merge that
+// brought it, and no commit of the branch is ever run.
+TEST(BisectE2E, AMergedBranchIsBlamedAtItsMergeCommit) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepoWithMerge(dir / "repo", [](const std::string& subject) {
+    const bool bad = subject != "commit 1" && subject != "commit 2";
+    return std::map<std::string, std::string>{{"test.sh", bad ? "exit 1\n" : "exit 0\n"}};
+  });  // c1, c2, s1, s2, merge, c3
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--case", "x/y_0", "--repo",
+                       (dir / "repo").string(), "--db", (dir / "h.db").string(), "--format", "json", "--", "sh",
+                       "{worktree}/test.sh"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Json j = ParseOut(r);
+  EXPECT_EQ(j["verdict"], "culprit") << r.out;
+  EXPECT_EQ(j["culprit"], shas[4]) << r.out;
+  EXPECT_EQ(j["subject"], "merge side");
+  for (const auto& step : j["steps"])
+    EXPECT_TRUE(step["commit"] != shas[2] && step["commit"] != shas[3]) << "ran a commit of the branch: " << r.out;
+}
+
+// Stored evidence on ingested results: an infrastructure error (the server refused every
+// request, accuracy 0) says nothing about the stack, neither at the known-good end (where
+// it would hide the drop) nor at a candidate (where it would swamp the run-to-run noise).
+TEST(BisectE2E, ErrorResultsAreNoEvidence) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 16);
+  const auto repo = (dir / "repo").string();
+  const auto db = (dir / "h.db").string();
+  auto ingest = [&](int k, const std::string& child, double accuracy) {
+    testing_util::WriteFile(dir / "r.xml", fmt::format(R"(<testsuite name="gsm8k"><testcase classname="t" name="acc">{})"
+                                                       R"(<properties><property name="accuracy" value="{}"/>)"
+                                                       R"(</properties></testcase></testsuite>)",
+                                                       child, accuracy));
+    auto in = RunHarness({"ingest", "--format", "junit", (dir / "r.xml").string(), "--commit", shas[k], "--repo",
+                          repo, "--db", db});
+    ASSERT_EQ(in.exit_code, 0) << in.err;
+  };
+  for (int k = 0; k < 16; ++k) ingest(k, "", k >= 10 ? 0.80 : 0.92);
+  for (int k : {0, 3, 4}) ingest(k, R"(<error message="connection refused"/>)", 0.0);
+  // Store only (--max-runs 0): one value per commit is enough for a 12-point drop.
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--metric", "gsm8k/accuracy", "--case",
+                       "gsm8k/t.acc", "--repo", repo, "--db", db, "--max-runs", "0", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  EXPECT_EQ(j["verdict"], "culprit") << r.out;
+  EXPECT_EQ(j["culprit"], shas[10]) << r.out;
+  EXPECT_EQ(j["runs"], 0);
+  // Between two commits that answered alike the case is not worse: nothing to search.
+  auto flat = RunHarness({"bisect", "--good", shas[10], "--bad", shas[15], "--metric", "gsm8k/accuracy", "--repo", repo,
+                          "--db", db, "--max-runs", "0", "--format", "json"});
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  Json f = ParseOut(flat);
+  EXPECT_EQ(f["verdict"], "no-culprit") << flat.out;
+  EXPECT_TRUE(f["cases"].empty()) << flat.out;
+}
+
+// Per-question evidence: a question whose request errored (outcome "error") was not
+// answered, so it is no loss. From commit 3 on, the stored runs lost their first 30
+// requests to a flaky server; every question answered was answered as before. Accuracy
+// over the answered ones dips (0.8999 -> 0.8976), so the case is searched, but no question
+// changed: no culprit.
+TEST(BisectE2E, QuestionsWhoseRequestErroredAreNoLosses) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6);
+  const auto repo = dir / "repo";
+  const auto db = (dir / "h.db").string();
+  {
+    auto store = std::move(Store::Open(db)).value();
+    for (int k = 0; k < 6; ++k) {
+      const int64_t commit = *store->UpsertCommit(ReadCommit(repo, shas[k]).value());
+      const int64_t run = *store->BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
+      const int64_t cr = *store->BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
+      int64_t right = 0, answered = 0;
+      for (int q = 0; q < 1319; ++q) {
+        const std::string outcome = k >= 3 && q < 30 ? "error" : q < 1187 ? "correct" : "wrong";
+        right += outcome == "correct";
+        answered += outcome != "error";
+        ASSERT_TRUE(store->WriteSample(cr, {std::to_string(q), outcome, "", "", 0, 0, ""}).ok());
+      }
+      const double accuracy = static_cast<double>(right) / static_cast<double>(answered);
+      ASSERT_TRUE(store->FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
+                                         {{"accuracy", accuracy, answered, {}, {}}}, {}}).ok());
+      ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+    }
+  }
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", repo.string(),
+                       "--db", db, "--max-runs", "0", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  EXPECT_EQ(j["cases"], (Json{"gsm8k/test_gsm8k_accuracy_1"})) << "searched: " << r.out;
+  EXPECT_EQ(j["verdict"], "no-culprit") << r.out;
+}
 
 // The search's knobs through the binary: a run budget, a command timeout, the noise and
 // flake priors.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "harness/stats/false_verdict.h"
 #include "harness/util/json_file.h"
 #include "harness/util/paths.h"
 #include "harness/util/test_util.h"
@@ -181,6 +182,28 @@ TEST(ReportE2E, BadInputIsExitTwoAndWritesNothing) {
   EXPECT_FALSE(fs::exists(h.dir / "none.db"));
 }
 
+// "fail_at_risk": true makes the noisy stand-in's AT-RISK gate fail the case (exit 1, the
+// verdict in its message); --rerun-at-risk still reruns it: its gate verdict is
+// AT-RISK whatever the case's status, and the reruns are what tells noise from a real drop.
+TEST(ReportE2E, FailAtRiskFailsTheCaseAndTheCaseIsStillRerun) {
+  TempDir dir;
+  const auto suites = testing_util::WriteGsm8kTableWithProfile(dir.path(), "sim/noisy.json");
+  auto table = ParseJson(ReadFile(suites / "gsm8k.json"), "gsm8k.json");
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  (*table)["defaults"]["fail_at_risk"] = true;
+  WriteFile(suites / "gsm8k.json", table->dump(2));
+  auto r = RunHarness({"run", "--suites-dir", suites.string(), "--db", (dir / "h.db").string(), "--commit", "00000001",
+                       "--suite", "gsm8k", "--filter", "gsm8k/*_1", "--seed", "1", "--rerun-at-risk", "1",
+                       "--format", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto cases = testing_util::RunSummaryCases(r.out);
+  ASSERT_EQ(cases.size(), 1u) << r.out;
+  EXPECT_EQ(cases.begin()->second.first, "fail");
+  EXPECT_NE(cases.begin()->second.second.find(": gsm8k AT-RISK at gate 0.91"), std::string::npos)
+      << cases.begin()->second.second;
+  EXPECT_NE(r.err.find("harness: rerun 1 (run 2) gsm8k/test_gsm8k_accuracy_1: "), std::string::npos) << r.err;
+}
+
 // The noisy stand-in's healthy accuracy (about 0.923 at n = 1319) is AT-RISK at the 0.91
 // gate. --rerun-at-risk stores each rerun as a run of the same commit and identity, so the
 // report answers "will a rerun flip it?" from their spread instead of the binomial question.
@@ -217,6 +240,18 @@ TEST(ReportE2E, RerunAtRiskStoresEveryRerunAndTheReportUsesTheirSpread) {
   EXPECT_LT(gate["sigma"].get<double>(), 0.01) << "rerun noise is a fraction of a point";
   ASSERT_EQ(spread["trends"].size(), 1u);
   EXPECT_EQ(spread["trends"][0]["points"].size(), static_cast<size_t>(runs));
+  // The stop rule, whatever the seed's numbers: every rerun was needed (no earlier two or
+  // more results settled the gate) and the last one settled it or used up the budget.
+  std::vector<double> accuracies;
+  for (const auto& p : spread["trends"][0]["points"]) accuracies.push_back(p["value"].get<double>());
+  auto settled = [&](size_t k) {
+    if (k < 2) return false;
+    const auto e = RerunNoiseEstimate({accuracies.begin(), accuracies.begin() + static_cast<std::ptrdiff_t>(k)},
+                                      gate["threshold"].get<double>());
+    return e.needed >= 0 && e.needed <= e.observations;
+  };
+  for (size_t k = 2; k < accuracies.size(); ++k) EXPECT_FALSE(settled(k)) << k << " results settled it already";
+  EXPECT_TRUE(settled(accuracies.size()) || accuracies.size() == 4) << "stopped unsettled with reruns left";
 
   // The nightly run's JUnit, read by a real parser: metrics as properties, the verdict line.
   auto parsed = RunProcess(

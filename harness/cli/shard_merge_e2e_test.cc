@@ -133,6 +133,8 @@ TEST(ShardE2E, ThreeShardsMergedAreTheUnshardedRun) {
   EXPECT_NE(m.out.find("merged 3 databases"), std::string::npos) << m.out;
 
   const auto want = Results(dir / "full.db", sha);
+  EXPECT_NE(m.out.find(": 3 runs, " + std::to_string(want.size()) + " cases added"), std::string::npos)
+      << "the total line sums every input: " << m.out;
   EXPECT_EQ(want.size(), Listed({}).size());
   EXPECT_EQ(Results(dir / "merged.db", sha), want) << "same cases, statuses, metrics and sample counts";
 

@@ -71,6 +71,44 @@ TEST(CompareCase, UnpairedIntervalsForProportionMetricsWithoutSamples) {
   EXPECT_TRUE(close.unpaired[0].overlap);
 }
 
+// The unpaired check in both directions and with different n on the two sides: each
+// interval is its own side's (B better than A is as disjoint as B worse).
+TEST(CompareCase, UnpairedIntervalsUseEachSidesOwnNInBothDirections) {
+  auto up = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.8, 1000, {}, {}}}),
+                        Loaded(CaseStatus::kPass, {{"accuracy", 0.9, 1000, {}, {}}}));
+  ASSERT_EQ(up.unpaired.size(), 1u);
+  EXPECT_FALSE(up.unpaired[0].overlap) << "0.8 -> 0.9 of 1000 each: disjoint";
+  // 45/50 against 900/1000: the same rate, intervals of very different width.
+  auto c = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.9, 50, {}, {}}}),
+                       Loaded(CaseStatus::kPass, {{"accuracy", 0.9, 1000, {}, {}}}));
+  ASSERT_EQ(c.unpaired.size(), 1u);
+  const Interval a = WilsonInterval(45, 50), b = WilsonInterval(900, 1000);
+  EXPECT_EQ(c.unpaired[0].n_a, 50);
+  EXPECT_EQ(c.unpaired[0].n_b, 1000);
+  EXPECT_DOUBLE_EQ(c.unpaired[0].ci_a.low, a.low);
+  EXPECT_DOUBLE_EQ(c.unpaired[0].ci_a.high, a.high);
+  EXPECT_DOUBLE_EQ(c.unpaired[0].ci_b.low, b.low);
+  EXPECT_DOUBLE_EQ(c.unpaired[0].ci_b.high, b.high);
+  EXPECT_TRUE(c.unpaired[0].overlap);
+}
+
+// Samples on one side only (an ingested result without per-question outcomes against a
+// native run): nothing pairs, so there is no paired verdict (it would say SAME with 0 pairs
+// however far accuracy fell) and the unpaired check speaks instead.
+TEST(CompareCase, SamplesOnOneSideOnlyFallBackToTheUnpairedCheck) {
+  for (bool samples_on_a : {true, false}) {
+    std::vector<Sample> outcomes = Outcomes(40, samples_on_a ? 40 : 28);
+    auto c = CompareCase("g/t_0",
+                         Loaded(CaseStatus::kPass, {{"accuracy", 0.92, 1319, {}, {}}}, {},
+                                samples_on_a ? outcomes : std::vector<Sample>{}),
+                         Loaded(CaseStatus::kPass, {{"accuracy", 0.80, 1319, {}, {}}}, {},
+                                samples_on_a ? std::vector<Sample>{} : outcomes));
+    EXPECT_FALSE(c.paired.has_value()) << "samples on " << (samples_on_a ? "A" : "B") << " only";
+    ASSERT_EQ(c.unpaired.size(), 1u);
+    EXPECT_FALSE(c.unpaired[0].overlap) << "a 12-point drop at n = 1319 is shown as one";
+  }
+}
+
 TEST(CompareCase, OpTableDiffAndStaleHintGoFromAToB) {
   auto c = CompareCase("gmm/t_3", Loaded(CaseStatus::kPass, {}, {{"ns.fused.default", "[2]", 4, 0}}),
                        Loaded(CaseStatus::kFail, {}, {{"ns.fused_quant.default", "[2]", 4, 0}}));

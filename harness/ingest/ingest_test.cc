@@ -1,5 +1,8 @@
 #include "harness/ingest/ingest.h"
 
+#include <map>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/ingest/gtest_json.h"
@@ -60,6 +63,37 @@ TEST(JunitXml, ReadsPytestStatusesTimesPropertiesAndUnicode) {
   ASSERT_NE(uni, nullptr);  // missing time: zero, missing children: pass
   EXPECT_EQ(uni->result.status, CaseStatus::kPass);
   EXPECT_EQ(uni->result.duration_s, 0);
+}
+
+// Every order of two or three status children: error outranks failure outranks skipped
+// (a rerun plugin may write <failure> then <skipped>; the case still failed), and the
+// message is the winner's.
+TEST(JunitXml, StatusPrecedenceWhateverTheOrderOfTheChildren) {
+  const std::map<std::string, std::pair<CaseStatus, int>> kind = {
+      {"error", {CaseStatus::kError, 0}}, {"failure", {CaseStatus::kFail, 1}}, {"skipped", {CaseStatus::kSkip, 2}}};
+  std::vector<std::vector<std::string>> orders;
+  for (const auto& a : kind)
+    for (const auto& b : kind) {
+      if (a.first == b.first) continue;
+      orders.push_back({a.first, b.first});
+      for (const auto& c : kind)
+        if (c.first != a.first && c.first != b.first) orders.push_back({a.first, b.first, c.first});
+    }
+  ASSERT_EQ(orders.size(), 12u);  // 6 pairs in both orders, 6 orders of three
+  for (const auto& order : orders) {
+    std::string children, expected;
+    int best = 3;
+    for (const auto& k : order) {
+      children += fmt::format(R"(<{} message="{} text"/>)", k, k);
+      if (kind.at(k).second < best) best = kind.at(k).second, expected = k;
+    }
+    auto cases = ParseJunitXml("<testsuite name=\"s\"><testcase name=\"t\">" + children + "</testcase></testsuite>",
+                               "x.xml", "");
+    ASSERT_TRUE(cases.ok()) << cases.error().message;
+    ASSERT_EQ(cases->size(), 1u);
+    EXPECT_EQ((*cases)[0].result.status, kind.at(expected).first) << children;
+    EXPECT_EQ((*cases)[0].result.message, expected + " text") << children;
+  }
 }
 
 TEST(JunitXml, SuiteOptionNestedSuitesAndNoClassname) {
@@ -187,6 +221,19 @@ TEST(GtestJson, ReadsStatusesTimesFailuresAndProperties) {
   auto named = ParseGtestJson(kGtestJson, "g.json", "kernels");
   ASSERT_TRUE(named.ok());
   EXPECT_NE(Find(*named, "kernels/MathTest.Adds"), nullptr);
+}
+
+// A recorded failure is never hidden: with "result": "SKIPPED" beside failures (GoogleTest
+// itself writes COMPLETED for a test that failed and then skipped; other writers may not),
+// the case failed.
+TEST(GtestJson, AFailureWinsOverASkip) {
+  auto cases = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [
+      {"name": "t", "status": "RUN", "result": "SKIPPED", "failures": [{"failure": "x.cc:3\nboom"}]}]}]})",
+                              "f.json", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 1u);
+  EXPECT_EQ((*cases)[0].result.status, CaseStatus::kFail);
+  EXPECT_EQ((*cases)[0].result.message, "x.cc:3\nboom");
 }
 
 TEST(GtestJson, MissingOptionalFieldsAndEmptyReport) {

@@ -288,9 +288,10 @@ const Metric* FindMetric(const CaseResult& c, const std::string& name) {
   return nullptr;
 }
 
+// The gate verdict alone: a case that "fail_at_risk" failed is the one whose reruns matter.
 bool AtRisk(const CaseResult& c) {
   const Metric* v = FindMetric(c, "gate_verdict");
-  return c.status == CaseStatus::kPass && v && v->label == Word(GateVerdict::kAtRisk);
+  return v && v->label == Word(GateVerdict::kAtRisk);
 }
 
 }  // namespace

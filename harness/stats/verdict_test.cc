@@ -25,6 +25,8 @@ TEST(JudgeGate, ThreeWayOnTheWilsonInterval) {
 TEST(JudgeGate, GateIsInclusiveAndEmptyRunsFail) {
   // 50/100 at gate 0.5: X >= 50 passes, so a rerun fails when X <= 49.
   EXPECT_NEAR(JudgeGate(50, 100, 0.5).sample_fail_probability, BinomialCdf(49, 100, 0.5), 1e-12);
+  // 0.55 * 100 is 55.00000000000001 in doubles: 55/100 still meets the gate.
+  EXPECT_NEAR(JudgeGate(55, 100, 0.55).sample_fail_probability, BinomialCdf(54, 100, 0.55), 1e-12);
   auto empty = JudgeGate(0, 0, 0.91);
   EXPECT_EQ(empty.verdict, GateVerdict::kFail);
   EXPECT_EQ(empty.sample_fail_probability, 1);
@@ -65,6 +67,18 @@ TEST(CompareToBaseline, PairsByKeyAndSkipsErrorsAndMissing) {
   EXPECT_EQ(j.test.b, 2);   // keys 0 and 4 lost
   EXPECT_EQ(j.test.c, 2);   // keys 2 and 3 gained
   EXPECT_EQ(j.verdict, BaselineVerdict::kSame);
+}
+
+// Outcomes "pass" and "fail" (selftest samples, ingested test results) pair like "correct"
+// and "wrong": a pass that became a fail is a loss.
+TEST(CompareToBaseline, PassAndFailOutcomesPairLikeCorrectAndWrong) {
+  auto j = CompareToBaseline(Outcomes({"pass", "pass", "pass", "pass", "pass", "pass", "fail"}),
+                             Outcomes({"fail", "fail", "fail", "fail", "fail", "fail", "pass"}));
+  EXPECT_EQ(j.paired, 7);
+  EXPECT_EQ(j.test.b, 6);
+  EXPECT_EQ(j.test.c, 1);
+  auto same = CompareToBaseline(Outcomes({"pass", "fail"}), Outcomes({"pass", "fail"}));
+  EXPECT_EQ(same.test.b + same.test.c, 0);
 }
 
 TEST(CompareToBaseline, ManyLossesRegress) {

@@ -1075,7 +1075,7 @@ Result<std::vector<double>> Store::MetricAt(const CaseMatch& m, const std::strin
 SELECT mt.value FROM case_results cr
 JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
 JOIN metrics mt ON mt.case_result_id = cr.id AND mt.name = ?4
-WHERE cr.case_id = ?1 AND c.sha = ?2 AND r.id <> ?3 AND r.config_hash = ?5 AND cr.params_json = ?6
+WHERE cr.case_id = ?1 AND c.sha = ?2 AND r.config_hash = ?5 AND cr.params_json = ?6 AND r.id <> ?3
   AND cr.status IN ('pass', 'fail')
 ORDER BY cr.id)sql");
   st.Bind(1, m.case_id).Bind(2, sha).Bind(3, m.exclude_run).Bind(4, metric).Bind(5, m.config_hash)

@@ -32,6 +32,32 @@ TEST(Git, AncestorsAreNewestFirstWithoutTheCommitItself) {
   EXPECT_TRUE(FirstParentAncestors(dir / "repo", shas[0], 10)->empty());
 }
 
+// History with a merge: the first-parent chain runs through the merge commit and never
+// into the merged branch (bisect's candidates, the baseline's ancestors, the ordinals).
+TEST(Git, FirstParentChainsStepOverAMergedBranch) {
+  testing_util::TempDir dir;
+  const auto repo = dir / "repo";
+  auto shas = testing_util::MakeGitRepoWithMerge(repo);  // c1, c2, s1, s2, merge, c3
+  ASSERT_EQ(shas.size(), 6u);
+  auto merge = ReadCommit(repo, shas[4]);
+  ASSERT_TRUE(merge.ok()) << merge.error().message;
+  ASSERT_EQ(merge->parents, (std::vector<std::string>{shas[1], shas[3]})) << "a real merge";
+  EXPECT_EQ(merge->first_parent_ordinal, 3);
+  EXPECT_EQ(ReadCommit(repo, shas[5])->first_parent_ordinal, 4);
+  auto range = FirstParentRange(repo, shas[0], shas[5]);
+  ASSERT_TRUE(range.ok()) << range.error().message;
+  EXPECT_EQ(*range, (std::vector<std::string>{shas[1], shas[4], shas[5]}));
+  auto ancestors = FirstParentAncestors(repo, shas[5], 10);
+  ASSERT_TRUE(ancestors.ok()) << ancestors.error().message;
+  EXPECT_EQ(*ancestors, (std::vector<std::string>{shas[4], shas[1], shas[0]}));
+  // A commit of the merged branch is an ancestor, but not on the first-parent chain.
+  auto off_chain = FirstParentRange(repo, shas[2], shas[5]);
+  ASSERT_FALSE(off_chain.ok());
+  EXPECT_EQ(off_chain.error().code, ExitCode::kUsage);
+  EXPECT_NE(off_chain.error().message.find("not a first-parent ancestor"), std::string::npos)
+      << off_chain.error().message;
+}
+
 TEST(Git, RejectsOptionLookingRevisionsAndUnknownCommits) {
   testing_util::TempDir dir;
   testing_util::MakeGitRepo(dir / "repo", 1);

@@ -242,4 +242,51 @@ inline std::vector<std::string> MakeGitRepo(
   return shas;
 }
 
+// A repository whose history is not linear: main "commit 1", "commit 2"; a branch from
+// commit 1 with "side 1", "side 2"; main merges it ("merge side", first parent commit 2)
+// and goes on with "commit 3". Returns the shas in that order: c1, c2, s1, s2, merge, c3.
+// files(name), when given, names more files the commit with that subject writes.
+inline std::vector<std::string> MakeGitRepoWithMerge(
+    const std::filesystem::path& dir,
+    const std::function<std::map<std::string, std::string>(const std::string&)>& files = nullptr) {
+  ProcessOptions o{.cwd = dir,
+                   .env = {{"GIT_AUTHOR_NAME", "t"}, {"GIT_AUTHOR_EMAIL", "t@example.invalid"},
+                           {"GIT_COMMITTER_NAME", "t"}, {"GIT_COMMITTER_EMAIL", "t@example.invalid"},
+                           {"GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"}, {"GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z"}}};
+  std::filesystem::create_directories(dir);
+  auto git = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "git");
+    auto r = RunProcess(args, o);
+    std::string out = r.ok() ? r->out : "";
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  };
+  auto commit = [&](const std::string& subject, const std::string& file) {
+    WriteFile(dir / file, subject);
+    if (files)
+      for (const auto& [path, content] : files(subject)) WriteFile(dir / path, content);
+    git({"add", "-A"});
+    git({"commit", "-q", "-m", subject});
+    return git({"rev-parse", "HEAD"});
+  };
+  git({"init", "-q", "-b", "main"});
+  std::vector<std::string> shas;
+  shas.push_back(commit("commit 1", "main.txt"));
+  shas.push_back(commit("commit 2", "main.txt"));
+  git({"checkout", "-q", "-b", "side", shas[0]});
+  shas.push_back(commit("side 1", "side.txt"));
+  shas.push_back(commit("side 2", "side.txt"));
+  git({"checkout", "-q", "main"});
+  git({"merge", "-q", "--no-ff", "--no-edit", "-m", "merge side", "side"});
+  if (files)
+    for (const auto& [path, content] : files("merge side")) {
+      WriteFile(dir / path, content);
+      git({"add", "-A"});
+      git({"commit", "-q", "--amend", "--no-edit"});
+    }
+  shas.push_back(git({"rev-parse", "HEAD"}));
+  shas.push_back(commit("commit 3", "main.txt"));
+  return shas;
+}
+
 }  // namespace harness::testing_util

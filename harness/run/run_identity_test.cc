@@ -1,0 +1,112 @@
+// The run identity (run_identity.h): every input that changes a run's answers changes its
+// hash, each on its own, and the inputs that change no answer do not.
+#include "harness/run/run_identity.h"
+
+#include <cstdlib>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using testing_util::WriteFile;
+
+SuiteTable TableWithProfile(const std::string& profile) {
+  SuiteTable t;
+  t.suite = "gsm8k";
+  t.tests["test_acc"] = {CaseParam{"gsm8k", "test_acc", 0, Json{{"sim_profile", profile}}, "gsm8k.json"}};
+  return t;
+}
+
+// Stand-in profiles live under $HARNESS_ROOT/golden: a folder of the test's own.
+class RunIdentityTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const char* root = std::getenv("HARNESS_ROOT")) saved_root_ = root;
+    setenv("HARNESS_ROOT", dir_.path().c_str(), 1);
+    WriteFile(dir_ / "golden/sim/a.json", R"({"accuracy": 0.92})");
+    WriteFile(dir_ / "golden/sim/b.json", R"({"accuracy": 0.80})");
+  }
+  void TearDown() override {
+    if (saved_root_) setenv("HARNESS_ROOT", saved_root_->c_str(), 1);
+    else unsetenv("HARNESS_ROOT");
+  }
+  static std::string Hash(const StackConfig& c, const std::optional<EndpointTarget>& e, const std::string& profile) {
+    auto id = MakeRunIdentity(c, e, {TableWithProfile(profile)});
+    EXPECT_TRUE(id.ok()) << id.error().message;
+    return id.ok() ? id->hash : "";
+  }
+
+  testing_util::TempDir dir_;
+  std::optional<std::string> saved_root_;
+  const StackConfig base_{};
+  const EndpointTarget endpoint_{"http://127.0.0.1:30000", "m", false, ""};
+};
+
+TEST_F(RunIdentityTest, EachInputThatChangesWhatIsMeasuredChangesTheHash) {
+  const std::string h = Hash(base_, endpoint_, "sim/a.json");
+  EXPECT_EQ(Hash(base_, endpoint_, "sim/a.json"), h) << "the same inputs, the same identity";
+  StackConfig batch = base_, device = base_;
+  batch.batch = 64;
+  device.device = "H100";
+  EndpointTarget model = endpoint_, chat = endpoint_, served = endpoint_;
+  model.model = "other";
+  chat.chat = true;
+  served.served_models = {"another-checkpoint"};
+  const std::set<std::string> hashes = {h,
+                                        Hash(batch, endpoint_, "sim/a.json"),
+                                        Hash(device, endpoint_, "sim/a.json"),
+                                        Hash(base_, model, "sim/a.json"),
+                                        Hash(base_, chat, "sim/a.json"),
+                                        Hash(base_, served, "sim/a.json"),
+                                        Hash(base_, std::nullopt, "sim/a.json"),
+                                        Hash(base_, endpoint_, "sim/b.json")};
+  EXPECT_EQ(hashes.size(), 8u) << "batch, device, model, route, served model, no endpoint, profile: each its own";
+  // The profile's content under the same name: an edited stand-in answers differently.
+  WriteFile(dir_ / "golden/sim/a.json", R"({"accuracy": 0.95})");
+  EXPECT_NE(Hash(base_, endpoint_, "sim/a.json"), h);
+}
+
+// Where and how a run ran is its context, not what it measured (store/identity_rule.h): a
+// server on another port, or a fault switched on (a stand-in for a code change), pairs.
+TEST_F(RunIdentityTest, TheUrlAndTheFaultsAreContextNotMeasurement) {
+  StackConfig fault = base_;
+  fault.faults = {"fp8-scale-unrepaired"};
+  EndpointTarget url = endpoint_;
+  url.base_url = "http://127.0.0.1:8000";
+  const std::string h = Hash(base_, endpoint_, "sim/a.json");
+  EXPECT_EQ(Hash(fault, endpoint_, "sim/a.json"), h);
+  EXPECT_EQ(Hash(base_, url, "sim/a.json"), h);
+  const auto id = MakeRunIdentity(fault, url, {TableWithProfile("sim/a.json")});
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(id->context["endpoint"]["base_url"], "http://127.0.0.1:8000") << id->context.dump();
+  EXPECT_EQ(id->context["stack_config"]["faults"], Json::array({"fp8-scale-unrepaired"})) << id->context.dump();
+}
+
+TEST_F(RunIdentityTest, TheKeysVariableAndTheOrderOfFaultsChangeNothing) {
+  EndpointTarget keyed = endpoint_;
+  keyed.api_key_env = "OPENAI_API_KEY";
+  EXPECT_EQ(Hash(base_, keyed, "sim/a.json"), Hash(base_, endpoint_, "sim/a.json"));
+  StackConfig ab = base_, ba = base_;
+  ab.faults = {"a", "b"};
+  ba.faults = {"b", "a", "b"};
+  EXPECT_EQ(Hash(ab, endpoint_, "sim/a.json"), Hash(ba, endpoint_, "sim/a.json"));
+  const auto id = MakeRunIdentity(base_, endpoint_, {TableWithProfile("sim/a.json")});
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(id->json.dump().find("OPENAI_API_KEY"), std::string::npos);
+}
+
+TEST_F(RunIdentityTest, DescribesTheLeavesThatDiffer) {
+  const auto a = MakeRunIdentity(base_, endpoint_, {TableWithProfile("sim/a.json")}).value();
+  EndpointTarget model = endpoint_;
+  model.model = "other";
+  const auto b = MakeRunIdentity(base_, model, {TableWithProfile("sim/a.json")}).value();
+  EXPECT_EQ(DescribeIdentityDifference(a.json.dump(), b.json), R"(endpoint.model: "m" -> "other")");
+  EXPECT_EQ(DescribeIdentityDifference(a.json.dump(), a.json), "no visible difference");
+}
+
+}  // namespace
+}  // namespace harness

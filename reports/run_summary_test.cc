@@ -1,0 +1,36 @@
+#include "reports/run_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace harness::reports {
+namespace {
+
+// A different number of cases per status, so each count lands in its own column: 4 pass,
+// 3 fail, 2 error, 1 skip; with an error the run is an error (exit 3) however many failed.
+std::vector<CaseResult> Mixed() {
+  std::vector<CaseResult> cases;
+  int i = 0;
+  for (auto [status, count] : {std::pair{CaseStatus::kPass, 4}, {CaseStatus::kFail, 3}, {CaseStatus::kError, 2},
+                               {CaseStatus::kSkip, 1}})
+    for (int k = 0; k < count; ++k) cases.push_back({"s/t_" + std::to_string(i++), status, 0, "", {}, {}});
+  return cases;
+}
+
+TEST(RunSummary, EachStatusCountsInItsOwnColumn) {
+  const Json j = RunSummaryJson(7, "abc1234", Mixed());
+  EXPECT_EQ(j["summary"], (Json{{"pass", 4}, {"fail", 3}, {"error", 2}, {"skip", 1}}));
+  EXPECT_EQ(j["status"], "error");
+  ASSERT_EQ(j["cases"].size(), 10u);
+  EXPECT_EQ(j["cases"][4]["status"], "fail");
+  const std::string text = RunSummaryText(Mixed());
+  EXPECT_NE(text.find("\n4 passed, 3 failed, 2 errors, 1 skipped\n"), std::string::npos) << text;
+}
+
+TEST(RunSummary, KeyDetailIsTheMessagesFirstLineWithoutItsLocationElseTheFirstMetric) {
+  EXPECT_EQ(KeyDetail({"s/t_0", CaseStatus::kFail, 0, "suite.cc:12: calls differ\nsecond line", {}, {}}), "calls differ");
+  EXPECT_EQ(KeyDetail({"s/t_0", CaseStatus::kPass, 0, "", {{"accuracy", 0.925, 1319, 0.91, 0.94}}, {}}),
+            "accuracy=0.925 [0.91, 0.94]");
+}
+
+}  // namespace
+}  // namespace harness::reports
