@@ -17,7 +17,10 @@ std::vector<CaseResult> Mixed() {
 }
 
 TEST(RunSummary, EachStatusCountsInItsOwnColumn) {
-  const Json j = RunSummaryJson(7, "abc1234", Mixed());
+  const Json context = {{"endpoint", {{"base_url", "http://127.0.0.1:30000"}}}};
+  const Json j = RunSummaryJson(7, "abc1234", "0123456789abcdef", context, Mixed());
+  EXPECT_EQ(j["identity"], "0123456789abcdef");
+  EXPECT_EQ(j["context"], context);
   EXPECT_EQ(j["summary"], (Json{{"pass", 4}, {"fail", 3}, {"error", 2}, {"skip", 1}}));
   EXPECT_EQ(j["status"], "error");
   ASSERT_EQ(j["cases"].size(), 10u);
