@@ -1,5 +1,5 @@
 // The fp8_scale_layout suite: the layout contract between the fused RMSNorm + FP8
-// group-quant producer and the block-scaled FP8 GEMM (regression 3 in DESIGN.md;
+// group-quant producer and the block-scaled FP8 GEMM (regression 3 in golden/regressions.json;
 // docs/kernels.md). With transpose_scale=true the kernel writes its scales column-major
 // but returns row-major-looking metadata; the producer repairs that with a zero-copy
 // strided view. The fault switch fp8-scale-unrepaired skips the repair: the M=64 cases

@@ -1,4 +1,4 @@
-// The gmm suite (regression 2 in DESIGN.md; docs/compiler.md): on one Qwen3-MoE layer
+// The gmm suite (regression 2 in golden/regressions.json; docs/compiler.md): on one Qwen3-MoE layer
 // the experts' GMM1 + SwiGLU fuse per quant type and GMM2 stays the base grouped matmul;
 // for MXFP4 the dynamic quant after the swiglu fuses as well, into
 // grouped_matmul_mxfp4_swiglu_quant. Fault gmm-no-mxfp4-quant-fusion (the fusion before

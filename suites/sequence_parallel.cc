@@ -1,4 +1,4 @@
-// The sequence_parallel suite (regression 1 in DESIGN.md; docs/compiler.md): with TP 2
+// The sequence_parallel suite (regression 1 in golden/regressions.json; docs/compiler.md): with TP 2
 // every all_reduce that feeds an RMSNorm must become reduce_scatter + a norm on the
 // local tokens + all_gather. The fault switch sp-counts-bookkeeping-users makes the
 // reference stack's pass count region replay's bookkeeping users, which leaves the

@@ -1,6 +1,6 @@
 // The noise-aware search of `harness bisect`: a posterior over "which commit is the
-// culprit" plus "no culprit: the bad result was noise" (shared/research/bisect.md §5, §7,
-// §10), updated with every run, that picks the next commit to run and says when it knows.
+// culprit" plus "no culprit: the bad result was noise" (docs/sources.md §1),
+// updated with every run, that picks the next commit to run and says when it knows.
 //
 // Positions are the first-parent commits from the known-good one (0) to the known-bad
 // one (n). Hypothesis H_j (1 <= j <= n): position j is the first bad commit, so every

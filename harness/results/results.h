@@ -25,7 +25,7 @@ std::string_view Label(RunStatus s);
 std::optional<CaseStatus> ParseCaseStatus(std::string_view word);
 std::optional<RunStatus> ParseRunStatus(std::string_view word);
 
-// Gate verdict of a proportion metric (DESIGN.md "Gate verdicts"): PASS, AT-RISK, FAIL.
+// Gate verdict of a proportion metric (docs/gsm8k.md): PASS, AT-RISK, FAIL.
 enum class GateVerdict { kPass = 0, kAtRisk = 1, kFail = 2 };
 // Paired verdict against a baseline: SAME, IMPROVED, REGRESSED.
 enum class BaselineVerdict { kSame = 0, kImproved = 1, kRegressed = 2 };

@@ -1,4 +1,4 @@
-// Statistics for proportion metrics (shared/research/bisect.md section 7): Wilson score
+// Statistics for proportion metrics (docs/gsm8k.md, "Statistics and verdicts"): Wilson score
 // intervals, exact binomial tails, the exact McNemar test for paired outcomes, latency
 // percentiles,. Used by the
 // gsm8k suite, compare and bisect.

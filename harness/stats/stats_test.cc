@@ -1,4 +1,4 @@
-// Worked numbers from shared/research/bisect.md section 7 (n = 1319, gate 0.91).
+// Worked numbers of docs/gsm8k.md (n = 1319, gate 0.91).
 #include "harness/stats/stats.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Verdicts for proportion metrics (DESIGN.md "Gate verdicts").
+// Verdicts for proportion metrics (docs/gsm8k.md, "Statistics and verdicts").
 //
 // Gate: PASS when the Wilson 95% interval lies at or above the gate, FAIL when it lies
 // wholly below, AT-RISK when it straddles the gate; with the probability that a rerun of

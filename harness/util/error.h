@@ -9,7 +9,7 @@
 
 namespace harness {
 
-// Process exit codes (DESIGN.md). bisect --run speaks git's convention separately.
+// Process exit codes (README.md: 0 pass, 1 failures, 2 bad input, 3 infrastructure). bisect --run speaks git's convention separately.
 enum class ExitCode : int {
   kPass = 0,     // every test and gate passed
   kFail = 1,     // a test or gate failed

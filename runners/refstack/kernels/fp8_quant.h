@@ -1,5 +1,5 @@
 // FP8 (e4m3fn) quantization for the W8A8 block-scaled GEMM, and the scale-layout
-// contract that regression 3 of DESIGN.md broke (docs/kernels.md tells the story).
+// contract that regression 3 of golden/regressions.json broke (docs/kernels.md tells the story).
 //
 // The fused RMSNorm + FP8 group-quant kernel can write its per-(row, group) scales in
 // transposed storage for a GEMM that wants them column-major. Like the AITER kernel it
