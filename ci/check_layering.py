@@ -30,7 +30,7 @@ ALLOWED = {
     "runners": ["runners/refstack", "runners/exec", "runners/openai", "harness/stack", "harness/results",
                 "harness/util"],
     "harness/run": ["harness/store", "harness/stack", "harness/stats", "harness/results", "harness/util"],
-    "harness/bisect": ["harness/run", "harness/store", "harness/results", "harness/util"],
+    "harness/bisect": ["harness/run", "harness/store", "harness/stats", "harness/results", "harness/util"],
     "harness/compare": ["harness/store", "harness/golden", "harness/stats", "harness/results", "harness/util"],
     "reports": ["harness/compare", "harness/golden", "harness/store", "harness/stats", "harness/results",
                 "harness/util"],

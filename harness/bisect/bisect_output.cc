@@ -64,4 +64,81 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
   return TerminalText(out);
 }
 
+std::string AutoVerdictWord(const AutoRegression& g) {
+  if (g.bisect) return VerdictWord(g.bisect->verdict);
+  if (g.confirmation == "not-confirmed") return "not-confirmed";
+  return "ambiguous";  // the budget ran out before it could be confirmed
+}
+
+Json AutoBisectJson(const AutoBisectOutcome& o) {
+  Json regressions = Json::array();
+  for (const auto& g : o.regressions) {
+    Json cases = Json::array();
+    for (const auto& c : g.target.cases) cases.push_back({{"case", c.case_id}, {"kind", c.kind}});
+    Json j{{"suite", g.target.suite}, {"cases", cases}, {"kind", g.target.kind},
+           {"metric", g.target.metric.empty() ? Json(nullptr) : Json(g.target.metric)},
+           {"confirmed", g.confirmation == "confirmed"}, {"confirmation", g.confirmation},
+           {"regression", g.regression_id}, {"verdict", AutoVerdictWord(g)}};
+    j["session"] = g.bisect ? Json(g.bisect->session_id) : Json(nullptr);
+    j["culprit"] = g.bisect && !g.bisect->culprit.empty() ? Json(g.bisect->culprit) : Json(nullptr);
+    j["subject"] = g.bisect ? g.bisect->subject : "";
+    j["confidence"] = g.bisect ? Json(g.bisect->confidence) : Json(nullptr);
+    j["runs"] = g.bisect ? g.bisect->runs : 0;
+    j["range"] = g.bisect ? g.bisect->range : std::vector<std::string>{};
+    j["reason"] = g.bisect ? g.bisect->reason
+                 : g.confirmation == "not-confirmed" ? "the confirming rerun did not show it: not confirmed (flaky)"
+                                                     : "--max-runs spent before it was confirmed";
+    regressions.push_back(std::move(j));
+  }
+  Json confirming = Json::array();
+  for (const auto& c : o.confirming) confirming.push_back({{"exit_code", c.exit_code}});
+  Json j{{"format_version", kBisectJsonFormat},
+         {"run", o.nightly.first().id},
+         {"commit", o.nightly.first().sha},
+         {"previous_run", o.previous ? Json(o.previous->first().id) : Json(nullptr)},
+         {"previous_commit", o.previous ? Json(o.previous->first().sha) : Json(nullptr)},
+         {"confirming_runs", confirming},
+         {"regressions", regressions},
+         {"runs_total", o.runs_total}};
+  return j;
+}
+
+std::string AutoBisectText(const AutoBisectOutcome& o) {
+  const RunRow& run = o.nightly.first();
+  std::string out = fmt::format("nightly run {} at {}", run.id, run.sha.substr(0, 12));
+  if (!o.previous) return TerminalText(out + ": no earlier nightly of this identity to compare with; nothing to bisect\n");
+  out += fmt::format(" against run {} at {}: ", o.previous->first().id, o.previous->first().sha.substr(0, 12));
+  if (o.regressions.empty()) return TerminalText(out + "no regression\n");
+  std::size_t confirmed = 0, culprits = 0;
+  for (const auto& g : o.regressions) {
+    confirmed += g.confirmation == "confirmed";
+    culprits += g.bisect && g.bisect->verdict == Verdict::kCulprit;
+  }
+  out += fmt::format("{} regression(s), {} confirmed, {} with a culprit; {} commands run\n", o.regressions.size(),
+                     confirmed, culprits, o.runs_total);
+  for (const auto& g : o.regressions) {
+    std::vector<std::string> cases;
+    for (const auto& c : g.target.cases) cases.push_back(fmt::format("{} ({})", c.case_id, c.kind));
+    out += fmt::format("\n{} {}: {}\n", g.target.suite, g.target.metric.empty() ? "status" : g.target.metric,
+                       fmt::join(cases, ", "));
+    const std::string verdict = AutoVerdictWord(g);
+    if (!g.bisect) {
+      out += verdict == "not-confirmed" ? "  NOT CONFIRMED (flaky): the rerun of the bad commit did not show it; not bisected\n"
+                                        : "  AMBIGUOUS: --max-runs spent before it was confirmed\n";
+      continue;
+    }
+    const BisectOutcome& b = *g.bisect;
+    if (b.verdict == Verdict::kCulprit)
+      out += fmt::format("  CULPRIT {} {} (confidence {:.3f}, {} runs, bisect session {})\n", b.culprit, b.subject,
+                         b.confidence, b.runs, b.session_id);
+    else if (b.verdict == Verdict::kNoCulprit)
+      out += fmt::format("  NO CULPRIT (posterior {:.3f}, {} runs, bisect session {}){}\n", b.confidence, b.runs,
+                         b.session_id, b.reason.empty() ? "" : ": " + b.reason);
+    else
+      out += fmt::format("  AMBIGUOUS: {} (bisect session {}, {} runs); the first bad commit is one of: {}\n", b.reason,
+                         b.session_id, b.runs, fmt::join(b.range, " "));
+  }
+  return TerminalText(out);
+}
+
 }  // namespace harness::bisect

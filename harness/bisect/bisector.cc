@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/bisect/session_lock.h"
+#include "harness/bisect/worktree_command.h"
 #include "harness/run/suite_table.h"
 #include "harness/util/git.h"
 #include "harness/util/paths.h"
@@ -180,22 +181,6 @@ void AddObservations(Search& search, int position, const Json& evidence) {
   if (evidence.value("skip", false)) search.Skip(position);
 }
 
-std::string Substitute(const std::string& arg, const std::map<std::string, std::string>& vars) {
-  std::string out;
-  for (std::size_t i = 0; i < arg.size();) {
-    bool matched = false;
-    for (const auto& [key, value] : vars)
-      if (arg.compare(i, key.size(), key) == 0) {
-        out += value;
-        i += key.size();
-        matched = true;
-        break;
-      }
-    if (!matched) out += arg[i++];
-  }
-  return out;
-}
-
 std::string StepVerdict(double p_bad, bool skipped, double confidence) {
   if (skipped) return "skip";
   if (p_bad >= confidence) return "bad";
@@ -207,11 +192,11 @@ std::string StepVerdict(double p_bad, bool skipped, double confidence) {
 Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vector<CommitInfo>& commits) {
   Target t;
   if (r.metric.empty()) {
-    if (r.case_id.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
+    if (r.cases.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
     t.status = true;
-    t.cases = {r.case_id};
-    t.words = fmt::format("status of {}", r.case_id);
-    t.specs = {SeriesSpec{true, 0}, SeriesSpec{true, 0}};
+    t.cases = r.cases;
+    t.words = fmt::format("status of {}", fmt::join(r.cases, ", "));
+    t.specs.assign(r.cases.size() + 1, SeriesSpec{true, 0});
     return t;
   }
   const auto slash = r.metric.find('/');
@@ -228,10 +213,11 @@ Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vec
                                   r.metric, suite, suite));
   std::optional<bool> higher;
   if (t.metric == table->headline_metric) higher = table->headline_higher_is_better;
-  if (!r.case_id.empty()) {
-    if (r.case_id.rfind(suite + "/", 0) != 0)
-      return UsageError(fmt::format("--case {} is not a case of suite '{}'", r.case_id, suite));
-    t.cases = {r.case_id};
+  if (!r.cases.empty()) {
+    for (const auto& id : r.cases)
+      if (id.rfind(suite + "/", 0) != 0)
+        return UsageError(fmt::format("--case {} is not a case of suite '{}'", id, suite));
+    t.cases = r.cases;
   } else {
     std::set<std::string> ids;
     for (const auto* c : {&commits.front(), &commits.back()}) {
@@ -316,7 +302,7 @@ class Session {
 
   Status Begin() {
     Json args{{"format_version", kBisectLogFormat}, {"good", commits_.front().sha}, {"bad", commits_.back().sha},
-              {"metric", r_.metric}, {"case", r_.case_id}, {"repo", r_.repo.string()}, {"max_runs", r_.max_runs},
+              {"metric", r_.metric}, {"cases", r_.cases}, {"repo", r_.repo.string()}, {"max_runs", r_.max_runs},
               {"confidence", r_.confidence}, {"flake_rate", r_.flake_rate}, {"command", r_.command},
               {"command_timeout_s", r_.command_timeout_s.value_or(0)}, {"target", TargetJson(target_)}};
     if (r_.noise_sigma) args["noise_sigma"] = *r_.noise_sigma;
@@ -473,52 +459,10 @@ class Session {
     return ev;
   }
 
-  // The command as argv with {sha}, {worktree} and {db} filled in (absolute paths: it runs
-  // in the worktree), run in a detached worktree of sha (with --repo) that is removed
-  // afterwards whatever happened. The session lock names the worktree and the command
-  // while they exist, for the next bisect to clean up should this process die.
   Result<ProcessResult> RunInWorktree(const std::string& sha) {
-    if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
-    std::filesystem::path worktree;
-    if (!r_.repo.empty()) {
-      auto folder = MakeWorktreeFolder();
-      if (!folder) return folder.error();
-      worktree = *folder / sha.substr(0, 12);
-      auto added = lock_.SetWorktree(r_.repo, worktree);
-      if (added) added = AddWorktree(r_.repo, worktree, sha);
-      if (!added) {
-        RemoveWorktreeAndFolder(worktree);
-        return added.error();
-      }
-    }
-    const std::map<std::string, std::string> vars = {
-        {"{sha}", sha}, {"{worktree}", worktree.string()}, {"{db}", r_.db.string()}};
-    std::vector<std::string> argv;
-    for (const auto& a : r_.command) argv.push_back(Substitute(a, vars));
-    ProcessOptions po;
-    po.cwd = worktree;
-    // A harness the command runs finds the same database and data without {db}: relative
-    // spellings would name files in the worktree, which is deleted after the run.
-    po.env.emplace_back("HARNESS_DB", r_.db.string());
-    if (const char* root = std::getenv("HARNESS_ROOT"); root && *root)
-      po.env.emplace_back("HARNESS_ROOT", std::filesystem::absolute(DataRoot()).string());
-    po.timeout_s = r_.command_timeout_s.value_or(0);
-    po.forward_stop_signals = true;
-    // Best effort: a lock that cannot be written loses only the cleanup after a kill -9.
-    po.on_start = [this](pid_t pid) { static_cast<void>(lock_.SetCommand(IdentifyProcess(pid))); };
-    auto proc = RunProcess(argv, po);
-    if (!worktree.empty()) RemoveWorktreeAndFolder(worktree);
-    if (proc && !proc->stop_signal)
-      if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
-    return proc;
-  }
-
-  // Removes the worktree, its registration and its temporary folder, then tells the lock.
-  void RemoveWorktreeAndFolder(const std::filesystem::path& worktree) {
-    static_cast<void>(RemoveWorktree(r_.repo, worktree));  // best effort; the error worth reporting is the run's
-    std::error_code ec;
-    std::filesystem::remove_all(worktree.parent_path(), ec);
-    static_cast<void>(lock_.SetWorktree({}, {}));
+    WorktreeCommandSpec spec{r_.command, r_.repo, r_.db, r_.command_timeout_s,
+                             r_.made_for.empty() ? fmt::format("session {}", out_.session_id) : r_.made_for};
+    return RunCommandAt(spec, sha, lock_);
   }
 
   Status Record(int k, const std::string& source, const Json& ev, std::optional<int64_t> run_id,
@@ -639,12 +583,16 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
     auto kind = o.String("kind");
     if (!kind) return kind.error();
     if (*kind == "session") {
-      if (auto v = o.RequireVersion(kBisectLogFormat); !v) return v.error();
+      // Format 1 named one case as "case"; 2 names a list, "cases".
+      if (j->value("format_version", 0) != 1)
+        if (auto v = o.RequireVersion(kBisectLogFormat); !v) return v.error();
       header = true;
       r.good = j->value("good", "");
       r.bad = j->value("bad", "");
       r.metric = j->value("metric", "");
-      r.case_id = j->value("case", "");
+      // Logs of format 1 name one case as "case".
+      if (j->contains("cases")) r.cases = j->value("cases", std::vector<std::string>{});
+      else if (auto one = j->value("case", ""); !one.empty()) r.cases = {one};
       r.repo = j->value("repo", "");
       r.max_runs = j->value("max_runs", 60);
       r.confidence = j->value("confidence", 0.95);

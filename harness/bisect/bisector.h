@@ -19,7 +19,7 @@ namespace harness::bisect {
 struct BisectRequest {
   std::string good, bad;                  // revisions of repo, or stored sha prefixes without one
   std::string metric;                     // SUITE (its headline metric) or SUITE/METRIC; empty: status
-  std::string case_id;                    // narrows --metric to one case; alone: bisect its status
+  std::vector<std::string> cases;         // narrow --metric to these cases; alone: bisect their pass/fail status
   std::filesystem::path repo;             // empty: the store's first-parent ordinals (made absolute)
   std::filesystem::path db;               // the store's file: {db}, $HARNESS_DB of the command, the session lock (made absolute)
   std::filesystem::path suites_dir;       // for headline metrics
@@ -29,6 +29,7 @@ struct BisectRequest {
   double flake_rate = 0.01;               // of statuses
   std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}; empty: store only
   std::optional<double> command_timeout_s;  // none: no timeout; else in (0, kMaxTimeoutS]
+  std::string made_for;                   // what runs the command stores record (default "session N")
   Json replay_steps = Json::array();      // from `bisect replay`: steps whose evidence is used as logged
 };
 

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "harness/bisect/auto_bisect.h"
 #include "harness/bisect/bisect_output.h"
 #include "harness/bisect/bisector.h"
 #include "harness/cli/commands.h"
@@ -27,6 +28,9 @@ struct BisectOptions {
   std::optional<double> timeout_s;
   int64_t log_session = 0;
   std::string replay_file;
+  bool automatic = false;
+  std::optional<int64_t> run;
+  int confirm = 1;
 };
 
 int Report(const bisect::BisectOutcome& out, const std::string& format) {
@@ -35,8 +39,31 @@ int Report(const bisect::BisectOutcome& out, const std::string& format) {
   return 0;
 }
 
+// --auto: the nightly's regressions, confirmed and bisected (bisect/auto_bisect.h).
+int AutoBisect(const BisectOptions& o) {
+  if (!o.request.good.empty() || !o.request.bad.empty() || !o.request.metric.empty() || !o.request.cases.empty())
+    throw FatalError(ExitCode::kUsage, "--auto finds its own --good, --bad, --metric and --case: leave them out");
+  bisect::AutoBisectRequest r;
+  r.run_id = o.run;
+  r.repo = o.repo;
+  r.db = o.db;
+  r.suites_dir = o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir);
+  r.max_runs = o.request.max_runs;
+  r.confirm = o.confirm;
+  r.confidence = o.request.confidence;
+  r.command = o.request.command;
+  r.command_timeout_s = o.timeout_s;
+  auto store = ValueOrThrow(Store::Open(o.db));
+  const auto out = ValueOrThrow(bisect::RunAutoBisect(r, *store));
+  if (o.format == "json") std::printf("%s\n", DumpJson(bisect::AutoBisectJson(out)).c_str());
+  else std::fputs(bisect::AutoBisectText(out).c_str(), stdout);
+  return 0;
+}
+
 int Bisect(BisectOptions& o, bool replay) {
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
+  if (o.automatic) return AutoBisect(o);
+  if (o.run || o.confirm != 1) throw FatalError(ExitCode::kUsage, "--run and --confirm go with --auto");
   bisect::BisectRequest r = o.request;
   if (replay) {
     std::ifstream in(o.replay_file, std::ios::binary);
@@ -64,7 +91,8 @@ CommandMain SetupBisect(CLI::App& app) {
   app.add_option("--good", r.good, "A commit where the metric or case was good");
   app.add_option("--bad", r.bad, "A later commit (on the first-parent chain) where it is bad");
   app.add_option("--metric", r.metric, "SUITE (its headline metric, e.g. gsm8k) or SUITE/METRIC (gsm8k/accuracy)");
-  app.add_option("--case", r.case_id, "Narrow --metric to one case; alone: bisect that case's pass/fail status");
+  app.add_option("--case", r.cases,
+                 "Narrow --metric to this case (repeatable); alone: bisect the cases' pass/fail statuses together");
   app.add_option("--repo", o->repo, "Git repository of the commits (default: the store's first-parent order)");
   app.add_option("--db", o->db,
                  "SQLite results database (env HARNESS_DB, default harness.db); {db} and $HARNESS_DB of the command, "
@@ -77,6 +105,11 @@ CommandMain SetupBisect(CLI::App& app) {
   app.add_option("--flake-rate", r.flake_rate, "Chance a status is wrong on one run (default 0.01)");
   app.add_option("--timeout", o->timeout_s, "Seconds the command may take per commit, in (0, 86400] (default: none)");
   app.add_option("--format", o->format, "text|json");
+  app.add_flag("--auto", o->automatic,
+               "Find the nightly's regressions against the previous nightly, confirm and bisect each (docs/bisect.md)");
+  app.add_option("--run", o->run, "With --auto: the nightly run (default: the newest nightly)");
+  app.add_option("--confirm", o->confirm,
+                 "With --auto: reruns of the bad commit that must show a regression before it is bisected (default 1)");
   app.add_option("command", r.command, "After --: the command run per commit, as argv ({sha}, {worktree}, {db})");
   auto* log = app.add_subcommand("log", "Print a stored session as a replayable log (JSON lines)");
   log->add_option("id", o->log_session, "Session id")->required();

@@ -112,6 +112,7 @@ int RunCommand(const RunOptions& o) {
   request.noise_seed = o.seed;
   request.shard = shard;
   request.nightly = o.nightly;
+  if (const char* made_for = std::getenv("HARNESS_BISECT")) request.made_for = made_for;
   if (shard.count > 1 && o.nightly.empty())
     throw FatalError(ExitCode::kUsage, fmt::format("shard {} needs --nightly ID (e.g. the CI pipeline id): it is what "
                                                    "makes the shards one logical run after 'harness merge'",

@@ -198,6 +198,8 @@ Result<std::vector<std::string>> SelectCases(const std::vector<SuiteTable>& tabl
 Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& store) {
   auto identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables);
   if (!identity) return identity.error();
+  if (!request.made_for.empty()) identity->context["bisect"] = request.made_for;
+  if (request.rerun_of) identity->context["rerun_of"] = *request.rerun_of;
   if (!request.baseline_rev.empty())
     if (auto s = CheckExplicitBaseline(store, request.repo, request.baseline_rev, identity->hash); !s) return s.error();
   auto commit_id = store.UpsertCommit(request.commit);
@@ -311,6 +313,7 @@ Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunR
   for (int k = 1; k <= max_reruns; ++k) {
     RunRequest again = request;
     again.resume = false;
+    again.rerun_of = first.run_id;
     again.case_ids.clear();
     for (const auto& [id, seen] : values) {
       // Settled: two or more results whose mean's 95% interval clears the gate (or that

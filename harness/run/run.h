@@ -43,6 +43,12 @@ struct RunRequest {
   // it comes from the run id. Never part of the run identity: reruns differing only in it
   // are reruns of one another and pair as baselines.
   std::optional<uint64_t> noise_seed;
+  // Recorded in the run's context, never its identity: what the run is besides a nightly.
+  // made_for: what a `harness bisect` that started it said ($HARNESS_BISECT: "session N" or
+  // "confirm"); rerun_of: the run whose AT-RISK cases it reruns (--rerun-at-risk). Either
+  // keeps the run from being taken for a nightly by `bisect --auto`.
+  std::string made_for;
+  std::optional<int64_t> rerun_of;
 };
 
 struct RunResult {

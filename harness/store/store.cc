@@ -227,6 +227,25 @@ UPDATE runs SET config_hash = harness_rekeyed_hash(config_json, config_hash),
                 context_json = harness_rekeyed_context(config_json),
                 config_json = harness_rekeyed_measured(config_json);
 )sql",
+    // 10: what `harness bisect --auto` found in a nightly: each regression against the
+    // previous nightly (its cases, how they regressed), whether a rerun of the bad commit
+    // confirmed it, and the bisect session that looked for its culprit.
+    R"sql(
+CREATE TABLE regressions(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  baseline_run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  suite TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  cases_json TEXT NOT NULL,
+  confirmation TEXT NOT NULL CHECK (confirmation IN ('confirmed', 'not-confirmed', 'not-tried')),
+  confirm_json TEXT NOT NULL,
+  session_id INTEGER REFERENCES bisect_sessions(id) ON DELETE SET NULL,
+  at TEXT NOT NULL
+);
+CREATE INDEX regressions_by_run ON regressions(run_id);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -1176,6 +1195,41 @@ VALUES(?1, ?2, ?3, ?4, ?5, 'running', lower(hex(randomblob(16)))) RETURNING id)s
   return st.Int(0);
 }
 
+Result<int64_t> Store::AddRegression(const RegressionRow& g) {
+  Stmt st(db_, R"sql(INSERT INTO regressions(uid, run_id, baseline_run_id, suite, kind, cases_json, confirmation,
+confirm_json, session_id, at) VALUES(lower(hex(randomblob(16))), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id)sql");
+  st.Bind(1, g.run_id).Bind(2, g.baseline_run_id).Bind(3, g.suite).Bind(4, g.kind).Bind(5, Json(g.cases).dump())
+      .Bind(6, g.confirmation).Bind(7, g.confirm_json).Bind(8, g.session_id).Bind(9, NowUtc());
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "store a regression");
+  return st.Int(0);
+}
+
+Status Store::SetRegressionSession(int64_t regression_id, int64_t session_id) {
+  Stmt st(db_, "UPDATE regressions SET session_id = ?2 WHERE id = ?1");
+  st.Bind(1, regression_id).Bind(2, session_id);
+  if (st.Step() != SQLITE_DONE) return DbError(db_, "link a regression to its bisect session");
+  return OkStatus();
+}
+
+Result<std::vector<RegressionRow>> Store::Regressions() {
+  Stmt st(db_, R"sql(SELECT id, run_id, baseline_run_id, suite, kind, cases_json, confirmation, confirm_json,
+session_id, at FROM regressions ORDER BY id)sql");
+  std::vector<RegressionRow> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    RegressionRow g{st.Int(0), st.Int(1), st.Int(2), st.Text(3), st.Text(4), {}, st.Text(6), st.Text(7),
+                    std::nullopt, st.Text(9)};
+    const Json cases = ParseJsonOrDiscarded(st.Text(5));
+    if (cases.is_array())
+      for (const auto& c : cases)
+        if (c.is_string()) g.cases.push_back(c.get<std::string>());
+    if (!st.IsNull(8)) g.session_id = st.Int(8);
+    out.push_back(std::move(g));
+  }
+  if (rc != SQLITE_DONE) return DbError(db_, "read the regressions");
+  return out;
+}
+
 Status Store::AddBisectStep(int64_t session_id, const BisectStepRow& s) {
   Stmt st(db_, R"sql(INSERT INTO bisect_steps(session_id, step, sha, source, run_id, exit_code, evidence_json,
 decision_json) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
@@ -1439,6 +1493,13 @@ SELECT t.dst, x.step, x.sha, x.source, (SELECT r.dst FROM temp.merge_runs r WHER
        x.evidence_json, x.decision_json
 FROM src.bisect_steps x JOIN temp.merge_sessions t ON t.src = x.session_id AND t.fresh)sql",
      &MergeCounts::bisect_steps},
+    {R"sql(INSERT INTO main.regressions(uid, run_id, baseline_run_id, suite, kind, cases_json, confirmation,
+                             confirm_json, session_id, at)
+SELECT g.uid, (SELECT r.dst FROM temp.merge_runs r WHERE r.src = g.run_id),
+       (SELECT r.dst FROM temp.merge_runs r WHERE r.src = g.baseline_run_id), g.suite, g.kind, g.cases_json,
+       g.confirmation, g.confirm_json, (SELECT t.dst FROM temp.merge_sessions t WHERE t.src = g.session_id), g.at
+FROM src.regressions g WHERE NOT EXISTS (SELECT 1 FROM main.regressions m WHERE m.uid = g.uid) ORDER BY g.id)sql",
+     &MergeCounts::regressions},
 };
 
 const char* const kMergeCleanup = "DROP VIEW IF EXISTS temp.merge_ingested_twin; DROP TABLE IF EXISTS temp.merge_runs; "

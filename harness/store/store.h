@@ -119,6 +119,20 @@ struct BisectSessionRow {
   std::vector<BisectStepRow> steps;
 };
 
+// A regression `harness bisect --auto` found in a nightly against the previous one.
+struct RegressionRow {
+  int64_t id = 0;
+  int64_t run_id = 0;              // the nightly (its first shard's run)
+  int64_t baseline_run_id = 0;     // the previous nightly of the same measured identity
+  std::string suite;
+  std::string kind;                // paired | gate | status
+  std::vector<std::string> cases;
+  std::string confirmation;        // confirmed | not-confirmed | not-tried
+  std::string confirm_json;        // the confirming reruns: [{"exit_code", "reproduced", "runs"}]
+  std::optional<int64_t> session_id;  // the bisect session of a confirmed regression
+  std::string at;
+};
+
 // One reviewed change of a golden expectation (`harness golden accept`).
 struct GoldenChange {
   int64_t id = 0;
@@ -140,6 +154,7 @@ struct MergeCounts {
   int64_t cases = 0, metrics = 0, samples = 0, op_rows = 0;
   int64_t golden_changes = 0;
   int64_t bisect_sessions = 0, bisect_steps = 0;
+  int64_t regressions = 0;
 };
 
 // The file a run was ingested from (`harness ingest`): the same bytes in the same format for
@@ -158,7 +173,7 @@ struct IngestedRun {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
   static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
@@ -263,6 +278,11 @@ class Store {
   Result<std::vector<int64_t>> BisectSessionIds();
   // The sessions still marked running (live, or left so by a process that died), oldest first.
   Result<std::vector<int64_t>> RunningBisectSessionIds();
+
+  // Regressions found by `bisect --auto`, linked to their nightly and bisect session.
+  Result<int64_t> AddRegression(const RegressionRow& regression);
+  Status SetRegressionSession(int64_t regression_id, int64_t session_id);
+  Result<std::vector<RegressionRow>> Regressions();  // oldest first
 
   // Whether any finished result of case_id exists at commit sha (under any identity).
   Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);

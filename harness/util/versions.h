@@ -19,7 +19,7 @@ inline constexpr int kHistoryFormat = 2;         // harness history --format jso
 inline constexpr int kCompareFormat = 1;         // harness compare --format json
 inline constexpr int kRunIdentityFormat = 2;     // runs.config_json and context_json (2: measured and context split)
 inline constexpr int kReportFormat = 3;          // harness report: HTML, text and JSON (3: failures beyond the bounds listed by id)
-inline constexpr int kBisectLogFormat = 1;       // harness bisect log (JSON lines)
+inline constexpr int kBisectLogFormat = 2;       // harness bisect log (JSON lines); reads 1 too
 inline constexpr int kBisectJsonFormat = 1;      // harness bisect --format json
 inline constexpr int kGoldenDiffFormat = 1;      // harness golden diff --format json
 

@@ -1,0 +1,174 @@
+#include "harness/bisect/regressions.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "harness/run/suite_table.h"
+#include "harness/stats/verdict.h"
+#include "harness/util/json_file.h"
+
+namespace harness::bisect {
+namespace {
+
+// A run a bisect command made ("bisect" in its context) or an --rerun-at-risk rerun
+// ("rerun_of") is evidence about a commit, not a nightly.
+bool IsNightly(const RunRow& r) {
+  const Json context = ParseJsonOrDiscarded(r.context_json);
+  return !context.is_object() || (!context.contains("bisect") && !context.contains("rerun_of"));
+}
+
+Result<Nightly> NightlyOf(Store& store, int64_t run_id) {
+  auto runs = store.LogicalRun(run_id);
+  if (!runs) return runs.error();
+  return Nightly{std::move(runs).value()};
+}
+
+std::string LabelOf(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const auto& m : metrics)
+    if (m.name == name) return m.label;
+  return "";
+}
+
+struct CaseView {
+  int64_t id = 0;
+  CaseStatus status = CaseStatus::kRunning;
+  std::vector<Metric> metrics;
+};
+
+Result<std::map<std::string, CaseView>> CasesOf(Store& store, const Nightly& nightly) {
+  std::map<std::string, CaseView> out;
+  for (const auto& run : nightly.runs) {
+    auto cases = store.FinishedCases(run.id);
+    if (!cases) return cases.error();
+    auto metrics = store.MetricsOfRun(run.id);
+    if (!metrics) return metrics.error();
+    for (auto& c : *cases) {
+      CaseView v{c.id, c.result.status, {}};
+      if (auto it = metrics->find(c.id); it != metrics->end()) v.metrics = it->second;
+      out[c.result.case_id] = std::move(v);
+    }
+  }
+  return out;
+}
+
+// How the case regressed from prev to cur, or empty.
+std::string RegressionKind(const CaseView& cur, const CaseView& prev) {
+  if (LabelOf(cur.metrics, "baseline_verdict") == Word(BaselineVerdict::kRegressed)) return "paired";
+  const std::string gate = LabelOf(cur.metrics, "gate_verdict"), before = LabelOf(prev.metrics, "gate_verdict");
+  if (gate == Word(GateVerdict::kFail) && (before == Word(GateVerdict::kPass) || before == Word(GateVerdict::kAtRisk)))
+    return "gate";
+  const bool failing = cur.status == CaseStatus::kFail || cur.status == CaseStatus::kError;
+  if (failing && prev.status == CaseStatus::kPass) return "status";
+  return "";
+}
+
+int KindRank(const std::string& kind) { return kind == "paired" ? 3 : kind == "gate" ? 2 : kind == "status" ? 1 : 0; }
+
+std::string SuiteOf(const std::string& case_id) { return case_id.substr(0, case_id.find('/')); }
+
+}  // namespace
+
+std::vector<std::string> RegressionTarget::CaseIds() const {
+  std::vector<std::string> out;
+  for (const auto& c : cases) out.push_back(c.case_id);
+  return out;
+}
+
+Result<NightlyPair> FindNightlyPair(Store& store, std::optional<int64_t> run_id) {
+  auto runs = store.FinishedRuns();
+  if (!runs) return runs.error();
+  NightlyPair pair;
+  if (run_id) {
+    auto run = store.Run(*run_id);
+    if (!run) return run.error();
+    if (run->status == RunStatus::kRunning)
+      return UsageError(fmt::format("--run {}: the run has not finished", *run_id));
+    auto n = NightlyOf(store, *run_id);
+    if (!n) return n.error();
+    pair.current = std::move(n).value();
+  } else {
+    auto newest = std::find_if(runs->rbegin(), runs->rend(), IsNightly);
+    if (newest == runs->rend())
+      return UsageError(fmt::format("{}: the database holds no finished nightly run", store.path().string()));
+    auto n = NightlyOf(store, newest->id);
+    if (!n) return n.error();
+    pair.current = std::move(n).value();
+  }
+  const RunRow& cur = pair.current.first();
+  // FinishedRuns lists commits in first-parent order: the previous nightly is the newest
+  // nightly of this identity listed before the current nightly's commit.
+  auto at = std::find_if(runs->begin(), runs->end(), [&](const RunRow& r) { return r.sha == cur.sha; });
+  for (auto it = std::make_reverse_iterator(at); it != runs->rend(); ++it)
+    if (it->config_hash == cur.config_hash && IsNightly(*it)) {
+      auto n = NightlyOf(store, it->id);
+      if (!n) return n.error();
+      pair.previous = std::move(n).value();
+      break;
+    }
+  return pair;
+}
+
+Result<std::vector<RegressionTarget>> FindRegressions(Store& store, const NightlyPair& pair,
+                                                      const std::filesystem::path& suites_dir) {
+  if (!pair.previous) return std::vector<RegressionTarget>();
+  auto cur = CasesOf(store, pair.current);
+  if (!cur) return cur.error();
+  auto prev = CasesOf(store, *pair.previous);
+  if (!prev) return prev.error();
+  auto tables = LoadSuiteTables(suites_dir);
+  if (!tables) return tables.error();
+  std::map<std::string, std::string> headline;
+  for (const auto& t : *tables) headline[t.suite] = t.headline_metric;
+  // Per suite: the metric target (index 0) and the status target (index 1).
+  std::map<std::string, RegressionTarget[2]> by_suite;
+  for (const auto& [id, view] : *cur) {
+    auto p = prev->find(id);
+    if (p == prev->end()) continue;  // a new case: nothing to regress from
+    const std::string kind = RegressionKind(view, p->second);
+    if (kind.empty()) continue;
+    const std::string suite = SuiteOf(id);
+    const std::string& metric = headline[suite];
+    const bool by_metric = kind != "status" && !metric.empty();
+    RegressionTarget& t = by_suite[suite][by_metric ? 0 : 1];
+    t.suite = suite;
+    if (by_metric) t.metric = metric;
+    if (KindRank(kind) > KindRank(t.kind)) t.kind = kind;
+    t.cases.push_back({id, kind, view.id, p->second.id});
+  }
+  std::vector<RegressionTarget> out;
+  for (auto& [suite, targets] : by_suite)
+    for (auto& t : targets)
+      if (!t.cases.empty()) out.push_back(std::move(t));
+  return out;
+}
+
+Result<std::optional<bool>> Reproduces(Store& store, const RegressionTarget& target, const std::string& sha,
+                                       int64_t after_case_result_id) {
+  std::optional<bool> out;
+  for (const auto& c : target.cases) {
+    auto evidence = store.CaseEvidenceAt(c.case_id, sha);
+    if (!evidence) return evidence.error();
+    for (const auto& e : *evidence) {
+      if (e.case_result_id <= after_case_result_id) continue;
+      bool again = false;
+      if (c.kind == "status") {
+        again = e.status == CaseStatus::kFail || e.status == CaseStatus::kError;
+      } else if (c.kind == "gate") {
+        auto metrics = store.Metrics(e.case_result_id);
+        if (!metrics) return metrics.error();
+        again = LabelOf(*metrics, "gate_verdict") == Word(GateVerdict::kFail);
+      } else {
+        auto before = store.Samples(c.previous_case_result_id);
+        if (!before) return before.error();
+        auto now = store.Samples(e.case_result_id);
+        if (!now) return now.error();
+        again = CompareToBaseline(*before, *now).verdict == BaselineVerdict::kRegressed;
+      }
+      out = out.value_or(false) || again;
+    }
+  }
+  return out;
+}
+
+}  // namespace harness::bisect

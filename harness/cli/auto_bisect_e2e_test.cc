@@ -1,0 +1,265 @@
+// harness bisect --auto through the real binary: nightlies of a stack repository the test
+// makes (a stack.json per commit turns a catalogued fault on from some commit), then the
+// nightly's own regressions confirmed and bisected.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "harness/store/store.h"
+#include "harness/util/json_file.h"
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using testing_util::RunHarness;
+using testing_util::TempDir;
+
+Json ParseOut(const ProcessResult& r) {
+  auto j = ParseJson(r.out, "stdout");
+  return j.ok() ? *j : Json();
+}
+
+std::string StackJson(const std::string& fault) {
+  return fault.empty() ? R"({"format_version": 1})"
+                       : fmt::format(R"({{"format_version": 1, "faults": ["{}"]}})", fault);
+}
+
+// A stack repository of n commits whose stack.json turns `fault` on from commit k (1-based).
+struct StackHistory {
+  TempDir dir;
+  std::vector<std::string> shas;
+  std::string db = (dir / "h.db").string();
+  std::string repo = (dir / "repo").string();
+
+  StackHistory(int n, int k, const std::string& fault) {
+    shas = testing_util::MakeGitRepo(dir / "repo", n, [&](int i) {
+      return std::map<std::string, std::string>{{"stack.json", StackJson(i >= k ? fault : "")}};
+    });
+  }
+  // A nightly of commit i (1-based): `harness run` with that commit's stack.json.
+  ProcessResult Nightly(int i, std::vector<std::string> extra = {}) {
+    const auto config = dir / fmt::format("stack-{}.json", i);
+    auto show = RunProcess({"git", "-C", repo, "show", fmt::format("{}:stack.json", shas[i - 1])});
+    testing_util::WriteFile(config, show.ok() ? show->out : "");
+    std::vector<std::string> args = {"run", "--db", db, "--repo", repo, "--commit", shas[i - 1], "--stack-config",
+                                     config.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunHarness(args);
+  }
+  // The command bisect runs per commit: a nightly of that commit from its worktree.
+  std::vector<std::string> Command() const {
+    return {"--", HARNESS_BINARY, "run", "--db", "{db}", "--repo", repo, "--commit", "{sha}", "--stack-config",
+            "{worktree}/stack.json"};
+  }
+  ProcessResult Auto(std::vector<std::string> flags = {}) {
+    std::vector<std::string> args = {"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    for (const auto& a : Command()) args.push_back(a);
+    return RunHarness(args);
+  }
+};
+
+struct FaultCase {
+  std::string fault;
+  std::string suite;    // the suite whose regression names the culprit
+};
+
+class AutoBisectFault : public testing::TestWithParam<FaultCase> {};
+
+// Per catalogued fault: it lands between two nightlies; bisect --auto confirms the
+// regression by a rerun of the bad commit and names the commit that turned it on.
+TEST_P(AutoBisectFault, NamesTheCommitThatTurnedTheFaultOn) {
+  const int n = 10, k = 7;
+  StackHistory h(n, k, GetParam().fault);
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(n).exit_code, 1) << "the fault fails a case";
+  auto r = h.Auto();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Json j = ParseOut(r);
+  EXPECT_EQ(j["commit"], h.shas[n - 1]);
+  EXPECT_EQ(j["previous_commit"], h.shas[0]);
+  ASSERT_FALSE(j["regressions"].empty()) << r.out;
+  bool found = false;
+  for (const auto& g : j["regressions"]) {
+    EXPECT_EQ(g["confirmed"], true) << g;
+    EXPECT_EQ(g["verdict"], "culprit") << g;
+    EXPECT_EQ(g["culprit"], h.shas[k - 1]) << g;
+    EXPECT_EQ(g["subject"], fmt::format("commit {}", k));
+    EXPECT_GE(g["confidence"].get<double>(), 0.95);
+    EXPECT_TRUE(g["session"].is_number()) << "every bisection is a stored session";
+    found = found || g["suite"] == GetParam().suite;
+  }
+  EXPECT_TRUE(found) << "a regression of " << GetParam().suite << " in " << r.out;
+  EXPECT_EQ(j["confirming_runs"].size(), 1u);
+  EXPECT_LE(j["runs_total"].get<int>(), 20) << r.out;
+
+  // Stored: each regression with its confirmation and session, linked to the nightly.
+  auto store = Store::OpenReadOnly(h.db);
+  ASSERT_TRUE(store.ok());
+  auto stored = (*store)->Regressions();
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), j["regressions"].size());
+  for (const auto& g : *stored) {
+    EXPECT_EQ(g.run_id, j["run"].get<int64_t>());
+    EXPECT_EQ(g.baseline_run_id, j["previous_run"].get<int64_t>());
+    EXPECT_EQ(g.confirmation, "confirmed");
+    ASSERT_TRUE(g.session_id.has_value());
+    auto session = (*store)->BisectSession(*g.session_id);
+    ASSERT_TRUE(session.ok());
+    EXPECT_EQ(session->culprit, h.shas[k - 1]);
+  }
+
+  // The runs the bisection made are evidence, not nightlies: run again, it reads the same pair.
+  auto again = h.Auto({"--max-runs", "0"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ParseOut(again)["run"], j["run"]) << again.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Catalogue, AutoBisectFault,
+    testing::Values(FaultCase{"sp-counts-bookkeeping-users", "sequence_parallel"},
+                    FaultCase{"gmm-no-mxfp4-quant-fusion", "gmm"}, FaultCase{"graph-topo-disorder", "gmm"},
+                    FaultCase{"fp8-scale-unrepaired", "gsm8k"}),
+    [](const testing::TestParamInfo<FaultCase>& p) {
+      std::string name;
+      for (char c : p.param.fault) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return name;
+    });
+
+// The fp8 fault regresses GSM8K paired (b = 16, c = 0) and fails two status cases: one
+// target per suite, each with its kind, both bisected within the shared budget.
+TEST(AutoBisectE2E, OneTargetPerSuiteWithItsKind) {
+  StackHistory h(6, 4, "fp8-scale-unrepaired");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(6).exit_code, 1);
+  auto r = h.Auto();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  ASSERT_EQ(j["regressions"].size(), 2u) << r.out;
+  const Json& fp8 = j["regressions"][0];
+  const Json& gsm = j["regressions"][1];
+  EXPECT_EQ(fp8["suite"], "fp8_scale_layout");
+  EXPECT_EQ(fp8["kind"], "status");
+  EXPECT_EQ(fp8["cases"].size(), 2u) << "_1 and _3 regressed together: one target";
+  EXPECT_EQ(gsm["suite"], "gsm8k");
+  EXPECT_EQ(gsm["kind"], "paired");
+  EXPECT_EQ(gsm["metric"], "accuracy");
+  ASSERT_EQ(gsm["cases"].size(), 1u) << "_0 runs at M = 1, where the fault is harmless";
+  EXPECT_EQ(gsm["cases"][0]["case"], "gsm8k/test_gsm8k_accuracy_1");
+  for (const auto& g : j["regressions"]) EXPECT_EQ(g["culprit"], h.shas[3]) << g;
+}
+
+// A regression the rerun of the bad commit does not show is stored and reported as not
+// confirmed, and never bisected: here the nightly ran with a fault switch the commit's own
+// stack.json does not have (as a flaky machine would), so the confirming rerun is healthy.
+TEST(AutoBisectE2E, ARegressionTheRerunDoesNotShowIsNotConfirmedAndNotBisected) {
+  StackHistory h(6, 100, "");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(6, {"--fault", "sp-counts-bookkeeping-users"}).exit_code, 1);
+  auto r = h.Auto();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
+  const Json& g = j["regressions"][0];
+  EXPECT_EQ(g["confirmed"], false);
+  EXPECT_EQ(g["verdict"], "not-confirmed");
+  EXPECT_TRUE(g["session"].is_null()) << "never bisected";
+  EXPECT_TRUE(g["culprit"].is_null());
+  EXPECT_EQ(j["runs_total"], 1) << "the confirming rerun only";
+  auto store = Store::OpenReadOnly(h.db);
+  ASSERT_TRUE(store.ok());
+  auto sessions = (*store)->BisectSessionIds();
+  ASSERT_TRUE(sessions.ok());
+  EXPECT_TRUE(sessions->empty());
+  auto stored = (*store)->Regressions();
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ(stored->front().confirmation, "not-confirmed");
+
+  auto text = RunHarness({"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--max-runs", "1", "--", HARNESS_BINARY,
+                          "run", "--db", "{db}", "--repo", h.repo, "--commit", "{sha}"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("NOT CONFIRMED (flaky)"), std::string::npos) << text.out;
+}
+
+// A budget too small for the search is ambiguous with a range that holds the culprit, never
+// a wrong culprit.
+TEST(AutoBisectE2E, ABudgetTooSmallIsAmbiguousWithItsRangeNeverAWrongCulprit) {
+  const int n = 24, k = 13;
+  StackHistory h(n, k, "sp-counts-bookkeeping-users");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(n).exit_code, 1);
+  auto r = h.Auto({"--max-runs", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
+  const Json& g = j["regressions"][0];
+  EXPECT_EQ(g["verdict"], "ambiguous") << g;
+  EXPECT_TRUE(g["culprit"].is_null());
+  const auto range = g["range"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(range.begin(), range.end(), h.shas[k - 1]), range.end()) << g;
+  EXPECT_LE(j["runs_total"].get<int>(), 3);
+}
+
+// One commit apart: after the confirmation that commit is the culprit.
+TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
+  StackHistory h(2, 2, "graph-topo-disorder");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(2).exit_code, 1);
+  auto r = h.Auto();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
+  EXPECT_EQ(j["regressions"][0]["culprit"], h.shas[1]) << r.out;
+}
+
+// The noisy stand-in with no fault: nightlies differ only by rerun noise, and nothing is
+// bisected: a paired verdict of noise alone is rare, and the confirming rerun stops it.
+TEST(AutoBisectE2E, ANoisyHistoryWithoutAFaultHasNoCulprit) {
+  StackHistory h(4, 100, "");
+  const auto suites = testing_util::WriteGsm8kTableWithProfile(h.dir.path(), "sim/noisy.json");
+  for (int i : {1, 4}) ASSERT_NE(h.Nightly(i, {"--suite", "gsm8k", "--suites-dir", suites.string()}).exit_code, 3);
+  auto args = std::vector<std::string>{"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--suites-dir",
+                                       suites.string(), "--format", "json", "--", HARNESS_BINARY, "run", "--db", "{db}",
+                                       "--repo", h.repo, "--commit", "{sha}", "--suite", "gsm8k", "--suites-dir",
+                                       suites.string()};
+  auto r = RunHarness(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  for (const auto& g : j["regressions"]) EXPECT_TRUE(g["culprit"].is_null()) << g;
+}
+
+TEST(AutoBisectE2E, NoEarlierNightlyIsAnAnswerAndBadInputIsExit2) {
+  StackHistory h(3, 100, "");
+  ASSERT_EQ(h.Nightly(3).exit_code, 0);
+  auto r = h.Auto();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  EXPECT_TRUE(j["previous_run"].is_null());
+  EXPECT_TRUE(j["regressions"].empty());
+
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"bisect", "--auto", "--db", h.db},                                         // no command
+           {"bisect", "--auto", "--db", h.db, "--good", h.shas[0], "--", "true"},      // --good with --auto
+           {"bisect", "--auto", "--db", h.db, "--confirm", "-1", "--", "true"},
+           {"bisect", "--auto", "--db", h.db, "--run", "99", "--", "true"},            // no such run
+           {"bisect", "--good", h.shas[0], "--bad", h.shas[2], "--db", h.db, "--confirm", "2", "--", "true"}}) {
+    auto e = RunHarness(bad);
+    EXPECT_EQ(e.exit_code, 2) << fmt::format("{}", fmt::join(bad, " ")) << e.err;
+    EXPECT_FALSE(e.err.empty());
+  }
+}
+
+// A command that dies on the confirming rerun is no answer: exit 3; the nightly is kept.
+TEST(AutoBisectE2E, ACommandThatCrashesIsExit3) {
+  StackHistory h(3, 3, "sp-counts-bookkeeping-users");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(3).exit_code, 1);
+  auto r = RunHarness({"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--", "sh", "-c", "exit 200"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("exited 200"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace harness
