@@ -67,7 +67,7 @@ std::string VerdictLine(const CaseResult& c) {
 
 }  // namespace
 
-std::string JunitXml(const std::vector<CaseResult>& cases) {
+std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::string, std::string>& notes) {
   std::map<std::string, std::vector<const CaseResult*>> by_suite;
   for (const auto& c : cases) by_suite[c.case_id.substr(0, c.case_id.find('/'))].push_back(&c);
   const StatusCounts all = CountStatuses(cases);
@@ -94,6 +94,8 @@ std::string JunitXml(const std::vector<CaseResult>& cases) {
       std::string system_out = VerdictLine(*c);
       if (c->status == CaseStatus::kPass && !c->message.empty())
         system_out += (system_out.empty() ? "" : "\n") + c->message;  // a passing case's notes
+      if (auto note = notes.find(c->case_id); note != notes.end())
+        system_out += (system_out.empty() ? "" : "\n") + note->second;
       if (props.empty() && system_out.empty() && c->status == CaseStatus::kPass) {
         out += "/>\n";
         continue;

@@ -6,6 +6,7 @@
 // with the whole text as the element's body. It is the report CI systems show first.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@
 
 namespace harness::reports {
 
-std::string JunitXml(const std::vector<CaseResult>& cases);
+// notes: a line more for a case's <system-out> (bisect --auto's culprit), by case id.
+std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::string, std::string>& notes = {});
 // Escapes &, <, >, " and ', replaces invalid UTF-8 with U+FFFD and drops characters
 // XML 1.0 cannot carry, so the document stays well-formed whatever bytes s holds.
 std::string XmlEscape(const std::string& s);

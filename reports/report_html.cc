@@ -106,6 +106,7 @@ h3{font-size:.95rem;margin:0 0 .3rem;word-break:break-all}
 .item{background:#fff;border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem;margin-bottom:.6rem}
 .item.fail{border-left:6px solid var(--fail)}.item.error{border-left:6px solid var(--err)}
 .since{font-size:.8rem;color:var(--muted)}
+.culprit{margin:.3rem 0;font-size:.88rem}.culprit.flaky{color:var(--muted)}
 pre{white-space:pre-wrap;word-break:break-word;margin:.3rem 0;font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;
 background:#f3f4f6;padding:.4rem .5rem;border-radius:3px;max-height:22rem;overflow:auto}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:.85rem}
@@ -215,8 +216,24 @@ class Html {
             "\n";
   }
 
+  // What bisect --auto said of the failure's regression; the culprit's sha links to it.
+  void Culprit(const CulpritNote& n) {
+    if (n.verdict == "culprit") {
+      out_ += fmt::format(R"(<p class="culprit"><strong>Culprit</strong> {} {} · confidence {:.3f} · {} runs · )"
+                          R"(<a href="#bisect-{}">bisect session {}</a></p>)",
+                          Sha(n.culprit), E(n.subject), n.confidence, n.runs, n.session, n.session);
+      return;
+    }
+    out_ += fmt::format(R"(<p class="culprit {}">{}</p>)", n.verdict == "not-confirmed" ? "flaky" : "open",
+                        E(CulpritWords(n)));
+  }
+
   void Summary() {
-    out_ += "<section id=\"summary\"><h2>Summary <span class=\"count\">latest run per suite</span></h2>\n<div class=\"cards\">\n";
+    out_ += "<section id=\"summary\"><h2>Summary <span class=\"count\">latest run per suite</span></h2>\n";
+    if (!m_.regressions.empty())
+      out_ += fmt::format("<p class=\"regressions\">{} regressions found by bisect --auto, {} with a culprit</p>\n",
+                          m_.regressions.size(), m_.RegressionsWithCulprit());
+    out_ += "<div class=\"cards\">\n";
     for (const auto& s : m_.summary) {
       const char* cls = s.error ? "error" : s.fail ? "fail" : s.at_risk ? "risk" : "pass";
       const char* status = s.error ? "error" : s.fail ? "fail" : s.at_risk ? "at-risk" : "pass";
@@ -256,6 +273,7 @@ class Html {
           f.shard.empty() ? "" : fmt::format(" (shard {} on {})", E(f.shard), E(f.host));
       out_ += fmt::format(R"(<div class="since">run {}{} at {}; not passing since {}</div>)", f.run_id, where,
                           CommitCell(f.commit), CommitCell(f.failing_since));
+      if (f.culprit) Culprit(*f.culprit);
       out_ += "<pre>" + E(f.message) + "</pre>";
       if (f.ops_against_commit) OpDiff(f);
       out_ += "</article>\n";
@@ -408,9 +426,9 @@ class Html {
     for (auto it = m_.bisect.rbegin(); it != m_.bisect.rend(); ++it) {
       const auto& b = *it;
       out_ += fmt::format(
-          R"(<article class="item"><h3>session {}: {}</h3><div class="since">{} (good) .. {} (bad), {} → {}; )"
+          R"(<article class="item" id="bisect-{}"><h3>session {}: {}</h3><div class="since">{} (good) .. {} (bad), {} → {}; )"
           R"(status <b>{}</b>{}, confidence {:.3f}, {} commands run</div>)",
-          b.id, E(b.target), Sha(b.good), Sha(b.bad), E(b.started_at), E(b.finished_at), E(b.status),
+          b.id, b.id, E(b.target), Sha(b.good), Sha(b.bad), E(b.started_at), E(b.finished_at), E(b.status),
           b.culprit.empty() ? std::string() : ", culprit " + Sha(b.culprit), b.confidence, b.runs);
       out_ += fmt::format("<details><summary>{} steps</summary><table><thead><tr><th>step</th><th>commit</th><th>source</th>"
                           "<th>run</th><th>exit</th><th>evidence</th><th>decision</th></tr></thead><tbody>",

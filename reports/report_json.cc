@@ -11,6 +11,17 @@ namespace {
 
 Json Opt(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
+Json CulpritJson(const CulpritNote& n) {
+  return Json{{"verdict", n.verdict},
+              {"culprit", n.culprit.empty() ? Json(nullptr) : Json(n.culprit)},
+              {"subject", n.subject},
+              {"confidence", n.confidence},
+              {"runs", n.runs},
+              {"session", n.session ? Json(n.session) : Json(nullptr)},
+              {"range", n.range},
+              {"text", CulpritWords(n)}};
+}
+
 Json Changes(const std::vector<OpRowChange>& rows) {
   Json out = Json::array();
   for (const auto& r : rows)
@@ -56,9 +67,16 @@ Json ReportJson(const ReportModel& m) {
                   {"added", Changes(f.ops.added)}, {"removed", Changes(f.ops.removed)},
                   {"changed", Changes(f.ops.changed)}, {"stale", stale}};
     }
+    if (f.culprit) e["culprit"] = CulpritJson(*f.culprit);
     failures.push_back(e);
   }
   j["failures"] = failures;
+  Json regressions = Json::array();
+  for (const auto& g : m.regressions)
+    regressions.push_back({{"id", g.id}, {"run", g.run_id}, {"suite", g.suite}, {"kind", g.kind}, {"cases", g.cases},
+                           {"bisect", CulpritJson(g.note)}});
+  j["regressions"] = regressions;
+  j["regressions_with_culprit"] = m.RegressionsWithCulprit();
   // The listed cases by suite, run and status, ids only: 50 000 of them stay a few MB.
   std::map<std::tuple<std::string, int64_t, std::string>, Json> groups;
   for (const auto& f : m.failures_listed) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/stats/stats.h"
 #include "harness/util/json_file.h"
@@ -123,6 +124,7 @@ class Builder {
     Flaky();
     if (auto s = Flips(); !s) return s.error();
     if (auto s = Bisect(); !s) return s.error();
+    if (auto s = Regressions(); !s) return s.error();
     return std::move(model_);
   }
 
@@ -192,8 +194,15 @@ class Builder {
     for (const RunRow& run : runs_)
       logical_run.push_back(run.nightly.empty() ? fmt::format("run {}", run.id)
                                                 : fmt::format("nightly {} {} {}", run.nightly, run.sha, run.config_hash));
-    std::map<std::string, std::size_t> latest_run;  // suite -> run index
-    for (const auto& r : results_) latest_run[SuiteOf(r.stored.result.case_id)] = r.run_index;
+    // The latest nightly per suite: a run a bisect made or an --rerun-at-risk rerun holds
+    // some cases of one commit, not the suite's state (the latest run of any kind when the
+    // window has no nightly of the suite).
+    std::map<std::string, std::size_t> latest_run, latest_nightly;  // suite -> run index
+    for (const auto& r : results_) {
+      latest_run[SuiteOf(r.stored.result.case_id)] = r.run_index;
+      if (IsNightlyRun(runs_[r.run_index])) latest_nightly[SuiteOf(r.stored.result.case_id)] = r.run_index;
+    }
+    for (const auto& [suite, run_index] : latest_nightly) latest_run[suite] = run_index;
     for (const auto& [suite, run_index] : latest_run) {
       const RunRow& run = runs_[run_index];
       SuiteSummary s{suite, run.id, 0, run.stack, run.host, run.started_at, run.finished_at};
@@ -484,6 +493,53 @@ class Builder {
     return OkStatus();
   }
 
+  // The regressions bisect --auto stored for the latest runs shown, and each failing case's
+  // note. A sharded nightly's regression names its first shard's run: every shard of it counts.
+  Status Regressions() {
+    auto rows = store_.Regressions();
+    if (!rows) return rows.error();
+    std::set<int64_t> latest;
+    for (const auto& s : model_.summary) latest.insert(s.run_id);
+    for (const auto& f : model_.failures) latest.insert(f.run_id);
+    for (const auto& g : *rows) {
+      auto shards = store_.LogicalRun(g.run_id);
+      if (!shards) return shards.error();
+      std::set<int64_t> ids;
+      for (const auto& r : *shards) ids.insert(r.id);
+      if (std::none_of(ids.begin(), ids.end(), [&](int64_t id) { return latest.count(id) > 0; })) continue;
+      RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g)};
+      if (e.note.verdict == "culprit")
+        if (auto c = store_.MatchCommits(e.note.culprit); c && !c->empty()) e.note.subject = c->front().subject;
+      for (auto& f : model_.failures)
+        if (ids.count(f.run_id) && std::find(g.cases.begin(), g.cases.end(), f.case_id) != g.cases.end())
+          f.culprit = e.note;
+      model_.regressions.push_back(std::move(e));
+    }
+    return OkStatus();
+  }
+
+  CulpritNote NoteOf(const RegressionRow& g) const {
+    CulpritNote n;
+    if (!g.session_id) {
+      n.verdict = g.confirmation == "not-confirmed" ? "not-confirmed" : "ambiguous";
+      return n;
+    }
+    n.session = *g.session_id;
+    n.verdict = "ambiguous";
+    for (const auto& s : model_.bisect)
+      if (s.id == *g.session_id) {
+        n.verdict = s.status == "error" || s.status == "running" ? "ambiguous" : s.status;
+        n.culprit = s.culprit;
+        n.confidence = s.confidence;
+        n.runs = s.runs;
+        const Json result = ParseJsonOrDiscarded(s.result_json);
+        if (result.is_object() && result.contains("range") && result["range"].is_array())
+          for (const auto& sha : result["range"])
+            if (sha.is_string()) n.range.push_back(sha.get<std::string>());
+      }
+    return n;
+  }
+
   Store& store_;
   ReportModel model_;
   std::vector<RunRow> runs_;
@@ -495,5 +551,25 @@ class Builder {
 }  // namespace
 
 Result<ReportModel> BuildReport(Store& store, const ReportQuery& q) { return Builder(store, q).Build(); }
+
+std::string CulpritWords(const CulpritNote& n) {
+  if (n.verdict == "culprit")
+    return fmt::format("culprit {} {} (confidence {:.3f}, {} runs, bisect session {})", n.culprit.substr(0, 12),
+                       n.subject, n.confidence, n.runs, n.session);
+  if (n.verdict == "not-confirmed")
+    return "not confirmed (flaky): a rerun of the bad commit did not show the regression; not bisected";
+  if (n.verdict == "no-culprit")
+    return fmt::format("bisect found no culprit: the drop looks like noise (bisect session {})", n.session);
+  std::vector<std::string> shas;
+  for (const auto& sha : n.range) shas.push_back(sha.substr(0, 12));
+  if (n.session == 0) return "bisect ambiguous: the budget ran out before the regression was confirmed";
+  return fmt::format("bisect ambiguous: the culprit is one of {} (bisect session {})",
+                     shas.empty() ? std::string("the range") : fmt::format("{}", fmt::join(shas, " ")), n.session);
+}
+
+std::size_t ReportModel::RegressionsWithCulprit() const {
+  return static_cast<std::size_t>(
+      std::count_if(regressions.begin(), regressions.end(), [](const RegressionEntry& e) { return e.note.verdict == "culprit"; }));
+}
 
 }  // namespace harness::reports

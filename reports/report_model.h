@@ -62,6 +62,29 @@ struct SuiteSummary {
   std::vector<ShardRef> shards;  // the runs holding the suite's cases, when sharded (else empty)
 };
 
+// What `harness bisect --auto` said of a regression (Store::Regressions): for the failing
+// cases it names and the report's summary.
+struct CulpritNote {
+  std::string verdict;              // culprit | no-culprit | ambiguous | not-confirmed
+  std::string culprit, subject;     // with verdict culprit
+  double confidence = 0;
+  int64_t runs = 0;                 // commands its bisection ran
+  int64_t session = 0;              // its bisect session; 0: not bisected
+  std::vector<std::string> range;   // with verdict ambiguous: the commits the culprit is among
+};
+
+// "culprit abc123def456 subject (confidence 0.990, 6 runs, bisect session 3)", "not confirmed
+// (flaky): ...", "bisect ambiguous: ...": the words every rendering shows.
+std::string CulpritWords(const CulpritNote& note);
+
+struct RegressionEntry {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  std::string suite, kind;
+  std::vector<std::string> cases;
+  CulpritNote note;
+};
+
 struct FailureEntry {
   std::string case_id;
   CaseStatus status = CaseStatus::kFail;
@@ -75,6 +98,7 @@ struct FailureEntry {
   std::optional<std::size_t> ops_against_commit;
   int64_t ops_against_run = 0;
   OpTableDiff ops;
+  std::optional<CulpritNote> culprit;  // when bisect --auto looked at the case's regression
 };
 
 // A failing case beyond the bounds of the full failures: listed by id.
@@ -153,6 +177,10 @@ struct ReportModel {
   std::vector<FlakyEntry> flaky;      // most likely false verdict first
   std::vector<FlipSet> flips;
   std::vector<BisectSessionRow> bisect;
+  // The regressions bisect --auto found in the window's latest runs: "N regressions, K with
+  // a culprit".
+  std::vector<RegressionEntry> regressions;
+  std::size_t RegressionsWithCulprit() const;
 };
 
 // A usage error (exit 2) when the database holds no finished run, --since names no commit

@@ -34,12 +34,16 @@ std::string ReportText(const ReportModel& m) {
     }
   }
 
+  if (!m.regressions.empty())
+    out += fmt::format("\n{} regressions found by bisect --auto, {} with a culprit\n", m.regressions.size(),
+                       m.RegressionsWithCulprit());
   out += fmt::format("\nFAILURES ({})\n", m.failures.size() + m.failures_listed.size());
   if (m.failures.empty()) out += "  none in the latest runs\n";
   for (const auto& f : m.failures) {
     out += fmt::format("  {} {} at {} (run {}{}), not passing since {}\n", Label(f.status), f.case_id, sha(f.commit),
                        f.run_id, f.shard.empty() ? "" : fmt::format(", shard {} on {}", f.shard, f.host),
                        sha(f.failing_since));
+    if (f.culprit) out += "    " + CulpritWords(*f.culprit) + "\n";
     out += "    " + FirstLine(f.message) + "\n";
     if (f.ops_against_commit) {
       for (const auto& r : f.ops.removed) out += fmt::format("    - {} {} calls {}\n", r.op, r.input_shapes, r.calls_before);

@@ -11,13 +11,6 @@
 namespace harness::bisect {
 namespace {
 
-// A run a bisect command made ("bisect" in its context) or an --rerun-at-risk rerun
-// ("rerun_of") is evidence about a commit, not a nightly.
-bool IsNightly(const RunRow& r) {
-  const Json context = ParseJsonOrDiscarded(r.context_json);
-  return !context.is_object() || (!context.contains("bisect") && !context.contains("rerun_of"));
-}
-
 Result<Nightly> NightlyOf(Store& store, int64_t run_id) {
   auto runs = store.LogicalRun(run_id);
   if (!runs) return runs.error();
@@ -88,7 +81,7 @@ Result<NightlyPair> FindNightlyPair(Store& store, std::optional<int64_t> run_id)
     if (!n) return n.error();
     pair.current = std::move(n).value();
   } else {
-    auto newest = std::find_if(runs->rbegin(), runs->rend(), IsNightly);
+    auto newest = std::find_if(runs->rbegin(), runs->rend(), IsNightlyRun);
     if (newest == runs->rend())
       return UsageError(fmt::format("{}: the database holds no finished nightly run", store.path().string()));
     auto n = NightlyOf(store, newest->id);
@@ -100,7 +93,7 @@ Result<NightlyPair> FindNightlyPair(Store& store, std::optional<int64_t> run_id)
   // nightly of this identity listed before the current nightly's commit.
   auto at = std::find_if(runs->begin(), runs->end(), [&](const RunRow& r) { return r.sha == cur.sha; });
   for (auto it = std::make_reverse_iterator(at); it != runs->rend(); ++it)
-    if (it->config_hash == cur.config_hash && IsNightly(*it)) {
+    if (it->config_hash == cur.config_hash && IsNightlyRun(*it)) {
       auto n = NightlyOf(store, it->id);
       if (!n) return n.error();
       pair.previous = std::move(n).value();

@@ -150,6 +150,60 @@ TEST(AutoBisectE2E, OneTargetPerSuiteWithItsKind) {
   for (const auto& g : j["regressions"]) EXPECT_EQ(g["culprit"], h.shas[3]) << g;
 }
 
+// The culprit where people look: each failing case of the nightly names it in the report
+// (text, JSON, HTML with the --commit-url link), the summary counts regressions with a
+// culprit, JUnit carries the culprit line, and a merge keeps all of it.
+TEST(AutoBisectE2E, TheCulpritInTheReportJunitAndAfterAMerge) {
+  StackHistory h(6, 4, "fp8-scale-unrepaired");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(6).exit_code, 1);
+  const auto junit = h.dir / "junit.xml";
+  auto r = h.Auto({"--junit", junit.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string culprit12 = h.shas[3].substr(0, 12);
+
+  auto text = RunHarness({"report", "--db", h.db, "--format", "text"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("2 regressions found by bisect --auto, 2 with a culprit"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("culprit " + culprit12 + " commit 4"), std::string::npos) << text.out;
+
+  auto json = RunHarness({"report", "--db", h.db, "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  Json rj = ParseOut(json);
+  ASSERT_EQ(rj["failures"].size(), 3u) << "_1, _3 and gsm8k _1 fail in the nightly (not in a bisect's runs)";
+  for (const auto& f : rj["failures"]) {
+    EXPECT_EQ(f["culprit"]["verdict"], "culprit") << f;
+    EXPECT_EQ(f["culprit"]["culprit"], h.shas[3]) << f;
+    EXPECT_TRUE(f["culprit"]["session"].is_number());
+  }
+  EXPECT_EQ(rj["regressions_with_culprit"], 2);
+
+  auto html = RunHarness({"report", "--db", h.db, "--commit-url", "https://git.example/c/{sha}", "--out",
+                          (h.dir / "r.html").string()});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = testing_util::ReadFile(h.dir / "r.html");
+  EXPECT_NE(page.find(R"(<p class="culprit"><strong>Culprit</strong> <a href="https://git.example/c/)" + h.shas[3]),
+            std::string::npos);
+
+  const std::string xml = testing_util::ReadFile(junit);
+  const auto at = xml.find("name=\"test_gsm8k_accuracy_1\"");
+  ASSERT_NE(at, std::string::npos) << xml;
+  const auto culprit_line = xml.find("bisect --auto: culprit " + culprit12, at);
+  EXPECT_NE(culprit_line, std::string::npos) << xml;
+  EXPECT_LT(culprit_line, xml.find("</testcase>", at)) << "inside the failing testcase";
+  const auto pass_case = xml.find("name=\"test_gsm8k_accuracy_0\"");
+  ASSERT_NE(pass_case, std::string::npos);
+  const std::string pass_block = xml.substr(pass_case, xml.find("</testcase>", pass_case) - pass_case);
+  EXPECT_EQ(pass_block.find("bisect --auto"), std::string::npos) << "no culprit line on a case that did not regress";
+
+  const auto merged = (h.dir / "merged.db").string();
+  auto m = RunHarness({"merge", merged, h.db});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  auto again = RunHarness({"report", "--db", merged, "--format", "json"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ParseOut(again)["regressions_with_culprit"], 2) << again.out;
+}
+
 // A regression the rerun of the bad commit does not show is stored and reported as not
 // confirmed, and never bisected: here the nightly ran with a fault switch the commit's own
 // stack.json does not have (as a flaky machine would), so the confirming rerun is healthy.

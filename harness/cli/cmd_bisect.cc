@@ -13,6 +13,9 @@
 #include "harness/bisect/bisect_output.h"
 #include "harness/bisect/bisector.h"
 #include "harness/cli/commands.h"
+#include "harness/util/output_file.h"
+#include "reports/junit.h"
+#include "reports/report_model.h"
 #include "harness/util/paths.h"
 
 namespace harness {
@@ -31,12 +34,42 @@ struct BisectOptions {
   bool automatic = false;
   std::optional<int64_t> run;
   int confirm = 1;
+  std::string junit;
 };
 
 int Report(const bisect::BisectOutcome& out, const std::string& format) {
   if (format == "json") std::printf("%s\n", DumpJson(bisect::BisectOutcomeJson(out)).c_str());
   else std::fputs(bisect::BisectOutcomeText(out).c_str(), stdout);
   return 0;
+}
+
+// The nightly's JUnit again, each regressed case's <system-out> with what bisect --auto said
+// of it (the culprit line CI job pages show).
+std::string NightlyJunit(Store& store, const bisect::AutoBisectOutcome& out) {
+  std::map<std::string, std::string> notes;
+  for (const auto& g : out.regressions) {
+    reports::CulpritNote n;
+    n.verdict = bisect::AutoVerdictWord(g);
+    if (g.bisect) {
+      n.culprit = g.bisect->culprit;
+      n.subject = g.bisect->subject;
+      n.confidence = g.bisect->confidence;
+      n.runs = g.bisect->runs;
+      n.session = g.bisect->session_id;
+      n.range = g.bisect->range;
+    }
+    for (const auto& c : g.target.cases) notes[c.case_id] = "bisect --auto: " + reports::CulpritWords(n);
+  }
+  std::vector<CaseResult> cases;
+  for (const auto& run : out.nightly.runs) {
+    auto stored = ValueOrThrow(store.FinishedCases(run.id));
+    auto metrics = ValueOrThrow(store.MetricsOfRun(run.id));
+    for (auto& c : stored) {
+      if (auto it = metrics.find(c.id); it != metrics.end()) c.result.metrics = it->second;
+      cases.push_back(std::move(c.result));
+    }
+  }
+  return reports::JunitXml(cases, notes);
 }
 
 // --auto: the nightly's regressions, confirmed and bisected (bisect/auto_bisect.h).
@@ -53,8 +86,10 @@ int AutoBisect(const BisectOptions& o) {
   r.confidence = o.request.confidence;
   r.command = o.request.command;
   r.command_timeout_s = o.timeout_s;
+  if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto store = ValueOrThrow(Store::Open(o.db));
   const auto out = ValueOrThrow(bisect::RunAutoBisect(r, *store));
+  if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, NightlyJunit(*store, out)));
   if (o.format == "json") std::printf("%s\n", DumpJson(bisect::AutoBisectJson(out)).c_str());
   else std::fputs(bisect::AutoBisectText(out).c_str(), stdout);
   return 0;
@@ -63,7 +98,8 @@ int AutoBisect(const BisectOptions& o) {
 int Bisect(BisectOptions& o, bool replay) {
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
   if (o.automatic) return AutoBisect(o);
-  if (o.run || o.confirm != 1) throw FatalError(ExitCode::kUsage, "--run and --confirm go with --auto");
+  if (o.run || o.confirm != 1 || !o.junit.empty())
+    throw FatalError(ExitCode::kUsage, "--run, --confirm and --junit go with --auto");
   bisect::BisectRequest r = o.request;
   if (replay) {
     std::ifstream in(o.replay_file, std::ios::binary);
@@ -110,6 +146,8 @@ CommandMain SetupBisect(CLI::App& app) {
   app.add_option("--run", o->run, "With --auto: the nightly run (default: the newest nightly)");
   app.add_option("--confirm", o->confirm,
                  "With --auto: reruns of the bad commit that must show a regression before it is bisected (default 1)");
+  app.add_option("--junit", o->junit,
+                 "With --auto: write the nightly's JUnit XML again, each regressed case with its culprit line");
   app.add_option("command", r.command, "After --: the command run per commit, as argv ({sha}, {worktree}, {db})");
   auto* log = app.add_subcommand("log", "Print a stored session as a replayable log (JSON lines)");
   log->add_option("id", o->log_session, "Session id")->required();

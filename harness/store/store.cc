@@ -1380,6 +1380,11 @@ FROM golden_changes WHERE ?1 = '' OR case_id = ?1 ORDER BY id)sql");
   return ReadGoldenChanges(db_, st, "read golden changes");
 }
 
+bool IsNightlyRun(const RunRow& run) {
+  const Json context = ParseJsonOrDiscarded(run.context_json);
+  return !context.is_object() || (!context.contains("bisect") && !context.contains("rerun_of"));
+}
+
 Result<std::vector<RunRow>> Store::LogicalRun(int64_t run_id) {
   Stmt st(db_, (std::string("SELECT ") + kRunRowColumns + R"sql(
 FROM runs me JOIN runs r ON r.id = me.id OR (me.nightly <> '' AND r.nightly = me.nightly

@@ -73,6 +73,11 @@ struct RunRow {
   std::optional<int64_t> ordinal;    // the commit's first-parent ordinal (FinishedRuns only)
 };
 
+// Whether a run is a nightly: not made by a `harness bisect` command ("bisect" in its
+// context) nor an --rerun-at-risk rerun ("rerun_of"). The others are evidence about a
+// commit; the report's latest runs and bisect --auto's nightlies are nightlies.
+bool IsNightlyRun(const RunRow& run);
+
 // A stored case result: its row ids and the result (metrics and ops are read separately).
 struct StoredCase {
   int64_t id = 0;
