@@ -7,16 +7,23 @@
 # artifact) for the history. Exits with `harness run`'s code (0 pass, 1 failures, 2 usage,
 # 3 infra). Extra arguments go to `harness run` (e.g. --fault NAME, --stack-config FILE).
 # $HARNESS_COMMIT_URL (e.g. https://host/repo/commit/{sha}) links commits in the report.
+# $HARNESS_STACK_REPO names the stack's git repository (the nightly's commit is its HEAD);
+# with $HARNESS_BISECT_COMMAND too, a nightly with failing cases bisects its own regressions
+# (ci/auto-bisect.sh: out/bisect.txt, culprit lines in out/junit.xml and the report).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ci/setup.sh || exit 3
 ci/build.sh ci || exit 3
 mkdir -p out
 commit_args=()
-if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then commit_args=(--commit 0000000000000000000000000000000000000000); fi
+if [[ -n "${HARNESS_STACK_REPO:-}" ]]; then commit_args=(--repo "$HARNESS_STACK_REPO")
+elif ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then commit_args=(--commit 0000000000000000000000000000000000000000); fi
 build/bin/harness run --db out/harness.db --junit out/junit.xml --rerun-at-risk "${HARNESS_RERUN_AT_RISK:-2}" \
   "${commit_args[@]}" "$@"
 code=$?
+if [[ $code -eq 1 ]]; then
+  ci/auto-bisect.sh out/harness.db out/junit.xml || echo "nightly: bisect --auto failed; the nightly's verdicts stand" >&2
+fi
 report_args=(--db out/harness.db --last "${HARNESS_REPORT_LAST:-30}")
 if [[ -n "${HARNESS_COMMIT_URL:-}" ]]; then report_args+=(--commit-url "$HARNESS_COMMIT_URL"); fi
 build/bin/harness report "${report_args[@]}" --out out/report.html || { [[ $code -eq 0 ]] && code=3; }

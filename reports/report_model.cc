@@ -210,6 +210,8 @@ class Builder {
       std::set<std::size_t> shard_runs;
       for (const auto& r : results_) {
         if (logical_run[r.run_index] != logical_run[run_index] || SuiteOf(r.stored.result.case_id) != suite) continue;
+        // A rerun shares its nightly's id; its cases are the nightly's cases again.
+        if (IsNightlyRun(run) && !IsNightlyRun(runs_[r.run_index])) continue;
         shard_runs.insert(r.run_index);
         s.commit = r.commit;
         s.case_seconds += r.stored.result.duration_s;

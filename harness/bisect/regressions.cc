@@ -11,10 +11,14 @@
 namespace harness::bisect {
 namespace {
 
+// The shards of the run's nightly; a rerun that shares the nightly id is not one of them.
 Result<Nightly> NightlyOf(Store& store, int64_t run_id) {
   auto runs = store.LogicalRun(run_id);
   if (!runs) return runs.error();
-  return Nightly{std::move(runs).value()};
+  Nightly n;
+  for (auto& r : *runs)
+    if (IsNightlyRun(r) || r.id == run_id) n.runs.push_back(std::move(r));
+  return n;
 }
 
 std::string LabelOf(const std::vector<Metric>& metrics, const std::string& name) {

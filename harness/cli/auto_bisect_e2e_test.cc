@@ -284,6 +284,36 @@ TEST(AutoBisectE2E, ANoisyHistoryWithoutAFaultHasNoCulprit) {
   for (const auto& g : j["regressions"]) EXPECT_TRUE(g["culprit"].is_null()) << g;
 }
 
+// ci/nightly.sh's shape on the noisy stand-in: each nightly has a nightly id and reruns its
+// AT-RISK cases under the same id. The reruns are neither the nightly's cases (the report
+// counts each case once) nor what bisect --auto compares: the nightly's own paired
+// REGRESSED is found, whatever a rerun said.
+TEST(AutoBisectE2E, RerunsSharingTheNightlyIdAreNotTheNightly) {
+  StackHistory h(4, 3, "fp8-scale-unrepaired");
+  const auto suites = testing_util::WriteGsm8kTableWithProfile(h.dir.path(), "sim/noisy.json");
+  for (int i : {1, 4}) {
+    auto run = h.Nightly(i, {"--suite", "gsm8k", "--suites-dir", suites.string(), "--nightly", fmt::format("n{}", i),
+                             "--rerun-at-risk", "2", "--seed", std::to_string(40 + i)});
+    ASSERT_NE(run.exit_code, 3) << run.err;
+  }
+  auto report = RunHarness({"report", "--db", h.db, "--format", "json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const Json summary = ParseOut(report)["summary"][0];
+  EXPECT_EQ(summary["pass"].get<int>() + summary["at_risk"].get<int>() + summary["fail"].get<int>() +
+                summary["error"].get<int>(),
+            2)
+      << "two cases, each counted once: " << summary;
+
+  auto r = RunHarness({"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--suites-dir", suites.string(), "--format",
+                       "json", "--", HARNESS_BINARY, "run", "--db", "{db}", "--repo", h.repo, "--commit", "{sha}",
+                       "--stack-config", "{worktree}/stack.json", "--suite", "gsm8k", "--suites-dir", suites.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = ParseOut(r);
+  ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
+  EXPECT_EQ(j["regressions"][0]["kind"], "paired");
+  EXPECT_EQ(j["regressions"][0]["culprit"], h.shas[2]) << r.out;
+}
+
 TEST(AutoBisectE2E, NoEarlierNightlyIsAnAnswerAndBadInputIsExit2) {
   StackHistory h(3, 100, "");
   ASSERT_EQ(h.Nightly(3).exit_code, 0);
