@@ -15,11 +15,6 @@ namespace {
 using testing_util::RunHarness;
 using testing_util::TempDir;
 
-Json ParseOut(const ProcessResult& r) {
-  auto j = ParseJson(r.out, "stdout");
-  return j.ok() ? *j : Json();
-}
-
 std::string StackJson(const std::string& fault) {
   return fault.empty() ? R"({"format_version": 1})"
                        : fmt::format(R"({{"format_version": 1, "faults": ["{}"]}})", fault);
@@ -76,7 +71,7 @@ TEST_P(AutoBisectFault, NamesTheCommitThatTurnedTheFaultOn) {
   ASSERT_EQ(h.Nightly(n).exit_code, 1) << "the fault fails a case";
   auto r = h.Auto();
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["commit"], h.shas[n - 1]);
   EXPECT_EQ(j["previous_commit"], h.shas[0]);
   ASSERT_FALSE(j["regressions"].empty()) << r.out;
@@ -113,7 +108,7 @@ TEST_P(AutoBisectFault, NamesTheCommitThatTurnedTheFaultOn) {
   // The runs the bisection made are evidence, not nightlies: run again, it reads the same pair.
   auto again = h.Auto({"--max-runs", "0"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(ParseOut(again)["run"], j["run"]) << again.out;
+  EXPECT_EQ(testing_util::StdoutJson(again)["run"], j["run"]) << again.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -135,7 +130,7 @@ TEST(AutoBisectE2E, OneTargetPerSuiteWithItsKind) {
   ASSERT_EQ(h.Nightly(6).exit_code, 1);
   auto r = h.Auto();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   ASSERT_EQ(j["regressions"].size(), 2u) << r.out;
   const Json& fp8 = j["regressions"][0];
   const Json& gsm = j["regressions"][1];
@@ -169,7 +164,7 @@ TEST(AutoBisectE2E, TheCulpritInTheReportJunitAndAfterAMerge) {
 
   auto json = RunHarness({"report", "--db", h.db, "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  Json rj = ParseOut(json);
+  Json rj = testing_util::StdoutJson(json);
   ASSERT_EQ(rj["failures"].size(), 3u) << "_1, _3 and gsm8k _1 fail in the nightly (not in a bisect's runs)";
   for (const auto& f : rj["failures"]) {
     EXPECT_EQ(f["culprit"]["verdict"], "culprit") << f;
@@ -201,7 +196,7 @@ TEST(AutoBisectE2E, TheCulpritInTheReportJunitAndAfterAMerge) {
   ASSERT_EQ(m.exit_code, 0) << m.err;
   auto again = RunHarness({"report", "--db", merged, "--format", "json"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(ParseOut(again)["regressions_with_culprit"], 2) << again.out;
+  EXPECT_EQ(testing_util::StdoutJson(again)["regressions_with_culprit"], 2) << again.out;
 }
 
 // A regression the rerun of the bad commit does not show is stored and reported as not
@@ -213,7 +208,7 @@ TEST(AutoBisectE2E, ARegressionTheRerunDoesNotShowIsNotConfirmedAndNotBisected) 
   ASSERT_EQ(h.Nightly(6, {"--fault", "sp-counts-bookkeeping-users"}).exit_code, 1);
   auto r = h.Auto();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
   const Json& g = j["regressions"][0];
   EXPECT_EQ(g["confirmed"], false);
@@ -246,7 +241,7 @@ TEST(AutoBisectE2E, ABudgetTooSmallIsAmbiguousWithItsRangeNeverAWrongCulprit) {
   ASSERT_EQ(h.Nightly(n).exit_code, 1);
   auto r = h.Auto({"--max-runs", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
   const Json& g = j["regressions"][0];
   EXPECT_EQ(g["verdict"], "ambiguous") << g;
@@ -263,7 +258,7 @@ TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
   ASSERT_EQ(h.Nightly(2).exit_code, 1);
   auto r = h.Auto();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
   EXPECT_EQ(j["regressions"][0]["culprit"], h.shas[1]) << r.out;
 }
@@ -280,7 +275,7 @@ TEST(AutoBisectE2E, ANoisyHistoryWithoutAFaultHasNoCulprit) {
                                        suites.string()};
   auto r = RunHarness(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   for (const auto& g : j["regressions"]) EXPECT_TRUE(g["culprit"].is_null()) << g;
 }
 
@@ -298,7 +293,7 @@ TEST(AutoBisectE2E, RerunsSharingTheNightlyIdAreNotTheNightly) {
   }
   auto report = RunHarness({"report", "--db", h.db, "--format", "json"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  const Json summary = ParseOut(report)["summary"][0];
+  const Json summary = testing_util::StdoutJson(report)["summary"][0];
   EXPECT_EQ(summary["pass"].get<int>() + summary["at_risk"].get<int>() + summary["fail"].get<int>() +
                 summary["error"].get<int>(),
             2)
@@ -308,7 +303,7 @@ TEST(AutoBisectE2E, RerunsSharingTheNightlyIdAreNotTheNightly) {
                        "json", "--", HARNESS_BINARY, "run", "--db", "{db}", "--repo", h.repo, "--commit", "{sha}",
                        "--stack-config", "{worktree}/stack.json", "--suite", "gsm8k", "--suites-dir", suites.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
   EXPECT_EQ(j["regressions"][0]["kind"], "paired");
   EXPECT_EQ(j["regressions"][0]["culprit"], h.shas[2]) << r.out;
@@ -319,7 +314,7 @@ TEST(AutoBisectE2E, NoEarlierNightlyIsAnAnswerAndBadInputIsExit2) {
   ASSERT_EQ(h.Nightly(3).exit_code, 0);
   auto r = h.Auto();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_TRUE(j["previous_run"].is_null());
   EXPECT_TRUE(j["regressions"].empty());
 

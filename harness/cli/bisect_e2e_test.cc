@@ -14,20 +14,6 @@ namespace {
 using testing_util::RunHarness;
 using testing_util::TempDir;
 
-// Lines of `git worktree list`: 1 when every bisect worktree was removed.
-size_t Worktrees(const std::filesystem::path& repo) {
-  auto r = RunProcess({"git", "-C", repo.string(), "worktree", "list"});
-  if (!r.ok()) return 0;
-  size_t n = 0;
-  for (char c : r->out) n += c == '\n';
-  return n;
-}
-
-Json ParseOut(const ProcessResult& r) {
-  auto j = ParseJson(r.out, "stdout");
-  return j.ok() ? *j : Json();
-}
-
 // 32 commits; from commit k on, the stack config in the repo turns the SP fault on, so
 // sequence_parallel/..._0 fails there. The bisect runs `harness run` in each commit's
 // worktree and reads the stored status back.
@@ -46,14 +32,14 @@ TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
                        "{sha}", "--repo", "{worktree}", "--suite", "sequence_parallel", "--filter",
                        "sequence_parallel/*_0", "--stack-config", "{worktree}/stack.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["verdict"], "culprit") << r.out;
   EXPECT_EQ(j["culprit"], shas[k - 1]);
   EXPECT_EQ(j["subject"], "commit " + std::to_string(k));
   EXPECT_GE(j["confidence"].get<double>(), 0.95);
   EXPECT_LE(j["runs"].get<int>(), 14) << "about log2(32) steps, the endpoints and the verification pair";
   EXPECT_EQ(j["steps"].size(), j["runs"].get<size_t>()) << "every run is a step";
-  EXPECT_EQ(Worktrees(dir / "repo"), 1u) << "worktrees are removed";
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u) << "worktrees are removed";
 
   // The session is stored; its log replays to the same answer without running anything.
   auto log = RunHarness({"bisect", "log", std::to_string(j["session"].get<int>()), "--db", db});
@@ -62,7 +48,7 @@ TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
   testing_util::WriteFile(dir / "session.log", log.out);
   auto replay = RunHarness({"bisect", "replay", (dir / "session.log").string(), "--db", db, "--format", "json"});
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
-  Json rj = ParseOut(replay);
+  Json rj = testing_util::StdoutJson(replay);
   EXPECT_EQ(rj["culprit"], shas[k - 1]) << replay.out;
   EXPECT_EQ(rj["runs"], 0) << "the logged evidence is enough";
 
@@ -71,7 +57,7 @@ TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
                            "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", (dir / "repo").string(),
                            "--db", db, "--format", "json"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(ParseOut(again)["culprit"], shas[k - 1]) << again.out;
+  EXPECT_EQ(testing_util::StdoutJson(again)["culprit"], shas[k - 1]) << again.out;
 }
 
 // git's exit-code convention: 0 good, 1-127 bad, 125 skip, >= 128 aborts. A culprit next to
@@ -88,7 +74,7 @@ TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db", db,
                        "--format", "json", "--", "sh", "{worktree}/test.sh"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["verdict"], "ambiguous") << r.out;
   EXPECT_EQ(j["culprit"], nullptr);
   EXPECT_EQ(j["range"], (Json{shas[8], shas[9]}));
@@ -98,14 +84,14 @@ TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
   auto clear = RunHarness({"bisect", "--good", shas[2], "--bad", shas[15], "--case", "x/y_1", "--repo", repo, "--db",
                            db, "--format", "json", "--", "sh", "{worktree}/plain.sh"});
   ASSERT_EQ(clear.exit_code, 0) << clear.err;
-  EXPECT_EQ(ParseOut(clear)["culprit"], shas[9]) << clear.out;
+  EXPECT_EQ(testing_util::StdoutJson(clear)["culprit"], shas[9]) << clear.out;
 
   // A command killed or exiting >= 128 is no answer: exit 3, the worktree removed.
   auto abort = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db",
                            db, "--", "sh", "-c", "exit 129"});
   EXPECT_EQ(abort.exit_code, 3) << abort.err;
   EXPECT_NE(abort.err.find("aborts the bisect"), std::string::npos) << abort.err;
-  EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
 
   // Arguments are argv, never a shell: metacharacters in a substituted sha are inert.
   auto text = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db",
@@ -142,7 +128,7 @@ void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
                        HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}", "--repo", "{worktree}", "--suites-dir",
                        suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1", "--stack-config", "{worktree}/stack.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["verdict"], expect_verdict) << r.out;
   if (k > 0) {
     EXPECT_EQ(j["culprit"], shas[k - 1]) << r.out;
@@ -156,7 +142,7 @@ void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
   const Json& first = j["steps"][0]["evidence"]["observations"][0];
   ASSERT_TRUE(first.contains("questions")) << first.dump();
   EXPECT_EQ(first["questions"].get<std::string>().size(), 1319u);
-  EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
 }
 
 TEST(BisectE2E, NoisyGsm8kDropNamesTheCommitThatBrokeTheFp8Scales) { NoisyGsm8kBisect(37, "culprit"); }
@@ -176,7 +162,7 @@ TEST(BisectE2E, AMergedBranchIsBlamedAtItsMergeCommit) {
                        (dir / "repo").string(), "--db", (dir / "h.db").string(), "--format", "json", "--", "sh",
                        "{worktree}/test.sh"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["verdict"], "culprit") << r.out;
   EXPECT_EQ(j["culprit"], shas[4]) << r.out;
   EXPECT_EQ(j["subject"], "merge side");
@@ -207,7 +193,7 @@ TEST(BisectE2E, ErrorResultsAreNoEvidence) {
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--metric", "gsm8k/accuracy", "--case",
                        "gsm8k/t.acc", "--repo", repo, "--db", db, "--max-runs", "0", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["verdict"], "culprit") << r.out;
   EXPECT_EQ(j["culprit"], shas[10]) << r.out;
   EXPECT_EQ(j["runs"], 0);
@@ -215,7 +201,7 @@ TEST(BisectE2E, ErrorResultsAreNoEvidence) {
   auto flat = RunHarness({"bisect", "--good", shas[10], "--bad", shas[15], "--metric", "gsm8k/accuracy", "--repo", repo,
                           "--db", db, "--max-runs", "0", "--format", "json"});
   ASSERT_EQ(flat.exit_code, 0) << flat.err;
-  Json f = ParseOut(flat);
+  Json f = testing_util::StdoutJson(flat);
   EXPECT_EQ(f["verdict"], "no-culprit") << flat.out;
   EXPECT_TRUE(f["cases"].empty()) << flat.out;
 }
@@ -252,7 +238,7 @@ TEST(BisectE2E, QuestionsWhoseRequestErroredAreNoLosses) {
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", repo.string(),
                        "--db", db, "--max-runs", "0", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["cases"], (Json{"gsm8k/test_gsm8k_accuracy_1"})) << "searched: " << r.out;
   EXPECT_EQ(j["verdict"], "no-culprit") << r.out;
 }
@@ -276,7 +262,7 @@ TEST(BisectE2E, MaxRunsTimeoutAndPriors) {
   };
   auto budget = bisect({"--max-runs", "2"}, "test.sh");
   ASSERT_EQ(budget.exit_code, 0) << budget.err;
-  Json b = ParseOut(budget);
+  Json b = testing_util::StdoutJson(budget);
   EXPECT_EQ(b["verdict"], "ambiguous") << budget.out;
   EXPECT_EQ(b["runs"], 2);
   EXPECT_EQ(b["reason"], "--max-runs 2 reached");
@@ -286,14 +272,14 @@ TEST(BisectE2E, MaxRunsTimeoutAndPriors) {
 
   auto flaky = bisect({"--flake-rate", "0.2", "--confidence", "0.99"}, "test.sh");
   ASSERT_EQ(flaky.exit_code, 0) << flaky.err;
-  Json f = ParseOut(flaky);
+  Json f = testing_util::StdoutJson(flaky);
   EXPECT_EQ(f["culprit"], shas[19]) << flaky.out;
   EXPECT_GT(f["runs"].get<int>(), b["runs"].get<int>()) << "a flakier status needs more runs to reach 0.99";
 
   auto slow = bisect({"--timeout", "0.5"}, "slow.sh");
   EXPECT_EQ(slow.exit_code, 3) << slow.err;
   EXPECT_NE(slow.err.find("timed out"), std::string::npos) << slow.err;
-  EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
 
   auto sigma = bisect({"--noise-sigma", "-1"}, "test.sh");
   EXPECT_EQ(sigma.exit_code, 2) << sigma.err;

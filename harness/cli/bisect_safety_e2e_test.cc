@@ -26,20 +26,6 @@ using testing_util::TempDir;
 using testing_util::WriteFile;
 using Clock = std::chrono::steady_clock;
 
-// Lines of `git worktree list`: 1 when no bisect worktree is registered.
-size_t Worktrees(const fs::path& repo) {
-  auto r = RunProcess({"git", "-C", repo.string(), "worktree", "list"});
-  if (!r.ok()) return 0;
-  size_t n = 0;
-  for (char c : r->out) n += c == '\n';
-  return n;
-}
-
-Json ParseOut(const ProcessResult& r) {
-  auto j = ParseJson(r.out, "stdout");
-  return j.ok() ? *j : Json();
-}
-
 std::vector<pid_t> PidsIn(const fs::path& file) {
   std::ifstream in(file);
   std::vector<pid_t> pids;
@@ -156,7 +142,7 @@ struct RelativeDb : ::testing::Test {
   // is the culprit.
   void ExpectCulpritStoredIn(const ProcessResult& r, const fs::path& db, int64_t stored = 0) {
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-    Json j = ParseOut(r);
+    Json j = testing_util::StdoutJson(r);
     EXPECT_EQ(j["verdict"], "culprit") << r.out;
     EXPECT_EQ(j["culprit"], shas[k - 1]) << r.out;
     int commands = 0;
@@ -171,7 +157,7 @@ struct RelativeDb : ::testing::Test {
     int64_t runs = 0;
     while ((*store)->Run(runs + 1).ok()) ++runs;
     EXPECT_EQ(runs, stored + commands) << "the runs are in " << db;
-    EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+    EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
   }
 };
 
@@ -243,7 +229,7 @@ TEST(BisectSafetyE2E, ABackgroundChildHoldingStdoutDoesNotHoldTheStep) {
                        "--", "sh", "{worktree}/test.sh", (dir / "pids").string()});
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  Json j = ParseOut(r);
+  Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["culprit"], shas[9]) << r.out;
   const size_t runs = PidsIn(dir / "pids").size();
   EXPECT_EQ(runs, j["runs"].get<size_t>());
@@ -278,7 +264,7 @@ TEST(BisectSafetyE2E, AStopSignalToTheHarnessReachesTheCommandAndCleansUp) {
     const std::string err = ReadFile(dir / "stderr");
     EXPECT_NE(err.find("interrupted by"), std::string::npos) << err;
     for (pid_t p : PidsIn(dir / "pids")) EXPECT_TRUE(GoneWithin(p, std::chrono::seconds(5))) << "pid " << p;
-    EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+    EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
     const auto session = Session(dir / "h.db", 1);
     EXPECT_EQ(session.status, "error");
     EXPECT_NE(session.result_json.find("\"interrupted\":true"), std::string::npos) << session.result_json;
@@ -304,18 +290,18 @@ TEST(BisectSafetyE2E, TheNextBisectCleansUpAfterAKilledOne) {
   // What kill -9 leaves: the command running, the worktree registered, the session running.
   const auto left = PidsIn(dir / "pids");
   for (pid_t p : left) EXPECT_TRUE(Running(p)) << "pid " << p;
-  EXPECT_EQ(Worktrees(dir / "repo"), 2u);
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 2u);
   EXPECT_EQ(Session(dir / "h.db", 1).status, "running");
 
   auto next = RunHarness({"bisect", "--good", shas[0], "--bad", shas[7], "--case", "x/y_0", "--repo", repo, "--db", db,
                           "--format", "json", "--", "sh", "{worktree}/test.sh"});
   ASSERT_EQ(next.exit_code, 0) << next.err << next.out;
-  EXPECT_EQ(ParseOut(next)["culprit"], shas[4]) << next.out;
+  EXPECT_EQ(testing_util::StdoutJson(next)["culprit"], shas[4]) << next.out;
   EXPECT_NE(next.err.find("bisect session 1: killed the command it left running"), std::string::npos) << next.err;
   EXPECT_NE(next.err.find("bisect session 1: removed its worktree"), std::string::npos) << next.err;
   EXPECT_NE(next.err.find("bisect session 1: its process is gone; marked interrupted"), std::string::npos) << next.err;
   for (pid_t p : left) EXPECT_TRUE(GoneWithin(p, std::chrono::seconds(5))) << "pid " << p;
-  EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
   const auto first = Session(dir / "h.db", 1);
   EXPECT_EQ(first.status, "error");
   EXPECT_NE(first.result_json.find("\"interrupted\":true"), std::string::npos) << first.result_json;
@@ -341,7 +327,7 @@ TEST(BisectSafetyE2E, TheNextBisectCleansUpAfterOneKilledBeforeItsSessionBegan) 
   kill(harness, SIGKILL);
   ASSERT_NE(WaitFor(harness, std::chrono::seconds(10)), -1);
   const auto left = PidsIn(dir / "pids");
-  EXPECT_EQ(Worktrees(dir / "repo"), 2u);
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 2u);
 
   auto next = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo", repo, "--db", db,
                           "--max-runs", "0"});
@@ -352,7 +338,7 @@ TEST(BisectSafetyE2E, TheNextBisectCleansUpAfterOneKilledBeforeItsSessionBegan) 
   EXPECT_NE(next.err.find("a bisect that had not begun its session: removed its worktree"), std::string::npos)
       << next.err;
   for (pid_t p : left) EXPECT_TRUE(GoneWithin(p, std::chrono::seconds(5))) << "pid " << p;
-  EXPECT_EQ(Worktrees(dir / "repo"), 1u);
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
 }
 
 // --timeout is seconds in (0, 86400]; leaving it out means none. Every other value is an
@@ -373,7 +359,7 @@ TEST(BisectSafetyE2E, TimeoutOutsideItsRangeIsExitTwo) {
   auto ok = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo", repo, "--db", db,
                         "--timeout", "86400", "--format", "json", "--", "sh", "{worktree}/test.sh"});
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_EQ(ParseOut(ok)["culprit"], shas[2]) << ok.out;
+  EXPECT_EQ(testing_util::StdoutJson(ok)["culprit"], shas[2]) << ok.out;
   auto log = RunHarness({"bisect", "log", "1", "--db", db});
   ASSERT_EQ(log.exit_code, 0) << log.err;
   const std::string edited = [&] {

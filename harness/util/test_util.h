@@ -180,6 +180,21 @@ inline std::map<std::string, std::pair<std::string, std::string>> RunSummaryCase
   return out;
 }
 
+// A command's stdout as JSON (null when it is not JSON: the assertions on it then fail).
+inline Json StdoutJson(const ProcessResult& r) {
+  auto j = ParseJson(r.out, "stdout");
+  return j.ok() ? *j : Json();
+}
+
+// Lines of `git worktree list`: 1 when every bisect worktree was removed.
+inline size_t WorktreeCount(const std::filesystem::path& repo) {
+  auto r = RunProcess({"git", "-C", repo.string(), "worktree", "list"});
+  if (!r.ok()) return 0;
+  size_t n = 0;
+  for (char c : r->out) n += c == '\n';
+  return n;
+}
+
 // A copy of the source tree's suites/ and golden/ folders (without the data sets) in dir,
 // for tests that change expectations: run the binary with HARNESS_ROOT=dir.
 inline void CopyDataRoot(const std::filesystem::path& dir) {
