@@ -216,7 +216,14 @@ class Html {
   }
 
   void Summary() {
-    out_ += "<section id=\"summary\"><h2>Summary <span class=\"count\">latest run per suite</span></h2>\n<div class=\"cards\">\n";
+    out_ += "<section id=\"summary\"><h2>Summary <span class=\"count\">latest run per suite</span></h2>\n";
+    // A lost shard job: the counts below are of part of the nightly's cases.
+    for (const auto& gap : m_.incomplete_nightlies)
+      out_ += fmt::format(R"(<p class="hint incomplete" role="alert"><strong>Incomplete nightly:</strong> {} — their )"
+                          R"(cases are not in this report.</p>)"
+                          "\n",
+                          E(NightlyGapText(gap)));
+    out_ += "<div class=\"cards\">\n";
     for (const auto& s : m_.summary) {
       const char* cls = s.error ? "error" : s.fail ? "fail" : s.at_risk ? "risk" : "pass";
       const char* status = s.error ? "error" : s.fail ? "fail" : s.at_risk ? "at-risk" : "pass";

@@ -82,7 +82,7 @@ TEST(ReportE2E, HtmlIsOneDeterministicFileWithEverySectionAndCommitLinks) {
 TEST(ReportE2E, JsonIsTheModelAndTheWindowAndFiltersNarrowIt) {
   SelftestHistory h;
   Json all = ReportJson({"--db", h.db});
-  EXPECT_EQ(all["format_version"], 3);
+  EXPECT_EQ(all["format_version"], 4);
   ASSERT_EQ(all["commits"].size(), 3u);
   EXPECT_EQ(all["commits"][0]["sha"], h.shas[0]) << "first-parent order, oldest first";
   ASSERT_EQ(all["failures"].size(), 1u);
