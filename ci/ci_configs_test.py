@@ -6,7 +6,10 @@ the binary has (`harness CMD --help`); and the path it describes, its shard job 
 shard and then its merge job, executed here with the variables the CI engine would set,
 each job in a folder of its own holding only the artifacts it declares, must store the same
 cases with the same statuses as one unsharded `harness run`, and two nights in a row must
-leave one database holding both (the history flows from night to night).
+leave one database holding both (the history flows from night to night). A third night loses
+one shard job altogether: its merge job must end with exit 1 (a healthy night's with 0), keep
+the database with the shards it has, and its reports (text, and the Markdown summary, which
+GitHub's job summary receives) must name the missing shard.
 
 Usage: ci_configs_test.py HARNESS_BINARY [SOURCE_ROOT]
 """
@@ -24,6 +27,7 @@ import yaml
 
 SHA = "c0ffee0000000000000000000000000000000042"
 SHA2 = "c0ffee0000000000000000000000000000000043"
+SHA3 = "c0ffee0000000000000000000000000000000044"
 
 
 def harness_lines(script_lines):
@@ -87,7 +91,8 @@ class Jobs:
         d = tempfile.mkdtemp(prefix="harness-ci-job-")
         self.dirs.append(d)
         env = dict(os.environ, HARNESS_ROOT=self.root)
-        for k in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "HARNESS_DB", "GITHUB_STEP_SUMMARY"):
+        for k in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "HARNESS_DB", "GITHUB_STEP_SUMMARY", "CI_PIPELINE_ID",
+                  "GITHUB_RUN_ID", "CI_JOB_URL", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY"):
             env.pop(k, None)
         return d, env
 
@@ -118,9 +123,11 @@ def allowed_codes(job):
     return tuple([0] + list(job.get("allow_failure", {}).get("exit_codes", [])))
 
 
-def simulate_gitlab(cfg, jobs, pipeline, sha, previous_db):
+def simulate_gitlab(cfg, jobs, pipeline, sha, previous_db, lost=None):
     """One scheduled pipeline: the parallel shards, then the merge. previous_db: the last
-    pipeline's harness-merge artifact out/harness.db (what the merge job's curl downloads)."""
+    pipeline's harness-merge artifact out/harness.db (what the merge job's curl downloads);
+    lost: a shard job (0-based) whose runner died, leaving nothing. Returns the folder of the
+    merge job's artifacts, the shard count and the merge job's exit code."""
     named = {k: v for k, v in cfg.items() if isinstance(v, dict) and not k.startswith(".")}
     shard_name = next(k for k, j in named.items() if "parallel" in j)
     merge_name = next(k for k, j in named.items() if shard_name in j.get("needs", []))
@@ -128,6 +135,8 @@ def simulate_gitlab(cfg, jobs, pipeline, sha, previous_db):
     n = int(shard_job["parallel"])
     shard_dirs = []
     for i in range(n):
+        if i == lost:
+            continue
         d, env = jobs.new_dir()
         jobs.give_binary(d)
         e = dict(env, CI_NODE_INDEX=str(i + 1), CI_NODE_TOTAL=str(n), CI_PIPELINE_ID=pipeline, CI_COMMIT_SHA=sha)
@@ -139,7 +148,8 @@ def simulate_gitlab(cfg, jobs, pipeline, sha, previous_db):
     jobs.give_binary(d)
     for s in shard_dirs:
         jobs.copy_paths(s, d, shard_job["artifacts"]["paths"])
-    e = dict(env, CI_PIPELINE_ID=pipeline, CI_COMMIT_SHA=sha)
+    e = dict(env, CI_PIPELINE_ID=pipeline, CI_COMMIT_SHA=sha, CI_JOB_URL=f"https://gitlab.example/p/-/jobs/{pipeline}")
+    code = 0
     for line in merge_job["script"]:
         script = runnable(line)
         if script.startswith("curl"):
@@ -147,19 +157,25 @@ def simulate_gitlab(cfg, jobs, pipeline, sha, previous_db):
                 os.makedirs(os.path.join(d, "out"), exist_ok=True)
                 shutil.copy2(previous_db, os.path.join(d, "out", "harness.db"))
         elif script:
-            run_shell(script, d, e, allowed_codes(merge_job))
+            # GitLab's shell stops at the first failing line; that line's code is the job's.
+            code = run_shell(script, d, e, allowed_codes(merge_job))
+            if code:
+                break
     kept, _ = jobs.new_dir()
     jobs.copy_paths(d, kept, merge_job["artifacts"]["paths"])
-    return kept, n
+    return kept, n, code
 
 
 def github_expr(text, values):
     return re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda m: str(values[m.group(1)]), str(text))
 
 
-def simulate_github(cfg, jobs, run_id, sha, cache):
+def simulate_github(cfg, jobs, run_id, sha, cache, lost=None):
     """One workflow run: the shard matrix, then the merge job, with upload/download-artifact
-    and the cache emulated (cache: key -> file, kept across runs)."""
+    and the cache emulated (cache: key -> file, kept across runs); lost: a matrix entry whose
+    job died, leaving nothing. After a failing step only `!cancelled()`/`always()` steps run,
+    as on GitHub. Returns the folder of the `nightly` artifact, the shard count, the merge
+    job's exit code and what it wrote to the job summary."""
     all_jobs = cfg["jobs"]
     shard_job = next(j for j in all_jobs.values() if "strategy" in j)
     merge_job = next(j for j in all_jobs.values() if "shard" in j.get("needs", []))
@@ -172,7 +188,10 @@ def simulate_github(cfg, jobs, run_id, sha, cache):
                    if s.get("uses", "").startswith("actions/upload-artifact"))] = os.path.join(binary_dir, "build", "bin")
 
     def run_steps(job, d, env, values):
+        code = 0
         for step in job["steps"]:
+            if code and not re.search(r"cancelled\(\)|always\(\)|failure\(\)", str(step.get("if", ""))):
+                continue
             uses = step.get("uses", "")
             w = {k: github_expr(v, values) for k, v in step.get("with", {}).items()}
             if uses.startswith("actions/upload-artifact"):
@@ -200,17 +219,27 @@ def simulate_github(cfg, jobs, run_id, sha, cache):
                 shutil.copy2(os.path.join(d, w["path"]), os.path.join(saved, "db"))
                 cache[w["key"]] = os.path.join(saved, "db")
             elif "run" in step and runnable(github_expr(step["run"], values)):
-                run_shell(runnable(github_expr(step["run"], values)), d, env)
+                code = code or run_shell(runnable(github_expr(step["run"], values)), d, env, allowed=(0, 1))
+        return code
 
+    # What the runner sets in every step's environment.
+    github_env = {"GITHUB_RUN_ID": run_id, "GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "o/r"}
     for s in shards:
+        if s == lost:
+            continue
         values = {"matrix.shard": s, "github.run_id": run_id, "github.sha": sha, "strategy.job-total": len(shards),
                   "github.ref_name": "main"}
         d, env = jobs.new_dir()
-        e = dict(env, **{k: github_expr(v, values) for k, v in shard_job.get("env", {}).items()})
-        run_steps(shard_job, d, e, values)
+        e = dict(env, **github_env, **{k: github_expr(v, values) for k, v in shard_job.get("env", {}).items()})
+        if run_steps(shard_job, d, e, values):
+            raise AssertionError(f"shard {s} failed")
     d, env = jobs.new_dir()
-    run_steps(merge_job, d, env, {"github.run_id": run_id, "github.sha": sha, "github.ref_name": "main"})
-    return os.path.dirname(artifacts["nightly"]), len(shards)
+    summary = os.path.join(d, "step-summary.md")
+    code = run_steps(merge_job, d, dict(env, **github_env, GITHUB_STEP_SUMMARY=summary),
+                     {"github.run_id": run_id, "github.sha": sha, "github.ref_name": "main"})
+    with open(summary) if os.path.exists(summary) else open(os.devnull) as f:
+        written = f.read()
+    return os.path.dirname(artifacts["nightly"]), len(shards), code, written
 
 
 def main():
@@ -239,26 +268,48 @@ def main():
     run_shell(f"build/bin/harness run --db out/full.db --commit {SHA} || test $? -eq 1", ref_dir, ref_env)
     want, _ = cases(os.path.join(ref_dir, "out", "full.db"))
     # Two nights of each config: the second night's database must hold both (it flows on).
-    nights = [(SHA, "9001"), (SHA2, "9002")]
+    # The third loses shard 2's job (nothing of it reaches the merge).
+    LOST = 2
+    nights = [(SHA, "9001", None), (SHA2, "9002", None), (SHA3, "9003", LOST)]
     for name in ("gitlab", "github"):
         previous, cache = None, {}
-        for night, (sha, pipeline) in enumerate(nights, start=1):
+        for night, (sha, pipeline, lost) in enumerate(nights, start=1):
+            summary = None
             if name == "gitlab":
-                kept, n = simulate_gitlab(gitlab, jobs, pipeline, sha, previous)
+                kept, n, code = simulate_gitlab(gitlab, jobs, pipeline, sha, previous, lost)
             else:
-                kept, n = simulate_github(github, jobs, pipeline, sha, cache)
+                kept, n, code, summary = simulate_github(github, jobs, pipeline, sha, cache, lost)
             db = os.path.join(kept, "out", "harness.db")
             if not os.path.exists(db):
                 problems.append(f"{name}: night {night} kept no out/harness.db")
                 break
             previous = db
-            for report in ("report.html", "report.txt"):
-                if not os.path.exists(os.path.join(kept, "out", report)):
+            reports = {}
+            for report in ("report.html", "report.txt", "report.md"):
+                path = os.path.join(kept, "out", report)
+                if not os.path.exists(path):
                     problems.append(f"{name}: night {night} kept no out/{report}")
+                    continue
+                with open(path, encoding="utf-8") as f:
+                    reports[report] = f.read()
+            want_code = 1 if lost is not None else 0
+            if code != want_code:
+                problems.append(f"{name}: night {night}'s merge job ended with {code}, expected {want_code}")
+            md = reports.get("report.md", "")
+            if not md.startswith("## harness nightly: "):
+                problems.append(f"{name}: night {night}: out/report.md is no Markdown summary: {md[:200]!r}")
+            if summary is not None and summary != md:
+                problems.append(f"{name}: night {night}: the job summary is not out/report.md: {summary[:200]!r}")
+            named = f"{LOST}/{n} missing"
+            for report, escaped in (("report.txt", named), ("report.md", named.replace("/", "\\/"))):
+                if (escaped in reports.get(report, "")) != (lost is not None):
+                    problems.append(f"{name}: night {night}: out/{report} {'does not name' if lost is not None else 'names'} "
+                                    f"a missing shard ({escaped!r})")
             got, runs = cases(db)
             tonight = [r for r in runs if r[1].endswith(pipeline)]
-            if sorted({r[0] for r in tonight}) != sorted(f"{i}/{n}" for i in range(n)):
-                problems.append(f"{name}: night {night} records shards {tonight}, expected 0/{n}..{n - 1}/{n}")
+            expected = [f"{i}/{n}" for i in range(n) if i != lost]
+            if sorted({r[0] for r in tonight}) != sorted(expected):
+                problems.append(f"{name}: night {night} records shards {tonight}, expected {expected}")
             if len({r[1] for r in runs}) != night:
                 problems.append(f"{name}: night {night}: the database holds nightlies {sorted({r[1] for r in runs})}")
             if sorted(set(got)) != want:

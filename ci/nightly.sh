@@ -3,8 +3,9 @@
 # stack (AT-RISK cases rerun up to $HARNESS_RERUN_AT_RISK times, default 2, so the report
 # has their rerun spread), and write out/harness.db, out/junit.xml, and the triage report
 # over the database's history (the last $HARNESS_REPORT_LAST commits, default 30):
-# out/report.html and out/report.txt. Keep out/harness.db between nightlies (a CI cache or
-# artifact) for the history. Exits with `harness run`'s code (0 pass, 1 failures, 2 usage,
+# out/report.html, out/report.txt and the short Markdown summary out/report.md (for a CI job
+# page; $HARNESS_REPORT_URL, where report.html will be served, is linked from it). Keep
+# out/harness.db between nightlies (a CI cache or artifact) for the history. Exits with `harness run`'s code (0 pass, 1 failures, 2 usage,
 # 3 infra). Extra arguments go to `harness run` (e.g. --fault NAME, --stack-config FILE).
 # $HARNESS_COMMIT_URL (e.g. https://host/repo/commit/{sha}) links commits in the report.
 # $HARNESS_STACK_REPO names the stack's git repository (the nightly's commit is its HEAD);
@@ -28,4 +29,7 @@ report_args=(--db out/harness.db --last "${HARNESS_REPORT_LAST:-30}")
 if [[ -n "${HARNESS_COMMIT_URL:-}" ]]; then report_args+=(--commit-url "$HARNESS_COMMIT_URL"); fi
 build/bin/harness report "${report_args[@]}" --out out/report.html || { [[ $code -eq 0 ]] && code=3; }
 build/bin/harness report "${report_args[@]}" --format text --out out/report.txt || { [[ $code -eq 0 ]] && code=3; }
+md_args=()
+if [[ -n "${HARNESS_REPORT_URL:-}" ]]; then md_args=(--html-url "$HARNESS_REPORT_URL"); fi
+build/bin/harness report "${report_args[@]}" --format markdown "${md_args[@]}" --out out/report.md || { [[ $code -eq 0 ]] && code=3; }
 exit $code

@@ -230,6 +230,12 @@ class Html {
 
   void Summary() {
     out_ += "<section id=\"summary\"><h2>Summary <span class=\"count\">latest run per suite</span></h2>\n";
+    // A lost shard job: the counts below are of part of the nightly's cases.
+    for (const auto& gap : m_.incomplete_nightlies)
+      out_ += fmt::format(R"(<p class="hint incomplete" role="alert"><strong>Incomplete nightly:</strong> {} — their )"
+                          R"(cases are not in this report.</p>)"
+                          "\n",
+                          E(NightlyGapText(gap)));
     if (!m_.regressions.empty())
       out_ += fmt::format("<p class=\"regressions\">{} regressions found by bisect --auto, {} with a culprit</p>\n",
                           m_.regressions.size(), m_.RegressionsWithCulprit());

@@ -55,6 +55,12 @@ Json ReportJson(const ReportModel& m) {
                        {"shards", shards}});
   }
   j["summary"] = summary;
+  Json incomplete = Json::array();
+  for (const auto& g : m.incomplete_nightlies)
+    incomplete.push_back({{"nightly", g.nightly}, {"commit", g.sha}, {"identity", g.config_hash},
+                          {"missing", g.missing}, {"missing_count", g.missing_count}, {"unfinished", g.unfinished},
+                          {"text", NightlyGapText(g)}});
+  j["incomplete_nightlies"] = incomplete;
 
   Json failures = Json::array();
   for (const auto& f : m.failures) {

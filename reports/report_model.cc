@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -118,7 +119,7 @@ class Builder {
 
   Result<ReportModel> Build() {
     if (auto s = LoadWindow(); !s) return s.error();
-    Summarize();
+    if (auto s = Summarize(); !s) return s.error();
     if (auto s = Failures(); !s) return s.error();
     Trends();
     Flaky();
@@ -187,7 +188,7 @@ class Builder {
     return OkStatus();
   }
 
-  void Summarize() {
+  Status Summarize() {
     // The shards of one nightly (same nightly id, commit and identity; harness merge) are one
     // logical run: the summary counts every shard's cases.
     std::vector<std::string> logical_run;
@@ -231,6 +232,24 @@ class Builder {
                 [](const ShardRef& a, const ShardRef& b) { return ShardIndex(a.shard) < ShardIndex(b.shard); });
       model_.summary.push_back(std::move(s));
     }
+    return IncompleteNightlies(latest_run);
+  }
+
+  // The shards of each nightly the summary shows, counted over all its runs in the store
+  // (a shard holding none of the filtered cases is still there).
+  Status IncompleteNightlies(const std::map<std::string, std::size_t>& latest_run) {
+    std::set<std::size_t> shown;
+    for (const auto& [suite, run_index] : latest_run)
+      if (!runs_[run_index].nightly.empty()) shown.insert(run_index);
+    std::set<std::tuple<std::string, std::string, std::string>> judged;
+    for (std::size_t i : shown) {
+      const RunRow& run = runs_[i];
+      if (!judged.insert({run.nightly, run.sha, run.config_hash}).second) continue;
+      auto logical = store_.LogicalRun(run.id);
+      if (!logical) return logical.error();
+      for (auto& gap : NightlyGaps(*logical)) model_.incomplete_nightlies.push_back(std::move(gap));
+    }
+    return OkStatus();
   }
 
   Status Failures() {

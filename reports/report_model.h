@@ -12,6 +12,7 @@
 #include "harness/golden/golden_ops.h"
 #include "harness/results/results.h"
 #include "harness/stats/false_verdict.h"
+#include "harness/store/nightly_shards.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
 
@@ -171,6 +172,9 @@ struct ReportModel {
   std::vector<ReportCommit> commits;  // the window, first-parent order
   int64_t runs = 0;
   std::vector<SuiteSummary> summary;  // by suite name
+  // The nightlies the summary shows that lack shards (a lost CI job): their counts are of
+  // part of the cases. Judged over every run of the nightly, whatever the filters.
+  std::vector<NightlyGap> incomplete_nightlies;
   std::vector<FailureEntry> failures;         // shown in full, by case id
   std::vector<ListedFailure> failures_listed; // the other failing cases, by case id
   std::vector<Trend> trends;

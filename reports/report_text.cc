@@ -21,6 +21,8 @@ std::string ReportText(const ReportModel& m) {
                                 Short(m.commits.front().sha), Short(m.commits.back().sha), m.runs);
 
   out += "\nSUMMARY (latest run per suite)\n";
+  for (const auto& gap : m.incomplete_nightlies)
+    out += "  WARNING: incomplete " + NightlyGapText(gap) + ": their cases are not in this report\n";
   out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>5} {:>5}  {:<12}  {}\n", "suite", "pass", "at-risk", "fail", "error",
                      "skip", "commit", "run");
   for (const auto& s : m.summary) {

@@ -1,11 +1,14 @@
 // harness merge OUT.db IN.db...: joins the databases of sharded CI jobs (or any harness
-// databases) into one. Exit 0 merged, 2 usage, 3 an input that is newer, foreign or corrupt.
+// databases) into one. Exit 0 merged, 1 merged but a nightly it added runs to lacks shards
+// (named on stderr: the merged database is still the data), 2 usage, 3 an input that is
+// newer, foreign or corrupt.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "harness/cli/commands.h"
+#include "harness/store/nightly_shards.h"
 #include "harness/store/store.h"
 
 namespace harness {
@@ -38,10 +41,19 @@ int Merge(const MergeOptions& o) {
                 static_cast<long long>(c.bisect_sessions), static_cast<long long>(c.ingested_files));
     total.runs_added += c.runs_added;
     total.cases += c.cases;
+    total.nightlies.insert(c.nightlies.begin(), c.nightlies.end());
   }
   std::printf("merged %zu databases into %s: %lld runs, %lld cases added\n", o.inputs.size(), o.out.c_str(),
               static_cast<long long>(total.runs_added), static_cast<long long>(total.cases));
-  return 0;
+  // A lost shard job must not leave a green nightly: name every gap of the nightlies this
+  // merge wrote into (older nightlies the output already held are not this merge's to judge).
+  bool incomplete = false;
+  for (const auto& nightly : total.nightlies)
+    for (const auto& gap : NightlyGaps(ValueOrThrow(store->NightlyRuns(nightly)))) {
+      std::fprintf(stderr, "harness merge: incomplete %s\n", NightlyGapText(gap).c_str());
+      incomplete = true;
+    }
+  return incomplete ? 1 : 0;
 }
 
 }  // namespace

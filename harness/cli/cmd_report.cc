@@ -1,5 +1,6 @@
 // harness report: the triage report over the database's history (docs/report.md): one
-// self-contained HTML file, the same triage as text, or the model as JSON.
+// self-contained HTML file, the same triage as text, the model as JSON, or a short Markdown
+// summary for a CI job page.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include "harness/util/output_file.h"
 #include "reports/report_html.h"
 #include "reports/report_json.h"
+#include "reports/report_markdown.h"
 #include "reports/report_model.h"
 #include "reports/report_text.h"
 
@@ -22,13 +24,17 @@ struct ReportOptions {
   std::string out;
   std::string format = "html";
   std::string commit_url;
+  std::string html_url;
   reports::ReportQuery query;
 };
 
 int Report(const ReportOptions& o) {
-  if (!o.commit_url.empty() && !o.commit_url.starts_with("https://") && !o.commit_url.starts_with("http://"))
-    throw FatalError(UsageError(fmt::format("--commit-url {}: must start with https:// or http://", o.commit_url)));
-  // HTML goes to a file (report.html unless --out); text and JSON to stdout unless --out.
+  for (const auto& [flag, url] : {std::pair{"--commit-url", &o.commit_url}, std::pair{"--html-url", &o.html_url}})
+    if (!url->empty() && !url->starts_with("https://") && !url->starts_with("http://"))
+      throw FatalError(UsageError(fmt::format("{} {}: must start with https:// or http://", flag, *url)));
+  if (!o.html_url.empty() && o.format != "markdown")
+    throw FatalError(UsageError("--html-url links the full report from the Markdown summary: use it with --format markdown"));
+  // HTML goes to a file (report.html unless --out); text, JSON and Markdown to stdout unless --out.
   const std::string out = !o.out.empty() ? o.out : o.format == "html" ? "report.html" : "";
   if (!out.empty()) ValueOrThrow(CheckOutputPath(out, o.db, "--out"));
   auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
@@ -36,6 +42,8 @@ int Report(const ReportOptions& o) {
   std::string content;
   if (o.format == "html") content = reports::ReportHtml(model, {.commit_url = o.commit_url});
   else if (o.format == "json") content = DumpJson(reports::ReportJson(model)) + "\n";
+  else if (o.format == "markdown")
+    content = reports::ReportMarkdown(model, {.html_url = o.html_url, .commit_url = o.commit_url});
   else content = reports::ReportText(model);
   if (out.empty()) {
     std::fputs(content.c_str(), stdout);
@@ -58,8 +66,10 @@ CommandMain SetupReport(CLI::App& app) {
   app.add_option("--suite", o->query.suite, "Only this suite's cases");
   app.add_option("--case", o->query.case_glob, "Only cases whose id matches this glob (e.g. 'gsm8k/*')");
   app.add_option("--commit-url", o->commit_url, "Link commits through this URL template, {sha} replaced (https://host/repo/commit/{sha})");
-  app.add_option("--format", o->format, "html (default), text or json")->check(CLI::IsMember({"html", "text", "json"}));
-  app.add_option("--out", o->out, "File to write (default report.html for html; stdout for text and json)");
+  app.add_option("--format", o->format, "html (default), text, json or markdown (a short summary for a CI job page)")
+      ->check(CLI::IsMember({"html", "text", "json", "markdown"}));
+  app.add_option("--html-url", o->html_url, "With --format markdown: link the full HTML report at this URL (http/https)");
+  app.add_option("--out", o->out, "File to write (default report.html for html; stdout for the others)");
   return [o] { return Report(*o); };
 }
 

@@ -111,11 +111,14 @@ int RunCommand(const RunOptions& o) {
   request.resume = o.resume;
   request.noise_seed = o.seed;
   request.shard = shard;
-  request.nightly = o.nightly;
+  // --nightly wins over the CI engine's pipeline or run id. A run a bisect command makes
+  // (HARNESS_BISECT) belongs to no nightly, even inside the nightly's CI job.
   if (const char* made_for = std::getenv("HARNESS_BISECT")) request.made_for = made_for;
-  if (shard.count > 1 && o.nightly.empty())
-    throw FatalError(ExitCode::kUsage, fmt::format("shard {} needs --nightly ID (e.g. the CI pipeline id): it is what "
-                                                   "makes the shards one logical run after 'harness merge'",
+  request.nightly = !o.nightly.empty() || !request.made_for.empty() ? o.nightly : NightlyFromEnvironment();
+  if (shard.count > 1 && request.nightly.empty())
+    throw FatalError(ExitCode::kUsage, fmt::format("shard {} needs --nightly ID (e.g. the CI pipeline id; default "
+                                                   "$CI_PIPELINE_ID or $GITHUB_RUN_ID): it is what makes the shards "
+                                                   "one logical run after 'harness merge'",
                                                    shard.Word()));
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto stack = ValueOrThrow(MakeStack(request.stack_config));
@@ -188,7 +191,8 @@ CommandMain SetupRun(CLI::App& app) {
                  "Run shard I of N (0-based, e.g. 1/4) of the selected cases, even by expected cost (default: "
                  "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS when set)");
   app.add_option("--nightly", o->nightly,
-                 "Id shared by the shards of one nightly (e.g. the CI pipeline id); needed with --shard");
+                 "Id shared by the shards of one nightly; default gitlab-$CI_PIPELINE_ID, else "
+                 "github-$GITHUB_RUN_ID when set; needed with --shard");
   return [o] { return RunCommand(*o); };
 }
 

@@ -82,7 +82,7 @@ TEST(ReportE2E, HtmlIsOneDeterministicFileWithEverySectionAndCommitLinks) {
 TEST(ReportE2E, JsonIsTheModelAndTheWindowAndFiltersNarrowIt) {
   SelftestHistory h;
   Json all = ReportJson({"--db", h.db});
-  EXPECT_EQ(all["format_version"], 3);
+  EXPECT_EQ(all["format_version"], 4);
   ASSERT_EQ(all["commits"].size(), 3u);
   EXPECT_EQ(all["commits"][0]["sha"], h.shas[0]) << "first-parent order, oldest first";
   ASSERT_EQ(all["failures"].size(), 1u);
@@ -168,11 +168,13 @@ TEST(ReportE2E, BadInputIsExitTwoAndWritesNothing) {
            {"--case", "nope/*"},
            {"--commit-url", "javascript:alert(1)//{sha}"},
            {"--format", "pdf"},
-           {"--last", "0"}}) {
+           {"--last", "0"},
+           {"--format", "markdown", "--html-url", "javascript:alert(1)"},
+           {"--html-url", "https://ci.example/report.html"}}) {
     std::vector<std::string> all = {"report", "--db", h.db, "--out", out.string()};
     all.insert(all.end(), args.begin(), args.end());
     auto r = RunHarness(all);
-    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
     EXPECT_FALSE(fs::exists(out)) << args[0];
   }
   auto onto_db = RunHarness({"report", "--db", h.db, "--out", h.db});
@@ -180,6 +182,52 @@ TEST(ReportE2E, BadInputIsExitTwoAndWritesNothing) {
   auto missing = RunHarness({"report", "--db", (h.dir / "none.db").string(), "--out", out.string()});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_FALSE(fs::exists(h.dir / "none.db"));
+}
+
+// The Markdown summary for a CI job page: the suites' counts, a regression, the link to the
+// full report, and every outside string escaped (case ids and messages with Markdown, HTML
+// and mention syntax, ingested from a JUnit file).
+TEST(ReportE2E, MarkdownSummarisesAndEscapesHostileCaseIds) {
+  SelftestHistory h;
+  WriteFile(h.dir / "evil.xml", R"xml(<?xml version="1.0"?>
+<testsuites><testsuite name="evil" tests="2">
+<testcase name="t|*x*_`code`_&lt;img src=x onerror=alert(1)&gt;@all #1"><failure message="boom &lt;script&gt;alert(1)&lt;/script&gt; | x | [l](javascript:1)"/></testcase>
+<testcase name="fine"/>
+</testsuite></testsuites>
+)xml");
+  auto ingest = RunHarness({"ingest", "--db", h.db, "--format", "junit", (h.dir / "evil.xml").string(), "--commit",
+                            h.shas[2], "--repo", (h.dir / "repo").string()});
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  auto r = RunHarness({"report", "--db", h.db, "--format", "markdown", "--html-url",
+                       "https://ci.example/jobs/9/report (1).html", "--commit-url", "https://git.example/c/{sha}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string& md = r.out;
+  EXPECT_EQ(md.rfind("## harness nightly: FAIL\n", 0), 0u) << md;
+  EXPECT_NE(md.find("[Full report](https://ci.example/jobs/9/report%20%281%29.html)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| selftest | 1 | 0 | 1 | 0 | 0 | [`" + h.shas[2].substr(0, 12) + "`](https://git.example/c/" +
+                    h.shas[2] + ") |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| evil | 1 | 0 | 1 | 0 | 0 |"), std::string::npos) << md;
+  // Both failures started at the newest commit: regressions.
+  EXPECT_NE(md.find("### Regressions (2)"), std::string::npos) << md;
+  EXPECT_NE(md.find("- **FAIL** evil\\/t\\|\\*x\\*\\_\\`code\\`\\_\\<img src\\=x onerror\\=alert\\(1\\)\\>\\@all "
+                    "\\#1 at [`"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find(": boom \\<script\\>alert\\(1\\)\\<\\/script\\> \\| x \\| \\[l\\]\\(javascript\\:1\\)\n"),
+            std::string::npos)
+      << md;
+  for (const char* raw : {"`code`", " @all", "](javascript", "|*x*"})
+    EXPECT_EQ(md.find(raw), std::string::npos) << raw << " unescaped in\n" << md;
+  for (std::size_t i = md.find('<'); i != std::string::npos; i = md.find('<', i + 1))
+    EXPECT_EQ(md[i - 1], '\\') << "an unescaped '<' opens HTML: " << md.substr(i, 20);
+  // Deterministic, and --out writes the same bytes.
+  auto again = RunHarness({"report", "--db", h.db, "--format", "markdown", "--html-url",
+                           "https://ci.example/jobs/9/report (1).html", "--commit-url", "https://git.example/c/{sha}",
+                           "--out", (h.dir / "summary.md").string()});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ReadFile(h.dir / "summary.md"), md);
 }
 
 // "fail_at_risk": true makes the noisy stand-in's AT-RISK gate fail the case (exit 1, the

@@ -1,6 +1,8 @@
 // Sharded nightlies through the real binary: `harness run --shard I/N` (and GoogleTest's
 // GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX), then `harness merge`, give the cases and results
-// of one unsharded run; merging twice adds nothing; bad inputs are refused by name.
+// of one unsharded run; merging twice adds nothing; bad inputs are refused by name; a lost
+// shard is named by merge (exit 1) and by every report format; --nightly defaults to the CI
+// engine's pipeline id.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
@@ -202,6 +205,128 @@ TEST(MergeE2E, RefusesNewerCorruptAndMissingInputsByName) {
   auto ok = RunHarness({"merge", out, good});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("1 runs added"), std::string::npos) << ok.out;
+}
+
+// Shard I/N of the gmm suite (five cheap cases, so each of four shards holds one) at sha,
+// into its own database; its path.
+std::string GmmShard(const TempDir& dir, const std::string& sha, const std::string& nightly, int i, int n) {
+  const std::string db = (dir / fmt::format("{}-{}-{}.db", nightly, i, n)).string();
+  auto r = RunHarness({"run", "--suite", "gmm", "--db", db, "--commit", sha, "--nightly", nightly, "--shard",
+                       fmt::format("{}/{}", i, n)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return db;
+}
+
+Json ReportOf(const std::string& db) {
+  auto r = RunHarness({"report", "--db", db, "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = ParseJson(r.out, "report");
+  EXPECT_TRUE(j.ok()) << r.out;
+  return j.ok() ? *j : Json::object();
+}
+
+TEST(MergeE2E, ALostShardIsNamedExitsOneAndTheDatabaseIsStillWritten) {
+  TempDir dir;
+  const std::string sha = "5eed000000000000000000000000000000000007";
+  std::vector<std::string> shards;
+  for (int i : {0, 1, 3}) shards.push_back(GmmShard(dir, sha, "pipeline-7", i, 4));
+  const std::string merged = (dir / "merged.db").string();
+  std::vector<std::string> merge = {"merge", merged};
+  merge.insert(merge.end(), shards.begin(), shards.end());
+  auto m = RunHarness(merge);
+  EXPECT_EQ(m.exit_code, 1) << m.err;
+  EXPECT_NE(m.err.find("incomplete nightly pipeline-7 at 5eed00000000: shard 2/4 missing"), std::string::npos) << m.err;
+  EXPECT_NE(m.out.find("merged 3 databases"), std::string::npos) << "the data is merged all the same: " << m.out;
+  EXPECT_EQ(std::move(Store::OpenReadOnly(merged)).value()->NightlyRuns("pipeline-7")->size(), 3u);
+
+  // Every report format says so in its summary.
+  const Json model = ReportOf(merged);
+  ASSERT_EQ(model["incomplete_nightlies"].size(), 1u) << model.dump();
+  EXPECT_EQ(model["incomplete_nightlies"][0]["nightly"], "pipeline-7");
+  EXPECT_EQ(model["incomplete_nightlies"][0]["commit"], sha);
+  EXPECT_EQ(model["incomplete_nightlies"][0]["missing"], Json::array({"2/4"}));
+  auto text = RunHarness({"report", "--db", merged, "--format", "text"});
+  EXPECT_NE(text.out.find("SUMMARY (latest run per suite)\n  WARNING: incomplete nightly pipeline-7 at 5eed00000000: "
+                          "shard 2/4 missing"),
+            std::string::npos)
+      << text.out;
+  auto html = RunHarness({"report", "--db", merged, "--out", (dir / "r.html").string()});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = ReadFile(dir / "r.html");
+  const auto summary = page.find("<section id=\"summary\">");
+  const auto warning = page.find("<strong>Incomplete nightly:</strong> nightly pipeline-7 at 5eed00000000: shard 2/4 missing");
+  EXPECT_NE(warning, std::string::npos) << page.substr(summary, 800);
+  EXPECT_LT(summary, warning) << "in the summary";
+  EXPECT_LT(warning, page.find("<div class=\"cards\">")) << "above the counts";
+  auto md = RunHarness({"report", "--db", merged, "--format", "markdown"});
+  EXPECT_NE(md.out.find("> **Warning: incomplete nightly.** nightly pipeline\\-7 at 5eed00000000\\: shard 2\\/4 missing"),
+            std::string::npos)
+      << md.out;
+  // A filter that leaves out the lost shard's suite still judges the whole nightly.
+  auto filtered = RunHarness({"report", "--db", merged, "--format", "json", "--case", "gmm/*_0"});
+  EXPECT_NE(filtered.out.find("\"2/4\""), std::string::npos) << filtered.out;
+
+  // The lost job rerun and merged in: whole, exit 0, and the warning is gone.
+  auto last = RunHarness({"merge", merged, GmmShard(dir, sha, "pipeline-7", 2, 4)});
+  EXPECT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_EQ(last.err.find("incomplete"), std::string::npos) << last.err;
+  EXPECT_TRUE(ReportOf(merged)["incomplete_nightlies"].empty());
+  auto whole = RunHarness({"report", "--db", merged, "--format", "text"});
+  EXPECT_EQ(whole.out.find("WARNING"), std::string::npos) << whole.out;
+
+  // All four in one merge: exit 0.
+  shards.push_back((dir / "pipeline-7-2-4.db").string());
+  std::vector<std::string> all = {"merge", (dir / "all.db").string()};
+  all.insert(all.end(), shards.begin(), shards.end());
+  auto four = RunHarness(all);
+  EXPECT_EQ(four.exit_code, 0) << four.err;
+}
+
+TEST(MergeE2E, OnlyTheIncompleteNightlyOfTwoIsNamedAndOlderOnesAreNotJudged) {
+  TempDir dir;
+  const std::string sha_a = "5eed0000000000000000000000000000000000a1", sha_b = "5eed0000000000000000000000000000000000b2";
+  const std::string a0 = GmmShard(dir, sha_a, "night-a", 0, 2), a1 = GmmShard(dir, sha_a, "night-a", 1, 2);
+  const std::string b1 = GmmShard(dir, sha_b, "night-b", 1, 2);
+  const std::string merged = (dir / "merged.db").string();
+  auto m = RunHarness({"merge", merged, a0, b1, a1});
+  EXPECT_EQ(m.exit_code, 1) << m.err;
+  EXPECT_NE(m.err.find("incomplete nightly night-b at 5eed00000000: shard 0/2 missing"), std::string::npos) << m.err;
+  EXPECT_EQ(m.err.find("night-a"), std::string::npos) << "night-a is whole: " << m.err;
+  // The report shows night-b (the newest commit): it names it, and not night-a.
+  const Json shown = ReportOf(merged)["incomplete_nightlies"];
+  ASSERT_EQ(shown.size(), 1u) << shown.dump();
+  EXPECT_EQ(shown[0]["nightly"], "night-b");
+  EXPECT_EQ(shown[0]["missing"], Json::array({"0/2"}));
+
+  // The next night merges into the database that holds night-b: only what it wrote is judged.
+  const std::string sha_c = "5eed0000000000000000000000000000000000c3";
+  auto next = RunHarness({"merge", merged, GmmShard(dir, sha_c, "night-c", 0, 2), GmmShard(dir, sha_c, "night-c", 1, 2)});
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(next.err.find("night-b"), std::string::npos) << next.err;
+  // The report judges the nightlies it shows: night-c is now the latest run of gmm, and whole.
+  EXPECT_TRUE(ReportOf(merged)["incomplete_nightlies"].empty()) << ReportOf(merged).dump();
+}
+
+TEST(RunE2E, NightlyDefaultsToTheCiEnginesPipelineIdAndTheFlagWins) {
+  TempDir dir;
+  const auto nightly_of = [&](const std::string& name, std::vector<std::pair<std::string, std::string>> env,
+                              std::vector<std::string> extra) {
+    const std::string db = (dir / (name + ".db")).string();
+    std::vector<std::string> args = {"run", "--suite", "gmm", "--filter", "gmm/*_0", "--db", db, "--commit", "abc1234"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = RunHarness(args, {.env = std::move(env)});
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    return r.exit_code == 0 ? std::move(Store::OpenReadOnly(db)).value()->Run(0)->nightly : std::string("(failed)");
+  };
+  EXPECT_EQ(nightly_of("none", {}, {}), "");
+  EXPECT_EQ(nightly_of("gitlab", {{"CI_PIPELINE_ID", "1234"}}, {}), "gitlab-1234");
+  EXPECT_EQ(nightly_of("github", {{"GITHUB_RUN_ID", "5678"}, {"GITHUB_RUN_ATTEMPT", "3"}}, {}), "github-5678");
+  EXPECT_EQ(nightly_of("flag", {{"CI_PIPELINE_ID", "1234"}, {"GITHUB_RUN_ID", "5678"}}, {"--nightly", "mine"}), "mine");
+  // A shard needs a nightly id: the pipeline's will do.
+  EXPECT_EQ(nightly_of("shard", {{"GITHUB_RUN_ID", "5678"}}, {"--shard", "1/2"}), "github-5678");
+  auto none = RunHarness({"run", "--suite", "gmm", "--db", (dir / "x.db").string(), "--commit", "abc1234", "--shard", "1/2"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("CI_PIPELINE_ID"), std::string::npos) << none.err;
 }
 
 }  // namespace

@@ -43,6 +43,12 @@ Result<std::optional<Shard>> ShardFromEnvironment() {
   return std::optional<Shard>(*shard);
 }
 
+std::string NightlyFromEnvironment() {
+  if (const char* gitlab = std::getenv("CI_PIPELINE_ID"); gitlab && *gitlab) return fmt::format("gitlab-{}", gitlab);
+  if (const char* github = std::getenv("GITHUB_RUN_ID"); github && *github) return fmt::format("github-{}", github);
+  return "";
+}
+
 std::vector<std::string> CasesOfShard(const std::vector<std::string>& case_ids, const std::vector<SuiteTable>& tables,
                                       const Shard& shard) {
   if (shard.count <= 1) return case_ids;

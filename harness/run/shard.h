@@ -25,6 +25,13 @@ Result<Shard> ParseShard(const std::string& text);
 // the other, or values out of range, are usage errors (GoogleTest treats them so too).
 Result<std::optional<Shard>> ShardFromEnvironment();
 
+// The nightly id of the CI pipeline this runs in, the default of `--nightly`:
+// "gitlab-$CI_PIPELINE_ID" (GitLab), else "github-$GITHUB_RUN_ID" (GitHub Actions); empty
+// when neither is set to a value. GITHUB_RUN_ATTEMPT is left out on purpose: a re-run of a
+// failed shard job is another attempt of the same workflow run, and its shard must join the
+// shards the first attempt stored (the same nightly), not start a nightly of one shard.
+std::string NightlyFromEnvironment();
+
 // The cases of `shard` among `case_ids` (SelectCases' answer), in selection order. Every
 // shard computes the same split from the same selection: cases are dealt heaviest first
 // (a suite's shard_cost; ties by case id) to the shard with the least expected cost so far

@@ -52,6 +52,22 @@ TEST(Shard, ReadsGoogleTestsEnvironmentVariables) {
   unsetenv("GTEST_TOTAL_SHARDS");
 }
 
+TEST(Shard, NightlyDefaultsToTheCiEnginesPipelineId) {
+  unsetenv("CI_PIPELINE_ID");
+  unsetenv("GITHUB_RUN_ID");
+  EXPECT_EQ(NightlyFromEnvironment(), "");
+  setenv("GITHUB_RUN_ID", "5678", 1);
+  setenv("GITHUB_RUN_ATTEMPT", "2", 1);
+  EXPECT_EQ(NightlyFromEnvironment(), "github-5678") << "an attempt of a run is the same nightly";
+  setenv("CI_PIPELINE_ID", "1234", 1);
+  EXPECT_EQ(NightlyFromEnvironment(), "gitlab-1234");
+  setenv("CI_PIPELINE_ID", "", 1);
+  EXPECT_EQ(NightlyFromEnvironment(), "github-5678") << "an empty variable is unset";
+  unsetenv("CI_PIPELINE_ID");
+  unsetenv("GITHUB_RUN_ID");
+  unsetenv("GITHUB_RUN_ATTEMPT");
+}
+
 TEST(Shard, EveryCaseInExactlyOneShardAndEvenByCost) {
   std::vector<SuiteTable> tables = {Table("cheap", 1), Table("eval", 50)};
   std::vector<std::string> cases;

@@ -1401,6 +1401,19 @@ ORDER BY CAST(substr(r.shard, 1, instr(r.shard, '/') - 1) AS INTEGER), r.id)sql"
   return out;
 }
 
+Result<std::vector<RunRow>> Store::NightlyRuns(const std::string& nightly) {
+  Stmt st(db_, (std::string("SELECT ") + kRunRowColumns + R"sql(
+FROM runs r JOIN commits c ON c.id = r.commit_id
+WHERE r.nightly = ?1 AND r.nightly <> ''
+ORDER BY c.sha, r.config_hash, CAST(substr(r.shard, 1, instr(r.shard, '/') - 1) AS INTEGER), r.id)sql").c_str());
+  st.Bind(1, nightly);
+  std::vector<RunRow> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(RunRowOf(st));
+  if (rc != SQLITE_DONE) return DbError(db_, "read the runs of a nightly");
+  return out;
+}
+
 namespace {
 
 // The statements of one merge, in order: each copies what the output lacks from the
@@ -1592,6 +1605,11 @@ Result<MergeCounts> Store::MergeFrom(const std::filesystem::path& input) {
     Stmt present(db_, "SELECT COUNT(*) FROM temp.merge_runs WHERE NOT fresh");
     if (present.Step() != SQLITE_ROW) return DbError(db_, "merge " + name);
     counts.runs_present = present.Int(0);
+    Stmt nightlies(db_, R"sql(SELECT DISTINCT r.nightly FROM temp.merge_runs t JOIN main.runs r ON r.id = t.dst
+WHERE t.fresh AND r.nightly <> '' ORDER BY r.nightly)sql");
+    int rc;
+    while ((rc = nightlies.Step()) == SQLITE_ROW) counts.nightlies.insert(nightlies.Text(0));
+    if (rc != SQLITE_DONE) return DbError(db_, "merge " + name);
     Stmt fk(db_, "PRAGMA main.foreign_key_check");
     if (fk.Step() != SQLITE_DONE) return InfraError(fmt::format("merge {}: a copied row lost its parent", name));
     return OkStatus();

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,7 @@ struct MergeCounts {
   int64_t golden_changes = 0;
   int64_t bisect_sessions = 0, bisect_steps = 0;
   int64_t regressions = 0;
+  std::set<std::string> nightlies;   // the nightly ids of the runs added (merge checks they are whole)
 };
 
 // The file a run was ingested from (`harness ingest`): the same bytes in the same format for
@@ -297,6 +299,9 @@ class Store {
   // same commit and identity (the shards of a sharded nightly), sorted by shard then id;
   // just run_id when it has no nightly id.
   Result<std::vector<RunRow>> LogicalRun(int64_t run_id);
+  // Every run (any status) with this nightly id, by commit, identity, shard and id
+  // (store/nightly_shards.h counts their shards).
+  Result<std::vector<RunRow>> NightlyRuns(const std::string& nightly);
 
   // Copies every run (with its cases, metrics, samples and op rows), golden change and
   // bisect session of the harness database at `input` that this one does not hold yet, in

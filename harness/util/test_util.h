@@ -68,14 +68,21 @@ inline std::string ReadFile(const std::filesystem::path& p) {
 }
 
 // Runs the real binary (HARNESS_BINARY) with args; HARNESS_ROOT points at the source tree
-// unless extra.env names another (a copy of suites/ and golden/ a test may change).
+// unless extra.env names another (a copy of suites/ and golden/ a test may change). The CI
+// engines' pipeline ids (the default of `run --nightly`) are emptied unless extra.env sets
+// them, so the tests run the same inside a CI job.
 inline ProcessResult RunHarness(const std::vector<std::string>& args, const ProcessOptions& extra = {}) {
   std::vector<std::string> argv = {HARNESS_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions o = extra;
-  bool root_given = false;
-  for (const auto& [k, v] : o.env) root_given = root_given || k == "HARNESS_ROOT";
-  if (!root_given) o.env.emplace_back("HARNESS_ROOT", HARNESS_SOURCE_ROOT);
+  const auto given = [&](const char* name) {
+    for (const auto& [k, v] : o.env)
+      if (k == name) return true;
+    return false;
+  };
+  for (const char* ci : {"CI_PIPELINE_ID", "GITHUB_RUN_ID"})
+    if (!given(ci)) o.env.emplace_back(ci, "");
+  if (!given("HARNESS_ROOT")) o.env.emplace_back("HARNESS_ROOT", HARNESS_SOURCE_ROOT);
   if (o.timeout_s == 0) o.timeout_s = 300;
   auto r = RunProcess(argv, o);
   return r.ok() ? *r : ProcessResult{};

@@ -1,0 +1,92 @@
+// Which shards of a nightly are missing (nightly_shards.h), from run rows and through a real
+// store's NightlyRuns.
+#include "harness/store/nightly_shards.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+RunRow Row(const std::string& nightly, const std::string& shard, RunStatus status = RunStatus::kPass,
+           const std::string& sha = "abc1234000000000000000000000000000000000", const std::string& hash = "id1") {
+  RunRow r;
+  r.sha = sha;
+  r.config_hash = hash;
+  r.status = status;
+  r.shard = shard;
+  r.nightly = nightly;
+  return r;
+}
+
+TEST(NightlyShards, AWholeNightlyHasNoGap) {
+  EXPECT_TRUE(NightlyGaps({Row("n1", "0/3"), Row("n1", "2/3"), Row("n1", "1/3", RunStatus::kFail)}).empty());
+  EXPECT_TRUE(NightlyGaps({Row("", "0/1"), Row("", "0/1")}).empty()) << "runs of their own are never a gap";
+  EXPECT_TRUE(NightlyGaps({}).empty());
+}
+
+TEST(NightlyShards, NamesMissingAndUnfinishedShardsPerLogicalRun) {
+  const auto gaps = NightlyGaps({Row("1234", "0/4"), Row("1234", "2/4", RunStatus::kRunning), Row("5678", "0/2"),
+                                 Row("5678", "1/2"), Row("1234", "0/4", RunStatus::kPass, "def5678000", "id1")});
+  ASSERT_EQ(gaps.size(), 2u);
+  EXPECT_EQ(gaps[0].nightly, "1234");
+  EXPECT_EQ(gaps[0].sha, "abc1234000000000000000000000000000000000");
+  EXPECT_EQ(gaps[0].missing, (std::vector<std::string>{"1/4", "3/4"}));
+  EXPECT_EQ(gaps[0].missing_count, 2u);
+  EXPECT_EQ(gaps[0].unfinished, (std::vector<std::string>{"2/4"}));
+  EXPECT_EQ(NightlyGapText(gaps[0]), "nightly 1234 at abc123400000: shards 1/4, 3/4 missing; shard 2/4 did not finish");
+  // The same nightly id at another commit is another logical run: shard 0/4 alone there.
+  EXPECT_EQ(gaps[1].sha, "def5678000");
+  EXPECT_EQ(NightlyGapText(gaps[1]), "nightly 1234 at def5678000: shards 1/4, 2/4, 3/4 missing");
+}
+
+TEST(NightlyShards, AFinishedRerunOfAShardCountsAndIdentitiesAreApart) {
+  // A shard that ran twice, once killed and once to the end, is present.
+  EXPECT_TRUE(NightlyGaps({Row("n", "0/2", RunStatus::kRunning), Row("n", "0/2"), Row("n", "1/2")}).empty());
+  // Another measured identity is another logical run.
+  const auto gaps = NightlyGaps({Row("n", "0/2"), Row("n", "1/2", RunStatus::kPass, "abc1234000000000000000000000000000000000", "id2")});
+  ASSERT_EQ(gaps.size(), 2u);
+  EXPECT_EQ(gaps[0].missing, (std::vector<std::string>{"1/2"}));
+  EXPECT_EQ(gaps[1].missing, (std::vector<std::string>{"0/2"}));
+}
+
+TEST(NightlyShards, ShardsThatDisagreeOnTheCountAreJudgedPerCount) {
+  // A 0/1 run (e.g. a bisect's confirming rerun under the same pipeline id) beside a 4-way nightly.
+  const auto gaps = NightlyGaps({Row("n", "0/1"), Row("n", "0/4"), Row("n", "1/4"), Row("n", "2/4")});
+  ASSERT_EQ(gaps.size(), 1u);
+  EXPECT_EQ(gaps[0].missing, (std::vector<std::string>{"3/4"}));
+}
+
+TEST(NightlyShards, AHugeStoredCountIsNamedWithinABound) {
+  const auto gaps = NightlyGaps({Row("n", "0/999999"), Row("n", "junk"), Row("n", "5/3"), Row("n", "0/9999999")});
+  ASSERT_EQ(gaps.size(), 1u);
+  EXPECT_EQ(gaps[0].missing.size(), kMaxNamedShards);
+  EXPECT_EQ(gaps[0].missing_count, 999998u);
+  EXPECT_NE(NightlyGapText(gaps[0]).find("and 999934 more missing"), std::string::npos) << NightlyGapText(gaps[0]);
+}
+
+TEST(NightlyShards, NightlyRunsReadsEveryRunOfTheIdFromAStore) {
+  testing_util::TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  const int64_t commit = *store->UpsertCommit({"abc1234000000000000000000000000000000000", {}, 1, 0, "s"});
+  NewRun run{commit, "refstack", "id1", "{}", "host", "0.2.0"};
+  run.nightly = "n";
+  run.shard = "0/3";
+  const int64_t first = *store->BeginRun(run);
+  ASSERT_TRUE(store->FinishRun(first, RunStatus::kPass).ok());
+  run.shard = "2/3";
+  store->BeginRun(run).value();  // left running
+  run.nightly = "other";
+  run.shard = "1/3";
+  store->BeginRun(run).value();
+  const auto rows = store->NightlyRuns("n").value();
+  ASSERT_EQ(rows.size(), 2u);
+  const auto gaps = NightlyGaps(rows);
+  ASSERT_EQ(gaps.size(), 1u);
+  EXPECT_EQ(NightlyGapText(gaps[0]), "nightly n at abc123400000: shard 1/3 missing; shard 2/3 did not finish");
+  EXPECT_TRUE(store->NightlyRuns("").value().empty()) << "runs without a nightly id are no nightly";
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,220 @@
+#include "reports/report_markdown.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "harness/util/utf8.h"
+#include "reports/html_escape.h"
+
+namespace harness::reports {
+namespace {
+
+std::string Short(const std::string& sha) { return sha.substr(0, 12); }
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// The first line of an outside text, cut and escaped.
+std::string Snippet(const std::string& s) {
+  const std::string line = FirstLine(s);
+  const std::string_view cut = Utf8Prefix(line, kMarkdownMaxTextBytes);
+  return MarkdownEscape(cut) + (cut.size() < line.size() ? " …" : "");
+}
+
+class Writer {
+ public:
+  Writer(const ReportModel& m, const MarkdownOptions& o) : m_(m), o_(o) {
+    for (std::size_t i = 0; i < m_.commits.size(); ++i) commit_index_[m_.commits[i].sha] = i;
+  }
+
+  std::string Render() {
+    Headline();
+    Incomplete();
+    Suites();
+    Failures();
+    Bisect();
+    Flaky();
+    return std::move(out_);
+  }
+
+ private:
+  std::string Sha(const std::string& sha) const {
+    const std::string text = "`" + HexOnly(Short(sha)) + "`";
+    const std::string url = CommitUrl(o_.commit_url, sha);
+    return url.empty() ? text : fmt::format("[{}]({})", text, MarkdownUrl(url));
+  }
+  // A stored sha is hex, but a damaged or hostile database may hold anything: inside a code
+  // span only a backtick could end it, so anything but [0-9a-z] is dropped.
+  static std::string HexOnly(const std::string& s) {
+    std::string out;
+    for (char c : s)
+      if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')) out += c;
+    return out;
+  }
+  std::string Commit(std::size_t i) const {
+    const auto& c = m_.commits[i];
+    return c.subject.empty() ? Sha(c.sha) : Sha(c.sha) + " " + Snippet(c.subject);
+  }
+  void More(std::size_t shown, std::size_t total, const char* what) {
+    if (total > shown)
+      out_ += fmt::format("- … and {} more {}{}\n", total - shown, what, o_.html_url.empty() ? "" : " (full report)");
+  }
+
+  void Headline() {
+    int pass = 0, at_risk = 0, fail = 0, error = 0, skip = 0;
+    for (const auto& s : m_.summary) {
+      pass += s.pass;
+      at_risk += s.at_risk;
+      fail += s.fail;
+      error += s.error;
+      skip += s.skip;
+    }
+    const char* verdict = error ? "ERROR" : fail ? "FAIL" : at_risk ? "AT-RISK" : "PASS";
+    out_ += fmt::format("## harness nightly: {}{}\n\n", verdict, m_.incomplete_nightlies.empty() ? "" : " (incomplete)");
+    out_ += fmt::format("{} cases in {} suites at {}: {} pass, {} at-risk, {} fail, {} error, {} skip.",
+                        pass + at_risk + fail + error + skip, m_.summary.size(), Commit(m_.commits.size() - 1), pass,
+                        at_risk, fail, error, skip);
+    if (!o_.html_url.empty()) out_ += fmt::format(" [Full report]({})", MarkdownUrl(o_.html_url));
+    out_ += "\n\n";
+  }
+
+  void Incomplete() {
+    for (const auto& gap : m_.incomplete_nightlies)
+      out_ += "> **Warning: incomplete nightly.** " + MarkdownEscape(NightlyGapText(gap)) +
+              ": their cases are not in this report.\n\n";
+  }
+
+  void Suites() {
+    out_ += "| suite | pass | at-risk | fail | error | skip | commit |\n| --- | --: | --: | --: | --: | --: | --- |\n";
+    for (const auto& s : m_.summary)
+      out_ += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MarkdownEscape(s.suite), s.pass, s.at_risk, s.fail,
+                          s.error, s.skip, Sha(m_.commits[s.commit].sha));
+    out_ += "\n";
+  }
+
+  void Failures() {
+    // A regression started failing at the commit of its latest run; the others fail since earlier.
+    std::vector<const FailureEntry*> regressions, older;
+    for (const auto& f : m_.failures) (f.failing_since == f.commit ? regressions : older).push_back(&f);
+    auto list = [&](const std::vector<const FailureEntry*>& entries, const char* title, bool since) {
+      if (entries.empty()) return;
+      out_ += fmt::format("### {} ({})\n\n", title, entries.size());
+      const std::size_t shown = std::min(entries.size(), kMarkdownMaxItems);
+      for (std::size_t i = 0; i < shown; ++i) {
+        const FailureEntry& f = *entries[i];
+        out_ += fmt::format("- **{}** {} at {}{}: {}\n", Label(f.status), MarkdownEscape(f.case_id), Sha(m_.commits[f.commit].sha),
+                            since ? ", failing since " + Sha(m_.commits[f.failing_since].sha) : std::string(),
+                            Snippet(f.message));
+        if (f.culprit) out_ += "  - bisect --auto: " + CulpritLine(*f.culprit) + "\n";
+      }
+      More(shown, entries.size(), "failures");
+      out_ += "\n";
+    };
+    if (!m_.regressions.empty())
+      out_ += fmt::format("{} regressions found by bisect --auto, {} with a culprit.\n\n", m_.regressions.size(),
+                          m_.RegressionsWithCulprit());
+    list(regressions, "Regressions", false);
+    list(older, "Still failing", true);
+    if (!m_.failures_listed.empty())
+      out_ += fmt::format("{} more failing cases past the report's bounds are listed by id in the full report.\n\n",
+                          m_.failures_listed.size());
+  }
+
+  // The culprit linked (with --commit-url), else the words every rendering shows.
+  std::string CulpritLine(const CulpritNote& n) const {
+    if (n.verdict != "culprit") return MarkdownEscape(CulpritWords(n));
+    return fmt::format("culprit {} {} (confidence {:.3f}, {} runs, bisect session {})", Sha(n.culprit),
+                       MarkdownEscape(n.subject), n.confidence, n.runs, n.session);
+  }
+
+  // Sessions that bisected into the window (their bad commit is in it), newest first.
+  void Bisect() {
+    std::vector<const BisectSessionRow*> shown;
+    for (auto it = m_.bisect.rbegin(); it != m_.bisect.rend(); ++it)
+      if (commit_index_.count(it->bad)) shown.push_back(&*it);
+    if (shown.empty()) return;
+    out_ += fmt::format("### Bisect ({})\n\n", shown.size());
+    const std::size_t n = std::min(shown.size(), kMarkdownMaxItems);
+    for (std::size_t i = 0; i < n; ++i) {
+      const BisectSessionRow& b = *shown[i];
+      out_ += fmt::format("- {}: ", MarkdownEscape(b.target));
+      if (b.status == "culprit") {
+        auto c = commit_index_.find(b.culprit);
+        out_ += fmt::format("culprit {}", c == commit_index_.end() ? Sha(b.culprit) : Commit(c->second));
+      } else {
+        out_ += fmt::format("{} between {} and {}", MarkdownEscape(b.status), Sha(b.good), Sha(b.bad));
+      }
+      out_ += fmt::format(" (confidence {:.3f}, {} runs, session {})\n", b.confidence, b.runs, b.id);
+    }
+    More(n, shown.size(), "sessions");
+    out_ += "\n";
+  }
+
+  void Flaky() {
+    std::vector<const FlakyEntry*> likely;
+    for (const auto& f : m_.flaky)
+      if (f.estimate.probability >= kMarkdownFlakyMin) likely.push_back(&f);  // ranked already
+    if (likely.empty()) return;
+    out_ += fmt::format("### Flaky thresholds ({} with P(false verdict) ≥ {:g})\n\n", likely.size(), kMarkdownFlakyMin);
+    const std::size_t n = std::min(likely.size(), kMarkdownMaxItems);
+    for (std::size_t i = 0; i < n; ++i) {
+      const FlakyEntry& f = *likely[i];
+      out_ += fmt::format("- P = {:.3g} {} {} ({}, {}): {}\n", f.estimate.probability, MarkdownEscape(f.case_id),
+                          MarkdownEscape(f.metric), MarkdownEscape(f.kind), MarkdownEscape(f.verdict), Snippet(f.settle));
+    }
+    More(n, likely.size(), "thresholds");
+    out_ += "\n";
+  }
+
+  const ReportModel& m_;
+  const MarkdownOptions& o_;
+  std::map<std::string, std::size_t> commit_index_;
+  std::string out_;
+};
+
+bool Bidi(char32_t c) { return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069); }
+
+}  // namespace
+
+std::string MarkdownEscape(std::string_view text) {
+  const std::string valid = ValidUtf8(text);
+  std::string out;
+  out.reserve(valid.size() + valid.size() / 4);
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    const auto c = static_cast<unsigned char>(valid[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += ' ';
+    } else if (c < 0x80) {
+      const bool punct = (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+      if (punct) out += '\\';
+      out += static_cast<char>(c);
+    } else {
+      // A whole UTF-8 sequence (ValidUtf8 made it valid): its length from the lead byte.
+      const std::size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+      char32_t cp = c & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
+      for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(valid[i + k]) & 0x3f);
+      if (cp >= 0x80 && cp <= 0x9f) out += ' ';          // C1 controls
+      else if (Bidi(cp)) out += "\xEF\xBF\xBD";          // U+FFFD
+      else out.append(valid, i, len);
+      i += len - 1;
+    }
+  }
+  return out;
+}
+
+std::string MarkdownUrl(std::string_view url) {
+  std::string out;
+  for (unsigned char c : url) {
+    if (c <= 0x20 || c >= 0x7f || c == '(' || c == ')' || c == '<' || c == '>' || c == '|' || c == '\\' || c == '`' ||
+        c == '"' || c == '\'')
+      out += fmt::format("%{:02X}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out;
+}
+
+std::string ReportMarkdown(const ReportModel& m, const MarkdownOptions& o) { return Writer(m, o).Render(); }
+
+}  // namespace harness::reports
