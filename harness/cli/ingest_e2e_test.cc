@@ -178,7 +178,7 @@ TEST_F(IngestFixture, UsageErrors) {
   const auto good = File("good.xml", JunitXml(""));
   auto fmt = RunHarness({"ingest", "--format", "nunit", good, "--commit", shas[0], "--db", db});
   EXPECT_EQ(fmt.exit_code, 2);
-  EXPECT_NE(fmt.err.find("junit, gtest-json, lm-eval, sglang-gsm8k, tensorcast-table"), std::string::npos) << fmt.err;
+  EXPECT_NE(fmt.err.find("junit, gtest-json, lm-eval, sglang-gsm8k, sglang-gsm8k-raw, tensorcast-table"), std::string::npos) << fmt.err;
   EXPECT_EQ(RunHarness({"ingest", "--format", "junit", good, "--db", db}).exit_code, 2) << "--commit is required";
   EXPECT_EQ(RunHarness({"ingest", "--format", "junit", "--commit", shas[0], "--db", db}).exit_code, 2);
   auto missing = RunHarness({"ingest", "--format", "junit", (dir.path() / "nope.xml").string(), "--commit", shas[0],
