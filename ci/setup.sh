@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config git python3 python3-yaml
+  cmake ninja-build g++ pkg-config git python3 python3-yaml python3-pytest
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev sqlite3

@@ -31,7 +31,9 @@ std::string PairedLine(const BaselineJudgement& j) {
 std::string UnpairedLine(const ProportionCheck& p) {
   return fmt::format("unpaired {}: {:.4g} [{:.3g},{:.3g}] n={} vs {:.4g} [{:.3g},{:.3g}] n={}: Wilson 95% intervals {}",
                      p.name, p.a, p.ci_a.low, p.ci_a.high, p.n_a, p.b, p.ci_b.low, p.ci_b.high, p.n_b,
-                     p.overlap ? "overlap (no evidence of a change)" : "are disjoint (the rates differ)");
+                     p.overlap     ? "overlap (no evidence of a change)"
+                     : p.regressed ? "are disjoint, B below A (regressed)"
+                                   : "are disjoint (the rates differ)");
 }
 
 Json OpChangesJson(const std::vector<OpRowChange>& rows) {
@@ -112,7 +114,7 @@ Json CompareJson(const Comparison& c) {
     for (const auto& p : cc.unpaired)
       cj["unpaired"].push_back({{"metric", p.name}, {"a", p.a}, {"b", p.b}, {"n_a", p.n_a}, {"n_b", p.n_b},
                                 {"ci_a", {p.ci_a.low, p.ci_a.high}}, {"ci_b", {p.ci_b.low, p.ci_b.high}},
-                                {"overlap", p.overlap}});
+                                {"overlap", p.overlap}, {"regressed", p.regressed}});
     cj["metrics"] = Json::array();
     for (const auto& m : cc.metrics) cj["metrics"].push_back({{"name", m.name}, {"a", OptMetricJson(m.a)}, {"b", OptMetricJson(m.b)}});
     cj["ops"] = {{"added", OpChangesJson(cc.ops.added)}, {"removed", OpChangesJson(cc.ops.removed)},

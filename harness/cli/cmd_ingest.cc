@@ -1,5 +1,5 @@
 // harness ingest --format FORMAT FILE... --commit SHA [--repo PATH] [--suite NAME]
-//                [--case ID] [--samples JSONL]... [--db PATH]
+//                [--case ID] [--samples FILE]... [--filter-name NAME] [--db PATH]
 // Imports results produced elsewhere (docs/ingest.md): each file is read whole (a regular
 // file within its format's size limit), then written in one transaction; the same file
 // again for the same commit adds nothing.
@@ -33,6 +33,7 @@ struct IngestCliOptions {
   std::string repo = ".";
   std::string suite;
   std::string case_id;
+  std::string filter_name = kDefaultLmEvalFilter;
   std::string db = DefaultDbPath();
 };
 
@@ -42,12 +43,14 @@ std::string Hostname() {
   return buf;
 }
 
-// The run identity of an import: the source format and how its cases were named. Runs
-// ingested the same way pair with each other as reruns (compare, baselines).
+// The run identity of an import: the source format, how its cases were named and (lm-eval)
+// the filter its accuracy is read with. Runs ingested the same way pair with each other as
+// reruns (compare, baselines). Whether samples were given is no part of it: samples given
+// later attach to the run their file became.
 Json IngestIdentity(const IngestCliOptions& o) {
-  return Json{{"format_version", kRunIdentityFormat},
-              {"ingest", {{"format", o.format}, {"suite", o.suite}, {"case", o.case_id},
-                          {"samples", !o.samples.empty()}}}};
+  Json ingest{{"format", o.format}, {"suite", o.suite}, {"case", o.case_id}};
+  if (o.format == "lm-eval") ingest["filter"] = o.filter_name;
+  return Json{{"format_version", kRunIdentityFormat}, {"ingest", ingest}};
 }
 
 int IngestCommand(const IngestCliOptions& o) {
@@ -55,10 +58,10 @@ int IngestCommand(const IngestCliOptions& o) {
   if (std::find(formats.begin(), formats.end(), o.format) == formats.end())
     throw FatalError(ExitCode::kUsage, fmt::format("--format '{}' is not one of {}", o.format, fmt::join(formats, ", ")));
   if (!o.samples.empty() && o.files.size() != 1)
-    throw FatalError(ExitCode::kUsage, "--samples belongs to one lm-eval results file: give exactly one FILE");
-  IngestOptions options{o.suite, o.case_id, {}, {}};
+    throw FatalError(ExitCode::kUsage, "--samples belongs to one results file: give exactly one FILE");
+  IngestOptions options{o.suite, o.case_id, {}, {}, o.filter_name};
   for (const auto& s : o.samples) {
-    options.samples.push_back(ValueOrThrow(ReadInputFile(s, kMaxLmEvalSamplesFileBytes, "lm-eval samples files")));
+    options.samples.push_back(ValueOrThrow(ReadInputFile(s, kMaxLmEvalSamplesFileBytes, "samples files")));
     options.sample_origins.push_back(s);
   }
   ValueOrThrow(CheckIngestOptions(options));  // before the database is created
@@ -73,13 +76,24 @@ int IngestCommand(const IngestCliOptions& o) {
     const std::string text = ValueOrThrow(ReadInputFile(path, MaxIngestFileBytes(o.format), o.format + " files"));
     auto parsed = ValueOrThrow(ParseIngestFile(o.format, text, path, options));
     std::vector<IngestedRun> writes;
-    for (auto& p : parsed)
+    std::vector<bool> has_samples;
+    for (auto& p : parsed) {
+      has_samples.push_back(p.has_samples);
       writes.push_back(IngestedRun{run, std::move(p.cases), IngestedFile{Fnv1a64Hex(p.content), o.format, p.source}});
+    }
     auto ids = ValueOrThrow(store->WriteIngestedRuns(writes));
     for (std::size_t i = 0; i < writes.size(); ++i) {
       const auto& w = writes[i];
       if (!ids[i]) {
-        std::printf("%s: already ingested for %s, nothing added\n", w.file.path.c_str(), commit.sha.c_str());
+        // Ingested before: samples given now attach to that run (one run per file and commit).
+        const auto attached =
+            has_samples[i] ? ValueOrThrow(store->AttachIngestedSamples(w)) : std::optional<AttachedSamples>();
+        if (attached && attached->cases > 0)
+          std::printf("%s: already ingested for %s as run %lld: %lld samples added to %d case(s)\n",
+                      w.file.path.c_str(), commit.sha.c_str(), static_cast<long long>(attached->run_id),
+                      static_cast<long long>(attached->samples), attached->cases);
+        else
+          std::printf("%s: already ingested for %s, nothing added\n", w.file.path.c_str(), commit.sha.c_str());
         continue;
       }
       std::vector<CaseResult> results;
@@ -105,8 +119,12 @@ CommandMain SetupIngest(CLI::App& app) {
   app.add_option("--suite", o->suite, "Suite of the imported cases (default: per format, docs/ingest.md)");
   app.add_option("--case", o->case_id, "Case id SUITE/NAME for a file holding one case (e.g. to pair with gsm8k/test_0)");
   // One path per --samples, so "--samples s.jsonl results.json" leaves results.json a FILE.
-  app.add_option("--samples", o->samples, "lm-eval per-sample JSONL (--log_samples) of the one results FILE (repeatable)")
+  app.add_option("--samples", o->samples,
+                 "Per-sample results of the one FILE: lm-eval --log_samples files (repeatable), or sglang's "
+                 "--raw-result-file for the last line of an sglang-gsm8k FILE")
       ->allow_extra_args(false);
+  app.add_option("--filter-name", o->filter_name,
+                 "lm-eval: the filter read for accuracy, interval and samples (default strict-match)");
   app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
   return [o] { return IngestCommand(*o); };
 }

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <map>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -178,7 +179,7 @@ TEST_F(IngestFixture, UsageErrors) {
   const auto good = File("good.xml", JunitXml(""));
   auto fmt = RunHarness({"ingest", "--format", "nunit", good, "--commit", shas[0], "--db", db});
   EXPECT_EQ(fmt.exit_code, 2);
-  EXPECT_NE(fmt.err.find("junit, gtest-json, lm-eval, sglang-gsm8k, tensorcast-table"), std::string::npos) << fmt.err;
+  EXPECT_NE(fmt.err.find("junit, gtest-json, lm-eval, sglang-gsm8k, sglang-gsm8k-raw, tensorcast-table"), std::string::npos) << fmt.err;
   EXPECT_EQ(RunHarness({"ingest", "--format", "junit", good, "--db", db}).exit_code, 2) << "--commit is required";
   EXPECT_EQ(RunHarness({"ingest", "--format", "junit", "--commit", shas[0], "--db", db}).exit_code, 2);
   auto missing = RunHarness({"ingest", "--format", "junit", (dir.path() / "nope.xml").string(), "--commit", shas[0],
@@ -329,6 +330,138 @@ TEST_F(IngestFixture, SglangLinesAreRunsAndAnAppendedLineIsTheOnlyNewOne) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find(file + ":3: accuracy"), std::string::npos) << bad.err;
   EXPECT_EQ(CountRuns(db), 2);
+}
+
+// One run per results file and commit: samples given later attach to the run the results
+// became, and the results alone again add nothing, so no newer run without samples hides
+// the paired verdict (issue 21).
+TEST_F(IngestFixture, LmEvalSamplesGivenLaterAttachToTheOneRunOfTheirResults) {
+  const auto r0 = File("a/results_2026.json", LmEvalResults(1.0));
+  const auto s0 = File("a/samples_gsm8k_2026.jsonl", LmEvalSamples(0));
+  const auto r1 = File("b/results_2026.json", LmEvalResults(0.4));
+  const auto s1 = File("b/samples_gsm8k_2026.jsonl", LmEvalSamples(6));
+  for (const auto& [results, samples, sha] : {std::tuple{r0, s0, shas[0]}, std::tuple{r1, s1, shas[1]}}) {
+    auto alone = RunHarness({"ingest", "--format", "lm-eval", results, "--commit", sha, "--db", db});
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    auto later = RunHarness({"ingest", "--format", "lm-eval", results, "--samples", samples, "--commit", sha, "--db", db});
+    ASSERT_EQ(later.exit_code, 0) << later.err;
+    EXPECT_NE(later.out.find("already ingested for " + sha), std::string::npos) << later.out;
+    EXPECT_NE(later.out.find("10 samples added to 1 case(s)"), std::string::npos) << later.out;
+    auto again = RunHarness({"ingest", "--format", "lm-eval", results, "--commit", sha, "--db", db});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.out.find("nothing added"), std::string::npos) << again.out;
+    auto twice = RunHarness({"ingest", "--format", "lm-eval", results, "--samples", samples, "--commit", sha, "--db", db});
+    EXPECT_NE(twice.out.find("nothing added"), std::string::npos) << "samples are attached once: " << twice.out;
+  }
+  EXPECT_EQ(CountRuns(db), 2);
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto cases = (*store)->FinishedCases(2);
+  ASSERT_TRUE(cases.ok());
+  ASSERT_EQ(cases->size(), 1u);
+  EXPECT_EQ((*cases)[0].result.message, "accuracy is lm-eval's exact_match,strict-match");
+  auto samples = (*store)->Samples((*cases)[0].id);
+  ASSERT_TRUE(samples.ok());
+  ASSERT_EQ(samples->size(), 10u);
+  EXPECT_EQ((*samples)[0].completion, "[invalid]") << "no resps in these rows: the filtered answer";
+  auto metrics = (*store)->Metrics((*cases)[0].id);
+  ASSERT_TRUE(metrics.ok());
+  bool accuracy = false;
+  for (const auto& m : *metrics) accuracy = accuracy || (m.name == "accuracy" && m.value == 0.4 && m.n == 10);
+  EXPECT_TRUE(accuracy);
+  auto compare = RunHarness({"compare", shas[0], shas[1], "--db", db, "--format", "json"});
+  EXPECT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  auto c = ParseJson(compare.out, "compare");
+  ASSERT_TRUE(c.ok()) << compare.out;
+  EXPECT_EQ((*c)["cases"][0]["paired"]["paired"], 10) << compare.out;
+  // The trend reads the metric the paired verdict reads.
+  auto history = RunHarness({"history", "--case", "lm-eval/gsm8k", "--metric", "accuracy", "--db", db, "--format", "json"});
+  auto h = ParseJson(history.out, "history");
+  ASSERT_TRUE(h.ok()) << history.out << history.err;
+  EXPECT_EQ((*h)["commits"][1]["cases"][0]["runs"][0]["value"], 0.4);
+}
+
+// bench_sglang.py's --raw-result-file, per question: two sglang runs pair, and an sglang run
+// pairs with the native GSM8K case by question index.
+TEST_F(IngestFixture, SglangRawResultsPairAcrossSglangRunsAndWithTheNativeSuite) {
+  auto raw = [](int wrong_from) {
+    std::string rows;
+    for (int i = 0; i < 12; ++i)
+      rows += (i ? "\n" : "") + std::string(R"({"prompt_id": )") + std::to_string(i) +
+              R"(, "prompt": "Question: ...", "output": " answer )" + std::to_string(i) + R"(", "correct": )" +
+              (i < wrong_from ? "true" : "false") + "}";
+    return rows;  // written with "\n".join: no newline after the last row
+  };
+  const std::string line = R"({"task": "gsm8k", "backend": "srt", "latency": 3.5, "accuracy": 0.5, "num_requests": 200, "other": {"num_questions": 200, "parallel": 64}})";
+  const auto results0 = File("s0/result.jsonl", line + "\n");
+  const auto results1 = File("s1/result.jsonl", line + "\n");
+  const auto raw0 = File("s0/raw.jsonl", raw(12));
+  const auto raw1 = File("s1/raw.jsonl", raw(0));
+  auto a = RunHarness({"ingest", "--format", "sglang-gsm8k", results0, "--samples", raw0, "--commit", shas[0], "--db", db});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  // The line first, its raw results later: they attach to the line's run.
+  auto b = RunHarness({"ingest", "--format", "sglang-gsm8k", results1, "--commit", shas[1], "--db", db});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  auto b2 = RunHarness({"ingest", "--format", "sglang-gsm8k", results1, "--samples", raw1, "--commit", shas[1], "--db", db});
+  ASSERT_EQ(b2.exit_code, 0) << b2.err;
+  EXPECT_NE(b2.out.find("12 samples added to 1 case(s)"), std::string::npos) << b2.out;
+  EXPECT_EQ(CountRuns(db), 2);
+  auto compare = RunHarness({"compare", shas[0], shas[1], "--db", db, "--format", "json"});
+  EXPECT_EQ(compare.exit_code, 1) << compare.out << compare.err;
+  auto c = ParseJson(compare.out, "compare");
+  ASSERT_TRUE(c.ok()) << compare.out;
+  const auto& paired = (*c)["cases"][0]["paired"];
+  EXPECT_EQ(paired["paired"], 12) << compare.out;
+  EXPECT_EQ(paired["b"], 12) << compare.out;
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto cases = (*store)->FinishedCases(2);
+  ASSERT_TRUE(cases.ok());
+  auto metrics = (*store)->Metrics((*cases)[0].id);
+  ASSERT_TRUE(metrics.ok());
+  for (const auto& m : *metrics)
+    if (m.name == "accuracy") {
+      EXPECT_EQ(m.value, 0.0);
+      EXPECT_EQ(m.n, 12) << "n is what ran, not the 200 asked";
+    }
+
+  // Against the native suite: the raw file as a run of its own, named as the native case.
+  const std::string case_id = "gsm8k/test_gsm8k_accuracy_1";
+  const std::string db2 = (dir.path() / "native.db").string();
+  auto native = RunHarness({"run", "--suite", "gsm8k", "--filter", case_id, "--commit", shas[0], "--repo", repo,
+                            "--db", db2, "--format", "json"});
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  auto sg = RunHarness({"ingest", "--format", "sglang-gsm8k-raw", raw1, "--case", case_id, "--commit", shas[1],
+                        "--repo", repo, "--db", db2});
+  ASSERT_EQ(sg.exit_code, 0) << sg.err;
+  auto vs = RunHarness({"compare", shas[0], shas[1], "--db", db2, "--case", case_id, "--format", "json"});
+  auto v = ParseJson(vs.out, "compare");
+  ASSERT_TRUE(v.ok()) << vs.out << vs.err;
+  ASSERT_TRUE((*v)["cases"][0]["paired"].is_object()) << vs.out;
+  EXPECT_EQ((*v)["cases"][0]["paired"]["paired"], 12);
+}
+
+// No samples on either side: disjoint 95 % intervals with B's accuracy below A's are a
+// regression (exit 1); overlapping ones only inform (issue 21: sglang 0.76 -> 0.00 was exit 0).
+TEST_F(IngestFixture, CompareWithoutSamplesRegressesOnDisjointAccuracyIntervals) {
+  auto line = [](double accuracy) {
+    return R"({"task": "gsm8k", "backend": "srt", "accuracy": )" + std::to_string(accuracy) +
+           R"(, "num_requests": 200, "other": {"num_questions": 200}})" "\n";
+  };
+  const auto a = File("a.jsonl", line(0.76));
+  const auto b = File("b.jsonl", line(0.0));
+  const auto close = File("c.jsonl", line(0.74));
+  ASSERT_EQ(RunHarness({"ingest", "--format", "sglang-gsm8k", a, "--commit", shas[0], "--db", db}).exit_code, 0);
+  ASSERT_EQ(RunHarness({"ingest", "--format", "sglang-gsm8k", b, "--commit", shas[1], "--db", db}).exit_code, 0);
+  auto down = RunHarness({"compare", shas[0], shas[1], "--db", db});
+  EXPECT_EQ(down.exit_code, 1) << down.out << down.err;
+  EXPECT_NE(down.out.find("are disjoint, B below A (regressed)"), std::string::npos) << down.out;
+  auto up = RunHarness({"compare", shas[1], shas[0], "--db", db});
+  EXPECT_EQ(up.exit_code, 0) << up.out;
+  ASSERT_EQ(RunHarness({"ingest", "--format", "sglang-gsm8k", close, "--commit", shas[1], "--db", db}).exit_code, 0);
+  auto overlapping = RunHarness({"compare", shas[0], shas[1], "--db", db});
+  EXPECT_EQ(overlapping.exit_code, 0) << overlapping.out;
+  EXPECT_NE(overlapping.out.find("overlap (no evidence of a change)"), std::string::npos) << overlapping.out;
 }
 
 constexpr const char* kSpTable = R"(-----------------------------------------  --------------  ------------  ----------
@@ -499,7 +632,7 @@ TEST_F(IngestFixture, DevicesDirectoriesAndOversizedFilesAreRefusedNamingTheFile
       {{"--format", "gtest-json", big}, big + ": 67108865 bytes, over the 64 MiB limit for gtest-json files"},
       {{"--format", "lm-eval", results, "--samples", "/dev/zero"}, "/dev/zero: not a regular file"},
       {{"--format", "lm-eval", results, "--samples", big_samples},
-       big_samples + ": 268435457 bytes, over the 256 MiB limit for lm-eval samples files"},
+       big_samples + ": 268435457 bytes, over the 256 MiB limit for samples files"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"ingest", "--commit", shas[0], "--db", db};

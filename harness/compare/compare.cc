@@ -18,6 +18,10 @@ bool IsHex(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
 }
 
+// The proportion whose direction is known (higher is better): what GSM8K cases, sglang's
+// lines and lm-eval's results store (docs/ingest.md).
+constexpr const char* kUnpairedGatedMetric = "accuracy";
+
 bool Passed(const std::optional<CaseStatus>& s) { return s == CaseStatus::kPass; }
 bool Broke(const std::optional<CaseStatus>& s) { return s == CaseStatus::kFail || s == CaseStatus::kError; }
 
@@ -109,10 +113,12 @@ CaseComparison CompareCase(const std::string& case_id, const std::optional<Loade
       p.ci_a = WilsonInterval(std::llround(p.a * static_cast<double>(p.n_a)), p.n_a);
       p.ci_b = WilsonInterval(std::llround(p.b * static_cast<double>(p.n_b)), p.n_b);
       p.overlap = p.ci_a.low <= p.ci_b.high && p.ci_b.low <= p.ci_a.high;
+      p.regressed = d.name == kUnpairedGatedMetric && !p.overlap && p.ci_b.high < p.ci_a.low;
       c.unpaired.push_back(p);
     }
   }
-  c.regressed = (Passed(c.a) && Broke(c.b)) || (c.paired && c.paired->verdict == BaselineVerdict::kRegressed);
+  c.regressed = (Passed(c.a) && Broke(c.b)) || (c.paired && c.paired->verdict == BaselineVerdict::kRegressed) ||
+                std::any_of(c.unpaired.begin(), c.unpaired.end(), [](const ProportionCheck& p) { return p.regressed; });
   return c;
 }
 

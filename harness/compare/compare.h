@@ -6,7 +6,9 @@
 // test (CompareToBaseline, A as the baseline). Otherwise, for every proportion metric
 // (n > 0) on both sides, the unpaired check answers one question: do the two Wilson 95%
 // intervals overlap? Disjoint intervals say the rates differ; overlapping ones do not prove
-// they are the same. The unpaired check is shown but never makes the comparison fail.
+// they are the same. Disjoint intervals of `accuracy` (higher is better) with B's below A's
+// are a regression; every other unpaired check only informs (whether higher or lower is
+// better is not known of other proportions, e.g. error_rate).
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,7 @@ struct ProportionCheck {
   int64_t n_a = 0, n_b = 0;
   Interval ci_a, ci_b;
   bool overlap = true;
+  bool regressed = false;  // accuracy, the intervals disjoint and B's below A's
 };
 
 struct CaseComparison {
@@ -56,7 +59,8 @@ struct CaseComparison {
   std::vector<MetricDelta> metrics;  // every metric of either side, sorted by name
   std::optional<BaselineJudgement> paired;
   std::vector<ProportionCheck> unpaired;
-  // A passed and B failed or errored, or the paired verdict is REGRESSED.
+  // A passed and B failed or errored, the paired verdict is REGRESSED, or (no samples) an
+  // unpaired check regressed.
   bool regressed = false;
 };
 

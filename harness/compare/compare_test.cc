@@ -62,13 +62,33 @@ TEST(CompareCase, UnpairedIntervalsForProportionMetricsWithoutSamples) {
   ASSERT_EQ(c.unpaired.size(), 1u) << "only proportions with n > 0, not a verdict code";
   EXPECT_EQ(c.unpaired[0].name, "accuracy");
   EXPECT_FALSE(c.unpaired[0].overlap) << "0.9 vs 0.8 of 1000 each: disjoint Wilson intervals";
-  EXPECT_FALSE(c.regressed) << "the unpaired check informs, it does not fail the comparison";
+  EXPECT_TRUE(c.unpaired[0].regressed);
+  EXPECT_TRUE(c.regressed) << "no samples, disjoint intervals and B below A: a regression (issue 21)";
   ASSERT_EQ(c.metrics.size(), 3u);
   EXPECT_EQ(c.metrics[0].name, "accuracy");
   auto close = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.5, 20, {}, {}}}),
                            Loaded(CaseStatus::kPass, {{"accuracy", 0.45, 20, {}, {}}}));
   ASSERT_EQ(close.unpaired.size(), 1u);
   EXPECT_TRUE(close.unpaired[0].overlap);
+  EXPECT_FALSE(close.regressed) << "overlapping intervals only inform";
+}
+
+// Only accuracy's direction is known: a disjoint rise of error_rate or a disjoint fall of
+// another proportion informs, and a disjoint rise of accuracy is no regression.
+TEST(CompareCase, UnpairedRegressionOnlyForAccuracyFalling) {
+  auto rates = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"error_rate", 0.0, 1000, {}, {}}, {"pass_rate", 0.9, 1000, {}, {}}}),
+                           Loaded(CaseStatus::kPass, {{"error_rate", 0.5, 1000, {}, {}}, {"pass_rate", 0.1, 1000, {}, {}}}));
+  ASSERT_EQ(rates.unpaired.size(), 2u);
+  EXPECT_FALSE(rates.unpaired[0].overlap);
+  EXPECT_FALSE(rates.unpaired[1].overlap);
+  EXPECT_FALSE(rates.regressed);
+  auto up = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.0, 200, {}, {}}}),
+                        Loaded(CaseStatus::kPass, {{"accuracy", 0.76, 200, {}, {}}}));
+  EXPECT_FALSE(up.regressed);
+  // The issue's case: sglang 0.76 -> 0.00 of 200 questions, no samples on either side.
+  auto down = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.76, 200, {}, {}}}),
+                          Loaded(CaseStatus::kPass, {{"accuracy", 0.0, 200, {}, {}}}));
+  EXPECT_TRUE(down.regressed);
 }
 
 // The unpaired check in both directions and with different n on the two sides: each

@@ -101,8 +101,7 @@ Result<std::vector<FinishedCase>> ParseGtestJson(const std::string& text, const 
       cases.push_back(std::move(*c));
     }
   }
-  if (auto u = CheckUniqueCaseIds(cases, origin); !u) return u.error();
-  return cases;
+  return MergeRepeatedCases(std::move(cases));
 }
 
 }  // namespace harness

@@ -1,5 +1,6 @@
 #include "harness/ingest/ingest.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -74,8 +75,8 @@ Status CheckIngestOptions(const IngestOptions& o) {
 }
 
 const std::vector<std::string>& IngestFormats() {
-  static const std::vector<std::string> kFormats = {"junit", "gtest-json", "lm-eval", "sglang-gsm8k",
-                                                    "tensorcast-table"};
+  static const std::vector<std::string> kFormats = {"junit",        "gtest-json",       "lm-eval",
+                                                    "sglang-gsm8k", "sglang-gsm8k-raw", "tensorcast-table"};
   return kFormats;
 }
 
@@ -110,15 +111,52 @@ Status CheckUniqueCaseIds(const std::vector<FinishedCase>& cases, const std::str
   return OkStatus();
 }
 
+CaseStatus WorseStatus(CaseStatus a, CaseStatus b) {
+  auto rank = [](CaseStatus s) {
+    switch (s) {
+      case CaseStatus::kError: return 4;
+      case CaseStatus::kFail: return 3;
+      case CaseStatus::kRunning: return 2;
+      case CaseStatus::kSkip: return 1;
+      case CaseStatus::kPass: return 0;
+    }
+    return 0;
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+std::vector<FinishedCase> MergeRepeatedCases(std::vector<FinishedCase> cases) {
+  std::vector<FinishedCase> out;
+  std::map<std::string, std::size_t> at;  // case id -> index in out
+  for (auto& c : cases) {
+    auto [it, fresh] = at.emplace(c.result.case_id, out.size());
+    if (fresh) {
+      out.push_back(std::move(c));
+      continue;
+    }
+    CaseResult& into = out[it->second].result;
+    into.status = WorseStatus(into.status, c.result.status);
+    if (!c.result.message.empty())
+      into.message += (into.message.empty() ? "" : "\n") + c.result.message;
+    into.duration_s += c.result.duration_s;
+    for (auto& m : c.result.metrics)
+      if (std::none_of(into.metrics.begin(), into.metrics.end(), [&](const Metric& k) { return k.name == m.name; }))
+        into.metrics.push_back(std::move(m));
+  }
+  return out;
+}
+
 Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const std::string& text,
                                                const std::string& origin, const IngestOptions& o) {
-  if (!o.samples.empty() && format != "lm-eval")
-    return UsageError("--samples belongs to --format lm-eval (its per-sample JSONL)");
+  if (!o.samples.empty() && format != "lm-eval" && format != "sglang-gsm8k")
+    return UsageError("--samples belongs to --format lm-eval (its per-sample files) or sglang-gsm8k (the raw results)");
   if (auto c = CheckIngestOptions(o); !c) return c.error();
   std::vector<ParsedRun> runs;
+  // The content hashed is the file alone: its samples, given now or later, attach to the
+  // one run a file becomes at a commit.
   auto one = [&](Result<std::vector<FinishedCase>> cases) -> Status {
     if (!cases) return cases.error();
-    runs.push_back(ParsedRun{origin, text, std::move(*cases)});
+    runs.push_back(ParsedRun{origin, text, std::move(*cases), !o.samples.empty()});
     return OkStatus();
   };
   Status s = OkStatus();
@@ -128,21 +166,30 @@ Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const st
     s = one(ParseGtestJson(text, origin, o.suite));
   } else if (format == "lm-eval") {
     std::vector<LmEvalSamplesFile> files;
-    std::string content = text;
-    for (std::size_t i = 0; i < o.samples.size(); ++i) {
-      files.push_back({o.samples[i], o.sample_origins[i]});
-      content += "\n--samples--\n" + o.samples[i];  // the samples are part of what was ingested
-    }
-    s = one(ParseLmEval(text, origin, o.suite, files));
-    if (s) runs.back().content = std::move(content);
+    for (std::size_t i = 0; i < o.samples.size(); ++i) files.push_back({o.samples[i], o.sample_origins[i]});
+    s = one(ParseLmEval(text, origin, o.suite, o.filter_name, files));
   } else if (format == "sglang-gsm8k") {
     auto parsed = ParseSglangGsm8k(text, origin, o.suite);
     if (!parsed) return parsed.error();
     runs = std::move(*parsed);
+    if (!o.samples.empty()) {
+      // bench_sglang.py rewrites its raw file on every run and appends one result line:
+      // the raw results are the last line's.
+      if (runs.empty()) return UsageError(fmt::format("{}: no result line for the raw results of {}", origin, o.sample_origins[0]));
+      if (o.samples.size() != 1) return UsageError("--samples: sglang writes one raw results file per run; give one");
+      auto rows = ParseSglangRawResults(o.samples[0], o.sample_origins[0]);
+      if (!rows) return rows.error();
+      ApplySglangSamples(runs.back().cases.at(0), std::move(*rows));
+      runs.back().has_samples = true;
+    }
+  } else if (format == "sglang-gsm8k-raw") {
+    auto c = ParseSglangGsm8kRaw(text, origin, o.suite);
+    if (!c) return c.error();
+    runs.push_back(ParsedRun{origin, text, {std::move(*c)}, false});
   } else if (format == "tensorcast-table") {
     auto c = ParseTensorCastFile(text, origin, o.suite);
     if (!c) return c.error();
-    runs.push_back(ParsedRun{origin, text, {std::move(*c)}});
+    runs.push_back(ParsedRun{origin, text, {std::move(*c)}, false});
   } else {
     return UsageError(fmt::format("--format '{}' is not one of {}", format, fmt::join(IngestFormats(), ", ")));
   }

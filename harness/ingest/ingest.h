@@ -14,20 +14,27 @@
 
 namespace harness {
 
+// The lm-eval filter read when --filter-name is not given: GSM8K's strict answer format.
+inline constexpr const char* kDefaultLmEvalFilter = "strict-match";
+
 // What every reader is told besides the text.
 struct IngestOptions {
   std::string suite;                 // --suite: the suite of every case (empty: the format's default)
   std::string case_id;               // --case: the id of a single-case file's case (empty: derived)
-  std::vector<std::string> samples;  // lm-eval: per-sample JSONL texts, with sample_origins
+  // --samples: lm-eval's per-sample files, or sglang's raw results (--raw-result-file) of the
+  // result file's last line; texts with sample_origins.
+  std::vector<std::string> samples;
   std::vector<std::string> sample_origins;
+  std::string filter_name = kDefaultLmEvalFilter;  // lm-eval --filter-name
 };
 
 // One run to store: where it came from, the bytes that identify it (the same bytes in the
 // same format for the same commit are stored once) and its cases.
 struct ParsedRun {
   std::string source;                // the file, or file:line for one line of a JSON-lines file
-  std::string content;               // hashed for the ingested_files row
+  std::string content;               // hashed for the ingested_files row (never the samples)
   std::vector<FinishedCase> cases;
+  bool has_samples = false;          // --samples gave this run's samples: they attach to an earlier ingest
 };
 
 // The options alone, before any file is read: --case must be a case id (CaseIdProblem)
@@ -40,7 +47,7 @@ const std::vector<std::string>& IngestFormats();
 // The largest file of a format ingest reads (docs/ingest.md): a file is held whole and
 // parsed into a tree several times its size. 0 for an unknown format.
 std::uintmax_t MaxIngestFileBytes(std::string_view format);
-// The largest lm-eval --samples file: one line per document, prompts and answers included.
+// The largest --samples file: one line per document, prompts and answers included.
 inline constexpr std::uintmax_t kMaxLmEvalSamplesFileBytes = std::uintmax_t{256} << 20;
 
 // Every text ingest stores is bounded: a message, a sample's expected or extracted answer
@@ -61,5 +68,14 @@ Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const st
 std::optional<double> ParseNumber(std::string_view text);
 // Refuses two cases with one id (the store keeps one row per case and run).
 Status CheckUniqueCaseIds(const std::vector<FinishedCase>& cases, const std::string& origin);
+
+// The worse of two statuses of one test: error > fail > skip > pass.
+CaseStatus WorseStatus(CaseStatus a, CaseStatus b);
+// Two results of one test name in a report are one case (pytest writes a second <testcase>
+// when a test's teardown errors; mocha repeats titles): the worst status, every message in
+// file order (joined by a newline), the durations added, the metrics of the first that
+// names each. Keeps the order of first appearance. For the readers of test reports, whose
+// cases carry no samples.
+std::vector<FinishedCase> MergeRepeatedCases(std::vector<FinishedCase> cases);
 
 }  // namespace harness

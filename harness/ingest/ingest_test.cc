@@ -1,5 +1,6 @@
 #include "harness/ingest/ingest.h"
 
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -66,8 +67,8 @@ TEST(JunitXml, ReadsPytestStatusesTimesPropertiesAndUnicode) {
 }
 
 // Every order of two or three status children: error outranks failure outranks skipped
-// (a rerun plugin may write <failure> then <skipped>; the case still failed), and the
-// message is the winner's.
+// (a rerun plugin may write <failure> then <skipped>; the case still failed), and every
+// element's message is kept in file order.
 TEST(JunitXml, StatusPrecedenceWhateverTheOrderOfTheChildren) {
   const std::map<std::string, std::pair<CaseStatus, int>> kind = {
       {"error", {CaseStatus::kError, 0}}, {"failure", {CaseStatus::kFail, 1}}, {"skipped", {CaseStatus::kSkip, 2}}};
@@ -81,10 +82,11 @@ TEST(JunitXml, StatusPrecedenceWhateverTheOrderOfTheChildren) {
     }
   ASSERT_EQ(orders.size(), 12u);  // 6 pairs in both orders, 6 orders of three
   for (const auto& order : orders) {
-    std::string children, expected;
+    std::string children, expected, messages;
     int best = 3;
     for (const auto& k : order) {
       children += fmt::format(R"(<{} message="{} text"/>)", k, k);
+      messages += (messages.empty() ? "" : "\n") + k + " text";
       if (kind.at(k).second < best) best = kind.at(k).second, expected = k;
     }
     auto cases = ParseJunitXml("<testsuite name=\"s\"><testcase name=\"t\">" + children + "</testcase></testsuite>",
@@ -92,7 +94,7 @@ TEST(JunitXml, StatusPrecedenceWhateverTheOrderOfTheChildren) {
     ASSERT_TRUE(cases.ok()) << cases.error().message;
     ASSERT_EQ(cases->size(), 1u);
     EXPECT_EQ((*cases)[0].result.status, kind.at(expected).first) << children;
-    EXPECT_EQ((*cases)[0].result.message, expected + " text") << children;
+    EXPECT_EQ((*cases)[0].result.message, messages) << children;
   }
 }
 
@@ -133,9 +135,170 @@ TEST(JunitXml, MalformedInputNamesFileLineAndColumn) {
   auto root = ParseJunitXml("<html/>", "h.xml", "");
   ASSERT_FALSE(root.ok());
   EXPECT_NE(root.error().message.find("h.xml:1: expected <testsuites> or <testsuite>"), std::string::npos);
-  auto dup = ParseJunitXml("<testsuite name=\"s\"><testcase name=\"a\"/><testcase name=\"a\"/></testsuite>", "d.xml", "");
-  ASSERT_FALSE(dup.ok());
-  EXPECT_NE(dup.error().message.find("'s/a' appears more than once"), std::string::npos);
+}
+
+// pytest writes a second <testcase> of the same name when a test's teardown errors, mocha
+// repeats titles: one case, the worst status, every message in file order, times added.
+TEST(JunitXml, RepeatedNamesAreOneCaseWithTheWorstStatusAndEveryMessage) {
+  auto cases = ParseJunitXml(R"(<testsuites><testsuite name="pytest">
+<testcase classname="t" name="test_x" time="0.25"><failure message="body failed">assert False</failure></testcase>
+<testcase classname="t" name="test_ok" time="0.5"/>
+<testcase classname="t" name="test_x" time="0.5"><error message="failed on teardown">RuntimeError</error></testcase>
+<testcase classname="t" name="test_ok" time="0.25"><error message="teardown of test_ok"/></testcase>
+<testcase classname="t" name="test_s"><skipped message="later"/></testcase>
+<testcase classname="t" name="test_s"/>
+</testsuite></testsuites>)",
+                             "r.xml", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 3u);
+  const auto& x = (*cases)[0].result;
+  EXPECT_EQ(x.case_id, "pytest/t.test_x");
+  EXPECT_EQ(x.status, CaseStatus::kError);
+  EXPECT_EQ(x.message, "body failed\nassert False\nfailed on teardown\nRuntimeError");
+  EXPECT_DOUBLE_EQ(x.duration_s, 0.75);
+  EXPECT_EQ((*cases)[1].result.status, CaseStatus::kError) << "a passing test whose teardown errored";
+  EXPECT_EQ((*cases)[2].result.status, CaseStatus::kSkip) << "skip outranks pass";
+  EXPECT_EQ(WorseStatus(CaseStatus::kPass, CaseStatus::kSkip), CaseStatus::kSkip);
+  EXPECT_EQ(WorseStatus(CaseStatus::kFail, CaseStatus::kSkip), CaseStatus::kFail);
+  EXPECT_EQ(WorseStatus(CaseStatus::kFail, CaseStatus::kError), CaseStatus::kError);
+}
+
+// Every disabled / not-run convention is a skip, never a pass; status words of failure
+// count too (tst writes them without a <failure> body sometimes).
+TEST(JunitXml, DisabledAndNotRunTestsAreSkipsNeverPasses) {
+  const std::vector<std::pair<std::string, CaseStatus>> kAttributes = {
+      {R"(status="notrun" result="suppressed")", CaseStatus::kSkip},  // GoogleTest DISABLED_
+      {R"(status="run" result="skipped")", CaseStatus::kSkip},        // GoogleTest GTEST_SKIP
+      {R"(status="disabled")", CaseStatus::kSkip},                    // ctest DISABLED, tst
+      {R"(status="notrun")", CaseStatus::kSkip},                      // ctest
+      {R"(status="Skipped")", CaseStatus::kSkip},
+      {R"(status="ignored")", CaseStatus::kSkip},
+      {R"(status="failed")", CaseStatus::kFail},                      // tst
+      {R"(status="errored")", CaseStatus::kError},                    // tst
+      {R"(status="run" result="completed")", CaseStatus::kPass},
+      {R"(status="passed")", CaseStatus::kPass},
+  };
+  for (const auto& [attrs, want] : kAttributes) {
+    auto cases = ParseJunitXml("<testsuite name=\"s\"><testcase name=\"a\" " + attrs + "/></testsuite>", "r.xml", "");
+    ASSERT_TRUE(cases.ok()) << cases.error().message;
+    EXPECT_EQ((*cases)[0].result.status, want) << attrs;
+  }
+  // A <failure> beside a disabled status is still a failure.
+  auto both = ParseJunitXml(R"(<testsuite name="s"><testcase name="a" status="disabled"><failure message="m"/></testcase></testsuite>)",
+                            "r.xml", "");
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ((*both)[0].result.status, CaseStatus::kFail);
+}
+
+// Several <failure> elements (GoogleTest: one per failed assertion) are all kept; a message
+// the element's text repeats is stored once; a failure with no text of its own (ctest)
+// takes the test's captured output.
+TEST(JunitXml, EveryFailureKeptOnceAndABareFailureTakesTheCapturedOutput) {
+  auto cases = ParseJunitXml(R"(<testsuites name="AllTests"><testsuite name="Basic">
+<testcase name="Two" status="run" result="completed" classname="Basic"><failure message="t.cc:3&#x0A;first" type=""><![CDATA[t.cc:3
+first]]></failure><failure message="t.cc:4&#x0A;second" type=""><![CDATA[t.cc:4
+second]]></failure></testcase>
+</testsuite></testsuites>)",
+                             "g.xml", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  EXPECT_EQ((*cases)[0].result.message, "t.cc:3\nfirst\nt.cc:4\nsecond");
+  auto ctest = ParseJunitXml(R"x(<testsuite name="(empty)" tests="2">
+<testcase name="Basic.Fails" classname="Basic.Fails" time="0.01" status="fail"><failure message=""/><system-out>expected 3 got 4
+</system-out></testcase>
+<testcase name="Basic.Passes" classname="Basic.Passes" time="0.01" status="run"><system-out>all good</system-out></testcase>
+</testsuite>)x",
+                             "c.xml", "");
+  ASSERT_TRUE(ctest.ok()) << ctest.error().message;
+  EXPECT_EQ((*ctest)[0].result.case_id, "ctest/Basic.Fails");
+  EXPECT_EQ((*ctest)[0].result.status, CaseStatus::kFail);
+  EXPECT_EQ((*ctest)[0].result.message, "expected 3 got 4\n");
+  EXPECT_EQ((*ctest)[1].result.message, "") << "a passing test's output is not stored";
+  // The output is cut like a stored completion.
+  auto big = ParseJunitXml("<testsuite name=\"s\"><testcase name=\"a\"><failure/><system-out>" +
+                               std::string(3 * kMaxStoredCompletionBytes, 'x') + "</system-out></testcase></testsuite>",
+                           "b.xml", "");
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ((*big)[0].result.message.size(), kMaxStoredCompletionBytes);
+}
+
+// One id rule per producer (docs/ingest.md): a suite never holds '/', ids do not double.
+TEST(JunitXml, CaseIdsPerProducer) {
+  auto gtest = ParseJunitXml(R"(<testsuites name="AllTests"><testsuite name="Nums/P">
+<testcase name="Even/1" value_param="3" status="run" result="completed" classname="Nums/P"/></testsuite>
+<testsuite name="Typed/0"><testcase name="Works" type_param="int" status="run" result="completed" classname="Typed/0"/></testsuite>
+</testsuites>)",
+                             "g.xml", "");
+  ASSERT_TRUE(gtest.ok()) << gtest.error().message;
+  EXPECT_EQ((*gtest)[0].suite, "gtest");
+  EXPECT_EQ((*gtest)[0].result.case_id, "gtest/Nums/P.Even/1") << "as gtest-json names it";
+  EXPECT_EQ((*gtest)[1].result.case_id, "gtest/Typed/0.Works");
+  auto paths = ParseJunitXml(R"(<testsuites><testsuite name="src/cart.test.js">
+<testcase classname="Cart adds" name="Cart adds"/>
+<testcase classname="adds one" name="Cart adds one"/>
+<testcase classname="x" name="box"/></testsuite></testsuites>)",
+                             "j.xml", "");
+  ASSERT_TRUE(paths.ok()) << paths.error().message;
+  EXPECT_EQ((*paths)[0].suite, "src.cart.test.js");
+  EXPECT_EQ((*paths)[0].result.case_id, "src.cart.test.js/Cart adds") << "classname equal to name: once";
+  EXPECT_EQ((*paths)[1].result.case_id, "src.cart.test.js/Cart adds one") << "mocha: the name ends with the title";
+  EXPECT_EQ((*paths)[2].result.case_id, "src.cart.test.js/x.box") << "'box' ends with 'x' but not after a space";
+  auto gtest_json = ParseGtestJson(R"({"testsuites": [{"name": "Nums/P", "testsuite": [{"name": "Even/1"}]}]})", "g.json", "");
+  ASSERT_TRUE(gtest_json.ok());
+  EXPECT_EQ((*gtest_json)[0].result.case_id, (*gtest)[0].result.case_id);
+}
+
+// Reports of other producers (harness/ingest/testdata/, written from their documented
+// layouts): every case with the id, status and message its producer meant.
+TEST(JunitXml, ReportsOfJestMochaScalatestAndXunit) {
+  struct Want {
+    std::string id;
+    CaseStatus status;
+    std::string message_part;  // empty: no message
+  };
+  const std::vector<std::pair<std::string, std::vector<Want>>> kFiles = {
+      {"jest-junit.xml",
+       {{"Cart/Cart adds an item", CaseStatus::kPass, ""},
+        {"Cart/Cart removes an item", CaseStatus::kFail, "Expected: 0\nReceived: 1"},
+        {"Cart/Cart todo: totals with tax", CaseStatus::kSkip, ""},
+        {"Cart/Cart prices › in €", CaseStatus::kPass, ""},
+        {"src.checkout.test.js/checkout pays", CaseStatus::kPass, ""}}},
+      {"mocha-junit-reporter.xml",
+       {{"Array #indexOf()/Array #indexOf() returns -1 when absent", CaseStatus::kPass, ""},
+        {"Array #indexOf()/Array #indexOf() returns the index", CaseStatus::kFail,
+         "expected 2 to equal 1\nAssertionError: expected 2 to equal 1\n    at Context.<anonymous> "
+         "(test/array.spec.js:9:28)\nTimeout of 2000ms exceeded.\nError: Timeout of 2000ms exceeded."},
+        {"Array #indexOf()/Array #indexOf() handles NaN", CaseStatus::kSkip, ""},
+        {"Array #indexOf()/Array #indexOf() is fast", CaseStatus::kPass, ""}}},
+      {"scalatest-junitxml.xml",
+       {{"org.example.CartSpec/org.example.CartSpec.A Cart should start empty", CaseStatus::kPass, ""},
+        {"org.example.CartSpec/org.example.CartSpec.A Cart should sum its items", CaseStatus::kFail,
+         "7 did not equal 8\norg.scalatest.exceptions.TestFailedException: 7 did not equal 8"},
+        {"org.example.CartSpec/org.example.CartSpec.A Cart should load prices", CaseStatus::kError,
+         "connection refused\njava.net.ConnectException: connection refused"},
+        {"org.example.CartSpec/org.example.CartSpec.A Cart should apply coupons", CaseStatus::kSkip, ""}}},
+      {"xunit-c.xml",
+       {{"calc basic test/test_sum_positive", CaseStatus::kPass, ""},
+        {"calc basic test/test_sum_negative", CaseStatus::kPass, ""},
+        {"calc basic test/test_sum_overflow", CaseStatus::kFail, "Expected 2 Was 0"},
+        {"calc basic test/test_sum_wide", CaseStatus::kSkip, ""}}},
+  };
+  for (const auto& [file, want] : kFiles) {
+    const auto path = std::filesystem::path(HARNESS_SOURCE_ROOT) / "harness/ingest/testdata" / file;
+    auto cases = ParseIngestFile("junit", testing_util::ReadFile(path), file, {});
+    ASSERT_TRUE(cases.ok()) << file << ": " << cases.error().message;
+    ASSERT_EQ(cases->size(), 1u);
+    const auto& got = (*cases)[0].cases;
+    ASSERT_EQ(got.size(), want.size()) << file;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].result.case_id, want[i].id) << file;
+      EXPECT_EQ(got[i].result.status, want[i].status) << want[i].id;
+      if (want[i].message_part.empty()) {
+        EXPECT_EQ(got[i].result.message, "") << want[i].id;
+      } else {
+        EXPECT_NE(got[i].result.message.find(want[i].message_part), std::string::npos) << got[i].result.message;
+      }
+    }
+  }
 }
 
 TEST(JunitXml, RefusesEntityDeclarationsAndReadsNoExternalOne) {
@@ -283,12 +446,12 @@ constexpr const char* kLmEvalSamples =
 )";
 
 TEST(LmEval, ReadsMetricsStderrAndSampleCount) {
-  auto cases = ParseLmEval(kLmEvalResults, "results.json", "", {});
+  auto cases = ParseLmEval(kLmEvalResults, "results.json", "", kDefaultLmEvalFilter, {});
   ASSERT_TRUE(cases.ok()) << cases.error().message;
   ASSERT_EQ(cases->size(), 1u);
   const auto& c = (*cases)[0];
   EXPECT_EQ(c.result.case_id, "lm-eval/gsm8k");
-  ASSERT_EQ(c.result.metrics.size(), 2u);  // alias and the stderrs are not metrics
+  ASSERT_EQ(c.result.metrics.size(), 3u);  // alias and the stderrs are not metrics; accuracy is strict-match's
   const Metric* strict = nullptr;
   for (const auto& m : c.result.metrics)
     if (m.name == "exact_match,strict-match") strict = &m;
@@ -306,7 +469,7 @@ TEST(LmEval, ReadsMetricsStderrAndSampleCount) {
 }
 
 TEST(LmEval, SamplesKeepTheStrictFilterRowsAsCorrectOrWrong) {
-  auto cases = ParseLmEval(kLmEvalResults, "results.json", "", {{kLmEvalSamples, "samples_gsm8k_2026.jsonl"}});
+  auto cases = ParseLmEval(kLmEvalResults, "results.json", "", kDefaultLmEvalFilter, {{kLmEvalSamples, "samples_gsm8k_2026.jsonl"}});
   ASSERT_TRUE(cases.ok()) << cases.error().message;
   const auto& s = (*cases)[0].samples;
   ASSERT_EQ(s.size(), 3u);
@@ -323,38 +486,110 @@ TEST(LmEval, SamplesKeepTheStrictFilterRowsAsCorrectOrWrong) {
 TEST(LmEval, SamplesFileOfSeveralTasksIsMatchedByName) {
   const char* two = R"({"results": {"gsm8k": {"exact_match,none": 0.5}, "gsm8k_cot": {"exact_match,none": 0.6}}})";
   const char* rows = R"({"doc_id": 7, "target": "1", "filtered_resps": ["1"], "exact_match": 1})";
-  auto cases = ParseLmEval(two, "r.json", "", {{rows, "out/samples_gsm8k_cot_2026-12-01T10.jsonl"}});
+  auto cases = ParseLmEval(two, "r.json", "", kDefaultLmEvalFilter, {{rows, "out/samples_gsm8k_cot_2026-12-01T10.jsonl"}});
   ASSERT_TRUE(cases.ok()) << cases.error().message;
   EXPECT_TRUE(Find(*cases, "lm-eval/gsm8k")->samples.empty());
   ASSERT_EQ(Find(*cases, "lm-eval/gsm8k_cot")->samples.size(), 1u);
-  auto unknown = ParseLmEval(two, "r.json", "", {{rows, "mine.jsonl"}});
+  auto unknown = ParseLmEval(two, "r.json", "", kDefaultLmEvalFilter, {{rows, "mine.jsonl"}});
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("mine.jsonl: cannot tell which task"), std::string::npos);
 }
 
+// The filter is chosen once: accuracy (value, n, interval), the samples and so the trend
+// and the paired verdict all read --filter-name's (default strict-match) rows.
+TEST(LmEval, OneFilterForAccuracyIntervalAndSamples) {
+  for (const std::string filter : {"strict-match", "flexible-extract"}) {
+    auto cases = ParseLmEval(kLmEvalResults, "results.json", "", filter, {{kLmEvalSamples, "samples_gsm8k_2026.jsonl"}});
+    ASSERT_TRUE(cases.ok()) << cases.error().message;
+    const auto& c = (*cases)[0];
+    const Metric* accuracy = nullptr;
+    for (const auto& m : c.result.metrics)
+      if (m.name == "accuracy") accuracy = &m;
+    ASSERT_NE(accuracy, nullptr);
+    EXPECT_EQ(accuracy->value, filter == "strict-match" ? 0.75 : 0.8);
+    EXPECT_EQ(accuracy->n, 4);
+    EXPECT_EQ(accuracy->low.has_value(), filter == "strict-match") << "flexible-extract's stderr is N/A";
+    EXPECT_EQ(c.result.message, "accuracy is lm-eval's exact_match," + filter);
+    // strict-match keeps docs 0, 1, 2; flexible-extract only doc 0.
+    EXPECT_EQ(c.samples.size(), filter == "strict-match" ? 3u : 1u);
+  }
+  auto none = ParseLmEval(kLmEvalResults, "results.json", "", "get-answer", {});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message,
+            "results.json: results.gsm8k: no filter 'get-answer' among flexible-extract, strict-match: choose one "
+            "with --filter-name");
+}
+
+// lm-eval 0.3 (acc, no filter, no n-samples) and 0.4.0 (exact_match,get-answer) map to
+// accuracy too; group rows are skipped; completions come from resps.
+TEST(LmEval, OlderFormatsGroupsAndCompletions) {
+  auto v03 = ParseLmEval(R"({"results": {"arc_easy": {"acc": 0.5, "acc_stderr": 0.01, "acc_norm": 0.55}},
+                             "versions": {"arc_easy": 0}})",
+                         "r.json", "", kDefaultLmEvalFilter,
+                         {{R"({"doc_id": 0, "acc": 1, "resps": [["A"]]})"
+                           "\n"
+                           R"({"doc_id": 1, "acc": 0})",
+                           "s.jsonl"}});
+  ASSERT_TRUE(v03.ok()) << v03.error().message;
+  const auto& arc = (*v03)[0];
+  const Metric* accuracy = nullptr;
+  for (const auto& m : arc.result.metrics)
+    if (m.name == "accuracy") accuracy = &m;
+  ASSERT_NE(accuracy, nullptr);
+  EXPECT_EQ(accuracy->value, 0.5);
+  EXPECT_EQ(accuracy->n, 2) << "no n-samples: the samples say how many ran";
+  EXPECT_EQ(arc.result.message, "accuracy is lm-eval's acc");
+  ASSERT_EQ(arc.samples.size(), 2u);
+  EXPECT_EQ(arc.samples[0].outcome, "correct");
+  EXPECT_EQ(arc.samples[0].completion, "A");
+  auto v040 = ParseLmEval(R"({"results": {"gsm8k": {"exact_match,get-answer": 0.3125, "exact_match_stderr,get-answer": 0.0128}}})",
+                          "r.json", "", kDefaultLmEvalFilter, {});
+  ASSERT_TRUE(v040.ok()) << v040.error().message;
+  bool found = false;
+  for (const auto& m : (*v040)[0].result.metrics) found = found || (m.name == "accuracy" && m.value == 0.3125);
+  EXPECT_TRUE(found);
+  auto groups = ParseLmEval(R"({"results": {"mmlu": {"acc,none": 0.6, "alias": "mmlu"},
+                                            "mmlu_stem": {"acc,none": 0.5, "alias": " - stem"},
+                                            "mmlu_algebra": {"acc,none": 0.4, "alias": "  - algebra"}},
+                                "groups": {"mmlu": {"acc,none": 0.6}},
+                                "group_subtasks": {"mmlu": ["mmlu_stem"], "mmlu_stem": ["mmlu_algebra"], "mmlu_algebra": []}})",
+                            "r.json", "", kDefaultLmEvalFilter, {});
+  ASSERT_TRUE(groups.ok()) << groups.error().message;
+  ASSERT_EQ(groups->size(), 1u) << "mmlu and mmlu_stem are groups";
+  EXPECT_EQ((*groups)[0].result.case_id, "lm-eval/mmlu_algebra");
+  // A samples file written as one JSON list (0.4.0), with the model's raw answer.
+  auto list = ParseLmEvalSamples(
+      R"([{"doc_id": 3, "exact_match": 1, "resps": [["The answer is 18.\n#### 18"]], "filtered_resps": ["18"]}])",
+      "s.json", kDefaultLmEvalFilter);
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].completion, "The answer is 18.\n#### 18");
+  EXPECT_EQ((*list)[0].extracted, "18");
+}
+
 TEST(LmEval, MalformedInputNamesFileAndLine) {
-  auto syntax = ParseLmEvalSamples("{\"doc_id\": 0, \"exact_match\": 1}\n{\"doc_id\": 1, \"exact_match\": }\n", "s.jsonl");
+  auto syntax = ParseLmEvalSamples("{\"doc_id\": 0, \"exact_match\": 1}\n{\"doc_id\": 1, \"exact_match\": }\n", "s.jsonl", kDefaultLmEvalFilter);
   ASSERT_FALSE(syntax.ok());
   EXPECT_EQ(syntax.error().message.rfind("s.jsonl:2:", 0), 0u) << syntax.error().message;
-  auto missing = ParseLmEvalSamples("\n\n{\"doc_id\": 4}\n", "m.jsonl");
+  auto missing = ParseLmEvalSamples("\n\n{\"doc_id\": 4}\n", "m.jsonl", kDefaultLmEvalFilter);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("m.jsonl:3: exact_match"), std::string::npos) << missing.error().message;
-  auto dup = ParseLmEvalSamples("{\"doc_id\": 4, \"exact_match\": 1}\n{\"doc_id\": 4, \"exact_match\": 0}\n", "d.jsonl");
+  auto dup = ParseLmEvalSamples("{\"doc_id\": 4, \"exact_match\": 1}\n{\"doc_id\": 4, \"exact_match\": 0}\n", "d.jsonl", kDefaultLmEvalFilter);
   ASSERT_FALSE(dup.ok());
-  EXPECT_EQ(dup.error().message, "d.jsonl:2: doc_id 4 already given on line 1");
-  auto no_task = ParseLmEval(R"({"results": {"": {"acc,none": 0.5}}})", "r.json", "", {});
+  EXPECT_EQ(dup.error().message, "d.jsonl:2: doc_id 4 already given at d.jsonl:1");
+  auto no_task = ParseLmEval(R"({"results": {"": {"acc,none": 0.5}}})", "r.json", "", kDefaultLmEvalFilter, {});
   ASSERT_FALSE(no_task.ok());
   EXPECT_NE(no_task.error().message.find("r.json: results.: a task name must not be empty"), std::string::npos) << no_task.error().message;
-  auto no_metric = ParseLmEval(R"({"results": {"t": {"": 0.5}}})", "r.json", "", {});
+  auto no_metric = ParseLmEval(R"({"results": {"t": {"": 0.5}}})", "r.json", "", kDefaultLmEvalFilter, {});
   ASSERT_FALSE(no_metric.ok());
   EXPECT_NE(no_metric.error().message.find("r.json: results.t.: a metric name must not be empty"), std::string::npos)
       << no_metric.error().message;
   // A stderr that overflows the interval, or a negative one, gives the metric no interval.
   auto huge = ParseLmEval(R"({"results": {"t": {"acc,none": 0.5, "acc_stderr,none": 1e308, "f,none": 1,
-                                              "f_stderr,none": -0.1}}})", "r.json", "", {});
+                                              "f_stderr,none": -0.1}}})", "r.json", "", kDefaultLmEvalFilter, {});
   ASSERT_TRUE(huge.ok()) << huge.error().message;
   for (const auto& m : (*huge)[0].result.metrics) EXPECT_FALSE(m.low || m.high) << m.name;
-  auto no_results = ParseLmEval(R"({"configs": {}})", "r.json", "", {});
+  auto no_results = ParseLmEval(R"({"configs": {}})", "r.json", "", kDefaultLmEvalFilter, {});
   ASSERT_FALSE(no_results.ok());
   EXPECT_NE(no_results.error().message.find("r.json: results"), std::string::npos);
 }
@@ -385,6 +620,61 @@ TEST(SglangGsm8k, OneRunPerLineWithAccuracyAndItsQuestionCount) {
   ASSERT_EQ(second.result.metrics.size(), 2u);
   EXPECT_EQ(second.result.metrics[0].n, 200);
   EXPECT_NE((*runs)[0].content, (*runs)[1].content);
+}
+
+// bench_sglang.py --raw-result-file: one object per question (no newline after the last).
+constexpr const char* kSglangRaw =
+    R"({"prompt_id": 0, "prompt": "Question: ...\nAnswer:", "output": " 18 dollars.", "correct": true}
+{"prompt_id": 1, "prompt": "Question: ...\nAnswer:", "output": " 2", "correct": false}
+{"prompt_id": 2, "prompt": "Question: ...\nAnswer:", "output": " 70000", "correct": true})";
+
+TEST(SglangGsm8k, RawResultsAreSamplesKeyedByQuestionAndNIsWhatRan) {
+  auto alone = ParseIngestFile("sglang-gsm8k-raw", kSglangRaw, "raw.jsonl", {});
+  ASSERT_TRUE(alone.ok()) << alone.error().message;
+  ASSERT_EQ(alone->size(), 1u);
+  const auto& c = (*alone)[0].cases.at(0);
+  EXPECT_EQ(c.result.case_id, "sglang/gsm8k");
+  ASSERT_EQ(c.samples.size(), 3u);
+  EXPECT_EQ(c.samples[1].key, "1");
+  EXPECT_EQ(c.samples[1].outcome, "wrong");
+  EXPECT_EQ(c.samples[0].completion, " 18 dollars.");
+  ASSERT_EQ(c.result.metrics.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.result.metrics[0].value, 2.0 / 3.0);
+  EXPECT_EQ(c.result.metrics[0].n, 3);
+  // --samples on a result file: the raw file belongs to its last line; n is what ran.
+  IngestOptions o;
+  o.samples = {kSglangRaw};
+  o.sample_origins = {"raw.jsonl"};
+  const std::string lines = R"({"task": "gsm8k", "accuracy": 0.5, "num_requests": 200})"
+                            "\n"
+                            R"({"task": "gsm8k", "accuracy": 0.667, "invalid": 0.0, "num_requests": 200, "other": {"num_questions": 200}})"
+                            "\n";
+  auto with = ParseIngestFile("sglang-gsm8k", lines, "result.jsonl", o);
+  ASSERT_TRUE(with.ok()) << with.error().message;
+  ASSERT_EQ(with->size(), 2u);
+  EXPECT_TRUE((*with)[0].cases[0].samples.empty());
+  EXPECT_FALSE((*with)[0].has_samples);
+  const auto& last = (*with)[1].cases[0];
+  EXPECT_TRUE((*with)[1].has_samples);
+  EXPECT_EQ(last.samples.size(), 3u);
+  for (const auto& m : last.result.metrics) {
+    if (m.name == "accuracy") {
+      EXPECT_DOUBLE_EQ(m.value, 2.0 / 3.0);
+    }
+    if (m.name == "accuracy" || m.name == "invalid") {
+      EXPECT_EQ(m.n, 3) << m.name;
+    }
+  }
+  EXPECT_NE(last.result.message.find("the result line said accuracy 0.667 of 200"), std::string::npos)
+      << last.result.message;
+  EXPECT_EQ((*with)[1].content, (*ParseIngestFile("sglang-gsm8k", lines, "result.jsonl", {}))[1].content)
+      << "the samples are no part of the line's identity: given later, they attach to its run";
+  auto dup = ParseSglangRawResults("{\"prompt_id\": 4, \"correct\": true}\n{\"prompt_id\": 4, \"correct\": false}", "r.jsonl");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.error().message, "r.jsonl:2: prompt_id 4 already given on line 1");
+  auto no_correct = ParseSglangRawResults("{\"prompt_id\": 4}", "r.jsonl");
+  ASSERT_FALSE(no_correct.ok());
+  EXPECT_NE(no_correct.error().message.find("r.jsonl:1: correct"), std::string::npos) << no_correct.error().message;
 }
 
 TEST(SglangGsm8k, MalformedLinesNameFileAndLine) {
@@ -451,7 +741,7 @@ TEST(IngestFile, DispatchesByFormatAndAppliesCaseId) {
   EXPECT_NE(two.error().message.find("holds 2"), std::string::npos);
   auto unknown = ParseIngestFile("nunit", "", "f", {});
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.error().message.find("junit, gtest-json, lm-eval, sglang-gsm8k, tensorcast-table"), std::string::npos);
+  EXPECT_NE(unknown.error().message.find("junit, gtest-json, lm-eval, sglang-gsm8k, sglang-gsm8k-raw, tensorcast-table"), std::string::npos);
   IngestOptions with_samples;
   with_samples.samples = {"{}"};
   with_samples.sample_origins = {"s.jsonl"};

@@ -3,12 +3,15 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include <cctype>
 #include <limits>
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/ingest/ingest.h"
+#include "harness/util/utf8.h"
 
 namespace harness {
 namespace {
@@ -33,22 +36,68 @@ std::string Text(const xmlNode* n) {
   return s;
 }
 
+// A message element's text: the message attribute, then the element's text unless it only
+// repeats the attribute (GoogleTest writes both the same).
+std::string MessageOf(const xmlNode* n) {
+  std::string msg = Attr(n, "message").value_or("");
+  std::string body = Text(n);
+  if (!body.empty() && body != msg) msg += msg.empty() ? body : "\n" + body;
+  return msg;
+}
+
+// The status a testcase's status/result attributes say: tst and ctest write status="disabled",
+// GoogleTest status="notrun" result="suppressed" (disabled) or result="skipped", ctest
+// status="notrun"; tst "failed"/"errored". Other words (run, passed, completed) say nothing.
+CaseStatus StatusOfAttributes(const xmlNode* n) {
+  CaseStatus s = CaseStatus::kPass;
+  for (const char* attr : {"status", "result"}) {
+    auto v = Attr(n, attr);
+    if (!v) continue;
+    std::string w = *v;
+    for (auto& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (w == "disabled" || w == "notrun" || w == "not run" || w == "suppressed" || w == "skipped" || w == "skip" ||
+        w == "ignored")
+      s = WorseStatus(s, CaseStatus::kSkip);
+    else if (w == "fail" || w == "failed" || w == "failure")
+      s = WorseStatus(s, CaseStatus::kFail);
+    else if (w == "error" || w == "errored")
+      s = WorseStatus(s, CaseStatus::kError);
+  }
+  return s;
+}
+
+// How a report names its suites and cases (docs/ingest.md, "Case ids").
+enum class Producer { kGeneric, kGoogleTest };
+
+// A suite is the part of a case id before its first '/': a <testsuite name> holding one
+// (GoogleTest's "Inst/Param", a path) has it spelled '.'. ctest writes its build name,
+// "(empty)" when none is set.
+std::string SuiteOfName(std::string name) {
+  if (name == "(empty)") return "ctest";
+  for (auto& ch : name)
+    if (ch == '/') ch = '.';
+  return name;
+}
+
+// The case part of an id: classname.name, or the name alone when there is no classname or
+// the name already holds it (ctest and jest write the two equal; mocha writes the full
+// title as name and the test's own title, its end, as classname).
+std::string CaseNameOf(const std::string& classname, const std::string& name) {
+  if (classname.empty() || classname == name) return name;
+  if (name.size() > classname.size() && name.compare(name.size() - classname.size(), classname.size(), classname) == 0 &&
+      name[name.size() - classname.size() - 1] == ' ')
+    return name;
+  return classname + "." + name;
+}
+
 struct Reader {
   const std::string& origin;
   const std::string& suite_override;
+  Producer producer;
   std::vector<FinishedCase> cases;
 
   Error At(const xmlNode* n, const std::string& what) const {
     return UsageError(fmt::format("{}:{}: {}", origin, xmlGetLineNo(n), what));
-  }
-
-  // The message of a <failure>/<error>/<skipped>: its message attribute, then its text
-  // (cut to kMaxIngestedTextBytes by ParseIngestFile).
-  static std::string MessageOf(const xmlNode* n) {
-    std::string msg = Attr(n, "message").value_or("");
-    std::string body = Text(n);
-    if (!body.empty()) msg += msg.empty() ? body : "\n" + body;
-    return msg;
   }
 
   Status Case(const xmlNode* n, const std::string& suite) {
@@ -57,24 +106,29 @@ struct Reader {
     const std::string classname = Attr(n, "classname").value_or("");
     FinishedCase c;
     c.suite = suite;
-    c.result.case_id = suite + "/" + (classname.empty() ? *name : classname + "." + *name);
-    c.result.status = CaseStatus::kPass;
+    // GoogleTest: Suite.Test as its JSON report and --gtest_filter spell it, parameter
+    // suffixes included (Inst/Param.Test/0).
+    c.result.case_id = suite + "/" +
+                       (producer == Producer::kGoogleTest ? classname + "." + *name : CaseNameOf(classname, *name));
+    c.result.status = StatusOfAttributes(n);
     if (auto t = Attr(n, "time")) {
       auto seconds = ParseNumber(*t);
       if (!seconds || *seconds < 0) return At(n, fmt::format("<testcase> time=\"{}\" is not a number of seconds", *t));
       c.result.duration_s = *seconds;
     }
+    std::vector<std::string> messages;
+    std::string output;  // <system-out>, then <system-err>
     for (const xmlNode* k = n->children; k; k = k->next) {
-      // error outranks failure outranks skipped, whatever their order in the file.
-      if (Is(k, "error")) {
-        c.result.status = CaseStatus::kError;
-        c.result.message = MessageOf(k);
-      } else if (Is(k, "failure") && c.result.status != CaseStatus::kError) {
-        c.result.status = CaseStatus::kFail;
-        c.result.message = MessageOf(k);
-      } else if (Is(k, "skipped") && c.result.status == CaseStatus::kPass) {
-        c.result.status = CaseStatus::kSkip;
-        c.result.message = MessageOf(k);
+      // error outranks failure outranks skipped, whatever their order in the file; every
+      // element's message is kept, in file order.
+      const bool error = Is(k, "error"), failure = Is(k, "failure"), skipped = Is(k, "skipped");
+      if (error || failure || skipped) {
+        c.result.status =
+            WorseStatus(c.result.status, error ? CaseStatus::kError : failure ? CaseStatus::kFail : CaseStatus::kSkip);
+        if (std::string m = MessageOf(k); !m.empty()) messages.push_back(std::move(m));
+      } else if (Is(k, "system-out") || Is(k, "system-err")) {
+        std::string text = Text(k);
+        if (!text.empty()) output += (output.empty() || output.back() == '\n' ? "" : "\n") + text;
       } else if (Is(k, "properties")) {
         for (const xmlNode* p = k->children; p; p = p->next) {
           if (!Is(p, "property")) continue;
@@ -85,14 +139,20 @@ struct Reader {
         }
       }
     }
+    c.result.message = fmt::format("{}", fmt::join(messages, "\n"));
+    // A failure with no text of its own (ctest writes <failure message=""/> and the test's
+    // output beside it): the captured output is its reason, cut like a stored completion.
+    const bool broke = c.result.status == CaseStatus::kFail || c.result.status == CaseStatus::kError;
+    if (broke && c.result.message.empty() && !output.empty())
+      c.result.message = std::string(Utf8Prefix(output, kMaxStoredCompletionBytes));
     cases.push_back(std::move(c));
     return OkStatus();
   }
 
   Status Suite(const xmlNode* n, const std::string& outer) {
     std::string suite = outer;
-    if (suite_override.empty())
-      if (auto name = Attr(n, "name"); name && !name->empty()) suite = *name;
+    if (suite_override.empty() && producer == Producer::kGeneric)
+      if (auto name = Attr(n, "name"); name && !name->empty()) suite = SuiteOfName(*name);
     for (const xmlNode* k = n->children; k; k = k->next) {
       if (Is(k, "testcase")) {
         if (auto s = Case(k, suite); !s) return s;
@@ -175,8 +235,10 @@ Result<std::vector<FinishedCase>> ParseJunitXml(const std::string& text, const s
     return UsageError(fmt::format("{}:{}:{}: {}", origin, first.line, first.column, first.message));
   }
   const xmlNode* root = xmlDocGetRootElement(doc.get());
-  Reader reader{origin, suite, {}};
-  const std::string base = suite.empty() ? "junit" : suite;
+  // GoogleTest names its root "AllTests"; its cases are named as in its JSON report.
+  const bool gtest = root && Is(root, "testsuites") && Attr(root, "name") == std::optional<std::string>("AllTests");
+  Reader reader{origin, suite, gtest ? Producer::kGoogleTest : Producer::kGeneric, {}};
+  const std::string base = !suite.empty() ? suite : gtest ? "gtest" : "junit";
   if (!root || !(Is(root, "testsuites") || Is(root, "testsuite")))
     return reader.At(root ? root : reinterpret_cast<const xmlNode*>(doc.get()),
                      fmt::format("expected <testsuites> or <testsuite> as the root element, found <{}>",
@@ -186,8 +248,7 @@ Result<std::vector<FinishedCase>> ParseJunitXml(const std::string& text, const s
     for (const xmlNode* k = root->children; k && s; k = k->next)
       if (Is(k, "testsuite")) s = reader.Suite(k, base);
   if (!s) return s.error();
-  if (auto u = CheckUniqueCaseIds(reader.cases, origin); !u) return u.error();
-  return std::move(reader.cases);
+  return MergeRepeatedCases(std::move(reader.cases));
 }
 
 }  // namespace harness

@@ -3,12 +3,15 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/ingest/ingest.h"
 #include "harness/util/json_file.h"
+#include "harness/util/utf8.h"
 
 namespace harness {
 namespace {
@@ -29,6 +32,25 @@ std::vector<std::string> SplitLines(const std::string& text) {
 
 std::string AsText(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
+// The first response of a resps/filtered_resps list: one entry per request, itself a list
+// of responses for generation tasks.
+std::string FirstResponse(const Json& list) {
+  if (!list.is_array() || list.empty()) return "";
+  return list[0].is_array() ? (list[0].empty() ? "" : AsText(list[0][0])) : AsText(list[0]);
+}
+
+// The filter one task is read with: `wanted` when present, else the only one there is;
+// none when there are several and none of that name.
+std::optional<std::string> ChooseFilter(const std::set<std::string>& filters, const std::string& wanted) {
+  if (filters.empty() || filters.count(wanted)) return wanted;
+  if (filters.size() == 1) return *filters.begin();
+  return std::nullopt;
+}
+
+std::string NoSuchFilter(const std::set<std::string>& filters, const std::string& wanted) {
+  return fmt::format("no filter '{}' among {}: choose one with --filter-name", wanted, fmt::join(filters, ", "));
+}
+
 // The task a samples file belongs to: the only one, else the longest task its file name
 // (samples_<task>_<timestamp>.jsonl) starts with.
 Result<std::string> TaskOf(const std::string& origin, const std::vector<std::string>& tasks) {
@@ -44,59 +66,91 @@ Result<std::string> TaskOf(const std::string& origin, const std::vector<std::str
   return best;
 }
 
+// The tasks that are groups of others: lm-eval lists their aggregate rows under `results`
+// too, and a case per group would count its subtasks twice.
+std::set<std::string> GroupNames(const Json& top) {
+  std::set<std::string> groups;
+  if (top.contains("groups") && top["groups"].is_object())
+    for (const auto& [name, v] : top["groups"].items()) groups.insert(name);
+  if (top.contains("group_subtasks") && top["group_subtasks"].is_object())
+    for (const auto& [name, v] : top["group_subtasks"].items())
+      if (v.is_array() && !v.empty()) groups.insert(name);
+  return groups;
+}
+
+// The metric a task's accuracy is: exact_match (gsm8k and other generation tasks), else acc
+// (multiple choice, lm-eval 0.3).
+constexpr const char* kAccuracySources[] = {"exact_match", "acc"};
+
 }  // namespace
 
-Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const std::string& origin) {
+Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const std::string& origin,
+                                               const std::string& wanted_filter) {
   struct Row {
-    int line;
+    std::string where;  // origin:line, or origin: [index] for a JSON list
     std::string filter;
     Sample sample;
   };
-  std::vector<Row> rows;
-  const auto lines = SplitLines(text);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const int line = static_cast<int>(i + 1);
-    if (lines[i].find_first_not_of(" \t") == std::string::npos) continue;
-    auto json = ParseJsonLine(lines[i], origin, line);
+  // 0.4.0 wrote one JSON list; later versions one object per line.
+  std::vector<std::pair<Json, std::string>> objects;
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    auto json = ParseJson(text, origin);
     if (!json) return json.error();
-    const std::string where = fmt::format("{}:{}", origin, line);
-    JsonObject o(*json, where);
-    if (!json->is_object()) return UsageError(where + ": expected a JSON object per line");
+    for (std::size_t i = 0; i < json->size(); ++i) objects.emplace_back((*json)[i], fmt::format("{}: [{}]", origin, i));
+  } else {
+    const auto lines = SplitLines(text);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const int line = static_cast<int>(i + 1);
+      if (lines[i].find_first_not_of(" \t") == std::string::npos) continue;
+      auto json = ParseJsonLine(lines[i], origin, line);
+      if (!json) return json.error();
+      objects.emplace_back(std::move(*json), fmt::format("{}:{}", origin, line));
+    }
+  }
+  std::vector<Row> rows;
+  std::set<std::string> filters;
+  for (const auto& [json, where] : objects) {
+    if (!json.is_object()) return UsageError(where + ": expected a JSON object per sample");
+    JsonObject o(json, where);
     auto doc_id = o.Int("doc_id");
     if (!doc_id) return doc_id.error();
-    auto exact = o.Number("exact_match");
-    if (!exact) return exact.error();
+    const char* metric = nullptr;
+    for (const char* m : kAccuracySources)
+      if (!metric && o.Has(m)) metric = m;
+    if (!metric) return o.FieldError("exact_match", "missing field (a sample's score: exact_match or acc)");
+    auto score = o.Number(metric);
+    if (!score) return score.error();
     auto filter = o.String("filter", "");
     if (!filter) return filter.error();
-    Row r{line, *filter, {}};
+    Row r{where, *filter, {}};
     r.sample.key = std::to_string(*doc_id);
-    r.sample.outcome = *exact >= 0.5 ? "correct" : "wrong";
-    if (o.Has("target")) r.sample.expected = AsText(json->at("target"));
-    if (o.Has("filtered_resps")) {
-      const Json& f = json->at("filtered_resps");
-      if (!f.is_array()) return o.FieldError("filtered_resps", "expected a list");
-      // One response per request; a generation filter leaves a string, a list for some tasks.
-      if (!f.empty()) r.sample.extracted = f[0].is_array() && !f[0].empty() ? AsText(f[0][0]) : AsText(f[0]);
-    }
+    r.sample.outcome = *score >= 0.5 ? "correct" : "wrong";
+    if (o.Has("target")) r.sample.expected = AsText(json.at("target"));
+    for (const char* list : {"filtered_resps", "resps"})
+      if (o.Has(list) && !json.at(list).is_array()) return o.FieldError(list, "expected a list");
+    if (o.Has("filtered_resps")) r.sample.extracted = FirstResponse(json.at("filtered_resps"));
+    // The model's answer as it wrote it; a file without resps has only the filtered one.
+    r.sample.completion = o.Has("resps") ? FirstResponse(json.at("resps")) : r.sample.extracted;
+    r.sample.completion.resize(Utf8Prefix(r.sample.completion, kMaxStoredCompletionBytes).size());
+    filters.insert(r.filter);
     rows.push_back(std::move(r));
   }
-  std::string keep;
-  for (const auto& r : rows)
-    if (r.filter == "strict-match") keep = r.filter;
-  if (keep.empty() && !rows.empty()) keep = rows.front().filter;
+  auto keep = ChooseFilter(filters, wanted_filter);
+  if (!keep) return UsageError(fmt::format("{}: {}", origin, NoSuchFilter(filters, wanted_filter)));
   std::vector<Sample> out;
-  std::map<std::string, int> seen;
+  std::map<std::string, std::string> seen;  // doc id -> where
   for (auto& r : rows) {
-    if (r.filter != keep) continue;
-    if (auto [it, fresh] = seen.emplace(r.sample.key, r.line); !fresh)
-      return UsageError(fmt::format("{}:{}: doc_id {} already given on line {}", origin, r.line, r.sample.key, it->second));
+    if (r.filter != *keep) continue;
+    if (auto [it, fresh] = seen.emplace(r.sample.key, r.where); !fresh)
+      return UsageError(fmt::format("{}: doc_id {} already given at {}", r.where, r.sample.key, it->second));
     out.push_back(std::move(r.sample));
   }
   return out;
 }
 
 Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std::string& origin,
-                                              const std::string& suite_override,
+                                              const std::string& suite_override, const std::string& wanted_filter,
                                               const std::vector<LmEvalSamplesFile>& samples) {
   auto json = ParseJson(text, origin);
   if (!json) return json.error();
@@ -105,12 +159,14 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
   auto results = top.Object("results");
   if (!results) return results.error();
   const std::string suite = suite_override.empty() ? "lm-eval" : suite_override;
+  const std::set<std::string> groups = GroupNames(*json);
   std::vector<std::string> tasks;
   std::vector<FinishedCase> cases;
   for (const auto& [task, metrics] : results->json().items()) {
     auto task_obj = results->Object(task);
     if (!task_obj) return task_obj.error();
     if (task.empty()) return results->FieldError(task, "a task name must not be empty (it names the case)");
+    if (groups.count(task)) continue;
     int64_t n = 0;
     if (json->contains("n-samples") && (*json)["n-samples"].is_object() && (*json)["n-samples"].contains(task)) {
       JsonObject ns((*json)["n-samples"][task], origin, "n-samples." + task);
@@ -124,12 +180,15 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
     c.suite = suite;
     c.result.case_id = suite + "/" + task;
     c.result.status = CaseStatus::kPass;
+    std::set<std::string> filters;
     for (const auto& [key, value] : metrics.items()) {
       const auto comma = key.find(',');
       const std::string metric = key.substr(0, comma);
       if (metric.size() >= 7 && metric.compare(metric.size() - 7, 7, "_stderr") == 0) continue;
       if (!value.is_number()) continue;  // "alias" and the like
       if (key.empty()) return task_obj->FieldError(key, "a metric name must not be empty");
+      if (comma != std::string::npos) filters.insert(key.substr(comma + 1));
+      else filters.insert("");
       Metric m{key, value.get<double>(), n, std::nullopt, std::nullopt, ""};
       const std::string stderr_key =
           metric + "_stderr" + (comma == std::string::npos ? std::string() : key.substr(comma));
@@ -144,6 +203,22 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
       }
       c.result.metrics.push_back(std::move(m));
     }
+    auto filter = ChooseFilter(filters, wanted_filter);
+    if (!filter) return results->FieldError(task, NoSuchFilter(filters, wanted_filter));
+    std::string accuracy_key;
+    for (const char* source : kAccuracySources) {
+      const std::string key = filter->empty() ? source : std::string(source) + "," + *filter;
+      for (const auto& m : c.result.metrics)
+        if (accuracy_key.empty() && m.name == key) {
+          accuracy_key = key;
+          Metric a = m;
+          a.name = "accuracy";
+          c.result.metrics.push_back(std::move(a));
+          break;
+        }
+    }
+    if (!accuracy_key.empty())
+      c.result.message = fmt::format("accuracy is lm-eval's {}", accuracy_key);
     tasks.push_back(task);
     cases.push_back(std::move(c));
   }
@@ -151,13 +226,16 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
     if (tasks.empty()) return UsageError(fmt::format("{}: results hold no task for the samples of {}", origin, file.origin));
     auto task = TaskOf(file.origin, tasks);
     if (!task) return task.error();
-    auto rows = ParseLmEvalSamples(file.text, file.origin);
+    auto rows = ParseLmEvalSamples(file.text, file.origin, wanted_filter);
     if (!rows) return rows.error();
     for (auto& c : cases)
       if (c.result.case_id == suite + "/" + *task) {
         if (!c.samples.empty())
           return UsageError(fmt::format("{}: task '{}' already has samples from another file", file.origin, *task));
         c.samples = std::move(*rows);
+        // lm-eval 0.3 writes no n-samples: the samples say how many documents ran.
+        for (auto& m : c.result.metrics)
+          if (m.n == 0) m.n = static_cast<int64_t>(c.samples.size());
       }
   }
   return cases;

@@ -1,8 +1,11 @@
 #include "harness/ingest/sglang_gsm8k.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "harness/util/json_file.h"
+#include "harness/util/utf8.h"
 
 namespace harness {
 
@@ -66,6 +69,73 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
     runs.push_back(ParsedRun{where, fmt::format("line {}: {}", line, row), {std::move(c)}});
   }
   return runs;
+}
+
+Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const std::string& origin) {
+  std::vector<Sample> out;
+  std::map<std::string, int> seen;  // prompt id -> line
+  std::size_t start = 0;
+  for (int line = 1; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string row = text.substr(start, end - start);
+    start = end + 1;
+    if (row.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", origin, line);
+    auto json = ParseJsonLine(row, origin, line);
+    if (!json) return json.error();
+    if (!json->is_object()) return UsageError(where + ": expected a JSON object per line");
+    JsonObject o(*json, where);
+    auto id = o.Int("prompt_id");
+    if (!id) return id.error();
+    if (*id < 0) return o.FieldError("prompt_id", "is negative");
+    auto correct = o.Bool("correct");
+    if (!correct) return correct.error();
+    auto output = o.String("output", "");
+    if (!output) return output.error();
+    Sample s;
+    s.key = std::to_string(*id);
+    if (auto [it, fresh] = seen.emplace(s.key, line); !fresh)
+      return UsageError(fmt::format("{}: prompt_id {} already given on line {}", where, s.key, it->second));
+    s.outcome = *correct ? "correct" : "wrong";
+    s.completion = std::string(Utf8Prefix(*output, kMaxStoredCompletionBytes));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void ApplySglangSamples(FinishedCase& c, std::vector<Sample> samples) {
+  int64_t correct = 0;
+  for (const auto& s : samples) correct += s.outcome == "correct";
+  const auto n = static_cast<int64_t>(samples.size());
+  const double accuracy = n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0;
+  bool replaced = false;
+  for (auto& m : c.result.metrics) {
+    if (m.name == "invalid") m.n = n;  // a rate over the questions that ran
+    if (m.name == "accuracy") {
+      // The line rounds to three digits and counts what was asked; the rows are what ran.
+      if (m.value != accuracy || m.n != n)
+        c.result.message += fmt::format("{}the result line said accuracy {} of {}; the raw results: {} of {}",
+                                        c.result.message.empty() ? "" : "; ", m.value, m.n, correct, n);
+      m.value = accuracy;
+      m.n = n;
+      replaced = true;
+    }
+  }
+  if (!replaced) c.result.metrics.push_back({"accuracy", accuracy, n});
+  c.samples = std::move(samples);
+}
+
+Result<FinishedCase> ParseSglangGsm8kRaw(const std::string& text, const std::string& origin,
+                                         const std::string& suite_override) {
+  auto samples = ParseSglangRawResults(text, origin);
+  if (!samples) return samples.error();
+  FinishedCase c;
+  c.suite = suite_override.empty() ? "sglang" : suite_override;
+  c.result.case_id = c.suite + "/gsm8k";
+  c.result.status = CaseStatus::kPass;
+  ApplySglangSamples(c, std::move(*samples));
+  return c;
 }
 
 }  // namespace harness

@@ -15,6 +15,8 @@ Result<FinishedCase> ParseTensorCastFile(const std::string& text, const std::str
   c.result.status = CaseStatus::kPass;
   c.result.ops = std::move(table->ops);
   c.result.metrics.push_back({"est_total_s", table->total_seconds});
+  // What the reader skipped (an elision row, a cut last row) is said with the result.
+  for (const auto& note : table->notes) c.result.message += (c.result.message.empty() ? "" : "\n") + note;
   return c;
 }
 

@@ -33,6 +33,7 @@ struct CompileResult {
   std::vector<OpRow> ops;            // one row per (op, input shapes), sorted by est time desc
   std::string table_text;            // rendered performance table
   double total_seconds = 0;
+  std::vector<std::string> notes;    // what a table reader skipped (an elision row, a cut last row)
   // Number of calls of `op` summed over every shape (0 when absent).
   int64_t Calls(std::string_view op) const {
     int64_t n = 0;

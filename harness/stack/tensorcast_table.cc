@@ -167,6 +167,59 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// A row that stands for rows left out ("...", "…", or such under every column), as a
+// shortened table in a document prints it.
+bool IsElisionRow(std::string_view line) {
+  bool dots = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') continue;
+    if (line[i] == '.') {
+      dots = dots || line.substr(i, 3) == "...";
+      continue;
+    }
+    if (line.substr(i, 3) == "\xe2\x80\xa6") {  // U+2026 HORIZONTAL ELLIPSIS
+      dots = true;
+      i += 2;
+      continue;
+    }
+    return false;
+  }
+  return dots;
+}
+
+// One row of the table; an error names the file, line, column, the row's number in the
+// table and the column's header.
+struct ReadOpRow {
+  OpRow row;
+  size_t total_from = 0;  // where its time cell starts (code points)
+};
+
+Result<ReadOpRow> ReadRow(const Line& line, int row_number, const std::vector<Span>& spans,
+                      const std::vector<std::string>& column_names, int name_col, int shapes_col, int total_col,
+                      int calls_col, const std::string& origin) {
+  auto cells = CellsOf(line, spans, column_names, origin);
+  if (!cells) return cells.error();
+  auto at = [&](const Cell& cell, int col, const std::string& what) {
+    return UsageError(fmt::format("{}:{}:{}: row {}, column '{}': {}", origin, line.number, cell.from + 1, row_number,
+                                  column_names[col], what));
+  };
+  const Cell& name = (*cells)[name_col];
+  const Cell& calls = (*cells)[calls_col];
+  const Cell& total = (*cells)[total_col];
+  OpRow row;
+  row.op = std::string(name.text);
+  if (row.op.empty()) return at(name, name_col, "empty op name");
+  if (shapes_col >= 0) row.input_shapes = std::string((*cells)[shapes_col].text);
+  auto [end, ec] = std::from_chars(calls.text.data(), calls.text.data() + calls.text.size(), row.calls);
+  if (calls.text.empty() || ec != std::errc() || end != calls.text.data() + calls.text.size() || row.calls < 0)
+    return at(calls, calls_col, fmt::format("expected a whole number, got '{}'", calls.text));
+  auto seconds = ParseTensorCastTime(total.text);
+  if (!seconds)
+    return at(total, total_col, fmt::format("expected a time such as 1.234ms (s, ms, us or ns), got '{}'", total.text));
+  row.est_seconds = *seconds;
+  return ReadOpRow{std::move(row), total.from};
+}
+
 }  // namespace
 
 std::optional<double> ParseTensorCastTime(std::string_view text) {
@@ -228,34 +281,49 @@ Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::s
   if (calls_col < 0) return at(header.number, 0, "the header has no '# of Calls' column");
   if (total_col < 0) return at(header.number, 0, "the header has no '<model> total' column");
 
+  // A table is closed by a copy of its separator. One without (a run killed mid-print, a
+  // document that leaves the rule out) ends at the end of the file, a blank line or the
+  // "Total time for" lines, and a last row that does not read is taken as cut off.
+  size_t closing = first_line + 3;
+  while (closing < lines.size() && Trim(lines[closing].text) != Trim(separator)) ++closing;
+  const bool closed = closing < lines.size();
+  size_t rows_end = closing;
+  if (!closed)
+    for (rows_end = first_line + 3; rows_end < lines.size(); ++rows_end) {
+      const std::string_view t = Trim(lines[rows_end].text);
+      if (t.empty() || t.substr(0, 15) == "Total time for ") break;
+    }
   CompileResult result;
   double row_sum = 0;
-  for (i = first_line + 3;; ++i) {
-    if (i == lines.size())
-      return at(lines.back().number, 0, "the table ends without its closing dashed separator");
+  int row_number = 0;
+  for (i = first_line + 3; i < rows_end; ++i) {
     const Line& line = lines[i];
-    if (Trim(line.text) == Trim(separator)) break;
-    auto cells = CellsOf(line, spans, column_names, origin);
-    if (!cells) return cells.error();
-    const Cell& name = (*cells)[name_col];
-    const Cell& calls = (*cells)[calls_col];
-    const Cell& total = (*cells)[total_col];
-    OpRow row;
-    row.op = std::string(name.text);
-    if (row.op.empty()) return at(line.number, name.from, "Name: empty op name");
-    if (shapes_col >= 0) row.input_shapes = std::string((*cells)[shapes_col].text);
-    auto [end, ec] = std::from_chars(calls.text.data(), calls.text.data() + calls.text.size(), row.calls);
-    if (calls.text.empty() || ec != std::errc() || end != calls.text.data() + calls.text.size() || row.calls < 0)
-      return at(line.number, calls.from, fmt::format("# of Calls: expected a whole number, got '{}'", calls.text));
-    auto seconds = ParseTensorCastTime(total.text);
-    if (!seconds)
-      return at(line.number, total.from,
-                fmt::format("expected a time such as 1.234ms (s, ms, us or ns), got '{}'", total.text));
-    row.est_seconds = *seconds;
-    row_sum += *seconds;
+    ++row_number;
+    if (IsElisionRow(line.text)) {
+      result.notes.push_back(fmt::format("{}:{}: row {} ('{}') stands for rows left out; skipped", origin,
+                                         line.number, row_number, Trim(line.text)));
+      continue;
+    }
+    auto row = ReadRow(line, row_number, spans, column_names, name_col, shapes_col, total_col, calls_col, origin);
+    if (!row) {
+      if (!closed && i + 1 == rows_end) {
+        result.notes.push_back(fmt::format("{}:{}: row {} is cut off and the table not closed; read to row {} ({})",
+                                           origin, line.number, row_number, row_number - 1, row.error().message));
+        break;
+      }
+      return row.error();
+    }
+    row_sum += row->row.est_seconds;
     if (!std::isfinite(row_sum))
-      return at(line.number, total.from, "the rows' times add up to more than a double holds");
-    result.ops.push_back(std::move(row));
+      return at(line.number, row->total_from,
+                fmt::format("row {}, column '{}': the rows' times add up to more than a double holds", row_number,
+                            column_names[total_col]));
+    result.ops.push_back(std::move(row->row));
+  }
+  if (!closed) {
+    result.notes.push_back(fmt::format("{}:{}: the table has no closing dashed separator; read to its last complete row",
+                                       origin, lines[rows_end - 1].number));
+    i = rows_end - 1;
   }
   size_t last_line = i;
   std::optional<double> total;

@@ -26,7 +26,10 @@
 namespace harness {
 
 // Parses the first table in text (lines before it, such as logs, are skipped). Errors
-// name origin:line:column. ops keep the table's order; est_seconds is the row's total
+// name origin:line:column, and for a row its number in the table and its column's header.
+// An elision row ("...") is skipped; a table without its closing separator ends at the
+// end of the file, a blank line or a "Total time for" line, and its last row is dropped
+// when it does not read (cut off). Both are said in notes. ops keep the table's order; est_seconds is the row's total
 // under the first perf model; total_seconds is the first "Total time for" line (the sum
 // of the rows when there is none); table_text is the table as printed.
 Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::string& origin);

@@ -121,17 +121,22 @@ TEST(TensorCastTable, MalformedInputNamesLineAndColumn) {
       "--------------------  --------------  ----------\n"
       "        Name          analytic total  # of Calls\n"
       "--------------------  --------------  ----------\n";
-  auto bad_calls = ParseTensorCastTable(head + "aten.mm.default              1.0ms         x2\n", "o.txt");
+  const std::string rule = head.substr(0, head.find('\n') + 1);
+  auto bad_calls = ParseTensorCastTable(head + "aten.mm.default              1.0ms         x2\n" + rule, "o.txt");
   ASSERT_FALSE(bad_calls.ok());
-  EXPECT_EQ(bad_calls.error().message, "o.txt:4:44: # of Calls: expected a whole number, got 'x2'");
+  EXPECT_EQ(bad_calls.error().message, "o.txt:4:44: row 1, column '# of Calls': expected a whole number, got 'x2'");
   EXPECT_EQ(bad_calls.error().code, ExitCode::kUsage);
-  auto bad_time = ParseTensorCastTable(head + "aten.mm.default              1.0 h          2\n", "o.txt");
+  auto bad_time = ParseTensorCastTable(head + "aten.mm.default              1.0 h          2\n" + rule, "o.txt");
   ASSERT_FALSE(bad_time.ok());
-  EXPECT_NE(bad_time.error().message.find("o.txt:4:30: expected a time"), std::string::npos)
+  EXPECT_NE(bad_time.error().message.find("o.txt:4:30: row 1, column 'analytic total': expected a time"),
+            std::string::npos)
       << bad_time.error().message;
-  auto unclosed = ParseTensorCastTable(head + "aten.mm.default              1.0ms          2\n", "o.txt");
-  ASSERT_FALSE(unclosed.ok());
-  EXPECT_NE(unclosed.error().message.find("o.txt:4:1: the table ends without"), std::string::npos);
+  // Not the last row of an unclosed table: a malformed row, not a cut one.
+  auto inner = ParseTensorCastTable(head + "aten.mm.default              1.0ms         x2\n" +
+                                        "aten.mm.default              1.0ms          2\n",
+                                    "o.txt");
+  ASSERT_FALSE(inner.ok());
+  EXPECT_EQ(inner.error().message, "o.txt:4:44: row 1, column '# of Calls': expected a whole number, got 'x2'");
   auto no_calls = ParseTensorCastTable(
       "----  -----\nName  Shape\n----  -----\n----  -----\n", "o.txt");
   ASSERT_FALSE(no_calls.ok());
@@ -139,6 +144,46 @@ TEST(TensorCastTable, MalformedInputNamesLineAndColumn) {
   auto none = ParseTensorCastTable("compile failed\n----\n", "o.txt");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("o.txt:1: no TensorCast performance table"), std::string::npos);
+}
+
+// msmodeling's documentation shortens tables with a "..." row and may leave the closing
+// rule out; a run killed mid-print leaves a table without it and a cut last row.
+TEST(TensorCastTable, ElisionRowsAndUnclosedTablesAreReadWithANote) {
+  const std::string head =
+      "--------------------  --------------  ----------\n"
+      "        Name          analytic total  # of Calls\n"
+      "--------------------  --------------  ----------\n";
+  const std::string rows =
+      "aten.mm.default              1.0ms          2\n"
+      "...\n"
+      "       ...                  ...           ...\n"
+      "aten.add.Tensor              2.0ms          4\n";
+  auto closed = ParseTensorCastTable(head + rows + head.substr(0, head.find('\n') + 1), "o.txt");
+  ASSERT_TRUE(closed.ok()) << closed.error().message;
+  ASSERT_EQ(closed->ops.size(), 2u);
+  EXPECT_EQ(closed->ops[1].op, "aten.add.Tensor");
+  ASSERT_EQ(closed->notes.size(), 2u);
+  EXPECT_EQ(closed->notes[0], "o.txt:5: row 2 ('...') stands for rows left out; skipped");
+  EXPECT_DOUBLE_EQ(closed->total_seconds, 0.003);
+  // No closing rule: read to the end of the file.
+  auto unclosed = ParseTensorCastTable(head + rows, "o.txt");
+  ASSERT_TRUE(unclosed.ok()) << unclosed.error().message;
+  EXPECT_EQ(unclosed->ops.size(), 2u);
+  EXPECT_NE(unclosed->notes.back().find("o.txt:7: the table has no closing dashed separator"), std::string::npos)
+      << unclosed->notes.back();
+  // Killed mid-print: the cut last row is dropped, said in a note; the total line after a
+  // table without its rule ends the rows.
+  auto cut = ParseTensorCastTable(head + rows + "aten.softmax.int             3.0", "o.txt");
+  ASSERT_TRUE(cut.ok()) << cut.error().message;
+  EXPECT_EQ(cut->ops.size(), 2u);
+  EXPECT_NE(cut->notes[2].find("o.txt:8: row 5 is cut off"), std::string::npos) << cut->notes[2];
+  auto total = ParseTensorCastTable(head + rows + "Total time for analytic: 5ms\n", "o.txt");
+  ASSERT_TRUE(total.ok()) << total.error().message;
+  EXPECT_DOUBLE_EQ(total->total_seconds, 0.005);
+  // What was read reads back the same (the exec stack and the fuzz target rely on it).
+  auto again = ParseTensorCastTable(cut->table_text, "again.txt");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->ops, cut->ops);
 }
 
 TEST(TensorCastTable, RowTimesThatOverflowTheirSumAreRefused) {
@@ -151,7 +196,7 @@ TEST(TensorCastTable, RowTimesThatOverflowTheirSumAreRefused) {
       "----  -------  ----------\n";
   auto t = ParseTensorCastTable(text, "big.txt");
   ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.error().message, "big.txt:5:7: the rows' times add up to more than a double holds");
+  EXPECT_EQ(t.error().message, "big.txt:5:7: row 2, column 'a total': the rows' times add up to more than a double holds");
 }
 
 TEST(TensorCastTable, TimesAndDetection) {

@@ -876,6 +876,47 @@ VALUES(?1, ?2, ?3, ?4, ?5, ?6))sql");
   return ids;
 }
 
+Result<std::optional<AttachedSamples>> Store::AttachIngestedSamples(const IngestedRun& in) {
+  std::optional<AttachedSamples> out;
+  auto s = InTransaction(db_, [&]() -> Status {
+    out.reset();
+    Stmt seen(db_, "SELECT run_id FROM ingested_files WHERE content_hash = ?1 AND format = ?2 AND commit_id = ?3");
+    seen.Bind(1, in.file.content_hash).Bind(2, in.file.format).Bind(3, in.run.commit_id);
+    if (int rc = seen.Step(); rc == SQLITE_DONE) return OkStatus();
+    else if (rc != SQLITE_ROW) return DbError(db_, "look up ingested file");
+    AttachedSamples a;
+    a.run_id = seen.Int(0);
+    for (const auto& c : in.cases) {
+      if (c.samples.empty()) continue;
+      Stmt row(db_, R"sql(SELECT id, (SELECT count(*) FROM samples s WHERE s.case_result_id = c.id)
+FROM case_results c WHERE run_id = ?1 AND case_id = ?2)sql");
+      row.Bind(1, a.run_id).Bind(2, c.result.case_id);
+      if (int rc = row.Step(); rc == SQLITE_DONE) continue;  // a case the stored run does not hold
+      else if (rc != SQLITE_ROW) return DbError(db_, "look up ingested case " + c.result.case_id);
+      if (row.Int(1) > 0) continue;  // its samples are stored already
+      const int64_t case_row = row.Int(0);
+      for (const auto& sample : c.samples)
+        if (auto w = InsertSample(db_, case_row, sample); !w) return w;
+      if (auto w = WriteCaseOutcome(db_, case_row, c.result); !w) return w;
+      ++a.cases;
+      a.samples += static_cast<int64_t>(c.samples.size());
+    }
+    Stmt statuses(db_, "SELECT status FROM case_results WHERE run_id = ?1");
+    statuses.Bind(1, a.run_id);
+    StatusCounts counts;
+    int rc;
+    while ((rc = statuses.Step()) == SQLITE_ROW)
+      if (auto st = ParseCaseStatus(statuses.Text(0))) counts.Add(*st);
+    if (rc != SQLITE_DONE) return DbError(db_, "read ingested run's statuses");
+    if (a.cases > 0)
+      if (auto w = UpdateRunStatus(db_, a.run_id, counts.Overall()); !w) return w;
+    out = a;
+    return OkStatus();
+  });
+  if (!s) return s.error();
+  return out;
+}
+
 Result<std::vector<Sample>> Store::Samples(int64_t case_result_id) {
   Stmt st(db_, R"sql(SELECT sample_key, outcome, expected, extracted, latency_s, tokens, completion FROM samples
 WHERE case_result_id = ?1 ORDER BY sample_key)sql");

@@ -172,6 +172,13 @@ struct IngestedFile {
   std::string path;                // as the command named it
 };
 
+// What AttachIngestedSamples added to an ingested run.
+struct AttachedSamples {
+  int64_t run_id = 0;
+  int cases = 0;                   // cases that received samples
+  int64_t samples = 0;
+};
+
 struct IngestedRun {
   NewRun run;
   std::vector<FinishedCase> cases;
@@ -224,6 +231,12 @@ class Store {
   // its ingested_files row. A run whose (content hash, format, commit) was ingested before
   // is skipped: its entry in the answer is empty. On any error nothing is written.
   Result<std::vector<std::optional<int64_t>>> WriteIngestedRuns(const std::vector<IngestedRun>& runs);
+  // Samples given after their file was ingested (lm-eval --samples, sglang's raw results):
+  // for each case of `in` with samples whose stored case, in the run the same file became at
+  // the same commit, has none yet, the samples are added and its outcome (status, message,
+  // metrics) replaced by `in`'s, which the samples informed. One transaction. Empty when
+  // the file was not ingested for that commit.
+  Result<std::optional<AttachedSamples>> AttachIngestedSamples(const IngestedRun& in);
 
   Result<std::vector<Sample>> Samples(int64_t case_result_id);
   Result<std::vector<Metric>> Metrics(int64_t case_result_id);

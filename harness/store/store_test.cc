@@ -83,6 +83,44 @@ TEST(Store, WritesAnIngestedRunWholeAndOnlyOnce) {
   EXPECT_FALSE((*store)->Run(run->id + 1).ok());
 }
 
+// Samples given after their file: they go into the run the file became at that commit, to
+// cases without samples, replacing the outcome they informed; never a second time.
+TEST(Store, SamplesAttachToTheRunTheirFileBecame) {
+  TempDir dir;
+  auto store = Store::Open(dir / "h.db");
+  ASSERT_TRUE(store.ok());
+  int64_t commit = *(*store)->UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
+  IngestedRun bare = Imported(commit, "h1", CaseStatus::kPass);
+  bare.cases[0].samples.clear();
+  auto none = (*store)->AttachIngestedSamples(bare);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value()) << "the file was not ingested yet";
+  auto ids = (*store)->WriteIngestedRuns({bare});
+  ASSERT_TRUE(ids.ok() && (*ids)[0]);
+  IngestedRun with = Imported(commit, "h1", CaseStatus::kFail);
+  with.cases[0].result.message = "with samples";
+  auto attached = (*store)->AttachIngestedSamples(with);
+  ASSERT_TRUE(attached.ok()) << attached.error().message;
+  ASSERT_TRUE(attached->has_value());
+  EXPECT_EQ((*attached)->run_id, *(*ids)[0]);
+  EXPECT_EQ((*attached)->cases, 1);
+  EXPECT_EQ((*attached)->samples, 2);
+  auto cases = *(*store)->FinishedCases(*(*ids)[0]);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].result.message, "with samples");
+  EXPECT_EQ(cases[0].result.status, CaseStatus::kFail);
+  EXPECT_EQ((*store)->Samples(cases[0].id)->size(), 2u);
+  EXPECT_EQ((*store)->Run(*(*ids)[0])->status, RunStatus::kFail) << "the run's status follows its cases";
+  auto twice = (*store)->AttachIngestedSamples(with);
+  ASSERT_TRUE(twice.ok() && twice->has_value());
+  EXPECT_EQ((*twice)->cases, 0) << "samples are attached once";
+  IngestedRun other = with;
+  other.run.commit_id = *(*store)->UpsertCommit({"bbb", {}, 2, 1700000001, "t"});
+  auto elsewhere = (*store)->AttachIngestedSamples(other);
+  ASSERT_TRUE(elsewhere.ok());
+  EXPECT_FALSE(elsewhere->has_value()) << "another commit's file is another run";
+}
+
 TEST(Store, AnIngestedFileThatFailsHalfwayLeavesNothing) {
   TempDir dir;
   auto store = Store::Open(dir / "h.db");

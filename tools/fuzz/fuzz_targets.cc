@@ -197,7 +197,19 @@ int IngestLmEval(const uint8_t* data, std::size_t size) {
   return Ingest("lm-eval", text.substr(0, nul), options);
 }
 
-int IngestSglangGsm8k(const uint8_t* data, std::size_t size) { return Ingest("sglang-gsm8k", Text(data, size)); }
+// Result lines, then after a NUL the raw per-question results (--samples) of the last line.
+int IngestSglangGsm8k(const uint8_t* data, std::size_t size) {
+  const std::string text = Text(data, size);
+  const std::size_t nul = text.find('\0');
+  IngestOptions options;
+  if (nul != std::string::npos) {
+    options.samples = {text.substr(nul + 1)};
+    options.sample_origins = {"samples_fuzz.jsonl"};
+    // The raw file alone is a format of its own.
+    Ingest("sglang-gsm8k-raw", text.substr(nul + 1));
+  }
+  return Ingest("sglang-gsm8k", text.substr(0, nul), options);
+}
 
 int IngestTensorCast(const uint8_t* data, std::size_t size) { return Ingest("tensorcast-table", Text(data, size)); }
 
