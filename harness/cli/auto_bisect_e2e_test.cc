@@ -197,6 +197,11 @@ TEST(AutoBisectE2E, TheCulpritInTheReportJunitAndAfterAMerge) {
   auto again = RunHarness({"report", "--db", merged, "--format", "json"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(testing_util::StdoutJson(again)["regressions_with_culprit"], 2) << again.out;
+
+  // The nightlies a regression compared keep their samples when the store is pruned.
+  auto prune = RunHarness({"prune", "--db", h.db, "--keep-nightlies", "1", "--dry-run"});
+  ASSERT_EQ(prune.exit_code, 0) << prune.err;
+  EXPECT_NE(prune.out.find("regression 1"), std::string::npos) << prune.out;
 }
 
 // A regression the rerun of the bad commit does not show is stored and reported as not

@@ -13,7 +13,7 @@ TEST(Cli, TableHasEveryDesignedCommandInOrder) {
   std::vector<std::string> names;
   for (const auto& c : Commands()) names.push_back(c.name);
   EXPECT_EQ(names, (std::vector<std::string>{"run", "history", "compare", "bisect", "report", "golden", "ingest",
-                                             "merge", "serve-sim", "version"}));
+                                             "merge", "prune", "serve-sim", "version"}));
 }
 
 TEST(Cli, EveryCommandHasHelp) {

@@ -24,6 +24,7 @@ constexpr Command kCommands[] = {
     {"golden", "Diff or accept golden expectations", SetupGolden},
     {"ingest", "Import results produced elsewhere (JUnit, GoogleTest JSON, lm-eval, sglang)", SetupIngest},
     {"merge", "Merge results from other databases (sharded CI jobs)", SetupMerge},
+    {"prune", "Drop the samples of old runs and compact the database", SetupPrune},
     {"serve-sim", "Serve the stand-in OpenAI-compatible LM endpoint", SetupServeSim},
     {"version", "Print the harness, schema and format versions", SetupVersion},
 };

@@ -40,6 +40,7 @@ CommandMain SetupBisect(CLI::App& app);
 CommandMain SetupGolden(CLI::App& app);
 CommandMain SetupIngest(CLI::App& app);
 CommandMain SetupMerge(CLI::App& app);
+CommandMain SetupPrune(CLI::App& app);
 
 // Shared option helpers.
 std::string DefaultDbPath();  // $HARNESS_DB or harness.db

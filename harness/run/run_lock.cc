@@ -4,9 +4,14 @@
 
 namespace harness {
 
-Result<std::unique_ptr<RunLock>> RunLock::Acquire(const std::filesystem::path& db, int64_t run_id) {
+std::filesystem::path RunLock::PathFor(const std::filesystem::path& db, int64_t run_id) {
   std::filesystem::path path = db;
   path += fmt::format(".run-{}.lock", run_id);
+  return path;
+}
+
+Result<std::unique_ptr<RunLock>> RunLock::Acquire(const std::filesystem::path& db, int64_t run_id) {
+  const std::filesystem::path path = PathFor(db, run_id);
   auto lock = FileLock::Acquire(path, FileLock::Wait::kNo);
   if (!lock) return lock.error();
   if (!*lock)

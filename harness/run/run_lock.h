@@ -17,6 +17,8 @@ class RunLock {
  public:
   // Takes the lock or fails (exit 2) naming the run that holds it.
   static Result<std::unique_ptr<RunLock>> Acquire(const std::filesystem::path& db, int64_t run_id);
+  // The lock file of run_id of db: db + ".run-<id>.lock".
+  static std::filesystem::path PathFor(const std::filesystem::path& db, int64_t run_id);
 
  private:
   explicit RunLock(std::unique_ptr<FileLock> lock) : lock_(std::move(lock)) {}

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -1303,6 +1304,140 @@ Result<std::vector<int64_t>> Store::RunningBisectSessionIds() {
   while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Int(0));
   if (rc != SQLITE_DONE) return DbError(db_, "read bisect sessions");
   return out;
+}
+
+Result<std::vector<int64_t>> Store::RunningRunIds() {
+  Stmt st(db_, "SELECT id FROM runs WHERE status = 'running' ORDER BY id");
+  std::vector<int64_t> out;
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Int(0));
+  if (rc != SQLITE_DONE) return DbError(db_, "read running runs");
+  return out;
+}
+
+namespace {
+
+// Per run: whether it is in the prune window (see PruneWindow). ?1 keep_nightlies, ?2
+// keep_samples_days, -1 when absent.
+constexpr const char* kPruneWindowSql = R"sql(
+WITH logical AS (
+  SELECT id, config_hash, started_at, status,
+         CASE WHEN nightly <> '' THEN 'n' || commit_id || '/' || nightly ELSE 'r' || id END AS nightly_key
+  FROM runs),
+nightlies AS (
+  SELECT config_hash, nightly_key, MAX(started_at) AS newest, MAX(id) AS last_id FROM logical
+  GROUP BY config_hash, nightly_key),
+ranked AS (
+  SELECT config_hash, nightly_key,
+         ROW_NUMBER() OVER (PARTITION BY config_hash ORDER BY newest DESC, last_id DESC) AS age
+  FROM nightlies)
+SELECT l.id,
+       l.status = 'running'
+       OR (?1 >= 0 AND g.age <= ?1)
+       OR (?2 >= 0 AND l.started_at >= strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-' || ?2 || ' days'))
+FROM logical l JOIN ranked g ON g.config_hash = l.config_hash AND g.nightly_key = l.nightly_key
+ORDER BY l.id)sql";
+
+// The runs the baselines of one in-window run's results with samples come from (?1).
+constexpr const char* kBaselineRunsSql = R"sql(
+SELECT DISTINCT (
+  SELECT b.run_id FROM case_results b JOIN runs br ON br.id = b.run_id JOIN commits bc ON bc.id = br.commit_id
+  WHERE b.case_id = k.case_id AND b.params_json = k.params_json AND br.config_hash = kr.config_hash
+    AND bc.first_parent_ordinal < kc.first_parent_ordinal AND br.id <> k.run_id AND b.status = 'pass'
+  ORDER BY bc.first_parent_ordinal DESC, b.id DESC LIMIT 1)
+FROM case_results k JOIN runs kr ON kr.id = k.run_id JOIN commits kc ON kc.id = kr.commit_id
+WHERE k.run_id = ?1 AND kc.first_parent_ordinal IS NOT NULL
+  AND EXISTS (SELECT 1 FROM samples s WHERE s.case_result_id = k.id))sql";
+
+}  // namespace
+
+Result<PrunePlan> Store::PruneSamples(const PruneWindow& window, bool dry_run) {
+  PrunePlan plan;
+  auto plan_and_delete = [&]() -> Status {
+    std::vector<int64_t> in_window, outside;
+    {
+      Stmt st(db_, kPruneWindowSql);
+      st.Bind(1, window.keep_nightlies.value_or(-1)).Bind(2, window.keep_samples_days.value_or(-1));
+      int rc;
+      while ((rc = st.Step()) == SQLITE_ROW) (st.Int(1) ? in_window : outside).push_back(st.Int(0));
+      if (rc != SQLITE_DONE) return DbError(db_, "find the runs in the prune window");
+    }
+    plan.runs = static_cast<int64_t>(in_window.size() + outside.size());
+    plan.in_window = static_cast<int64_t>(in_window.size());
+    std::map<int64_t, std::vector<std::string>> kept_for;
+    {
+      Stmt st(db_, "SELECT DISTINCT session_id, run_id FROM bisect_steps WHERE run_id IS NOT NULL ORDER BY 1, 2");
+      int rc;
+      while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("bisect session {}", st.Int(0)));
+      if (rc != SQLITE_DONE) return DbError(db_, "read bisect steps");
+    }
+    {  // a regression bisect --auto found: its nightly and the previous one are its evidence
+      Stmt st(db_, "SELECT id, run_id FROM regressions UNION ALL SELECT id, baseline_run_id FROM regressions ORDER BY 1, 2");
+      int rc;
+      while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("regression {}", st.Int(0)));
+      if (rc != SQLITE_DONE) return DbError(db_, "read regressions");
+    }
+    for (const auto& [table, word] : {std::pair<const char*, const char*>{"golden_changes", "golden change"},
+                                      {"golden_intents", "golden change under way"}}) {
+      Stmt st(db_, fmt::format("SELECT g.id, cr.run_id FROM {} g JOIN case_results cr ON cr.id = g.from_case_result_id "
+                               "ORDER BY g.id",
+                               table)
+                       .c_str());
+      int rc;
+      while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("{} {}", word, st.Int(0)));
+      if (rc != SQLITE_DONE) return DbError(db_, fmt::format("read {}", table));
+    }
+    Stmt baselines(db_, kBaselineRunsSql);
+    for (int64_t run : in_window) {
+      baselines.Reset();
+      baselines.Bind(1, run);
+      int rc;
+      while ((rc = baselines.Step()) == SQLITE_ROW)
+        if (!baselines.IsNull(0)) kept_for[baselines.Int(0)].push_back(fmt::format("baseline of run {}", run));
+      if (rc != SQLITE_DONE) return DbError(db_, "find the baselines of the runs in the prune window");
+    }
+    Stmt held(db_, R"sql(
+SELECT c.sha, r.started_at, r.nightly, COUNT(s.case_result_id), COALESCE(SUM(length(CAST(s.completion AS BLOB))), 0)
+FROM runs r JOIN commits c ON c.id = r.commit_id JOIN case_results cr ON cr.run_id = r.id
+JOIN samples s ON s.case_result_id = cr.id WHERE r.id = ?1 GROUP BY r.id)sql");
+    Stmt drop(db_, "DELETE FROM samples WHERE case_result_id IN (SELECT id FROM case_results WHERE run_id = ?1)");
+    for (int64_t run : outside) {
+      held.Reset();
+      held.Bind(1, run);
+      const int rc = held.Step();
+      if (rc == SQLITE_DONE) continue;  // no samples: nothing to drop
+      if (rc != SQLITE_ROW) return DbError(db_, "count the samples of a run");
+      PruneCandidate c{run, held.Text(0), held.Text(1), held.Text(2), held.Int(3), held.Int(4), {}};
+      if (auto it = kept_for.find(run); it != kept_for.end()) c.kept_for = it->second;
+      if (!dry_run && c.kept_for.empty()) {
+        drop.Reset();
+        drop.Bind(1, run);
+        if (auto s = StepDone(db_, drop, "delete the samples of a run"); !s) return s;
+      }
+      plan.outside.push_back(std::move(c));
+    }
+    std::sort(plan.outside.begin(), plan.outside.end(), [](const PruneCandidate& a, const PruneCandidate& b) {
+      return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
+    });
+    return OkStatus();
+  };
+  if (dry_run) {
+    // A read transaction: one snapshot, nothing written.
+    if (auto s = Exec(db_, "BEGIN", "begin transaction"); !s) return s.error();
+    Status s = plan_and_delete();
+    static_cast<void>(Exec(db_, "ROLLBACK", "rollback"));
+    if (!s) return s.error();
+    return plan;
+  }
+  if (auto s = InTransaction(db_, plan_and_delete); !s) return s.error();
+  return plan;
+}
+
+Status Store::Compact() {
+  if (auto s = Exec(db_, "VACUUM", "vacuum"); !s) return s;
+  Stmt st(db_, "PRAGMA wal_checkpoint(TRUNCATE)");
+  if (st.Step() != SQLITE_ROW) return DbError(db_, "checkpoint after vacuum");
+  return OkStatus();
 }
 
 Result<BisectSessionRow> Store::BisectSession(int64_t session_id) {

@@ -185,6 +185,34 @@ struct IngestedRun {
   IngestedFile file;
 };
 
+// The retention window of `harness prune` (store/prune.h): a run is in it when it is one
+// of the keep_nightlies newest nightlies of its identity (config_hash; a nightly is the
+// runs of one nightly id at one commit, a run without one is a nightly of its own, ordered
+// by their newest start) or started less than keep_samples_days days ago. An absent bound
+// does not widen the window; runs still marked running are always in it.
+struct PruneWindow {
+  std::optional<int64_t> keep_nightlies;
+  std::optional<int64_t> keep_samples_days;
+};
+
+// A run outside the window that holds samples: they are dropped unless kept_for names a
+// reference to the run ("bisect session 3", "golden change 2", "baseline of run 9").
+struct PruneCandidate {
+  int64_t run_id = 0;
+  std::string sha;
+  std::string started_at;
+  std::string nightly;
+  int64_t samples = 0;
+  int64_t completion_bytes = 0;
+  std::vector<std::string> kept_for;
+};
+
+struct PrunePlan {
+  int64_t runs = 0;            // every stored run
+  int64_t in_window = 0;
+  std::vector<PruneCandidate> outside;  // runs outside the window with samples, oldest first
+};
+
 class Store {
  public:
   static constexpr int kSchemaVersion = 10;
@@ -328,6 +356,22 @@ class Store {
   // The input checks of MergeFrom alone, so a merge can refuse a bad input before it
   // copies any other.
   static Status CheckMergeInput(const std::filesystem::path& input);
+
+  // Ids of the runs still marked running (live, or left so by a process that died).
+  Result<std::vector<int64_t>> RunningRunIds();
+  // `harness prune`'s deletion: in one BEGIN IMMEDIATE transaction, so no writer can add a
+  // reference between the plan and the delete, finds the runs outside `window` that hold
+  // samples and the references that keep some of them (a bisect step's run, the case result
+  // a golden change or a change under way was accepted from, the baseline of a result in
+  // the window that has samples: the newest passing result of the same case, identity and
+  // parameters at an earlier first-parent ordinal, as the baseline lookup without git picks
+  // it), and deletes the samples (completion text included) of the others. Statuses,
+  // messages, metrics and op rows stay. dry_run: the plan only; nothing is written.
+  Result<PrunePlan> PruneSamples(const PruneWindow& window, bool dry_run);
+  // VACUUM (in place: SQLite rewrites the file through the WAL, one transaction, so a kill
+  // leaves the old file or the new one), then a truncating checkpoint so the file's size is
+  // what it holds.
+  Status Compact();
 
   // Every case id ever stored, sorted (for "unknown case" messages).
   Result<std::vector<std::string>> KnownCases();

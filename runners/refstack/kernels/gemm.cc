@@ -1,6 +1,7 @@
 #include "runners/refstack/kernels/gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -26,6 +27,11 @@ static_assert(kKc % kFp8GroupSize == 0);
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
 };
+
+// The width of a jc block: kNc rounded up to whole panels. A multiple of 128, since every
+// nr divides 128 and 128 divides kNc.
+int64_t NcMax(const detail::MicroKernel& uk) { return (kNc + uk.nr - 1) / uk.nr * uk.nr; }
+static_assert(kNc % kFp8GroupSize == 0);
 
 // 64-byte aligned scratch, kept per thread so repeated GEMMs do not fault pages in again.
 float* Scratch(int slot, int64_t count) {
@@ -86,7 +92,7 @@ template <class PackABlock, class PackBBlock>
 void BlockedGemm(int64_t m, int64_t n, int64_t k, const PackABlock& pack_a, const PackBBlock& pack_b, float* y) {
   const detail::MicroKernel& uk = detail::SelectedMicroKernel();
   const int64_t mc_max = std::max<int64_t>(kMcTarget / uk.mr, 1) * uk.mr;
-  const int64_t nc_max = (kNc + uk.nr - 1) / uk.nr * uk.nr;
+  const int64_t nc_max = NcMax(uk);
   float* a_buf = Scratch(0, mc_max * kKc);
   float* b_buf = Scratch(1, nc_max * kKc);
   for (int64_t jc = 0; jc < n; jc += nc_max) {
@@ -124,6 +130,12 @@ auto F32BPacker(const float* w, int64_t n) {
   };
 }
 
+// Where block (col0, k0) of the blocked GEMM (col0 a multiple of NcMax, k0 of kKc, cols
+// wide) starts in an Fp8GemmWeight's packed codes. The blocks lie in BlockedGemm's
+// jc -> pc order; inside one, the code group of columns j0 .. j0 + 2 nr (j0 a multiple of
+// 2 nr) starts at j0 * kc: kc rows of 2 nr codes, interleaved as gemm_microkernel.h says.
+int64_t PackedBlock(int64_t k, int64_t col0, int64_t cols, int64_t k0) { return col0 * k + k0 * cols; }
+
 // xq [rows, k] e4m3 with x_scale [rows, k / 128]: decoded and scaled while packing,
 // the scale read through its strides.
 auto Fp8APacker(const uint8_t* xq, int64_t k, const FloatTensor& x_scale) {
@@ -154,6 +166,35 @@ auto Fp8BPacker(const uint8_t* wq, int64_t n, const FloatTensor& w_scale) {
   };
 }
 
+// B blocks from an Fp8GemmWeight's packed codes (PackedBlock): each code group decoded
+// and scaled into its two panels.
+auto PackedFp8BPacker(const uint8_t* codes, const float* scales, bool plain, int64_t k, int64_t n) {
+  const int64_t g = kFp8GroupSize, scale_cols = n / g;
+  return [=](int64_t col0, int64_t cols, int64_t k0, int64_t kc, int64_t nr, float* dst) {
+    const uint8_t* block = codes + PackedBlock(k, col0, cols, k0);
+    const detail::MicroKernel& uk = detail::SelectedMicroKernel();
+    for (int64_t j0 = 0; j0 < cols; j0 += 2 * nr)
+      uk.unpack(kc, block + j0 * kc, scales + k0 / g * scale_cols + (col0 + j0) / g, scale_cols, plain, dst + j0 * kc);
+  };
+}
+
+// y [1, n] (zeroed) = a [1, k] (decoded) times the packed weight, the blocks visited in
+// BlockedGemm's jc -> pc order so each y element adds its kc-block sums in the same order.
+void StreamGemv(const float* a, const uint8_t* codes, const float* scales, bool plain, int64_t k, int64_t n, float* y) {
+  const detail::MicroKernel& uk = detail::SelectedMicroKernel();
+  const int64_t g = kFp8GroupSize, nc_max = NcMax(uk), scale_cols = n / g;
+  for (int64_t jc = 0; jc < n; jc += nc_max) {
+    const int64_t nc = std::min(nc_max, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kKc) {
+      const int64_t kc = std::min(kKc, k - pc);
+      const uint8_t* block = codes + PackedBlock(k, jc, nc, pc);
+      for (int64_t c0 = 0; c0 < nc; c0 += uk.stream_cols)
+        uk.stream(kc, a + pc, block + c0 * kc, scales + pc / g * scale_cols + (jc + c0) / g, scale_cols, plain,
+                  y + jc + c0);
+    }
+  }
+}
+
 void GemmF32Raw(const float* x, const float* w, int64_t m, int64_t n, int64_t k, float* y) {
   BlockedGemm(m, n, k, F32APacker(x, k), F32BPacker(w, n), y);
 }
@@ -169,6 +210,16 @@ Status CheckScale(const char* name, const FloatTensor& scale, const Shape& expec
   if (!IsNonOverlapping(scale.shape(), scale.strides()))
     return ScaleError(name, scale, expected, "with strides that give each scale its own storage slot");
   return OkStatus();
+}
+
+Status CheckFp8Weight(const ByteTensor& wq, const FloatTensor& w_scale) {
+  const int64_t g = kFp8GroupSize;
+  if (wq.dim() != 2)
+    return UsageError(fmt::format("fp8_block_scaled_gemm: expected wq [K, N], got wq {}", wq.Describe()));
+  if (wq.size(0) % g != 0 || wq.size(1) % g != 0)
+    return UsageError(fmt::format("fp8_block_scaled_gemm: K and N must be multiples of {}, got wq {}", g,
+                                  FormatShape(wq.shape())));
+  return CheckScale("w_scale", w_scale, {wq.size(0) / g, wq.size(1) / g}, "one scale per 128 x 128 weight block");
 }
 
 }  // namespace
@@ -200,6 +251,68 @@ Result<FloatTensor> Fp8BlockScaledGemm(const ByteTensor& xq, const FloatTensor& 
   FloatTensor y({m, n});
   BlockedGemm(m, n, k, Fp8APacker(xc.data_ptr(), k, x_scale), Fp8BPacker(wc.data_ptr(), n, w_scale),
               y.mutable_data_ptr());
+  return y;
+}
+
+Result<Fp8GemmWeight> Fp8GemmWeight::Make(ByteTensor wq, FloatTensor w_scale) {
+  if (Status s = CheckFp8Weight(wq, w_scale); !s) return s.error();
+  Fp8GemmWeight w(std::move(wq), std::move(w_scale));
+  w.PackIfChanged();
+  return w;
+}
+
+void Fp8GemmWeight::PackIfChanged() {
+  if (packs_ > 0 && wq_.version() == packed_wq_version_ && w_scale_.version() == packed_scale_version_) return;
+  const detail::MicroKernel& uk = detail::SelectedMicroKernel();
+  const int64_t k = this->k(), n = this->n(), g = kFp8GroupSize, nc_max = NcMax(uk);
+  const ByteTensor wc = wq_.Contiguous();
+  codes_.resize(static_cast<size_t>(k * n));
+  for (int64_t jc = 0; jc < n; jc += nc_max) {
+    const int64_t nc = std::min(nc_max, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kKc) {
+      const int64_t kc = std::min(kKc, k - pc);
+      uint8_t* block = codes_.data() + PackedBlock(k, jc, nc, pc);
+      const int64_t group = 2 * uk.nr, lanes = uk.nr / 2;
+      for (int64_t j0 = 0; j0 < nc; j0 += group)
+        for (int64_t p = 0; p < kc; ++p) {
+          const uint8_t* row = wc.data_ptr() + (pc + p) * n + jc + j0;
+          uint8_t* words = block + j0 * kc + p * group;
+          for (int64_t i = 0; i < lanes; ++i)
+            for (int64_t b = 0; b < 4; ++b) words[4 * i + b] = row[b * lanes + i];
+        }
+    }
+  }
+  scales_.resize(static_cast<size_t>(k / g * (n / g)));
+  for (int64_t i = 0; i < k / g; ++i)
+    for (int64_t j = 0; j < n / g; ++j) scales_[static_cast<size_t>(i * (n / g) + j)] = w_scale_.At(i, j);
+  // gemm_microkernel.h's plain decode: no NaN code, every scale times 2^120 still finite.
+  plain_ = std::none_of(codes_.begin(), codes_.end(), [](uint8_t c) { return (c & 0x7F) == 0x7F; }) &&
+           std::all_of(scales_.begin(), scales_.end(), [](float s) { return std::fabs(s) < 0x1p8f; });
+  packed_wq_version_ = wq_.version();
+  packed_scale_version_ = w_scale_.version();
+  ++packs_;
+}
+
+Result<FloatTensor> Fp8BlockScaledGemm(const ByteTensor& xq, const FloatTensor& x_scale, Fp8GemmWeight& w) {
+  if (xq.dim() != 2 || xq.size(1) != w.k())
+    return UsageError(fmt::format("fp8_block_scaled_gemm: expected xq [M, K] with K = {} (the packed wq is [{}, {}]), "
+                                  "got xq {}",
+                                  w.k(), w.k(), w.n(), xq.Describe()));
+  const int64_t m = xq.size(0), n = w.n(), k = w.k(), g = kFp8GroupSize;
+  if (Status s = CheckScale("x_scale", x_scale, {m, k / g}, "one scale per token and 128-column group"); !s)
+    return s.error();
+  w.PackIfChanged();
+  const ByteTensor xc = xq.Contiguous();
+  FloatTensor y({m, n});
+  if (m == 1) {
+    float* a = Scratch(0, k);
+    for (int64_t g0 = 0; g0 < k; g0 += g)
+      DecodeScaled(xc.data_ptr() + g0, g, x_scale.data_ptr()[g0 / g * x_scale.stride(1)], a + g0);
+    StreamGemv(a, w.codes_.data(), w.scales_.data(), w.plain_, k, n, y.mutable_data_ptr());
+  } else {
+    BlockedGemm(m, n, k, Fp8APacker(xc.data_ptr(), k, x_scale), PackedFp8BPacker(w.codes_.data(), w.scales_.data(), w.plain_, k, n),
+                y.mutable_data_ptr());
+  }
   return y;
 }
 

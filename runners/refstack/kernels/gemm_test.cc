@@ -196,6 +196,94 @@ TEST(Fp8BlockScaledGemm, BadShapesAndStridesNameThem) {
   EXPECT_THAT(w_scale.error().message, HasSubstr("w_scale must be [2, 1] (one scale per 128 x 128 weight block)"));
 }
 
+// The weight of a packed-weight case: quantized Normal weights, with every e4m3 code
+// (NaN, both zeros, subnormals, +-448) planted on the diagonal so the decode-in-registers
+// path meets each of them.
+Fp8Quantized EveryCodeWeight(int64_t k, int64_t n) {
+  Fp8Quantized w = QuantizeFp8Blocks(RandomBf16Normal({k, n}, 9, 0.05f)).value();
+  uint8_t* q = w.q.mutable_data_ptr();
+  for (int64_t c = 0; c < 256 && c < k && c < n; ++c) q[c * n + c] = static_cast<uint8_t>(c);
+  return w;
+}
+
+// The packed weight (streamed at M = 1, decoded panel by panel above) gives the same bits
+// as the per-call packing, at M around the tile and block edges and for K, N that are odd
+// multiples of 128 (a 128-row tail kc block, a jc block past nc = 1024), with the plain
+// decode (ordinary weights) and the general one (NaN codes; scales of 2^8 and more).
+TEST(Fp8GemmWeight, BitIdenticalToThePerCallPacking) {
+  struct Weight {
+    const char* name;
+    Fp8Quantized w;
+    bool plain;
+  };
+  for (auto [k, n] : {std::pair<int64_t, int64_t>{128, 128}, {384, 384}, {640, 1152}, {1152, 640}}) {
+    const std::vector<Weight> weights = {
+        {"plain", QuantizeFp8Blocks(RandomBf16Normal({k, n}, 9, 0.05f)).value(), true},
+        {"every code", EveryCodeWeight(k, n), false},
+        {"large scales", QuantizeFp8Blocks(RandomBf16Normal({k, n}, 9, 3e5f)).value(), false}};
+    for (const Weight& weight : weights) {
+      Fp8GemmWeight packed = Fp8GemmWeight::Make(weight.w.q, weight.w.scale).value();
+      EXPECT_EQ(packed.packed_bytes(), k * n);
+      EXPECT_EQ(packed.plain_decode(), weight.plain) << weight.name;
+      for (int64_t m : {1, 2, 63, 64, 65}) {
+        SCOPED_TRACE(testing::Message() << weight.name << " " << m << "x" << k << "x" << n);
+        const Fp8Case c = MakeFp8Case(m, k, 128);
+        const FloatTensor x_scale = ViewTransposedFp8Scale(c.x_col.scale).value();  // strided, as the producer hands it
+        const FloatTensor per_call = Fp8BlockScaledGemm(c.x_col.q, x_scale, weight.w.q, weight.w.scale).value();
+        auto y = Fp8BlockScaledGemm(c.x_col.q, x_scale, packed);
+        ASSERT_TRUE(y.ok()) << y.error().message;
+        const auto diff = FirstDifference(*y, per_call);
+        EXPECT_FALSE(diff.has_value()) << *diff;
+      }
+      EXPECT_EQ(packed.packs(), 1) << "an unchanged weight was packed again";
+    }
+  }
+}
+
+// A write to the weight's codes or scales -- through any tensor sharing their storage --
+// reaches the next GEMM: it packs again instead of serving the stale pack.
+TEST(Fp8GemmWeight, AChangedWeightIsPackedAgain) {
+  const int64_t k = 256, n = 256;
+  const Fp8Quantized w = EveryCodeWeight(k, n);
+  Fp8GemmWeight packed = Fp8GemmWeight::Make(w.q, w.scale).value();
+  for (int64_t m : {1, 64}) {
+    SCOPED_TRACE(m);
+    const Fp8Case c = MakeFp8Case(m, k, 128);
+    const FloatTensor before = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, packed).value();
+    ByteTensor codes_alias = w.q;  // another handle on the weight's storage
+    codes_alias.mutable_data_ptr()[3 * n + 200] ^= 0x08;  // row 3, column 200: one code changed
+    const FloatTensor after_codes = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, packed).value();
+    EXPECT_TRUE(FirstDifference(after_codes, before).has_value()) << "served the stale pack";
+    EXPECT_FALSE(FirstDifference(after_codes, Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, w.q, w.scale).value()));
+    FloatTensor scale_view = w.scale.AsStrided({1}, {1}, 3).value();  // a view of scale [1, 1]
+    scale_view.mutable_data_ptr()[0] *= 2;
+    const FloatTensor after_scale = Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, packed).value();
+    EXPECT_TRUE(FirstDifference(after_scale, after_codes).has_value()) << "served the stale scales";
+    EXPECT_FALSE(FirstDifference(after_scale, Fp8BlockScaledGemm(c.x_row.q, c.x_row.scale, w.q, w.scale).value()));
+  }
+  EXPECT_EQ(packed.packs(), 5);  // made, then two changes for each M
+}
+
+TEST(Fp8GemmWeight, BadShapesNameThem) {
+  auto not_2d = Fp8GemmWeight::Make(ByteTensor({128}), FloatTensor({1, 1}));
+  ASSERT_FALSE(not_2d.ok());
+  EXPECT_THAT(not_2d.error().message, HasSubstr("expected wq [K, N], got wq shape [128] strides (1) offset 0"));
+  auto ragged = Fp8GemmWeight::Make(ByteTensor({200, 128}), FloatTensor({1, 1}));
+  ASSERT_FALSE(ragged.ok());
+  EXPECT_THAT(ragged.error().message, HasSubstr("multiples of 128, got wq [200, 128]"));
+  auto scale = Fp8GemmWeight::Make(ByteTensor({256, 128}), FloatTensor({1, 2}));
+  ASSERT_FALSE(scale.ok());
+  EXPECT_THAT(scale.error().message, HasSubstr("w_scale must be [2, 1] (one scale per 128 x 128 weight block)"));
+  Fp8GemmWeight w = Fp8GemmWeight::Make(ByteTensor({256, 128}), FloatTensor({2, 1})).value();
+  auto k_mismatch = Fp8BlockScaledGemm(ByteTensor({4, 128}), FloatTensor({4, 1}), w);
+  ASSERT_FALSE(k_mismatch.ok());
+  EXPECT_THAT(k_mismatch.error().message,
+              HasSubstr("expected xq [M, K] with K = 256 (the packed wq is [256, 128]), got xq shape [4, 128]"));
+  auto x_scale = Fp8BlockScaledGemm(ByteTensor({4, 256}), FloatTensor({4, 1}), w);
+  ASSERT_FALSE(x_scale.ok());
+  EXPECT_THAT(x_scale.error().message, HasSubstr("x_scale must be [4, 2]"));
+}
+
 TEST(GroupedMatmul, EachExpertsRowsUseItsWeights) {
   const std::vector<int64_t> rows = {3, 0, 9};
   const FloatTensor x = RandomBf16Normal({12, 40}, 10), w = RandomBf16Normal({3, 40, 17}, 11);

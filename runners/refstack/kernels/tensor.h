@@ -3,6 +3,8 @@
 // only metadata, so a test can prove a repair is zero-copy by comparing storage
 // identity. Every view is bounds-checked when it is made: a Tensor never describes an
 // element outside its storage, which is what lets kernels read through any strides.
+// The storage counts its writes (version(), torch's _version), so a cache derived from a
+// tensor -- the packed GEMM weight in gemm.h -- can tell that the tensor has changed.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +48,7 @@ class Tensor {
   // A zero-filled row-major tensor. Negative sizes are a programming error.
   explicit Tensor(Shape shape)
       : shape_(std::move(shape)), strides_(RowMajorStrides(shape_)),
-        storage_(std::make_shared<std::vector<T>>(CheckedCount(shape_))) {}
+        storage_(std::make_shared<Storage>(Storage{std::vector<T>(CheckedCount(shape_)), 0})) {}
 
   // A row-major tensor over `data`; the sizes must agree.
   static Result<Tensor> FromData(Shape shape, std::vector<T> data) {
@@ -58,7 +60,7 @@ class Tensor {
     Tensor t;
     t.shape_ = std::move(shape);
     t.strides_ = RowMajorStrides(t.shape_);
-    t.storage_ = std::make_shared<std::vector<T>>(std::move(data));
+    t.storage_ = std::make_shared<Storage>(Storage{std::move(data), 0});
     return t;
   }
 
@@ -69,13 +71,23 @@ class Tensor {
   int64_t stride(int d) const { return strides_.at(d); }
   int64_t offset() const { return offset_; }
   int64_t numel() const { return NumElements(shape_); }
-  int64_t storage_size() const { return static_cast<int64_t>(storage_->size()); }
+  int64_t storage_size() const { return static_cast<int64_t>(storage_->values.size()); }
 
   // The first element's address (torch's data_ptr()).
-  const T* data_ptr() const { return storage_->data() + offset_; }
-  T* mutable_data_ptr() { return storage_->data() + offset_; }
+  const T* data_ptr() const { return storage_->values.data() + offset_; }
+  // The only way to write a tensor: it counts as a write to the storage (every view's
+  // version() moves), whether or not the caller then writes.
+  T* mutable_data_ptr() {
+    ++storage_->version;
+    return storage_->values.data() + offset_;
+  }
+  // How many times mutable_data_ptr() has been called on any view of this storage. A
+  // value derived from the tensor while version() was v is still valid while it is v,
+  // as long as no pointer obtained earlier is written after the derivation (as in torch).
+  // Not atomic: the kernels are single-threaded.
+  uint64_t version() const { return storage_->version; }
   // Identity of the storage (its base address): equal for every view of one tensor.
-  const void* storage_id() const { return storage_->data(); }
+  const void* storage_id() const { return storage_->values.data(); }
   bool SharesStorageWith(const Tensor& other) const { return storage_ == other.storage_; }
 
   bool IsContiguous() const { return SameLayout(shape_, strides_, RowMajorStrides(shape_)); }
@@ -105,7 +117,7 @@ class Tensor {
   Tensor Clone() const {
     Tensor out(shape_);
     T* dst = out.mutable_data_ptr();
-    ForEachOffset([&](int64_t i, int64_t src) { dst[i] = storage_->data()[src]; });
+    ForEachOffset([&](int64_t i, int64_t src) { dst[i] = storage_->values[static_cast<size_t>(src)]; });
     return out;
   }
   // This tensor when it is already row-major (no copy, like torch), else a Clone().
@@ -116,14 +128,16 @@ class Tensor {
   T At(const Shape& index) const {
     int64_t o = offset_;
     for (size_t d = 0; d < index.size(); ++d) o += index[d] * strides_[d];
-    return (*storage_)[static_cast<size_t>(o)];
+    return storage_->values[static_cast<size_t>(o)];
   }
-  T At(int64_t i, int64_t j) const { return (*storage_)[static_cast<size_t>(offset_ + i * strides_[0] + j * strides_[1])]; }
+  T At(int64_t i, int64_t j) const {
+    return storage_->values[static_cast<size_t>(offset_ + i * strides_[0] + j * strides_[1])];
+  }
 
   // All elements in logical (row-major) order.
   std::vector<T> Values() const {
     std::vector<T> out(static_cast<size_t>(numel()));
-    ForEachOffset([&](int64_t i, int64_t src) { out[static_cast<size_t>(i)] = storage_->data()[src]; });
+    ForEachOffset([&](int64_t i, int64_t src) { out[static_cast<size_t>(i)] = storage_->values[static_cast<size_t>(src)]; });
     return out;
   }
 
@@ -159,10 +173,15 @@ class Tensor {
     return static_cast<size_t>(NumElements(shape));
   }
 
+  struct Storage {
+    std::vector<T> values;
+    uint64_t version;
+  };
+
   Shape shape_;
   Shape strides_;
   int64_t offset_ = 0;
-  std::shared_ptr<std::vector<T>> storage_;
+  std::shared_ptr<Storage> storage_;
 };
 
 using FloatTensor = Tensor<float>;

@@ -31,6 +31,23 @@ TEST(Tensor, FromDataChecksSize) {
   EXPECT_FALSE(FloatTensor::FromData({-1, 3}, {}).ok());
 }
 
+TEST(Tensor, VersionCountsWritesThroughEveryView) {
+  FloatTensor t = Iota({2, 3});
+  const FloatTensor view = t.AsStrided({3, 2}, {1, 3}).value();
+  const uint64_t before = t.version();
+  EXPECT_EQ(view.version(), before);
+  (void)t.data_ptr();
+  (void)t.Values();
+  (void)t.Clone();
+  EXPECT_EQ(t.version(), before) << "reads and copies are not writes";
+  FloatTensor alias = view;
+  alias.mutable_data_ptr()[1] = 7;
+  EXPECT_EQ(t.version(), before + 1);
+  EXPECT_EQ(view.version(), before + 1);
+  EXPECT_EQ(t.At(0, 1), 7);
+  EXPECT_EQ(t.Clone().version(), 1u) << "a clone has its own storage and counts the write that filled it";
+}
+
 TEST(Tensor, AsStridedIsAZeroCopyView) {
   FloatTensor t = Iota({2, 3});  // storage 0..5
   auto v = t.AsStrided({3, 2}, {1, 3});

@@ -1,0 +1,125 @@
+#include "harness/store/prune.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "harness/util/test_util.h"
+
+namespace harness {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing_util::TempDir;
+
+// A run of identity `identity` at a commit with this ordinal, in nightly `nightly` (shard
+// `shard`), with one case holding `samples` samples that passes or fails.
+int64_t AddRun(Store& s, int ordinal, const std::string& identity, const std::string& nightly, const std::string& shard,
+               int samples, bool passes = true) {
+  CommitInfo c;
+  c.sha = fmt::format("{:040x}", ordinal);
+  c.first_parent_ordinal = ordinal;
+  NewRun r;
+  r.commit_id = *s.UpsertCommit(c);
+  r.stack = "refstack";
+  r.config_hash = identity;
+  r.config_json = "{}";
+  r.host = "h";
+  r.harness_version = "t";
+  r.shard = shard;
+  r.nightly = nightly;
+  const int64_t run = *s.BeginRun(r);
+  const std::string case_id = "gsm8k/test_" + shard.substr(0, 1);
+  const int64_t cr = *s.BeginCase(run, "gsm8k", case_id, "{}");
+  for (int i = 0; i < samples; ++i) EXPECT_TRUE(s.WriteSample(cr, {std::to_string(i), "correct", "", "", 0, 0, "x"}).ok());
+  EXPECT_TRUE(s.FinishCase(cr, {case_id, passes ? CaseStatus::kPass : CaseStatus::kFail, 0, "", {}, {}}).ok());
+  EXPECT_TRUE(s.FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
+  return run;
+}
+
+std::vector<int64_t> Dropped(const PrunePlan& plan) {
+  std::vector<int64_t> out;
+  for (const auto& c : plan.outside)
+    if (c.kept_for.empty()) out.push_back(c.run_id);
+  return out;
+}
+
+TEST(PruneSamples, TheShardsOfOneNightlyCountOnceAndEachIdentityHasItsOwnWindow) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  // Identity a: nightly n1 (two shards), n2 (two shards), n3 (one run); identity b: one old run.
+  const int64_t a1 = AddRun(*store, 1, "a", "n1", "0/2", 3), a1b = AddRun(*store, 1, "a", "n1", "1/2", 3);
+  const int64_t a2 = AddRun(*store, 2, "a", "n2", "0/2", 3), a2b = AddRun(*store, 2, "a", "n2", "1/2", 3);
+  AddRun(*store, 3, "a", "", "0/1", 3);
+  AddRun(*store, 1, "b", "", "0/1", 3);
+  auto plan = store->PruneSamples({.keep_nightlies = 2}, /*dry_run=*/true);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->runs, 6);
+  EXPECT_EQ(plan->in_window, 4) << "n2 (both shards), n3 and b's only run";
+  ASSERT_EQ(plan->outside.size(), 2u);
+  EXPECT_EQ(plan->outside[0].run_id, a1);
+  EXPECT_EQ(plan->outside[1].run_id, a1b);
+  // Each old shard holds the baseline of the newer nightly's shard (the same case).
+  EXPECT_THAT(plan->outside[0].kept_for, ElementsAre(fmt::format("baseline of run {}", a2)));
+  EXPECT_THAT(plan->outside[1].kept_for, ElementsAre(fmt::format("baseline of run {}", a2b)));
+  EXPECT_EQ(store->Samples(1)->size(), 3u) << "a dry run deletes nothing";
+  auto zero = store->PruneSamples({.keep_nightlies = 0}, true);
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ(zero->in_window, 0);
+}
+
+TEST(PruneSamples, KeepsTheBaselineOfAResultInTheWindowAndDeletesTheRest) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  const int64_t r1 = AddRun(*store, 1, "a", "", "0/1", 4);
+  const int64_t r2 = AddRun(*store, 2, "a", "", "0/1", 4);
+  AddRun(*store, 3, "a", "", "0/1", 4, /*passes=*/false);
+  const int64_t r4 = AddRun(*store, 4, "a", "", "0/1", 4, /*passes=*/false);
+  auto plan = store->PruneSamples({.keep_nightlies = 2}, /*dry_run=*/false);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->outside.size(), 2u);
+  EXPECT_EQ(plan->outside[0].run_id, r1);
+  EXPECT_TRUE(plan->outside[0].kept_for.empty());
+  EXPECT_EQ(plan->outside[1].run_id, r2);
+  EXPECT_THAT(plan->outside[1].kept_for, ElementsAre("baseline of run 3", "baseline of run 4"));
+  EXPECT_TRUE(store->Samples(store->Cases(r1)->at(0).id)->empty());
+  EXPECT_EQ(store->Samples(store->Cases(r2)->at(0).id)->size(), 4u);
+  EXPECT_EQ(store->Samples(store->Cases(r4)->at(0).id)->size(), 4u);
+  EXPECT_EQ(store->Cases(r1)->at(0).result.status, CaseStatus::kPass) << "the status stays";
+}
+
+TEST(Prune, ClaimsEveryUnfinishedRunBeforeItChangesAnything) {
+  TempDir dir;
+  {
+    auto store = std::move(Store::Open(dir / "h.db")).value();
+    AddRun(*store, 1, "a", "", "0/1", 2);
+    AddRun(*store, 2, "a", "", "0/1", 2);
+    const int64_t live = AddRun(*store, 3, "a", "", "0/1", 2);
+    ASSERT_TRUE(store->ReopenRun(live).ok());
+  }
+  std::vector<int64_t> claimed;
+  PruneRequest request{dir / "h.db", {.keep_nightlies = 1}, false, [&](int64_t run) -> Status {
+                         claimed.push_back(run);
+                         return UsageError("busy");
+                       }};
+  auto refused = Prune(request);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "busy");
+  EXPECT_THAT(claimed, ElementsAre(3));
+  request.claim_unfinished_run = [](int64_t) { return OkStatus(); };
+  request.dry_run = true;
+  auto dry = Prune(request);
+  ASSERT_TRUE(dry.ok()) << dry.error().message;
+  EXPECT_THAT(Dropped(dry->plan), ElementsAre(1)) << "run 3 (running) is the newest nightly, run 2 its baseline";
+  EXPECT_EQ(dry->bytes_after, dry->bytes_before);
+  EXPECT_THAT(PruneSummary(request, *dry), HasSubstr("would drop the samples of 1 runs (2 samples, 2 bytes"));
+  request.dry_run = false;
+  auto done = Prune(request);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  EXPECT_THAT(PruneSummary(request, *done), HasSubstr("dropped run 1 ("));
+  EXPECT_GT(done->bytes_before, 0);
+}
+
+}  // namespace
+}  // namespace harness
