@@ -514,27 +514,35 @@ class Builder {
     return OkStatus();
   }
 
-  // The regressions bisect --auto stored for the latest runs shown, and each failing case's
-  // note. A sharded nightly's regression names its first shard's run: every shard of it counts.
+  // The regressions bisect --auto stored for the latest runs shown (the summary counts
+  // them), and each failing case's note: from the newest regression of the case whose
+  // nightly lies in its current failing streak, so a case still failing nights later still
+  // names the culprit found the night it broke. A sharded nightly's regression names its
+  // first shard's run: every shard of it counts.
   Status Regressions() {
     auto rows = store_.Regressions();
     if (!rows) return rows.error();
     std::set<int64_t> latest;
     for (const auto& s : model_.summary) latest.insert(s.run_id);
     for (const auto& f : model_.failures) latest.insert(f.run_id);
+    std::map<std::string, std::size_t> commit_index;
+    for (std::size_t i = 0; i < model_.commits.size(); ++i) commit_index[model_.commits[i].sha] = i;
     for (const auto& g : *rows) {
       auto shards = store_.LogicalRun(g.run_id);
       if (!shards) return shards.error();
       std::set<int64_t> ids;
       for (const auto& r : *shards) ids.insert(r.id);
-      if (std::none_of(ids.begin(), ids.end(), [&](int64_t id) { return latest.count(id) > 0; })) continue;
+      const auto at = commit_index.find(shards->front().sha);
+      if (at == commit_index.end()) continue;  // its nightly is outside the window
       RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g)};
       if (e.note.verdict == "culprit")
         if (auto c = store_.MatchCommits(e.note.culprit); c && !c->empty()) e.note.subject = c->front().subject;
       for (auto& f : model_.failures)
-        if (ids.count(f.run_id) && std::find(g.cases.begin(), g.cases.end(), f.case_id) != g.cases.end())
-          f.culprit = e.note;
-      model_.regressions.push_back(std::move(e));
+        if (std::find(g.cases.begin(), g.cases.end(), f.case_id) != g.cases.end() &&
+            (ids.count(f.run_id) || (at->second >= f.failing_since && at->second <= f.commit)))
+          f.culprit = e.note;  // rows are oldest first: the newest regression wins
+      if (std::any_of(ids.begin(), ids.end(), [&](int64_t id) { return latest.count(id) > 0; }))
+        model_.regressions.push_back(std::move(e));
     }
     return OkStatus();
   }

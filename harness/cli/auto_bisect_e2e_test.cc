@@ -149,7 +149,7 @@ TEST(AutoBisectE2E, OneTargetPerSuiteWithItsKind) {
 // (text, JSON, HTML with the --commit-url link), the summary counts regressions with a
 // culprit, JUnit carries the culprit line, and a merge keeps all of it.
 TEST(AutoBisectE2E, TheCulpritInTheReportJunitAndAfterAMerge) {
-  StackHistory h(6, 4, "fp8-scale-unrepaired");
+  StackHistory h(7, 4, "fp8-scale-unrepaired");
   ASSERT_EQ(h.Nightly(1).exit_code, 0);
   ASSERT_EQ(h.Nightly(6).exit_code, 1);
   const auto junit = h.dir / "junit.xml";
@@ -197,6 +197,14 @@ TEST(AutoBisectE2E, TheCulpritInTheReportJunitAndAfterAMerge) {
   auto again = RunHarness({"report", "--db", merged, "--format", "json"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(testing_util::StdoutJson(again)["regressions_with_culprit"], 2) << again.out;
+
+  // A night later the cases still fail: they still name the culprit found the night they broke.
+  ASSERT_EQ(h.Nightly(7).exit_code, 1);
+  auto later = RunHarness({"report", "--db", h.db, "--format", "json"});
+  ASSERT_EQ(later.exit_code, 0) << later.err;
+  const Json lj = testing_util::StdoutJson(later);
+  ASSERT_EQ(lj["failures"].size(), 3u) << later.out;
+  for (const auto& f : lj["failures"]) EXPECT_EQ(f["culprit"]["culprit"], h.shas[3]) << f;
 
   // The nightlies a regression compared keep their samples when the store is pruned.
   auto prune = RunHarness({"prune", "--db", h.db, "--keep-nightlies", "1", "--dry-run"});
