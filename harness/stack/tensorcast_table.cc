@@ -338,7 +338,11 @@ Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::s
   }
   result.total_seconds = total.value_or(row_sum);
   const char* begin = lines[first_line].text.data();
-  const char* end = lines[last_line].text.data() + lines[last_line].text.size();
+  // Carriage returns ending the last line are left out: table_text gains a newline, and read
+  // again it must end the same way (the line splitter drops one '\r' per line).
+  std::string_view last = lines[last_line].text;
+  while (!last.empty() && last.back() == '\r') last.remove_suffix(1);
+  const char* end = last.data() + last.size();
   result.table_text = std::string(begin, end) + "\n";
   return result;
 }
