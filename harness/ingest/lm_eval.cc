@@ -16,20 +16,6 @@
 namespace harness {
 namespace {
 
-std::vector<std::string> SplitLines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(std::move(line));
-    start = end + 1;
-  }
-  return lines;
-}
-
 std::string AsText(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 // The first response of a resps/filtered_resps list: one entry per request, itself a list
@@ -99,14 +85,11 @@ Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const st
     if (!json) return json.error();
     for (std::size_t i = 0; i < json->size(); ++i) objects.emplace_back((*json)[i], fmt::format("{}: [{}]", origin, i));
   } else {
-    const auto lines = SplitLines(text);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      const int line = static_cast<int>(i + 1);
-      if (lines[i].find_first_not_of(" \t") == std::string::npos) continue;
-      auto json = ParseJsonLine(lines[i], origin, line);
-      if (!json) return json.error();
-      objects.emplace_back(std::move(*json), fmt::format("{}:{}", origin, line));
-    }
+    auto read = ForEachJsonObjectLine(text, origin, [&](const JsonObject& o, const std::string&, int line) -> Status {
+      objects.emplace_back(o.json(), fmt::format("{}:{}", origin, line));
+      return OkStatus();
+    });
+    if (!read) return read.error();
   }
   std::vector<Row> rows;
   std::set<std::string> filters;

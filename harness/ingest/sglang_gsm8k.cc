@@ -13,18 +13,8 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
                                                 const std::string& suite_override) {
   const std::string suite = suite_override.empty() ? "sglang" : suite_override;
   std::vector<ParsedRun> runs;
-  std::size_t start = 0;
-  for (int line = 1; start < text.size(); ++line) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string row = text.substr(start, end - start);
-    start = end + 1;
-    if (row.find_first_not_of(" \t\r") == std::string::npos) continue;
+  auto read = ForEachJsonObjectLine(text, origin, [&](const JsonObject& o, const std::string& row, int line) -> Status {
     const std::string where = fmt::format("{}:{}", origin, line);
-    auto json = ParseJsonLine(row, origin, line);
-    if (!json) return json.error();
-    if (!json->is_object()) return UsageError(where + ": expected a JSON object per line");
-    JsonObject o(*json, where);
     auto accuracy = o.Number("accuracy");
     if (!accuracy) return accuracy.error();
     if (*accuracy < 0 || *accuracy > 1) return o.FieldError("accuracy", fmt::format("{} is not within [0, 1]", *accuracy));
@@ -67,25 +57,17 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
     // The line number is part of the identity: the file only grows, so re-reading it
     // after another run appended a line stores that line alone.
     runs.push_back(ParsedRun{where, fmt::format("line {}: {}", line, row), {std::move(c)}});
-  }
+    return OkStatus();
+  });
+  if (!read) return read.error();
   return runs;
 }
 
 Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const std::string& origin) {
   std::vector<Sample> out;
   std::map<std::string, int> seen;  // prompt id -> line
-  std::size_t start = 0;
-  for (int line = 1; start < text.size(); ++line) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string row = text.substr(start, end - start);
-    start = end + 1;
-    if (row.find_first_not_of(" \t\r") == std::string::npos) continue;
+  auto read = ForEachJsonObjectLine(text, origin, [&](const JsonObject& o, const std::string&, int line) -> Status {
     const std::string where = fmt::format("{}:{}", origin, line);
-    auto json = ParseJsonLine(row, origin, line);
-    if (!json) return json.error();
-    if (!json->is_object()) return UsageError(where + ": expected a JSON object per line");
-    JsonObject o(*json, where);
     auto id = o.Int("prompt_id");
     if (!id) return id.error();
     if (*id < 0) return o.FieldError("prompt_id", "is negative");
@@ -100,7 +82,9 @@ Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const
     s.outcome = *correct ? "correct" : "wrong";
     s.completion = std::string(Utf8Prefix(*output, kMaxStoredCompletionBytes));
     out.push_back(std::move(s));
-  }
+    return OkStatus();
+  });
+  if (!read) return read.error();
   return out;
 }
 

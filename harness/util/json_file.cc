@@ -91,6 +91,24 @@ Result<Json> ParseJsonLine(const std::string& line, const std::string& origin, i
   });
 }
 
+Status ForEachJsonObjectLine(const std::string& text, const std::string& origin,
+                             const std::function<Status(const JsonObject& o, const std::string& row, int line)>& fn) {
+  std::size_t start = 0;
+  for (int line = 1; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string row = text.substr(start, end - start);
+    start = end + 1;
+    if (row.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", origin, line);
+    auto json = ParseJsonLine(row, origin, line);
+    if (!json) return json.error();
+    if (!json->is_object()) return UsageError(where + ": expected a JSON object per line");
+    if (auto s = fn(JsonObject(*json, where), row, line); !s) return s;
+  }
+  return OkStatus();
+}
+
 Json ParseJsonOrDiscarded(std::string_view text) {
   if (TooDeepAt(text)) return Json(Json::value_t::discarded);
   return Json::parse(text, nullptr, /*allow_exceptions=*/false);

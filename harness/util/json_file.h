@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,5 +78,11 @@ class JsonObject {
   std::string origin_;
   std::string path_;
 };
+
+// The objects of a JSON-lines text: fn gets each non-blank line's object (its errors name
+// origin:line), the line's text and its 1-based number. A line that is not a JSON object
+// is an error naming origin:line; the first error stops the walk.
+Status ForEachJsonObjectLine(const std::string& text, const std::string& origin,
+                             const std::function<Status(const JsonObject& o, const std::string& row, int line)>& fn);
 
 }  // namespace harness
