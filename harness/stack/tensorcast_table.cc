@@ -156,7 +156,9 @@ std::vector<Line> SplitLines(const std::string& text) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     std::string_view l(text.data() + start, end - start);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    // Every carriage return ending a line goes, not only a CRLF's one: a line's text then
+    // reads the same from the file and from table_text, which ends each line with "\n".
+    while (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     lines.push_back({l, n++});
     start = end + 1;
   }
@@ -338,11 +340,7 @@ Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::s
   }
   result.total_seconds = total.value_or(row_sum);
   const char* begin = lines[first_line].text.data();
-  // Carriage returns ending the last line are left out: table_text gains a newline, and read
-  // again it must end the same way (the line splitter drops one '\r' per line).
-  std::string_view last = lines[last_line].text;
-  while (!last.empty() && last.back() == '\r') last.remove_suffix(1);
-  const char* end = last.data() + last.size();
+  const char* end = lines[last_line].text.data() + lines[last_line].text.size();
   result.table_text = std::string(begin, end) + "\n";
   return result;
 }

@@ -199,6 +199,29 @@ TEST(TensorCastTable, RowTimesThatOverflowTheirSumAreRefused) {
   EXPECT_EQ(t.error().message, "big.txt:5:7: row 2, column 'a total': the rows' times add up to more than a double holds");
 }
 
+// A file written on Windows ends lines in "\r\n"; a log that passed through a terminal may
+// add more. A row's last cell reads the same however many carriage returns end its line,
+// in a closed table and in the last row of an unclosed one, and table_text reads back.
+TEST(TensorCastTable, CarriageReturnsEndingALineAreNotPartOfItsLastCell) {
+  for (const std::string cr : {"\r", "\r\r\r"}) {
+    const std::string rows = "----  -------  ----------" + cr + "\n" + "Name  a total  # of Calls" + cr + "\n" +
+                             "----  -------  ----------" + cr + "\n" + "x      1.5ms           2" + cr + "\n" +
+                             "y      2.5ms           3" + cr;
+    for (const std::string& closing : {"\n----  -------  ----------" + cr + "\n", std::string()}) {
+      SCOPED_TRACE(testing::Message() << cr.size() << " carriage return(s), " << (closing.empty() ? "un" : "") << "closed");
+      auto t = ParseTensorCastTable(rows + closing, "crlf.txt");
+      ASSERT_TRUE(t.ok()) << t.error().message;
+      ASSERT_EQ(t->ops.size(), 2u);
+      EXPECT_EQ(t->ops[1].calls, 3);
+      EXPECT_DOUBLE_EQ(t->total_seconds, 4e-3);
+      auto again = ParseTensorCastTable(t->table_text, "again.txt");
+      ASSERT_TRUE(again.ok()) << again.error().message;
+      EXPECT_EQ(again->ops, t->ops);
+      EXPECT_EQ(again->table_text, t->table_text);
+    }
+  }
+}
+
 TEST(TensorCastTable, TimesAndDetection) {
   EXPECT_DOUBLE_EQ(*ParseTensorCastTime("1.234ms"), 0.001234);
   EXPECT_DOUBLE_EQ(*ParseTensorCastTime("2.000s"), 2.0);
