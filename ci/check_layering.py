@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The layering rules of the source tree (docs/architecture.md), checked on every
 #include "..." line: a file in a folder may include only its own folder's headers and
-those of the folders listed for it. Exits 1 naming file:line and the forbidden edge.
+those of the folders listed for it, and only tests include test helpers. Exits 1 naming
+file:line and the forbidden edge.
 
   ci/check_layering.py [ROOT]    (default: the repository this script is in)
 """
@@ -10,9 +11,10 @@ import re
 import sys
 
 # folder -> folders its files may include (besides their own). The first matching
-# (longest) folder prefix decides. Test files (*_test.cc) may also use test_util.h.
+# (longest) folder prefix decides.
 ALLOWED = {
     "harness/util": [],
+    "harness/testing": ["harness/util"],
     "harness/results": [],
     "harness/stats": ["harness/results"],
     "harness/store": ["harness/results", "harness/util"],
@@ -44,7 +46,11 @@ ALLOWED = {
     "harness": ["harness/cli"],  # main.cc
     "tools": None,  # developer tools may use anything
 }
-TEST_EXTRAS = ["harness/util/test_util.h"]
+# Test helpers: harness/testing/ (the harness_testing library, which only test binaries
+# link) and a component's own helpers beside it, named *_test_util.h. Only tests (*_test.cc)
+# and other helpers include them, in every folder, tools/ too: a benchmark (*_bench.cc) or
+# a fuzz target is built without the test library, so it may not include them either.
+TESTING = "harness/testing"
 # Tests and benchmarks (*_test.cc, *_bench.cc) of these folders may also use these, to
 # drive the code against a real peer (the stand-in endpoint).
 TEST_ALLOWED = {
@@ -66,6 +72,10 @@ def folder_of(path, folders):
     return best
 
 
+def is_test_helper(include):
+    return include.startswith(TESTING + "/") or os.path.basename(include).endswith("_test_util.h")
+
+
 def check(root):
     problems = []
     folders = list(ALLOWED)
@@ -82,16 +92,21 @@ def check(root):
                 allowed = ALLOWED[own]
                 if allowed is not None and name.endswith(("_test.cc", "_bench.cc")):
                     allowed = allowed + TEST_ALLOWED.get(own, [])
+                test_code = name.endswith(("_test.cc", "_test_util.h")) or own == TESTING
                 with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
                     for lineno, line in enumerate(f, 1):
                         m = INCLUDE.match(line)
-                        if not m or allowed is None:
+                        if not m:
                             continue
                         target = m.group(1)
-                        if "/" not in target:
-                            continue  # a sibling header by bare name
-                        if name.endswith("_test.cc") and target in TEST_EXTRAS:
+                        if is_test_helper(target) and not test_code:
+                            problems.append(f"{rel}:{lineno}: {target} is a test helper; only tests "
+                                            f"(*_test.cc) may include it")
                             continue
+                        if target.startswith(TESTING + "/"):
+                            continue  # every test may use the test library
+                        if "/" not in target or allowed is None:
+                            continue  # a sibling header by bare name; tools/ may use anything
                         to = folder_of(os.path.dirname(target), folders)
                         if to is None or to == own or to in allowed:
                             continue

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of ci/check_layering.py: the real tree passes, and a tree with one forbidden
-include fails naming exactly that file and line."""
+include (an edge the rules do not list, or a test helper in a non-test file) fails naming
+exactly that file and line."""
 import os
 import subprocess
 import sys
@@ -48,6 +49,33 @@ class LayeringTest(unittest.TestCase):
             self.assertEqual([l.split(" ")[0] for l in lines],
                              ["reports/junit.cc:1:", "runners/exec/exec_stack.cc:1:",
                               "runners/refstack/kernels/gemm.cc:1:"])
+
+    def test_only_tests_include_test_helpers(self):
+        with tempfile.TemporaryDirectory() as root:
+            helper = '#include "harness/testing/test_util.h"\n'
+            write(root, "harness/testing/test_util.h", '#include "harness/util/subprocess.h"\n')
+            write(root, "harness/store/store_test.cc", helper)
+            write(root, "runners/refstack/compiler/compiler_test.cc",
+                  '#include "runners/refstack/compiler/compile_test_util.h"\n')
+            write(root, "tools/fuzz/fuzz_regressions_test.cc", helper)
+            write(root, "harness/store/store.cc", '#include "harness/store/store.h"\n' + helper)
+            write(root, "harness/compare/compare_bench.cc", helper)
+            write(root, "tools/fuzz/fuzz_targets.cc", helper)
+            write(root, "runners/refstack/compiler/compiler.cc", '#include "compile_test_util.h"\n')
+            r = run(root)
+            self.assertEqual(r.returncode, 1)
+            lines = sorted(r.stdout.splitlines())
+            self.assertEqual([l.split(" ")[0] for l in lines],
+                             ["harness/compare/compare_bench.cc:1:", "harness/store/store.cc:2:",
+                              "runners/refstack/compiler/compiler.cc:1:", "tools/fuzz/fuzz_targets.cc:1:"])
+            self.assertIn("harness/testing/test_util.h is a test helper", lines[1])
+
+    def test_the_test_helpers_use_util_only(self):
+        with tempfile.TemporaryDirectory() as root:
+            write(root, "harness/testing/test_util.h", '#include "harness/store/store.h"\n')
+            r = run(root)
+            self.assertEqual(r.returncode, 1)
+            self.assertEqual(r.stdout.split(" ")[0], "harness/testing/test_util.h:1:")
 
     def test_a_folder_without_a_rule_is_named(self):
         with tempfile.TemporaryDirectory() as root:

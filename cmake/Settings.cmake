@@ -35,10 +35,11 @@ function(harness_library name)
 endfunction()
 
 # harness_test(NAME SOURCES... LIBS ...): one test binary per component, discovered by CTest.
+# Test binaries, and only they, link the test helpers (harness_testing, harness/testing/).
 function(harness_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest_main GTest::gmock harness_warnings)
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} harness_testing GTest::gtest_main GTest::gmock harness_warnings)
   target_compile_definitions(${name} PRIVATE
     HARNESS_SOURCE_ROOT="${HARNESS_SOURCE_ROOT}"
     HARNESS_BINARY="$<TARGET_FILE:harness>")

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/stats/stats.h"
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 
 namespace harness::reports {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "harness/run/suite_table.h"
 #include "harness/stack/compile_request.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
-#include "harness/util/test_util.h"
 #include "runners/refstack/compiler/compiler.h"
 
 namespace harness {

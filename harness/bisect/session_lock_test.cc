@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
-#include "harness/util/test_util.h"
 
 namespace harness::bisect {
 namespace {

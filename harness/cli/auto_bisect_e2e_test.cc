@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
-#include "harness/util/test_util.h"
 
 namespace harness {
 namespace {

@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
-#include "harness/util/test_util.h"
 
 namespace harness {
 namespace {

@@ -2,8 +2,8 @@
 // file, real git repositories, the selftest suite and the reference stack's gmm suite.
 #include <gtest/gtest.h>
 
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
-#include "harness/util/test_util.h"
 
 namespace harness {
 namespace {

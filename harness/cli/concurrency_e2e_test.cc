@@ -17,8 +17,8 @@
 
 #include "harness/eval/gsm8k_data.h"
 #include "harness/store/store.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/paths.h"
-#include "harness/util/test_util.h"
 #include "runners/refstack/sim/sim_server.h"
 
 namespace harness {

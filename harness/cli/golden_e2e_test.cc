@@ -13,10 +13,10 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/kill_at_syscall.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/hash.h"
 #include "harness/util/json_file.h"
-#include "harness/util/kill_at_syscall.h"
-#include "harness/util/test_util.h"
 
 namespace harness {
 namespace {

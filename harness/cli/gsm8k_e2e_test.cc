@@ -14,11 +14,11 @@
 #include <gtest/gtest.h>
 
 #include "harness/eval/gsm8k_data.h"
+#include "harness/store/store.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
 #include "harness/util/paths.h"
-#include "harness/store/store.h"
 #include "harness/util/subprocess.h"
-#include "harness/util/test_util.h"
 #include "runners/refstack/sim/sim_server.h"
 
 namespace harness {

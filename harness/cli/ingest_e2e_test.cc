@@ -15,8 +15,8 @@
 
 #include "harness/ingest/ingest.h"
 #include "harness/store/store.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
-#include "harness/util/test_util.h"
 
 namespace harness {
 namespace {

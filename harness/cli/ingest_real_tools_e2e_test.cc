@@ -12,9 +12,9 @@
 
 #include "harness/results/results.h"
 #include "harness/store/store.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
 #include "harness/util/subprocess.h"
-#include "harness/util/test_util.h"
 #include "harness/util/utf8.h"
 
 namespace harness {

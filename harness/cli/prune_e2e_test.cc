@@ -14,8 +14,8 @@
 
 #include "harness/run/run_lock.h"
 #include "harness/store/store.h"
-#include "harness/util/kill_at_syscall.h"
-#include "harness/util/test_util.h"
+#include "harness/testing/kill_at_syscall.h"
+#include "harness/testing/test_util.h"
 
 namespace harness {
 namespace {

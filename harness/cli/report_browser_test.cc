@@ -12,7 +12,7 @@
 
 #include "harness/stats/stats.h"
 #include "harness/store/store.h"
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 
 namespace harness {
 namespace {

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "harness/stats/false_verdict.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
 #include "harness/util/paths.h"
-#include "harness/util/test_util.h"
 
 namespace harness {
 namespace {

@@ -10,9 +10,9 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/util/json_file.h"
 #include "harness/store/store.h"
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
+#include "harness/util/json_file.h"
 
 namespace harness {
 namespace {

@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 
 namespace harness {
 namespace {

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/versions.h"
 
 namespace harness {

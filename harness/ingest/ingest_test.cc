@@ -11,7 +11,7 @@
 #include "harness/ingest/lm_eval.h"
 #include "harness/ingest/sglang_gsm8k.h"
 #include "harness/ingest/tensorcast_ingest.h"
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/utf8.h"
 
 namespace harness {

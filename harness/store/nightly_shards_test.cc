@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 
 namespace harness {
 namespace {

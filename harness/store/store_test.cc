@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/identity_rule.h"
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 #include "harness/util/versions.h"
 
 namespace harness {

@@ -20,7 +20,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 
 namespace harness::openai {
 namespace {

@@ -1,8 +1,8 @@
-#include "harness/util/kill_at_syscall.h"
+#include "harness/testing/kill_at_syscall.h"
 
 #include <gtest/gtest.h>
 
-#include "harness/util/test_util.h"
+#include "harness/testing/test_util.h"
 
 namespace harness::testing_util {
 namespace {
