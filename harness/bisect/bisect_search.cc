@@ -381,8 +381,8 @@ Decision Search::Decide() {
       d.range = group;
       return d;
     }
-    // Verify before reporting: the culprit and its parent each run again, so each has at
-    // least two runs (the store's and a replayed log's count: they were runs too).
+    // Verify before reporting: the culprit and its parent each need two observations (the
+    // store's and a replayed log's count: they were runs too; so does each series of a run).
     const bool budget_left = runs_requested_ < options_.max_runs;
     if (budget_left && ObservationsAt(best) < 2) {
       d.next_position = best;

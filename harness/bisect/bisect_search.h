@@ -5,39 +5,49 @@
 // Positions are the first-parent commits from the known-good one (0) to the known-bad
 // one (n). Hypothesis H_j (1 <= j <= n): position j is the first bad commit, so every
 // position >= j is bad. H_0: no culprit, every position is good and what looked bad was
-// noise. Two kinds of evidence, one per run:
+// noise. Three kinds of evidence, one per run and series:
 //
 // - Metric values (accuracy of a GSM8K case, one value per run, several cases combine):
 //   a change-point model with unknown levels. Under H_j a series is x = mu - delta at
 //   positions >= j and mu before, with Gaussian run-to-run noise sigma; under H_0, delta = 0.
-//   mu has a flat prior and delta >= 0 (a drop in the direction of "worse") a half-normal
-//   prior of scale tau, so the marginal likelihood of each H_j against H_0 is closed-form:
-//       BF_j = (2 / (tau sqrt(A))) exp(B^2 / 2A) Phi(B / sqrt(A)),
-//       A = |u|^2 / sigma^2 + 1 / tau^2,  B = (y . u) / sigma^2,
-//   with y the centred values and u the centred "is at or after j" indicator signed by the
-//   direction. It answers "which split of these runs explains them best", so rerun spread
-//   (sigma, the run-to-run noise on the same questions) is what it must know: sigma is
-//   estimated from the runs repeated at one commit, pooled and shrunk towards a prior
-//   (research gsm8k.md §5.3: about 0.3 pp at n = 1319 on real servers).
+//   mu has a flat prior (the values are centred); the drop delta (in the direction of
+//   "worse") a normal prior truncated below at delta_min = min_effect sigma: its mean is the
+//   gap the two endpoints show (never less than delta_min), its sd that gap's standard
+//   error (sigma when an endpoint has no run yet). So the Bayes factor of each H_j against
+//   H_0 is closed-form: with y the centred values, u the centred "is at or after j"
+//   indicator signed by the direction, s the prior's sd and m its mean,
+//       A = |u|^2 / sigma^2 + 1 / s^2,  B = (y . u) / sigma^2 + m / s^2,
+//       BF_j = exp(B^2 / 2A - m^2 / 2s^2) Phi((B / A - delta_min) sqrt(A))
+//              / (s sqrt(A) Phi((m - delta_min) / s)).
+//   It answers "which split of these runs explains them best", so rerun spread (sigma, the
+//   run-to-run noise on the same questions) is what it must know: sigma is estimated from
+//   the runs repeated at one commit, pooled and shrunk towards the series' prior
+//   noise_sigma (docs/sources.md §2: about 0.3 pp at n = 1319 on real servers).
 // - Per-question outcomes (a GSM8K run's samples, when stored): a drop caused by a commit
 //   loses the same questions on every run, while run-to-run noise flips different ones,
-//   mostly among a few borderline questions. Each question is either unaffected, with its
-//   own chance of being answered right (most questions nearly always right or nearly always
-//   wrong, a share `fragile_share` borderline: right with probability 0.2, 0.5 or 0.8), or
+//   mostly among a few borderline questions. Each question is either unaffected (settled
+//   right or settled wrong, answered otherwise with probability `solid_flip`, or, a share
+//   `fragile_share` of them, borderline: right with probability 0.2, 0.5 or 0.8), or
 //   affected: right before the culprit and wrong from it on, each run showing the other
-//   answer with probability `affected_flip`. Under H_j a share pi of the questions is
-//   affected (pi from a grid of 0.25 % .. 3.2 %, equally likely); under H_0 none is. Each
-//   question's likelihood mixes both, so the Bayes factor of H_j weighs every question that
-//   consistently changed at j against the noise that could have flipped it. A series with
-//   per-question outcomes uses this model instead of the value model (the value is a
-//   function of the outcomes: counting both would count the evidence twice).
+//   answer with probability `affected_flip`, or, with even odds, from the culprit on right
+//   with probability 0.3 (a fault that moved its margin part of the way). Under H_j a
+//   share pi of the questions is affected (pi from the grid 0.25 %, 0.5 %, 1 %, 2 %, 4 %,
+//   equally likely); under H_0 none is. Each question's likelihood mixes both, so the Bayes
+//   factor of H_j weighs every question that consistently changed at j against the noise
+//   that could have flipped it. A series with per-question outcomes uses this model instead
+//   of the value model (the value is a function of the outcomes: counting both would count
+//   the evidence twice).
 // - Pass/fail statuses (a compile case, or a command's git-style exit code): a two-sided
 //   flake model; a run shows the wrong status with probability flake_rate.
 //
-// The next position is the one whose run is expected to leave the least posterior
-// entropy. The search stops when one hypothesis (or one group of hypotheses that skipped
-// commits make indistinguishable) holds `confidence`; a culprit is then verified: it and
-// its parent must each have run at least twice (a fresh run of each) before it is reported.
+// The next position is, among the endpoints and the unskipped positions either side of the
+// culprit posterior's median, the one whose run is expected to leave the least posterior
+// entropy; the known-good end goes first whenever it has fewer than half the observations
+// of the known-bad end (metric series). The search stops when one hypothesis (or one group
+// of hypotheses that skipped commits make indistinguishable) holds `confidence`. A culprit
+// is then verified while runs are left: it and its parent each need two observations
+// (stored runs count; so does each series of one run), and the search asks for a run of
+// whichever has fewer before it reports.
 #pragma once
 
 #include <cstdint>

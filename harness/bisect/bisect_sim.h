@@ -5,8 +5,9 @@
 // probability drawn uniformly from 0.1..0.9 on every run. That gives two reruns about 22
 // discordant questions and accuracy a run-to-run sd of about 0.25 pp, the stand-in's
 // measured 22.9 and 0.246 pp. A culprit turns round(drop * 1319) settled-right questions
-// wrong from its commit on (or right only with probability `affected_right`). The known-good and known-bad commits start with one stored run
-// each, as after a nightly: they cost nothing.
+// wrong from its commit on (or right only with probability `affected_right`). The
+// known-good and known-bad commits start with one stored run each, as after a nightly:
+// they cost nothing.
 #pragma once
 
 #include <cstdint>

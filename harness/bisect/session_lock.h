@@ -3,11 +3,11 @@
 // for the session's life (the kernel drops the lock when the process dies, however it
 // dies), that names the worktree the session has checked out and the command running in it.
 //
-//   DB.bisect-pending-PID-N.lock   before the session has a row (the command may already run
-//                                  at both ends to pick the cases)
-//   DB.bisect-ID.lock              session ID, from its first row on
-//   DB.bisect.lock                 held for a moment while a session begins or a bisect looks
-//                                  for dead ones, so neither sees the other half done
+//   DB.bisect-pending-PID-XXXXXX.lock  before the session has a row (XXXXXX: mkstemp's; the
+//                                      command may already run at both ends to pick the cases)
+//   DB.bisect-ID.lock                  session ID, from its first row on
+//   DB.bisect.lock                     held for a moment while a session begins or a bisect
+//                                      looks for dead ones, so neither sees the other half done
 #pragma once
 
 #include <cstdint>

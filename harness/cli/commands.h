@@ -1,6 +1,7 @@
 // The CLI: a static table of subcommands {name, one-line help, setup}. A setup adds the
 // command's options to its CLI11 subcommand and returns the function to run after
-// parsing. Everything but main() is here, so tests can drive the CLI in-process too.
+// parsing. Everything but main() is here, in the harness_cli library, so tests can link it
+// (cli_test checks the table in-process; the e2e tests run the binary).
 #pragma once
 
 #include <functional>

@@ -222,7 +222,8 @@ TEST_F(SimEvalTest, SmallMaxTokensTruncates) {
             1319);
 }
 
-// The research's extraction pain points, answered by a scripted server.
+// The answers extraction must get right (a sign, $ and .00, commas, #### before a later
+// number, a cut-off answer, no number at all), answered by a scripted server.
 TEST(Gsm8kEvalExtraction, PainPointsThroughALoopbackServer) {
   struct Case {
     const char* label;

@@ -1,6 +1,9 @@
-// The stack interface: what a suite asks of the system under test. A suite never knows
-// which stack it drives; `harness run --stack NAME` picks one from the table in
-// runners/stacks.cc (refstack, exec, openai).
+// The stack interface: what the compile suites (sequence_parallel, gmm) ask of the system
+// under test, whichever stack `harness run --stack NAME` picked from the table in
+// runners/stacks.cc (refstack, exec, openai); a stack that does not compile makes them skip.
+// Not every suite goes through it: gsm8k asks an OpenAI-compatible endpoint (--endpoint, or
+// with refstack the stand-in it starts) and fp8_scale_layout calls the reference kernels
+// itself, skipping under any other stack.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Statistics for proportion metrics (docs/gsm8k.md, "Statistics and verdicts"): Wilson score
-// intervals, exact binomial tails, the exact McNemar test for paired outcomes, latency
-// percentiles,. Used by the
-// gsm8k suite, compare and bisect.
+// intervals, exact binomial tails, the exact McNemar test for paired outcomes, quantiles
+// (latency percentiles). Used by the verdicts (verdict.h), the eval summaries, compare and
+// the report.
 #pragma once
 
 #include <cstdint>

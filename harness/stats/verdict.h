@@ -1,8 +1,9 @@
 // Verdicts for proportion metrics (docs/gsm8k.md, "Statistics and verdicts").
 //
 // Gate: PASS when the Wilson 95% interval lies at or above the gate, FAIL when it lies
-// wholly below, AT-RISK when it straddles the gate; with the probability that a rerun of
-// a model whose true rate is the observed one lands below the gate.
+// wholly below, AT-RISK when it straddles the gate; with how sure that is, naming the
+// question the number answers (rerun noise from stored reruns, else the sampling question:
+// a fresh sample of n questions at the observed rate scoring below the gate).
 //
 // Baseline: exact McNemar on per-question outcomes paired by sample key: REGRESSED or
 // IMPROVED when p < alpha (direction from b vs c), SAME otherwise.

@@ -1,5 +1,6 @@
 // Two error channels: Result<T> for errors a caller can handle, FatalError for the
-// ones that go straight to the single top-level handler in cli/main.cc.
+// ones that go straight to the single top-level handler in harness::Main
+// (harness/cli/commands.cc).
 #pragma once
 
 #include <stdexcept>
@@ -9,7 +10,8 @@
 
 namespace harness {
 
-// Process exit codes (README.md: 0 pass, 1 failures, 2 bad input, 3 infrastructure). bisect --run speaks git's convention separately.
+// The harness's exit codes (README.md, "Exit codes"). The command `harness bisect` runs per
+// commit answers in git bisect run's codes instead (0 good, 125 skip, other codes below 128 bad).
 enum class ExitCode : int {
   kPass = 0,     // every test and gate passed
   kFail = 1,     // a test or gate failed
@@ -51,7 +53,7 @@ struct Ok {};
 using Status = Result<Ok>;
 inline Status OkStatus() { return Ok{}; }
 
-// Thrown for errors nobody below main can handle; main prints "harness: error: ..."
+// Thrown for errors nobody below harness::Main can handle; it prints "harness: error: ..."
 // and exits with code.
 class FatalError : public std::runtime_error {
  public:

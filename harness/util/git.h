@@ -1,5 +1,6 @@
 // Commit identity from git, by argv (never a shell): sha, parents, author time, subject
-// and the first-parent ordinal that orders history without a checkout.
+// and the first-parent ordinal that orders history without a checkout; first-parent
+// ancestors and ranges (baselines, bisect) and detached worktrees (bisect).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Where the data the binary reads lives: suites/, golden/. HARNESS_ROOT wins; otherwise
-// the source tree the binary was built from (so build/harness works from any folder).
+// the source tree the binary was built from (so build/bin/harness works from any folder).
 #pragma once
 
 #include <filesystem>

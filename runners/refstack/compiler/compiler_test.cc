@@ -29,7 +29,8 @@ TEST(CompileModelTest, SequenceParallelRemovesEveryAllReduceWithAndWithoutRepeti
     const auto r = CompileOk(SpRequest(disable));
     EXPECT_EQ(r.Calls("tensor_cast.all_reduce.default"), 0);
     // Embedding (P1), o_proj (P2) and down_proj (P3); gathers after the input norm, the
-    // post-attention norm's output 0 and the final norm (research section 3.1).
+    // post-attention norm's output 0 and the final norm (the expectation docs/compiler.md
+    // derives from msmodeling's sequence-parallel regression test).
     EXPECT_EQ(CallsOf(r, "tensor_cast.reduce_scatter.default", "[1, 128, 5120]"), 1);
     EXPECT_EQ(CallsOf(r, "tensor_cast.reduce_scatter.default", "[128, 5120]"), 2);
     EXPECT_EQ(CallsOf(r, "tensor_cast.all_gather.default", "[1, 64, 5120]"), 3);

@@ -12,7 +12,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The documented TEST_DEVICE numbers (research section 5), independent of the JSON file.
+// msmodeling's TEST_DEVICE numbers (its tensor_cast/device.py, docs/compiler.md), independent of
+// the JSON file.
 constexpr double kBf16Mma = 353.9e12, kBf16Gp = 11e12, kComputeEff = 0.7;
 const double kMemBw = 1.6 * std::pow(2.0, 40) * 0.6;
 constexpr double kStaticMma = 5e-6, kStaticGp = 2e-6;
