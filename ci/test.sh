@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The test command: set up, check the layering of includes, build and run every test under
-# AddressSanitizer + UBSan (the asan preset, build-asan/), then build the CI configuration
-# (build/, warnings are errors) and run every test through CTest again, then a short fuzz run
-# of every parser (ci/fuzz.sh). Exits non-zero on any failure.
+# The test command: set up, check the layering of includes and that every path a comment or
+# document cites exists, build and run every test under AddressSanitizer + UBSan (the asan
+# preset, build-asan/), then build the CI configuration (build/, warnings are errors) and
+# run every test through CTest again, then a short fuzz run of every parser (ci/fuzz.sh).
+# Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each step prints its wall time, so a CI log shows where the minutes go.
@@ -14,6 +15,7 @@ step() {
 }
 step setup ci/setup.sh
 step layering python3 ci/check_layering.py
+step paths python3 ci/check_paths.py
 
 # The whole suite under the sanitizers: the e2e tests run the sanitized harness binary too,
 # so a heap overflow or undefined behaviour anywhere a test reaches fails here. Benchmarks
