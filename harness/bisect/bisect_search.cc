@@ -80,9 +80,14 @@ void Search::Skip(int position) {
   if (position > 0 && position < positions_ - 1) skipped_.insert(position);
 }
 
-int Search::ObservationsAt(int position) const {
-  return static_cast<int>(
-      std::count_if(observations_.begin(), observations_.end(), [&](const Observation& o) { return o.position == position; }));
+int Search::RunsAt(int position) const {
+  // A run gives one observation per series it measured, so the runs at a position are the
+  // observations of its best-covered series: two target cases of one run are one run.
+  std::map<int, int> per_series;
+  int runs = 0;
+  for (const Observation& o : observations_)
+    if (o.position == position) runs = std::max(runs, ++per_series[o.series]);
+  return runs;
 }
 
 std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra) const {
@@ -381,14 +386,14 @@ Decision Search::Decide() {
       d.range = group;
       return d;
     }
-    // Verify before reporting: the culprit and its parent each need two observations (the
-    // store's and a replayed log's count: they were runs too; so does each series of a run).
+    // Verify before reporting: the culprit and its parent each need two runs (the store's
+    // and a replayed log's count: they were runs too), counted as runs, not observations.
     const bool budget_left = runs_requested_ < options_.max_runs;
-    if (budget_left && ObservationsAt(best) < 2) {
+    if (budget_left && RunsAt(best) < 2) {
       d.next_position = best;
       return d;
     }
-    if (budget_left && ObservationsAt(best - 1) < 2) {
+    if (budget_left && RunsAt(best - 1) < 2) {
       d.next_position = best - 1;
       return d;
     }
@@ -427,7 +432,7 @@ Decision Search::Decide() {
   // whenever it has fewer than half the runs of the known-bad end.
   const bool any_value = std::any_of(observations_.begin(), observations_.end(),
                                      [](const Observation& o) { return !o.is_status; });
-  if (any_value && 2 * ObservationsAt(0) < ObservationsAt(n)) {
+  if (any_value && 2 * RunsAt(0) < RunsAt(n)) {
     d.next_position = 0;
     d.confidence = std::max(post[0], mass[best]);
     return d;

@@ -42,12 +42,12 @@
 //
 // The next position is, among the endpoints and the unskipped positions either side of the
 // culprit posterior's median, the one whose run is expected to leave the least posterior
-// entropy; the known-good end goes first whenever it has fewer than half the observations
-// of the known-bad end (metric series). The search stops when one hypothesis (or one group
-// of hypotheses that skipped commits make indistinguishable) holds `confidence`. A culprit
-// is then verified while runs are left: it and its parent each need two observations
-// (stored runs count; so does each series of one run), and the search asks for a run of
-// whichever has fewer before it reports.
+// entropy; the known-good end goes first whenever it has fewer than half the runs of the
+// known-bad end (metric series). The search stops when one hypothesis (or one group of
+// hypotheses that skipped commits make indistinguishable) holds `confidence`. A culprit is
+// then verified while runs are left: it and its parent each need two runs (stored runs
+// count; the target cases of one run are one run, not one each), and the search asks for
+// a run of whichever has fewer before it reports.
 #pragma once
 
 #include <cstdint>
@@ -117,7 +117,8 @@ class Search {
   int runs_requested() const { return runs_requested_; }
   int positions() const { return positions_; }
   const std::set<int>& skipped() const { return skipped_; }
-  int ObservationsAt(int position) const;
+  // Runs at a position: the observations of its best-covered series (one per run).
+  int RunsAt(int position) const;
 
  private:
   std::vector<double> LogPosteriorOf(const std::vector<Observation>& extra) const;

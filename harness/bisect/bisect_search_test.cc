@@ -1,5 +1,6 @@
 #include "harness/bisect/bisect_search.h"
 
+#include <map>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -37,9 +38,33 @@ TEST(BisectSearch, StatusFindsTheFirstFailingCommitAndVerifiesIt) {
     EXPECT_EQ(d.culprit, culprit);
     EXPECT_GE(d.confidence, 0.95);
     EXPECT_LE(runs, 12) << "log2(32) = 5 steps plus the verification pair";
-    EXPECT_GE(s.ObservationsAt(culprit), 2) << "the culprit is run again before it is reported";
-    EXPECT_GE(s.ObservationsAt(culprit - 1), 2) << "and so is its parent";
+    EXPECT_GE(s.RunsAt(culprit), 2) << "the culprit is run again before it is reported";
+    EXPECT_GE(s.RunsAt(culprit - 1), 2) << "and so is its parent";
   }
+}
+
+// Two target cases (two series) make two observations per run: a culprit and a parent
+// with one stored run each are not verified until each has a second run of its own.
+TEST(BisectSearch, VerificationCountsRunsNotTheObservationsOfSeveralCases) {
+  const int culprit = 9;
+  Search s(17, {SeriesSpec{}, SeriesSpec{}}, SearchOptions{});
+  for (int position : {0, culprit - 1, culprit, 16})
+    for (int series : {0, 1}) s.Add({position, series, true, 0, position >= culprit});
+  EXPECT_EQ(s.RunsAt(culprit), 1);
+  std::map<int, int> fresh;  // position -> runs the search asked for
+  Decision d;
+  for (int guard = 0; guard < 50; ++guard) {
+    d = s.Decide();
+    if (d.verdict != Verdict::kSearching) break;
+    for (int series : {0, 1}) s.Add({d.next_position, series, true, 0, d.next_position >= culprit});
+    s.CountRun();
+    ++fresh[d.next_position];
+  }
+  ASSERT_EQ(d.verdict, Verdict::kCulprit);
+  EXPECT_EQ(d.culprit, culprit);
+  EXPECT_GE(fresh[culprit], 1) << "the culprit is run again before it is reported";
+  EXPECT_GE(fresh[culprit - 1], 1) << "and so is its parent";
+  EXPECT_EQ(s.RunsAt(culprit), 1 + fresh[culprit]);
 }
 
 TEST(BisectSearch, AFlakyBadEndIsNoCulprit) {

@@ -60,6 +60,9 @@ struct FaultCase {
   std::string suite;    // the suite whose regression names the culprit
 };
 
+// So that ctest's listing names the fault instead of dumping the struct's bytes.
+void PrintTo(const FaultCase& c, std::ostream* os) { *os << c.fault << " (" << c.suite << ")"; }
+
 class AutoBisectFault : public testing::TestWithParam<FaultCase> {};
 
 // Per catalogued fault: it lands between two nightlies; bisect --auto confirms the
