@@ -11,10 +11,6 @@
 namespace harness::reports {
 namespace {
 
-std::string Short(const std::string& sha) { return sha.substr(0, 12); }
-
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 // The first line of an outside text, cut and escaped.
 std::string Snippet(const std::string& s) {
   const std::string line = FirstLine(s);
@@ -40,7 +36,7 @@ class Writer {
 
  private:
   std::string Sha(const std::string& sha) const {
-    const std::string text = "`" + HexOnly(Short(sha)) + "`";
+    const std::string text = "`" + HexOnly(ShortSha(sha)) + "`";
     const std::string url = CommitUrl(o_.commit_url, sha);
     return url.empty() ? text : fmt::format("[{}]({})", text, MarkdownUrl(url));
   }

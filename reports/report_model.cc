@@ -72,8 +72,6 @@ long long ShardIndex(const std::string& shard) { return std::strtoll(shard.c_str
 
 bool Success(const std::string& outcome) { return outcome == "correct" || outcome == "pass"; }
 
-std::string Short(const std::string& sha) { return sha.substr(0, 12); }
-
 std::string Cut(const std::string& s) {
   return s.size() <= kMaxCompletionBytes ? s : s.substr(0, kMaxCompletionBytes) + " [...]";
 }
@@ -98,9 +96,9 @@ std::string SettleText(const FalseVerdictEstimate& e, const std::string& sha) {
   switch (e.question) {
     case FlakeQuestion::kRerunNoise:
     case FlakeQuestion::kCommitSpread:
-      if (e.sigma == 0 && e.observations < 2) return fmt::format("one result only: rerun {} to measure its spread", Short(sha));
+      if (e.sigma == 0 && e.observations < 2) return fmt::format("one result only: rerun {} to measure its spread", ShortSha(sha));
       if (e.needed <= e.observations) return fmt::format("settled: the mean of {} results clears the threshold", e.observations);
-      return fmt::format("{} results in total at {} (harness run --rerun-at-risk N), {} stored", e.needed, Short(sha),
+      return fmt::format("{} results in total at {} (harness run --rerun-at-risk N), {} stored", e.needed, ShortSha(sha),
                          e.observations);
     case FlakeQuestion::kTrueRate:
       if (e.needed <= e.observations) return "settled: the 95% interval clears the gate";
@@ -108,7 +106,7 @@ std::string SettleText(const FalseVerdictEstimate& e, const std::string& sha) {
                          e.observations);
     case FlakeQuestion::kStatusFlips:
       return fmt::format("{} reruns at {} show the minority status at least once with 95% probability", e.needed,
-                         Short(sha));
+                         ShortSha(sha));
   }
   return "";
 }
@@ -150,7 +148,7 @@ class Builder {
         return UsageError(fmt::format("--since {}: no commit with a finished run starts with it", q.since));
       if (hits.size() > 1) {
         std::string names;
-        for (std::size_t i : hits) names += " " + Short(all[i].sha);
+        for (std::size_t i : hits) names += " " + ShortSha(all[i].sha);
         return UsageError(fmt::format("--since {}: ambiguous, it starts{}", q.since, names));
       }
       first = hits.front();
@@ -358,7 +356,7 @@ class Builder {
       e.detail = fmt::format(
           "will a rerun flip it? {} runs of {} (one identity): mean {}, rerun sigma {} pp; P(one more rerun lands on "
           "the other side of gate {:.4g}) = {:.3g} (Student t)",
-          values.size(), Short(sha), Percent(e.estimate.center), fmt::format("{:.3f}", 100 * e.estimate.sigma),
+          values.size(), ShortSha(sha), Percent(e.estimate.center), fmt::format("{:.3f}", 100 * e.estimate.sigma),
           gate->value, e.estimate.probability);
     } else {
       e.estimate = TrueRateEstimate(correct, acc->n, gate->value);
@@ -385,7 +383,7 @@ class Builder {
       if (const Metric* v = Find(r->metrics, metric)) values.push_back(v->value);
     if (values.size() >= 2) {
       e.estimate = RerunNoiseEstimate(values, 1.0);
-      e.detail = fmt::format("{} runs of {} (one identity): mean {:.4g} of the bound, sigma {:.3g}", values.size(), Short(sha),
+      e.detail = fmt::format("{} runs of {} (one identity): mean {:.4g} of the bound, sigma {:.3g}", values.size(), ShortSha(sha),
                              e.estimate.center, e.estimate.sigma);
     } else {
       // No reruns: the newest result of this identity per commit over the last ten commits.
@@ -417,7 +415,7 @@ class Builder {
       const int64_t minority = std::min<int64_t>(pass, other);
       e.estimate = StatusFlipEstimate(minority, static_cast<int64_t>(reruns.size()));
       e.value = e.estimate.probability;
-      e.detail = fmt::format("runs of one commit disagree: {} passed and {} did not at {}", pass, other, Short(sha));
+      e.detail = fmt::format("runs of one commit disagree: {} passed and {} did not at {}", pass, other, ShortSha(sha));
     } else {
       // Back and forth across commits: the newest result of this identity per commit, last
       // ten commits (another identity's status is not this one's flip).
@@ -600,5 +598,9 @@ std::size_t ReportModel::RegressionsWithCulprit() const {
   return static_cast<std::size_t>(
       std::count_if(regressions.begin(), regressions.end(), [](const RegressionEntry& e) { return e.note.verdict == "culprit"; }));
 }
+
+std::string ShortSha(const std::string& sha) { return sha.substr(0, 12); }
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 }  // namespace harness::reports

@@ -9,16 +9,12 @@
 namespace harness::reports {
 namespace {
 
-std::string Short(const std::string& sha) { return sha.substr(0, 12); }
-
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 }  // namespace
 
 std::string ReportText(const ReportModel& m) {
-  const auto sha = [&](std::size_t i) { return Short(m.commits[i].sha); };
+  const auto sha = [&](std::size_t i) { return ShortSha(m.commits[i].sha); };
   std::string out = fmt::format("harness report: {} commits ({} .. {}), {} runs\n", m.commits.size(),
-                                Short(m.commits.front().sha), Short(m.commits.back().sha), m.runs);
+                                ShortSha(m.commits.front().sha), ShortSha(m.commits.back().sha), m.runs);
 
   out += "\nSUMMARY (latest run per suite)\n";
   for (const auto& gap : m.incomplete_nightlies)
@@ -94,8 +90,8 @@ std::string ReportText(const ReportModel& m) {
 
   out += fmt::format("\nBISECT SESSIONS ({})\n", m.bisect.size());
   for (const auto& b : m.bisect)
-    out += fmt::format("  {}: {} {}..{} -> {}{} (confidence {:.3f}, {} steps)\n", b.id, b.target, Short(b.good),
-                       Short(b.bad), b.status, b.culprit.empty() ? "" : " " + Short(b.culprit), b.confidence,
+    out += fmt::format("  {}: {} {}..{} -> {}{} (confidence {:.3f}, {} steps)\n", b.id, b.target, ShortSha(b.good),
+                       ShortSha(b.bad), b.status, b.culprit.empty() ? "" : " " + ShortSha(b.culprit), b.confidence,
                        b.steps.size());
   return TerminalText(out);
 }

@@ -4,19 +4,16 @@
 #include <gtest/gtest.h>
 
 #include "runners/refstack/compiler/verifier.h"
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
 
+using testing_util::Count;
+
 using ::testing::HasSubstr;
 
 constexpr int64_t kRows = 16, kHidden = 64, kInter = 32, kExperts = 4;
-
-int Count(const Graph& g, OpKind kind) {
-  int n = 0;
-  for (const Node* node : g.Nodes()) n += node->kind() == kind;
-  return n;
-}
 
 Node* Find(const Graph& g, OpKind kind) {
   for (Node* node : g.Nodes())
@@ -89,7 +86,7 @@ struct MoeMlp {
   }
 };
 
-GroupedMatmulSwigluStats RunOk(Graph& g, const GroupedMatmulSwigluOptions& o = {}) {
+GroupedMatmulSwigluStats FuseOk(Graph& g, const GroupedMatmulSwigluOptions& o = {}) {
   auto stats = RunGroupedMatmulSwigluPass(g, o);
   EXPECT_TRUE(stats.ok()) << stats.error().message;
   auto verified = Verify(g);
@@ -109,7 +106,7 @@ TEST(GroupedMatmulSwigluTest, EachGroupedMatmulFusesToItsSwigluForm) {
     SCOPED_TRACE(std::string(InfoOf(base).name));
     MoeMlp m(base);
     const std::vector<Arg> gmm_args = m.gmm->args();
-    auto stats = RunOk(m.g);
+    auto stats = FuseOk(m.g);
     EXPECT_EQ(stats.fused, 1);
     EXPECT_EQ(stats.fused_with_quant, 0);
     Node* fused = m.consumer->node_arg(0);
@@ -124,7 +121,7 @@ TEST(GroupedMatmulSwigluTest, EachGroupedMatmulFusesToItsSwigluForm) {
 
 TEST(GroupedMatmulSwigluTest, Mxfp4QuantTailFusesIntoSwigluQuant) {
   MoeMlp m(OpKind::kGroupedMatmulMxfp4, /*quant_tail=*/true);
-  auto stats = RunOk(m.g);
+  auto stats = FuseOk(m.g);
   EXPECT_EQ(stats.fused, 1);
   EXPECT_EQ(stats.fused_with_quant, 1);
   Node* fused = Find(m.g, OpKind::kGroupedMatmulMxfp4SwigluQuant);
@@ -143,7 +140,7 @@ TEST(GroupedMatmulSwigluTest, Mxfp4QuantTailFusesIntoSwigluQuant) {
 
 TEST(GroupedMatmulSwigluTest, WithoutTheQuantTailFaultTheFusionStopsAtSwiglu) {
   MoeMlp m(OpKind::kGroupedMatmulMxfp4, /*quant_tail=*/true);
-  auto stats = RunOk(m.g, {.fuse_mxfp4_quant = false});
+  auto stats = FuseOk(m.g, {.fuse_mxfp4_quant = false});
   EXPECT_EQ(stats.fused, 1);
   EXPECT_EQ(stats.fused_with_quant, 0);
   EXPECT_EQ(Count(m.g, OpKind::kGroupedMatmulMxfp4Swiglu), 1);
@@ -153,25 +150,25 @@ TEST(GroupedMatmulSwigluTest, WithoutTheQuantTailFaultTheFusionStopsAtSwiglu) {
 
 TEST(GroupedMatmulSwigluTest, SplitTensorAndSwappedHalvesAlsoMatch) {
   MoeMlp m(OpKind::kGroupedMatmulFp8, false, /*split_tensor=*/true);
-  EXPECT_EQ(RunOk(m.g).fused, 1);
+  EXPECT_EQ(FuseOk(m.g).fused, 1);
   MoeMlp swapped(OpKind::kGroupedMatmul);
   Node* g0 = swapped.swiglu->node_arg(0);
   Node* g1 = swapped.swiglu->node_arg(1);
   swapped.g.SetArg(swapped.swiglu, 0, g1);
   swapped.g.SetArg(swapped.swiglu, 1, g0);
-  EXPECT_EQ(RunOk(swapped.g).fused, 1);
+  EXPECT_EQ(FuseOk(swapped.g).fused, 1);
 }
 
 TEST(GroupedMatmulSwigluTest, ChainsWithOtherUsersOrOtherSplitsAreLeftAlone) {
   {  // the gate half is also read elsewhere
     MoeMlp m(OpKind::kGroupedMatmul);
     m.g.SetOutput({m.consumer, m.g.Call(OpKind::kMul, {m.swiglu->node_arg(0), 1.0})});
-    EXPECT_EQ(RunOk(m.g).fused, 0);
+    EXPECT_EQ(FuseOk(m.g).fused, 0);
   }
   {  // the split output is read a third time
     MoeMlp m(OpKind::kGroupedMatmul);
     m.g.SetOutput({m.consumer, m.g.GetItem(m.split, 0)});
-    EXPECT_EQ(RunOk(m.g).fused, 0);
+    EXPECT_EQ(FuseOk(m.g).fused, 0);
   }
   {  // split along the token dim
     Graph g;
@@ -180,7 +177,7 @@ TEST(GroupedMatmulSwigluTest, ChainsWithOtherUsersOrOtherSplitsAreLeftAlone) {
     Node* gmm = g.Call(OpKind::kGroupedMatmul, {NodeList{x}, NodeList{w}, NodeList{}});
     Node* split = g.Call(OpKind::kSplitWithSizes, {gmm, IntList{kRows / 2, kRows / 2}, int64_t{0}});
     g.SetOutput({g.Call(OpKind::kSwiglu, {g.GetItem(split, 0), g.GetItem(split, 1)})});
-    EXPECT_EQ(RunOk(g).fused, 0);
+    EXPECT_EQ(FuseOk(g).fused, 0);
   }
   {  // a dense mm is not in the map
     Graph g;
@@ -188,7 +185,7 @@ TEST(GroupedMatmulSwigluTest, ChainsWithOtherUsersOrOtherSplitsAreLeftAlone) {
     Node* mm = g.Call(OpKind::kMm, {x, g.AddGetAttr("w", {{kHidden, 2 * kInter}, DType::kBFloat16})});
     Node* split = g.Call(OpKind::kSplitWithSizes, {mm, IntList{kInter, kInter}, int64_t{-1}});
     g.SetOutput({g.Call(OpKind::kSwiglu, {g.GetItem(split, 0), g.GetItem(split, 1)})});
-    EXPECT_EQ(RunOk(g).fused, 0);
+    EXPECT_EQ(FuseOk(g).fused, 0);
   }
 }
 
@@ -203,7 +200,7 @@ TEST(GroupedMatmulSwigluTest, TopoDisorderFaultPutsTheUnquantizedFusionAfterItsC
             "defined after its consumer 'mul' (aten.mul.Tensor)");
   // Quantized forms are not affected by the fault.
   MoeMlp quant(OpKind::kGroupedMatmulQuant);
-  EXPECT_EQ(RunOk(quant.g, {.misplace_unquantized = true}).fused, 1);
+  EXPECT_EQ(FuseOk(quant.g, {.misplace_unquantized = true}).fused, 1);
 }
 
 }  // namespace

@@ -2,14 +2,15 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
 
+using testing_util::Bf16;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-TensorMeta Bf16(Shape s) { return {std::move(s), DType::kBFloat16}; }
 
 TEST(GraphTest, CallInfersMetaAndNamesNodesLikeFx) {
   Graph g;

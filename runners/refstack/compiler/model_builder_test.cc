@@ -7,9 +7,13 @@
 
 #include "harness/util/paths.h"
 #include "runners/refstack/compiler/verifier.h"
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
+
+using testing_util::All;
+using testing_util::Count;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -28,19 +32,6 @@ Graph BuildOk(const ModelConfig& config, const BuildOptions& options) {
   auto verified = Verify(*graph);
   EXPECT_TRUE(verified.ok()) << verified.error().message;
   return std::move(graph).value();
-}
-
-int Count(const Graph& g, OpKind kind) {
-  int n = 0;
-  for (const Node* node : g.Nodes()) n += node->kind() == kind;
-  return n;
-}
-
-std::vector<const Node*> All(const Graph& g, OpKind kind) {
-  std::vector<const Node*> out;
-  for (const Node* node : g.Nodes())
-    if (node->kind() == kind) out.push_back(node);
-  return out;
 }
 
 TEST(ModelConfigTest, GoldenConfigsCarryTheResearchValues) {

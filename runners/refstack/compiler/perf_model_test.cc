@@ -6,9 +6,13 @@
 #include <cmath>
 
 #include "harness/util/paths.h"
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
+
+using testing_util::Bf16;
+using testing_util::TestDevice;
 
 using ::testing::HasSubstr;
 
@@ -17,14 +21,6 @@ using ::testing::HasSubstr;
 constexpr double kBf16Mma = 353.9e12, kBf16Gp = 11e12, kComputeEff = 0.7;
 const double kMemBw = 1.6 * std::pow(2.0, 40) * 0.6;
 constexpr double kStaticMma = 5e-6, kStaticGp = 2e-6;
-
-DeviceProfile TestDevice() {
-  auto d = LoadDeviceProfile(harness::GoldenDir() / "devices", "TEST_DEVICE");
-  EXPECT_TRUE(d.ok()) << d.error().message;
-  return *d;
-}
-
-TensorMeta Bf16(Shape s) { return {std::move(s), DType::kBFloat16}; }
 
 TEST(DeviceProfileTest, TestDeviceCarriesTheDocumentedNumbers) {
   DeviceProfile d = TestDevice();

@@ -5,13 +5,13 @@
 
 #include "harness/util/paths.h"
 #include "runners/refstack/compiler/perf_model.h"
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
 
-TensorMeta Bf16(Shape s) { return {std::move(s), DType::kBFloat16}; }
-
-DeviceProfile TestDevice() { return *LoadDeviceProfile(harness::GoldenDir() / "devices", "TEST_DEVICE"); }
+using testing_util::Bf16;
+using testing_util::TestDevice;
 
 TEST(PerfTableTest, InputShapesListTopLevelTensorsOnly) {
   Graph g;

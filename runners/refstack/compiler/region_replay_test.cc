@@ -7,13 +7,14 @@
 
 #include "harness/util/paths.h"
 #include "runners/refstack/compiler/model_builder.h"
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
 
-using ::testing::HasSubstr;
+using testing_util::Bf16;
 
-TensorMeta Bf16(Shape s) { return {std::move(s), DType::kBFloat16}; }
+using ::testing::HasSubstr;
 
 // Calls per op name after replay.
 std::map<std::string, int64_t> CallsByOp(const Graph& g) {

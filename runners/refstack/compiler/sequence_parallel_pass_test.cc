@@ -6,9 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "runners/refstack/compiler/verifier.h"
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
+
+using testing_util::All;
+using testing_util::Bf16;
+using testing_util::Count;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -20,22 +25,7 @@ constexpr double kEps = 1e-5;
 
 enum class RegionCopyKind { kV1, kV2 };
 
-TensorMeta Bf16(Shape s) { return {std::move(s), DType::kBFloat16}; }
-
-int Count(const Graph& g, OpKind kind) {
-  int n = 0;
-  for (const Node* node : g.Nodes()) n += node->kind() == kind;
-  return n;
-}
-
-std::vector<Node*> All(const Graph& g, OpKind kind) {
-  std::vector<Node*> out;
-  for (Node* node : g.Nodes())
-    if (node->kind() == kind) out.push_back(node);
-  return out;
-}
-
-SequenceParallelStats RunOk(Graph& g, SequenceParallelOptions o = {}) {
+SequenceParallelStats RunSpOk(Graph& g, SequenceParallelOptions o = {}) {
   auto stats = RunSequenceParallelPass(g, o);
   EXPECT_TRUE(stats.ok()) << stats.error().message << "\n" << g.Print();
   if (!stats.ok()) return {};
@@ -122,7 +112,7 @@ TEST(SequenceParallelTest, P1WithMarkerMovesTheRegionInputToAReduceScatter) {
   Node* end = t.g.Call(OpKind::kRegionEnd, {use, int64_t{0}});
   t.g.SetOutput({end});
   Node* before_ar = ar->prev();
-  auto stats = RunOk(t.g);
+  auto stats = RunSpOk(t.g);
   EXPECT_EQ(stats.p1, 1);
   EXPECT_FALSE(ar->live());
   Node* rs = begin->node_arg(0);
@@ -145,7 +135,7 @@ TEST(SequenceParallelTest, P1WithoutMarkerAlsoSwitchesTheResidualAdd) {
   Node* proj = t.TpProjection(norm);
   Node* post = t.AddRmsNorm2(ar, proj);
   t.g.SetOutput({t.g.GetItem(post, 0), t.g.GetItem(post, 1)});
-  auto stats = RunOk(t.g);
+  auto stats = RunSpOk(t.g);
   EXPECT_EQ(stats.p1, 1);
   EXPECT_EQ(stats.p2, 1);
   Node* rs = norm->node_arg(0);
@@ -180,7 +170,7 @@ TEST(SequenceParallelTest, TwoDimensionalValuesShardOnDimZero) {
   Node* ar = g.Call(OpKind::kAllReduce, {x, int64_t{1}, kGroup});
   Node* norm = g.Call(OpKind::kRmsNorm, {ar, w, kEps});
   g.SetOutput({norm});
-  RunOk(g);
+  RunSpOk(g);
   Node* rs = norm->node_arg(0);
   EXPECT_EQ(*rs->int_arg(1), 0);
   EXPECT_EQ(*rs->int_arg(2), 1);  // the comm's own rank
@@ -189,7 +179,7 @@ TEST(SequenceParallelTest, TwoDimensionalValuesShardOnDimZero) {
 
 TEST(SequenceParallelTest, LayerWithMarkersAndV2CopiesBecomesFullySequenceParallel) {
   DenseModel m(true, 2, RegionCopyKind::kV2);
-  auto stats = RunOk(m.g);
+  auto stats = RunSpOk(m.g);
   EXPECT_EQ(stats.p1, 1);
   EXPECT_EQ(stats.p2, 1);
   EXPECT_EQ(stats.p3, 1);
@@ -209,7 +199,7 @@ TEST(SequenceParallelTest, SingleLayerWithFormalOutputUserStillMatchesP3) {
   // One layer: the region end's users are the final norm and the output node.
   DenseModel m(true, 0, RegionCopyKind::kV2);
   EXPECT_THAT(m.region_end->users(), ElementsAre(m.final_norm, m.g.output_node()));
-  auto stats = RunOk(m.g);
+  auto stats = RunSpOk(m.g);
   EXPECT_EQ(stats.p3, 1);
   EXPECT_EQ(Count(m.g, OpKind::kAllReduce), 0);
 }
@@ -218,7 +208,7 @@ TEST(SequenceParallelTest, BookkeepingFaultLeavesTheResidualAllReduceOnlyWithV2R
   for (int copies : {0, 2}) {
     SCOPED_TRACE(copies);
     DenseModel m(true, copies, RegionCopyKind::kV2);
-    auto stats = RunOk(m.g, {.count_bookkeeping_users = true});
+    auto stats = RunSpOk(m.g, {.count_bookkeeping_users = true});
     EXPECT_EQ(stats.p1, 1);
     EXPECT_EQ(stats.p2, 1);
     EXPECT_EQ(stats.p3, 0);
@@ -232,15 +222,15 @@ TEST(SequenceParallelTest, BookkeepingFaultLeavesTheResidualAllReduceOnlyWithV2R
   }
   // v1 copies have no bookkeeping users: the old walk still works.
   DenseModel v1(true, 2, RegionCopyKind::kV1);
-  EXPECT_EQ(RunOk(v1.g, {.count_bookkeeping_users = true}).p3, 1);
+  EXPECT_EQ(RunSpOk(v1.g, {.count_bookkeeping_users = true}).p3, 1);
   // Neither has the markerless graph.
   DenseModel flat(false, 0, RegionCopyKind::kV2);
-  EXPECT_EQ(RunOk(flat.g, {.count_bookkeeping_users = true}).p3, 1);
+  EXPECT_EQ(RunSpOk(flat.g, {.count_bookkeeping_users = true}).p3, 1);
 }
 
 TEST(SequenceParallelTest, V1CopyChainWithAndWithoutRegionEnd) {
   DenseModel m(true, 2, RegionCopyKind::kV1);
-  auto stats = RunOk(m.g);
+  auto stats = RunSpOk(m.g);
   EXPECT_EQ(stats.total(), 3);
   for (Node* copy : All(m.g, OpKind::kCopyRegion)) EXPECT_EQ(copy->shape(), kLocal);
   // add -> copy -> copy -> norm, no end marker. The norm before it is already local, so
@@ -264,7 +254,7 @@ TEST(SequenceParallelTest, V1CopyChainWithAndWithoutRegionEnd) {
 
 TEST(SequenceParallelTest, MarkerlessLayerUsesTheFusedTail) {
   DenseModel m(false, 0, RegionCopyKind::kV2);
-  auto stats = RunOk(m.g);
+  auto stats = RunSpOk(m.g);
   EXPECT_EQ(stats.p1, 1);
   EXPECT_EQ(stats.p2, 1);
   EXPECT_EQ(stats.p3, 1);
@@ -279,7 +269,7 @@ TEST(SequenceParallelTest, ResidualWithTwoUsersIsGathered) {
   NodeList outputs = std::get<NodeList>(m.g.output_node()->args()[0]);
   outputs.push_back(m.g.Call(OpKind::kMul, {m.residual, 3.0}));
   m.g.SetOutput(outputs);
-  auto stats = RunOk(m.g);
+  auto stats = RunSpOk(m.g);
   EXPECT_EQ(stats.p2, 1);
   EXPECT_EQ(stats.p3, 0);
   EXPECT_EQ(m.residual->users()[0]->kind(), OpKind::kAllGather);
@@ -295,7 +285,7 @@ TEST(SequenceParallelTest, P2NeedsTheOtherOperandProvenLocal) {
     Node* post = t.AddRmsNorm2(residual, t.TpProjection(t.x));
     t.g.SetOutput({t.g.GetItem(post, 0)});
     const std::string before = t.g.Print();
-    EXPECT_EQ(RunOk(t.g).total(), 0);
+    EXPECT_EQ(RunSpOk(t.g).total(), 0);
     EXPECT_EQ(t.g.Print(), before);
   }
 }
@@ -304,7 +294,7 @@ TEST(SequenceParallelTest, TwoAllReduceOperandsAreNotAResidualPattern) {
   LayerGraph t;
   Node* post = t.AddRmsNorm2(t.TpProjection(t.x), t.TpProjection(t.x));
   t.g.SetOutput({t.g.GetItem(post, 0)});
-  EXPECT_EQ(RunOk(t.g).total(), 0);
+  EXPECT_EQ(RunSpOk(t.g).total(), 0);
   EXPECT_EQ(Count(t.g, OpKind::kAllReduce), 2);
 }
 
@@ -316,7 +306,7 @@ TEST(SequenceParallelTest, NonShardableSequenceIsLeftAlone) {
   Node* ar = g.Call(OpKind::kAllReduce, {x, int64_t{0}, kGroup});
   g.SetOutput({g.Call(OpKind::kRmsNorm, {ar, w, kEps})});
   const std::string before = g.Print();
-  EXPECT_EQ(RunOk(g).total(), 0);
+  EXPECT_EQ(RunSpOk(g).total(), 0);
   EXPECT_EQ(g.Print(), before);
 }
 
@@ -327,7 +317,7 @@ TEST(SequenceParallelTest, SingleRankIsANoOp) {
   Node* ar = g.Call(OpKind::kAllReduce, {x, int64_t{0}, IntList{0}});
   g.SetOutput({g.Call(OpKind::kRmsNorm, {ar, w, kEps})});
   const std::string before = g.Print();
-  EXPECT_EQ(RunOk(g).total(), 0);
+  EXPECT_EQ(RunSpOk(g).total(), 0);
   EXPECT_EQ(g.Print(), before);
 }
 
@@ -344,7 +334,7 @@ TEST(SequenceParallelTest, RepresentativeAllReduceIsRewrittenOnceForAllV2Copies)
   }
   outputs.push_back(end);
   t.g.SetOutput(outputs);
-  auto stats = RunOk(t.g);
+  auto stats = RunSpOk(t.g);
   EXPECT_EQ(stats.p2, 3);
   EXPECT_EQ(Count(t.g, OpKind::kReduceScatter), 1);
   EXPECT_EQ(Count(t.g, OpKind::kAllReduce), 0);
@@ -367,7 +357,7 @@ TEST(SequenceParallelTest, MoeP2MovesTheReduceScatterIntoArgZero) {
   Node* proj = t.TpProjection(t.x);
   Node* post = t.MixedAddRmsNorm2(local, proj);
   t.g.SetOutput({t.g.GetItem(post, 0), t.g.GetItem(topk, 0)});
-  auto stats = RunOk(t.g);
+  auto stats = RunSpOk(t.g);
   EXPECT_EQ(stats.p2, 1);
   EXPECT_EQ(post->node_arg(0), proj);  // the reduce-scattered side now defines the shape
   EXPECT_EQ(post->node_arg(1), local);
@@ -383,7 +373,7 @@ TEST(SequenceParallelTest, MoeP2KeepsTheAllReduceOfAlreadyLocalTokens) {
   Node* ar = t.AllReduce(shared);
   Node* post = t.AddRmsNorm2(ar, t.g.AddPlaceholder("local", Bf16(kLocal)));
   t.g.SetOutput({t.g.GetItem(post, 0)});
-  auto stats = RunOk(t.g);
+  auto stats = RunSpOk(t.g);
   EXPECT_EQ(stats.p2, 1);
   EXPECT_EQ(post->node_arg(0), ar);
   EXPECT_EQ(Count(t.g, OpKind::kReduceScatter), 0);
@@ -410,7 +400,7 @@ TEST(SequenceParallelTest, MoeResidualStaysLocalForALocalMoeOutput) {
     }
     Node* add = t.g.CallWithMeta("aten.add.Tensor", {residual, other}, {other->meta()});
     t.g.SetOutput({add, t.g.GetItem(post, 0)});
-    EXPECT_EQ(RunOk(t.g).p2, 1);
+    EXPECT_EQ(RunSpOk(t.g).p2, 1);
     EXPECT_EQ(residual->users()[0]->kind(), from_moe ? OpKind::kAdd : OpKind::kAllGather);
   }
 }
@@ -429,7 +419,7 @@ TEST(SequenceParallelTest, MoeP3CrossesIntoTheNextRepresentativeRegion) {
   Node* norm2 = t.RmsNorm(begin2);
   Node* end2 = t.g.Call(OpKind::kRegionEnd, {clone, int64_t{2}});
   t.g.SetOutput({end2, norm2, t.g.GetItem(router, 0)});
-  auto stats = RunOk(t.g);
+  auto stats = RunSpOk(t.g);
   EXPECT_EQ(stats.p1, 1);
   EXPECT_EQ(stats.p2, 1);
   EXPECT_EQ(stats.p3, 1);

@@ -2,13 +2,14 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include "runners/refstack/compiler/compile_test_util.h"
 
 namespace harness::compiler {
 namespace {
 
-using ::testing::HasSubstr;
+using testing_util::Bf16;
 
-TensorMeta Bf16(Shape s) { return {std::move(s), DType::kBFloat16}; }
+using ::testing::HasSubstr;
 
 std::string VerifyError(const Graph& g) {
   auto status = Verify(g);

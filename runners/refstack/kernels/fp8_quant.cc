@@ -11,15 +11,15 @@
 namespace harness::kernels {
 namespace {
 
-constexpr int kLanes = 16;  // independent maxima, so the loop vectorizes
+constexpr int kMaxLanes = 16;  // independent maxima, so the loop vectorizes
 
 HARNESS_SIMD_CLONES float AbsMax(const float* v, int64_t n) {
-  float lanes[kLanes] = {};
+  float lanes[kMaxLanes] = {};
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) lanes[l] = std::max(lanes[l], std::fabs(v[i + l]));
+  for (; i + kMaxLanes <= n; i += kMaxLanes)
+    for (int l = 0; l < kMaxLanes; ++l) lanes[l] = std::max(lanes[l], std::fabs(v[i + l]));
   for (; i < n; ++i) lanes[0] = std::max(lanes[0], std::fabs(v[i]));
-  return *std::max_element(lanes, lanes + kLanes);
+  return *std::max_element(lanes, lanes + kMaxLanes);
 }
 
 float ScaleFor(float amax) { return std::max(amax, kFp8MinAmax) / kFp8E4M3Max; }

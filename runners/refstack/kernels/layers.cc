@@ -9,15 +9,15 @@ namespace {
 
 // Independent partial sums, one per lane, so the loop vectorizes without reassociating
 // floating-point adds (the order is fixed by this code, not by the compiler).
-constexpr int kLanes = 16;
+constexpr int kSumLanes = 16;
 
 HARNESS_SIMD_CLONES float SumOfSquares(const float* x, int64_t k) {
-  float lanes[kLanes] = {};
+  float lanes[kSumLanes] = {};
   int64_t i = 0;
-  for (; i + kLanes <= k; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) lanes[l] += x[i + l] * x[i + l];
+  for (; i + kSumLanes <= k; i += kSumLanes)
+    for (int l = 0; l < kSumLanes; ++l) lanes[l] += x[i + l] * x[i + l];
   for (int l = 0; i < k; ++i, ++l) lanes[l] += x[i] * x[i];
-  for (int width = kLanes / 2; width > 0; width /= 2)
+  for (int width = kSumLanes / 2; width > 0; width /= 2)
     for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
   return lanes[0];
 }
