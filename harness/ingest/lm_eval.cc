@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/ingest/ingest.h"
+#include "harness/results/metric_names.h"
 #include "harness/util/json_file.h"
 #include "harness/util/utf8.h"
 
@@ -195,7 +196,7 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
         if (accuracy_key.empty() && m.name == key) {
           accuracy_key = key;
           Metric a = m;
-          a.name = "accuracy";
+          a.name = metric_names::kAccuracy;
           c.result.metrics.push_back(std::move(a));
           break;
         }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/store/store.h"
 
 namespace harness::bench {
@@ -75,11 +76,11 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
       }
       const double acc = static_cast<double>(correct) / kNightlyQuestions;
       CaseResult res{id, CaseStatus::kPass, 60, "", {}, {}};
-      res.metrics = {{"accuracy", acc, kNightlyQuestions, acc - 0.016, acc + 0.016},
-                     {"gate", 0.9, 0, {}, {}},
-                     VerdictMetric("gate_verdict", acc >= 0.9 ? GateVerdict::kPass : GateVerdict::kAtRisk),
-                     VerdictMetric("baseline_verdict", BaselineVerdict::kSame),
-                     {"latency_p50_s", 1.5, 0, {}, {}}};
+      res.metrics = {{metric_names::kAccuracy, acc, kNightlyQuestions, acc - 0.016, acc + 0.016},
+                     {metric_names::kGate, 0.9, 0, {}, {}},
+                     VerdictMetric(metric_names::kGateVerdict, acc >= 0.9 ? GateVerdict::kPass : GateVerdict::kAtRisk),
+                     VerdictMetric(metric_names::kBaselineVerdict, BaselineVerdict::kSame),
+                     {metric_names::kLatencyP50Seconds, 1.5, 0, {}, {}}};
       Check(store->FinishCase(cr, res));
     }
     for (const char* id : compile_cases) {
@@ -91,7 +92,8 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
                            1 + (r + (i % 50 == 7)) % 4, 1e-5 * r});
       res.metrics = {{"est_seconds", 0.01 + 1e-5 * i, 0, {}, {}}, {"ops", kNightlyOpRows, 0, {}, {}}};
       if (case_id.starts_with("fp8_scale_layout/"))
-        res.metrics.push_back({"gemm_max_bound_use", 0.55 + 0.001 * static_cast<double>(Mix(i * 31 + 5) % 100), 0, {}, {}});
+        res.metrics.push_back(
+            {metric_names::kGemmMaxBoundUse, 0.55 + 0.001 * static_cast<double>(Mix(i * 31 + 5) % 100), 0, {}, {}});
       Check(store->FinishCase(cr, res));
     }
     Check(store->FinishRun(run, RunStatus::kPass));
