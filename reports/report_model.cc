@@ -71,8 +71,6 @@ bool Sharded(const RunRow& run) { return run.shard != "0/1"; }
 // "I/N" -> I, so shard 10/12 sorts after 2/12.
 long long ShardIndex(const std::string& shard) { return std::strtoll(shard.c_str(), nullptr, 10); }
 
-bool Success(const std::string& outcome) { return outcome == "correct" || outcome == "pass"; }
-
 std::string Short(const std::string& sha) { return sha.substr(0, 12); }
 
 std::string Cut(const std::string& s) {
@@ -468,8 +466,9 @@ class Builder {
         auto it = by_key.find(s.key);
         if (it == by_key.end()) continue;
         const Sample& b = *it->second;
-        if (b.outcome == "error" || s.outcome == "error" || Success(b.outcome) == Success(s.outcome)) continue;
-        const bool lost = Success(b.outcome);
+        const bool answered = b.outcome != SampleOutcome::kError && s.outcome != SampleOutcome::kError;
+        if (!answered || IsSuccess(b.outcome) == IsSuccess(s.outcome)) continue;
+        const bool lost = IsSuccess(b.outcome);
         (lost ? set.losses : set.gains)++;
         flips.push_back({s.key, lost, s.expected.empty() ? b.expected : s.expected, b.outcome, s.outcome, b.extracted,
                          s.extracted, Cut(b.completion), Cut(s.completion)});

@@ -39,7 +39,8 @@ TEST_P(SelftestOutcome, test_outcome) {
     bool done_before = false;
     for (const auto& s : rec.prior_samples()) done_before |= s.key == std::to_string(i);
     if (done_before) continue;
-    rec.AddSample({std::to_string(i), i % 2 ? "wrong" : "correct", std::to_string(i), std::to_string(i), 0.001 * i, i});
+    rec.AddSample({std::to_string(i), i % 2 ? SampleOutcome::kWrong : SampleOutcome::kCorrect, std::to_string(i),
+                   std::to_string(i), 0.001 * i, i});
     if (sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
   }
   std::vector<OpRow> rows;

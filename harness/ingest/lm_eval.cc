@@ -109,7 +109,7 @@ Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const st
     if (!filter) return filter.error();
     Row r{where, *filter, {}};
     r.sample.key = std::to_string(*doc_id);
-    r.sample.outcome = *score >= 0.5 ? "correct" : "wrong";
+    r.sample.outcome = *score >= 0.5 ? SampleOutcome::kCorrect : SampleOutcome::kWrong;
     if (o.Has("target")) r.sample.expected = AsText(json.at("target"));
     for (const char* list : {"filtered_resps", "resps"})
       if (o.Has(list) && !json.at(list).is_array()) return o.FieldError(list, "expected a list");

@@ -81,7 +81,7 @@ Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const
     s.key = std::to_string(*id);
     if (auto [it, fresh] = seen.emplace(s.key, line); !fresh)
       return UsageError(fmt::format("{}: prompt_id {} already given on line {}", where, s.key, it->second));
-    s.outcome = *correct ? "correct" : "wrong";
+    s.outcome = *correct ? SampleOutcome::kCorrect : SampleOutcome::kWrong;
     s.completion = std::string(Utf8Prefix(*output, kMaxStoredCompletionBytes));
     out.push_back(std::move(s));
     return OkStatus();
@@ -92,7 +92,7 @@ Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const
 
 void ApplySglangSamples(FinishedCase& c, std::vector<Sample> samples) {
   int64_t correct = 0;
-  for (const auto& s : samples) correct += s.outcome == "correct";
+  for (const auto& s : samples) correct += s.outcome == SampleOutcome::kCorrect;
   const auto n = static_cast<int64_t>(samples.size());
   const double accuracy = n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0;
   bool replaced = false;

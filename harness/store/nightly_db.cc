@@ -71,8 +71,8 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
       for (int q = 0; q < kNightlyQuestions; ++q) {
         const bool ok = Mix(static_cast<uint64_t>(i) * 1000003 + g * 7777 + q) % 100 < 90;
         correct += ok;
-        Check(store->WriteSample(
-            cr, {std::to_string(q), ok ? "correct" : "wrong", "42", ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
+        Check(store->WriteSample(cr, {std::to_string(q), ok ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "42",
+                                      ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
       }
       const double acc = static_cast<double>(correct) / kNightlyQuestions;
       CaseResult res{id, CaseStatus::kPass, 60, "", {}, {}};
