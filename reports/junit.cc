@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/util/utf8.h"
 
 namespace harness::reports {
@@ -59,7 +60,8 @@ std::string Properties(const std::vector<Metric>& metrics) {
 // "verdict: gate AT-RISK; baseline SAME" when the case stored verdict metrics.
 std::string VerdictLine(const CaseResult& c) {
   std::string line;
-  for (const auto& [name, word] : {std::pair{"gate_verdict", "gate"}, std::pair{"baseline_verdict", "baseline"}})
+  for (const auto& [name, word] :
+       {std::pair{metric_names::kGateVerdict, "gate"}, std::pair{metric_names::kBaselineVerdict, "baseline"}})
     for (const auto& m : c.metrics)
       if (m.name == name && !m.label.empty()) line += fmt::format("{}{} {}", line.empty() ? "verdict: " : "; ", word, m.label);
   return line;

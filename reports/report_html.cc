@@ -417,7 +417,7 @@ class Html {
             R"(<td><code>{}</code> ({})</td><td><details><summary>both completions</summary><div class="cols">)"
             R"(<div><h4>baseline</h4><pre>{}</pre></div><div><h4>newest</h4><pre>{}</pre></div></div></details></td></tr>)",
             E(f.key), f.lost ? "flip-lost" : "flip-gain", f.lost ? "right → wrong" : "wrong → right", E(f.expected),
-            E(f.before_extracted), E(f.before_outcome), E(f.after_extracted), E(f.after_outcome),
+            E(f.before_extracted), E(Word(f.before_outcome)), E(f.after_extracted), E(Word(f.after_outcome)),
             E(f.before_completion), E(f.after_completion));
       }
       out_ += "</tbody></table></article>\n";

@@ -126,9 +126,9 @@ Json ReportJson(const ReportModel& m) {
     Json list = Json::array();
     for (const auto& f : s.flips)
       list.push_back({{"question", f.key}, {"flip", f.lost ? "right-to-wrong" : "wrong-to-right"},
-                      {"expected", f.expected}, {"baseline_outcome", f.before_outcome},
+                      {"expected", f.expected}, {"baseline_outcome", std::string(Word(f.before_outcome))},
                       {"baseline_extracted", f.before_extracted}, {"baseline_completion", f.before_completion},
-                      {"outcome", f.after_outcome}, {"extracted", f.after_extracted},
+                      {"outcome", std::string(Word(f.after_outcome))}, {"extracted", f.after_extracted},
                       {"completion", f.after_completion}});
     flips.push_back({{"case", s.case_id}, {"run", s.run_id}, {"commit", sha(s.commit)}, {"baseline_run", s.baseline_run},
                      {"baseline_commit", sha(s.baseline_commit)}, {"right_to_wrong", s.losses},

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/stats/stats.h"
 #include "harness/util/json_file.h"
 
@@ -19,7 +20,7 @@ namespace harness::reports {
 
 bool IsAtRisk(const std::vector<Metric>& metrics) {
   for (const auto& m : metrics)
-    if (m.name == "gate_verdict") return m.label == Word(GateVerdict::kAtRisk);
+    if (m.name == metric_names::kGateVerdict) return m.label == Word(GateVerdict::kAtRisk);
   return false;
 }
 
@@ -70,8 +71,6 @@ bool Sharded(const RunRow& run) { return run.shard != "0/1"; }
 // "I/N" -> I, so shard 10/12 sorts after 2/12.
 long long ShardIndex(const std::string& shard) { return std::strtoll(shard.c_str(), nullptr, 10); }
 
-bool Success(const std::string& outcome) { return outcome == "correct" || outcome == "pass"; }
-
 std::string Cut(const std::string& s) {
   return s.size() <= kMaxCompletionBytes ? s : s.substr(0, kMaxCompletionBytes) + " [...]";
 }
@@ -82,9 +81,9 @@ std::string TrendMetric(const std::vector<const Loaded*>& results) {
   std::string interval, bound;
   for (const auto* r : results)
     for (const auto& m : r->metrics) {
-      if (m.name == "accuracy") return m.name;
+      if (m.name == metric_names::kAccuracy) return m.name;
       if (interval.empty() && m.n > 0 && m.low && m.high) interval = m.name;
-      if (bound.empty() && m.name.ends_with("_bound_use")) bound = m.name;
+      if (bound.empty() && m.name.ends_with(metric_names::kBoundUseSuffix)) bound = m.name;
     }
   return interval.empty() ? bound : interval;
 }
@@ -308,12 +307,12 @@ class Builder {
       for (const Loaded* r : list) {
         const Metric* m = Find(r->metrics, metric);
         if (!m) continue;
-        const Metric* verdict = Find(r->metrics, "gate_verdict");
+        const Metric* verdict = Find(r->metrics, metric_names::kGateVerdict);
         t.points.push_back({r->commit, r->stored.run_id, r->stored.result.status, m->value, m->low, m->high, m->n,
                             verdict ? verdict->label : std::string(Label(r->stored.result.status))});
-        if (const Metric* g = Find(r->metrics, "gate")) t.gate = g->value;
+        if (const Metric* g = Find(r->metrics, metric_names::kGate)) t.gate = g->value;
       }
-      if (metric.ends_with("_bound_use")) t.bound = 1.0;
+      if (metric.ends_with(metric_names::kBoundUseSuffix)) t.bound = 1.0;
       if (t.gate && !t.points.empty() && t.points.back().n > 0)
         if (auto band = AtRiskBand(t.points.back().n, *t.gate)) std::tie(t.band_low, t.band_high) = *band;
       if (t.points.size() > kMaxTrendPoints) {
@@ -333,7 +332,7 @@ class Builder {
       const std::string& sha = model_.commits[newest->commit].sha;
       GateEntry(case_id, newest, reruns, sha);
       for (const auto& m : newest->metrics)
-        if (m.name.ends_with("_bound_use")) ToleranceEntry(case_id, m.name, list, reruns, sha);
+        if (m.name.ends_with(metric_names::kBoundUseSuffix)) ToleranceEntry(case_id, m.name, list, reruns, sha);
       StatusEntry(case_id, list, reruns, sha);
     }
     RankFlaky(model_.flaky);
@@ -341,15 +340,15 @@ class Builder {
 
   void GateEntry(const std::string& case_id, const Loaded* newest, const std::vector<const Loaded*>& reruns,
                  const std::string& sha) {
-    const Metric* gate = Find(newest->metrics, "gate");
-    const Metric* acc = Find(newest->metrics, "accuracy");
+    const Metric* gate = Find(newest->metrics, metric_names::kGate);
+    const Metric* acc = Find(newest->metrics, metric_names::kAccuracy);
     if (!gate || !acc || acc->n <= 0) return;
-    FlakyEntry e{case_id, "accuracy", "gate", newest->commit, acc->value, gate->value};
-    const Metric* verdict = Find(newest->metrics, "gate_verdict");
+    FlakyEntry e{case_id, metric_names::kAccuracy, "gate", newest->commit, acc->value, gate->value};
+    const Metric* verdict = Find(newest->metrics, metric_names::kGateVerdict);
     e.verdict = verdict ? verdict->label : std::string(Label(newest->stored.result.status));
     std::vector<double> values;
     for (const Loaded* r : reruns)
-      if (const Metric* a = Find(r->metrics, "accuracy")) values.push_back(a->value);
+      if (const Metric* a = Find(r->metrics, metric_names::kAccuracy)) values.push_back(a->value);
     const auto correct = static_cast<int64_t>(std::llround(acc->value * static_cast<double>(acc->n)));
     if (values.size() >= 2) {
       e.estimate = RerunNoiseEstimate(values, gate->value);
@@ -465,8 +464,9 @@ class Builder {
         auto it = by_key.find(s.key);
         if (it == by_key.end()) continue;
         const Sample& b = *it->second;
-        if (b.outcome == "error" || s.outcome == "error" || Success(b.outcome) == Success(s.outcome)) continue;
-        const bool lost = Success(b.outcome);
+        const bool answered = b.outcome != SampleOutcome::kError && s.outcome != SampleOutcome::kError;
+        if (!answered || IsSuccess(b.outcome) == IsSuccess(s.outcome)) continue;
+        const bool lost = IsSuccess(b.outcome);
         (lost ? set.losses : set.gains)++;
         flips.push_back({s.key, lost, s.expected.empty() ? b.expected : s.expected, b.outcome, s.outcome, b.extracted,
                          s.extracted, Cut(b.completion), Cut(s.completion)});

@@ -153,7 +153,7 @@ struct FlipEntry {
   std::string key;
   bool lost = true;          // right -> wrong (else wrong -> right)
   std::string expected;
-  std::string before_outcome, after_outcome;
+  SampleOutcome before_outcome = SampleOutcome::kError, after_outcome = SampleOutcome::kError;
   std::string before_extracted, after_extracted;
   std::string before_completion, after_completion;  // cut at kMaxCompletionBytes
 };

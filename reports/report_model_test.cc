@@ -34,9 +34,11 @@ class ReportModelTest : public ::testing::Test {
       const int64_t run = *store_->BeginRun({commits_[i - 1], "refstack", identity, "{}", "host", "0.2.0"});
       const int64_t g = *store_->BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
       const int wrong = static_cast<int>(std::lround((1 - acc) * 1000));
-      for (int q = 0; q < 1000; ++q)
-        ASSERT_TRUE(store_->WriteSample(g, {std::to_string(q), q < wrong ? "wrong" : "correct", "42", q < wrong ? "41" : "42",
+      for (int q = 0; q < 1000; ++q) {
+        const SampleOutcome outcome = q < wrong ? SampleOutcome::kWrong : SampleOutcome::kCorrect;
+        ASSERT_TRUE(store_->WriteSample(g, {std::to_string(q), outcome, "42", q < wrong ? "41" : "42",
                                             0, 0, fmt::format("run {} says <b>{}</b>", run, q < wrong ? 41 : 42)}).ok());
+      }
       const auto ci = WilsonInterval(1000 - wrong, 1000);
       const auto verdict = ci.low >= 0.91 ? GateVerdict::kPass : GateVerdict::kAtRisk;
       ASSERT_TRUE(store_->FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 2.0, "note",
@@ -262,8 +264,10 @@ TEST(ReportModel, FlipsLeaveOutQuestionsThatErroredOnEitherSide) {
     const int64_t c = *store->UpsertCommit({fmt::format("{:040x}", 0xf00 + i), {}, i + 1, 0, "c"});
     const int64_t run = *store->BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
     const int64_t g = *store->BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
-    for (int q = 0; q < 5; ++q)
-      ASSERT_TRUE(store->WriteSample(g, {std::to_string(q), outcomes[i][q], "1", "", 0, 0, ""}).ok());
+    for (int q = 0; q < 5; ++q) {
+      const SampleOutcome outcome = ParseSampleOutcome(outcomes[i][q]).value();
+      ASSERT_TRUE(store->WriteSample(g, {std::to_string(q), outcome, "1", "", 0, 0, ""}).ok());
+    }
     ASSERT_TRUE(store->FinishCase(g, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {}, {}}).ok());
     ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
   }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/metric_names.h"
 #include "reports/html_escape.h"
 
 namespace harness::reports {
@@ -56,7 +57,7 @@ namespace {
 std::string Num(double v) { return fmt::format("{:.1f}", v); }
 
 std::string ValueText(double v, const Trend& t) {
-  return t.metric == "accuracy" || t.gate ? fmt::format("{:.4f}", v) : fmt::format("{:.4g}", v);
+  return t.metric == metric_names::kAccuracy || t.gate ? fmt::format("{:.4f}", v) : fmt::format("{:.4g}", v);
 }
 
 const char* PointClass(const TrendPoint& p) {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/run/case_record.h"
 #include "harness/run/run_context.h"
 #include "harness/run/suite.h"
@@ -112,9 +113,9 @@ TEST_P(Fp8ScaleLayout, test_transposed_scale_matches_bpreshuffle_layout_contract
   double max_rel = 0;
   for (double e : kernels::RowRelativeErrors(y_producer, ref)) max_rel = std::max(max_rel, e);
   CaseRecord& rec = CurrentCase();
-  rec.AddMetric({"gemm_max_abs_error", producer.max_abs_error, 0, std::nullopt, std::nullopt});
-  rec.AddMetric({"gemm_max_rel_error", max_rel, 0, std::nullopt, std::nullopt});
-  rec.AddMetric({"gemm_max_bound_use", producer.max_bound_use, 0, std::nullopt, std::nullopt});
+  rec.AddMetric({metric_names::kGemmMaxAbsError, producer.max_abs_error, 0, std::nullopt, std::nullopt});
+  rec.AddMetric({metric_names::kGemmMaxRelError, max_rel, 0, std::nullopt, std::nullopt});
+  rec.AddMetric({metric_names::kGemmMaxBoundUse, producer.max_bound_use, 0, std::nullopt, std::nullopt});
 }
 
 HARNESS_INSTANTIATE(fp8_scale_layout, Fp8ScaleLayout, test_transposed_scale_matches_bpreshuffle_layout_contract);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/golden/golden_ops.h"
+#include "harness/results/metric_names.h"
 #include "harness/run/case_record.h"
 #include "harness/run/run_context.h"
 #include "harness/run/suite.h"
@@ -41,7 +42,8 @@ class Gmm : public SuiteTest {
     auto result = CompileForCase(request);
     ASSERT_TRUE(result.ok()) << result.error().message;
     CurrentCase().SetOps(result->ops);
-    CurrentCase().AddMetric({"est_total_s", result->total_seconds});  // the step time history can track
+    // The step time history can track.
+    CurrentCase().AddMetric({metric_names::kEstTotalSeconds, result->total_seconds});
     const auto golden_path = Need(GoldenOpTablePath(GoldenDir(), GetParam().CaseId()));
     const GoldenOpTable golden = Need(LoadGoldenOpTable(golden_path));
     const GoldenCheck check = CheckGolden(golden, result->ops);

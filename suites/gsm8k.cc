@@ -10,13 +10,14 @@
 
 #include <fmt/format.h>
 
-#include "harness/run/case_record.h"
 #include "harness/eval/gsm8k_data.h"
-#include "harness/util/paths.h"
+#include "harness/eval/gsm8k_eval.h"
+#include "harness/results/metric_names.h"
+#include "harness/run/case_record.h"
 #include "harness/run/run_context.h"
 #include "harness/run/suite.h"
 #include "harness/stats/verdict.h"
-#include "harness/eval/gsm8k_eval.h"
+#include "harness/util/paths.h"
 #include "runners/refstack/sim/sim_server.h"
 
 namespace harness {
@@ -90,29 +91,29 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   const int64_t questions = report.questions;
   if (report.infra_error) {
     // Never a silent accuracy number: the case is an infrastructure error (exit 3).
-    AddRate(rec, "error_rate", s.error_rate, questions);
+    AddRate(rec, metric_names::kErrorRate, s.error_rate, questions);
     rec.SetInfraError(report.infra_error->message);
     FAIL() << "gsm8k: " << report.infra_error->message;
   }
 
   const GateJudgement gate = JudgeGate(s.counts.correct, s.counts.answered(), Need(p.Number("gate")));
-  rec.AddMetric({"accuracy", s.accuracy, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high});
-  AddRate(rec, "error_rate", s.error_rate, questions);
-  AddRate(rec, "invalid_rate", s.invalid_rate, questions);
-  AddRate(rec, "truncated_rate", s.truncated_rate, questions);
-  AddValue(rec, "latency_p50_s", s.latency_p50_s);
-  AddValue(rec, "latency_p90_s", s.latency_p90_s);
-  AddValue(rec, "latency_p99_s", s.latency_p99_s);
-  AddValue(rec, "output_tokens_per_s", report.output_tokens_per_s);
-  AddValue(rec, "gate", gate.gate);
-  rec.AddMetric(VerdictMetric("gate_verdict", gate.verdict));
+  rec.AddMetric({metric_names::kAccuracy, s.accuracy, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high});
+  AddRate(rec, metric_names::kErrorRate, s.error_rate, questions);
+  AddRate(rec, metric_names::kInvalidRate, s.invalid_rate, questions);
+  AddRate(rec, metric_names::kTruncatedRate, s.truncated_rate, questions);
+  AddValue(rec, metric_names::kLatencyP50Seconds, s.latency_p50_s);
+  AddValue(rec, metric_names::kLatencyP90Seconds, s.latency_p90_s);
+  AddValue(rec, metric_names::kLatencyP99Seconds, s.latency_p99_s);
+  AddValue(rec, metric_names::kOutputTokensPerSecond, report.output_tokens_per_s);
+  AddValue(rec, metric_names::kGate, gate.gate);
+  rec.AddMetric(VerdictMetric(metric_names::kGateVerdict, gate.verdict));
   std::vector<double> run_accuracies;
-  if (run.reruns) run_accuracies = Need(run.reruns(case_id, "accuracy"));
+  if (run.reruns) run_accuracies = Need(run.reruns(case_id, metric_names::kAccuracy));
   run_accuracies.push_back(s.accuracy);
   const GateConfidence confidence = DescribeGateConfidence(gate, run_accuracies);
-  AddValue(rec, "gate_sample_fail_probability", gate.sample_fail_probability);
+  AddValue(rec, metric_names::kGateSampleFailProbability, gate.sample_fail_probability);
   if (confidence.question == FlakeQuestion::kRerunNoise)
-    AddRate(rec, "gate_rerun_noise_fail_probability", confidence.fail_probability, confidence.runs);
+    AddRate(rec, metric_names::kGateRerunNoiseFailProbability, confidence.fail_probability, confidence.runs);
   const std::string accuracy_text =
       fmt::format("gsm8k accuracy {:.4f} ({}/{}, 95% CI [{:.4f}, {:.4f}]; invalid {:.1f}%, truncated {:.1f}%, errors {})",
                   s.accuracy, s.counts.correct, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high,
@@ -128,12 +129,12 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   const auto baseline = Need(run.baseline(case_id));
   if (!baseline) return;
   const BaselineJudgement paired = CompareToBaseline(baseline->samples, report.samples, Need(p.Number("alpha")));
-  rec.AddMetric(VerdictMetric("baseline_verdict", paired.verdict));
-  AddRate(rec, "baseline_paired", static_cast<double>(paired.paired), paired.paired);
-  AddValue(rec, "mcnemar_b", static_cast<double>(paired.test.b));
-  AddValue(rec, "mcnemar_c", static_cast<double>(paired.test.c));
-  AddValue(rec, "mcnemar_p", paired.test.p_value);
-  AddValue(rec, "mcnemar_mid_p", paired.test.mid_p);
+  rec.AddMetric(VerdictMetric(metric_names::kBaselineVerdict, paired.verdict));
+  AddRate(rec, metric_names::kBaselinePaired, static_cast<double>(paired.paired), paired.paired);
+  AddValue(rec, metric_names::kMcNemarB, static_cast<double>(paired.test.b));
+  AddValue(rec, metric_names::kMcNemarC, static_cast<double>(paired.test.c));
+  AddValue(rec, metric_names::kMcNemarP, paired.test.p_value);
+  AddValue(rec, metric_names::kMcNemarMidP, paired.test.mid_p);
   const std::string paired_text = fmt::format(
       "{} vs baseline {} (run {}): losses b = {}, gains c = {} of {} paired questions, exact McNemar p = {:.3g}",
       Word(paired.verdict), baseline->sha.substr(0, 12), baseline->run_id, paired.test.b,

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <thread>
 
+#include "harness/results/metric_names.h"
 #include "harness/run/case_record.h"
 #include "harness/run/run_context.h"
 #include "harness/run/suite.h"
@@ -38,17 +39,19 @@ TEST_P(SelftestOutcome, test_outcome) {
     bool done_before = false;
     for (const auto& s : rec.prior_samples()) done_before |= s.key == std::to_string(i);
     if (done_before) continue;
-    rec.AddSample({std::to_string(i), i % 2 ? "wrong" : "correct", std::to_string(i), std::to_string(i), 0.001 * i, i});
+    rec.AddSample({std::to_string(i), i % 2 ? SampleOutcome::kWrong : SampleOutcome::kCorrect, std::to_string(i),
+                   std::to_string(i), 0.001 * i, i});
     if (sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
   }
   std::vector<OpRow> rows;
   for (int64_t i = 0; i < ops; ++i)
     rows.push_back({"selftest.op" + std::to_string(i) + ".default", "[1, 64, 5120], [5120]", i + 1, 1e-6 * (i + 1)});
   rec.SetOps(rows);
-  rec.AddMetric({"value", Need(p.Number("metric", 0)), samples, std::nullopt, std::nullopt});
+  rec.AddMetric({metric_names::kSelftestValue, Need(p.Number("metric", 0)), samples, std::nullopt, std::nullopt});
   if (Need(p.Bool("report_baseline", false))) {
     auto baseline = Need(CurrentRun().baseline(GetParam().CaseId()));
-    rec.AddMetric({"baseline_samples", baseline ? static_cast<double>(baseline->samples.size()) : -1.0, 0, {}, {}});
+    const double seen = baseline ? static_cast<double>(baseline->samples.size()) : -1.0;
+    rec.AddMetric({metric_names::kSelftestBaselineSamples, seen, 0, {}, {}});
   }
   if (p.Has("note")) rec.AddNote(Need(p.String("note")));
   if (outcome == "skip") GTEST_SKIP() << "the row asks to be skipped";

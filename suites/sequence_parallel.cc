@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "harness/golden/golden_ops.h"
+#include "harness/results/metric_names.h"
 #include "harness/run/case_record.h"
-#include "harness/util/paths.h"
 #include "harness/run/run_context.h"
 #include "harness/run/suite.h"
 #include "harness/stack/compile_request.h"
-#include "harness/golden/golden_ops.h"
+#include "harness/util/paths.h"
 
 namespace harness {
 namespace {
@@ -40,7 +41,7 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
   auto result = CompileForCase(request);
   ASSERT_TRUE(result.ok()) << result.error().message;
   CurrentCase().SetOps(result->ops);
-  CurrentCase().AddMetric({"est_total_s", result->total_seconds});  // the step time history can track
+  CurrentCase().AddMetric({metric_names::kEstTotalSeconds, result->total_seconds});  // the step time history can track
 
   const std::string norm_shapes = fmt::format("[{}, {}, {}], [{}]", request.num_queries, local_seq, hidden, hidden);
   bool local_norm = false;

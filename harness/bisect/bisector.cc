@@ -137,7 +137,8 @@ Result<std::string> QuestionOutcomes(Store& store, int64_t case_result_id, const
   auto samples = store.Samples(case_result_id);
   if (!samples) return samples.error();
   std::map<std::string, char> outcome;
-  for (const auto& s : *samples) outcome[s.key] = s.outcome == "correct" ? '1' : s.outcome == "error" ? 'x' : '0';
+  for (const auto& s : *samples)
+    outcome[s.key] = s.outcome == SampleOutcome::kCorrect ? '1' : s.outcome == SampleOutcome::kError ? 'x' : '0';
   std::string out(keys.size(), 'x');
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (auto it = outcome.find(keys[i]); it != outcome.end()) out[i] = it->second;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/run/suite_table.h"
 #include "harness/stats/verdict.h"
 #include "harness/util/json_file.h"
@@ -51,8 +52,9 @@ Result<std::map<std::string, CaseView>> CasesOf(Store& store, const Nightly& nig
 
 // How the case regressed from prev to cur, or empty.
 std::string RegressionKind(const CaseView& cur, const CaseView& prev) {
-  if (LabelOf(cur.metrics, "baseline_verdict") == Word(BaselineVerdict::kRegressed)) return "paired";
-  const std::string gate = LabelOf(cur.metrics, "gate_verdict"), before = LabelOf(prev.metrics, "gate_verdict");
+  if (LabelOf(cur.metrics, metric_names::kBaselineVerdict) == Word(BaselineVerdict::kRegressed)) return "paired";
+  const std::string gate = LabelOf(cur.metrics, metric_names::kGateVerdict);
+  const std::string before = LabelOf(prev.metrics, metric_names::kGateVerdict);
   if (gate == Word(GateVerdict::kFail) && (before == Word(GateVerdict::kPass) || before == Word(GateVerdict::kAtRisk)))
     return "gate";
   const bool failing = cur.status == CaseStatus::kFail || cur.status == CaseStatus::kError;
@@ -154,7 +156,7 @@ Result<std::optional<bool>> Reproduces(Store& store, const RegressionTarget& tar
       } else if (c.kind == "gate") {
         auto metrics = store.Metrics(e.case_result_id);
         if (!metrics) return metrics.error();
-        again = LabelOf(*metrics, "gate_verdict") == Word(GateVerdict::kFail);
+        again = LabelOf(*metrics, metric_names::kGateVerdict) == Word(GateVerdict::kFail);
       } else {
         auto before = store.Samples(c.previous_case_result_id);
         if (!before) return before.error();

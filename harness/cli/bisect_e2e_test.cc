@@ -224,9 +224,11 @@ TEST(BisectE2E, QuestionsWhoseRequestErroredAreNoLosses) {
       const int64_t cr = *store->BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
       int64_t right = 0, answered = 0;
       for (int q = 0; q < 1319; ++q) {
-        const std::string outcome = k >= 3 && q < 30 ? "error" : q < 1187 ? "correct" : "wrong";
-        right += outcome == "correct";
-        answered += outcome != "error";
+        const SampleOutcome outcome = k >= 3 && q < 30 ? SampleOutcome::kError
+                                      : q < 1187       ? SampleOutcome::kCorrect
+                                                       : SampleOutcome::kWrong;
+        right += outcome == SampleOutcome::kCorrect;
+        answered += outcome != SampleOutcome::kError;
         ASSERT_TRUE(store->WriteSample(cr, {std::to_string(q), outcome, "", "", 0, 0, ""}).ok());
       }
       const double accuracy = static_cast<double>(right) / static_cast<double>(answered);

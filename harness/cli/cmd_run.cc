@@ -8,10 +8,11 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
-#include "harness/util/output_file.h"
+#include "harness/results/metric_names.h"
 #include "harness/run/run.h"
 #include "harness/stack/catalogue.h"
 #include "harness/util/git.h"
+#include "harness/util/output_file.h"
 #include "harness/util/paths.h"
 #include "reports/junit.h"
 #include "reports/run_summary.h"
@@ -133,8 +134,8 @@ int RunCommand(const RunOptions& o) {
       for (const auto& c : reruns[k].cases) {
         std::string detail;
         for (const auto& m : c.metrics) {
-          if (m.name == "accuracy") detail += fmt::format(", accuracy {:.4f}", m.value);
-          if (m.name == "gate_verdict") detail += fmt::format(", gate {}", m.label);
+          if (m.name == metric_names::kAccuracy) detail += fmt::format(", accuracy {:.4f}", m.value);
+          if (m.name == metric_names::kGateVerdict) detail += fmt::format(", gate {}", m.label);
         }
         std::fprintf(stderr, "harness: rerun %zu (run %lld) %s: %s%s\n", k + 1, static_cast<long long>(reruns[k].run_id),
                      c.case_id.c_str(), std::string(Label(c.status)).c_str(), detail.c_str());

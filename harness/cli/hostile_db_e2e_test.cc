@@ -3,8 +3,9 @@
 // table (an endless recursive query), a trigger in an older-schema file that its migration
 // would fire, a trigger that never ends, a row whose parent row is gone. Each is refused by
 // name before any query runs; the user's file is never written, and an older one is read
-// through a migrated copy. Every command runs with its files capped (prlimit) and a
-// timeout, so a regression fails the test instead of filling the disk or hanging it.
+// through a migrated copy. A sample outcome word the harness does not know is named where it
+// is read. Every command runs with its files capped (prlimit) and a timeout, so a regression
+// fails the test instead of filling the disk or hanging it.
 #include <sqlite3.h>
 
 #include <gtest/gtest.h>
@@ -176,6 +177,33 @@ TEST(HostileDbE2E, AnOlderSchemaIsReadThroughAMigratedCopyAndNeverWritten) {
   EXPECT_TRUE(ReadFile(db) == before) << "a reader wrote to the user's file";
   EXPECT_EQ(QueryInt(db, "PRAGMA user_version"), 5) << "the user's file was migrated in place";
   EXPECT_TRUE(fs::is_empty(dir / "tmp")) << "the migrated copy was left behind";
+}
+
+// A sample outcome word the harness does not know (another tool's, a damaged row) is named
+// by every command that reads samples, and never read as some other outcome.
+TEST(HostileDbE2E, AnUnknownSampleOutcomeIsNamedAndNothingIsMergedOrReported) {
+  TempDir dir;
+  const fs::path db = CurrentDb(dir);
+  Sql(db, "UPDATE samples SET outcome = 'maybe' WHERE sample_key = '1'");
+  const std::string before = ReadFile(db);
+  const std::string named = "outcome 'maybe' is not one of correct, wrong, invalid, truncated, error, pass, fail";
+  auto merge = RunBounded(dir, {"merge", (dir / "out.db").string(), db.string()});
+  EXPECT_EQ(merge.exit_code, 3) << merge.err;
+  EXPECT_NE(merge.err.find(db.string() + ": damaged database: table samples row "), std::string::npos) << merge.err;
+  EXPECT_NE(merge.err.find(named), std::string::npos) << merge.err;
+  EXPECT_FALSE(fs::exists(dir / "out.db"));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", "--db", db.string(), "--out", (dir / "r.html").string()},
+        std::vector<std::string>{"compare", "--db", db.string(), "abc1234", "def5678"}}) {
+    SCOPED_TRACE(args[0]);
+    auto r = RunBounded(dir, args);
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find(db.string() + ": damaged database: samples row"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("key '1'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "r.html"));
+  EXPECT_TRUE(ReadFile(db) == before) << "a reader wrote to the file it refused";
 }
 
 TEST(HostileDbE2E, AnOrphanRowIsNamedAndNothingIsMerged) {

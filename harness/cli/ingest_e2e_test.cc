@@ -234,7 +234,7 @@ TEST_F(IngestFixture, LmEvalSamplesPairByDocumentInCompare) {
   ASSERT_TRUE(samples.ok());
   ASSERT_EQ(samples->size(), 10u);
   EXPECT_EQ((*samples)[0].key, "0");
-  EXPECT_EQ((*samples)[0].outcome, "wrong");
+  EXPECT_EQ(Word((*samples)[0].outcome), "wrong");
   EXPECT_EQ((*samples)[0].extracted, "[invalid]");
 
   auto compare = RunHarness({"compare", shas[0], shas[1], "--db", db, "--format", "json"});
@@ -276,7 +276,7 @@ TEST_F(IngestFixture, LmEvalSamplesPairWithANativeGsm8kRun) {
     ASSERT_EQ(cases->size(), 1u);
     auto stored = (*store)->Samples((*cases)[0].id);
     ASSERT_TRUE(stored.ok());
-    for (const auto& s : *stored) outcome[s.key] = s.outcome;
+    for (const auto& s : *stored) outcome[s.key] = Word(s.outcome);
   }
   ASSERT_EQ(outcome.size(), 1319u);
   // lm-eval answers the first ten documents the other way round from the native run.

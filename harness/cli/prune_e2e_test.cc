@@ -104,8 +104,9 @@ struct Fixture {
       const int64_t run = *store->BeginRun(r);
       const int64_t gsm = *store->BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
       for (int i = 0; i < kSamples; ++i)
-        ASSERT_TRUE(store->WriteSample(gsm, {std::to_string(i), i % 3 ? "correct" : "wrong", "42", "42", 0.5, 100,
-                                            std::string(200, 'a' + i % 26)})
+        ASSERT_TRUE(store
+                        ->WriteSample(gsm, {std::to_string(i), i % 3 ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
+                                            "42", "42", 0.5, 100, std::string(200, 'a' + i % 26)})
                         .ok());
       const bool passes = n <= 5 || n == 8;
       ASSERT_TRUE(store

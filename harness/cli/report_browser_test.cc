@@ -37,10 +37,11 @@ void Gsm8k(Store& store, int64_t run, int wrong, CaseStatus status, const std::s
   constexpr int kN = 400;
   for (int q = 0; q < kN; ++q) {
     const bool ok = q >= wrong;
-    Ok(store.WriteSample(cr, {std::to_string(q), ok ? "correct" : "wrong", "18", ok ? "18" : (q % 2 ? kScript : "17"),
-                              0.2, 90,
-                              ok ? "Janet has 16 eggs... 16 - 3 - 4 = 9, 9 * 2 = 18.\n#### 18"
-                                 : fmt::format("Janet sells {} eggs {}\n#### 17", q % 2 ? kScript : kImg, q % 2 ? kImg : kScript)}));
+    Ok(store.WriteSample(
+        cr, {std::to_string(q), ok ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "18",
+             ok ? "18" : (q % 2 ? kScript : "17"), 0.2, 90,
+             ok ? "Janet has 16 eggs... 16 - 3 - 4 = 9, 9 * 2 = 18.\n#### 18"
+                : fmt::format("Janet sells {} eggs {}\n#### 17", q % 2 ? kScript : kImg, q % 2 ? kImg : kScript)}));
   }
   const auto ci = WilsonInterval(kN - wrong, kN);
   const double acc = static_cast<double>(kN - wrong) / kN;

@@ -48,7 +48,7 @@ std::map<std::string, std::string> Results(const std::filesystem::path& db, cons
     const auto samples = store->Samples(c.id).value();
     line += " samples=" + std::to_string(samples.size()) + " correct=" +
             std::to_string(std::count_if(samples.begin(), samples.end(),
-                                         [](const Sample& x) { return x.outcome == "correct"; }));
+                                         [](const Sample& x) { return x.outcome == SampleOutcome::kCorrect; }));
     out[c.result.case_id] = line;
   }
   return out;

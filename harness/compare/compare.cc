@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/results/metric_names.h"
+
 namespace harness {
 namespace {
 
@@ -20,7 +22,7 @@ bool IsHex(const std::string& s) {
 
 // The proportion whose direction is known (higher is better): what GSM8K cases, sglang's
 // lines and lm-eval's results store (docs/ingest.md).
-constexpr const char* kUnpairedGatedMetric = "accuracy";
+constexpr const char* kUnpairedGatedMetric = metric_names::kAccuracy;
 
 bool Passed(const std::optional<CaseStatus>& s) { return s == CaseStatus::kPass; }
 bool Broke(const std::optional<CaseStatus>& s) { return s == CaseStatus::kFail || s == CaseStatus::kError; }

@@ -21,7 +21,8 @@ LoadedCase Loaded(CaseStatus status, std::vector<Metric> metrics = {}, std::vect
 
 std::vector<Sample> Outcomes(int n, int wrong_from) {
   std::vector<Sample> s;
-  for (int i = 0; i < n; ++i) s.push_back({std::to_string(i), i >= wrong_from ? "wrong" : "correct", "", "", 0, 0});
+  for (int i = 0; i < n; ++i)
+    s.push_back({std::to_string(i), i >= wrong_from ? SampleOutcome::kWrong : SampleOutcome::kCorrect, "", "", 0, 0});
   return s;
 }
 

@@ -1,7 +1,5 @@
 #include "harness/eval/eval_summary.h"
 
-#include "harness/eval/gsm8k_score.h"
-
 namespace harness {
 
 EvalSummary SummarizeSamples(const std::vector<Sample>& samples) {
@@ -9,15 +7,21 @@ EvalSummary SummarizeSamples(const std::vector<Sample>& samples) {
   std::vector<double> latencies;
   latencies.reserve(samples.size());
   for (const auto& sample : samples) {
-    const auto outcome = ParseOutcome(sample.outcome).value_or(Outcome::kError);
-    switch (outcome) {
-      case Outcome::kCorrect: ++s.counts.correct; break;
-      case Outcome::kWrong: ++s.counts.wrong; break;
-      case Outcome::kInvalid: ++s.counts.invalid; break;
-      case Outcome::kTruncated: ++s.counts.truncated; break;
-      case Outcome::kError: ++s.counts.error; break;
+    // A test's pass or fail is not a GSM8K answer: counted as error, as the header says.
+    bool answered = true;
+    switch (sample.outcome) {
+      case SampleOutcome::kCorrect: ++s.counts.correct; break;
+      case SampleOutcome::kWrong: ++s.counts.wrong; break;
+      case SampleOutcome::kInvalid: ++s.counts.invalid; break;
+      case SampleOutcome::kTruncated: ++s.counts.truncated; break;
+      case SampleOutcome::kError:
+      case SampleOutcome::kPass:
+      case SampleOutcome::kFail:
+        ++s.counts.error;
+        answered = false;
+        break;
     }
-    if (outcome != Outcome::kError) {
+    if (answered) {
       latencies.push_back(sample.latency_s);
       s.output_tokens += sample.tokens;
     }

@@ -10,7 +10,7 @@
 
 namespace harness {
 
-// Counts of the five outcomes (gsm8k_score.h names). Accuracy is over the
+// Counts of GSM8K's five outcomes (docs/gsm8k.md). Accuracy is over the
 // answered questions (all but error); the three rates are over all questions.
 struct OutcomeCounts {
   int64_t correct = 0, wrong = 0, invalid = 0, truncated = 0, error = 0;
@@ -27,8 +27,8 @@ struct EvalSummary {
   int64_t output_tokens = 0;  // completion tokens over answered samples
 };
 
-// Summarises per-question samples whose outcome is one of the five names; a sample with
-// any other outcome is an error in the caller and is counted as error.
+// Summarises per-question samples whose outcome is one of GSM8K's five; a sample with a
+// test's pass or fail is an error in the caller and is counted as error.
 EvalSummary SummarizeSamples(const std::vector<Sample>& samples);
 
 // Output tokens per second of wall time (0 when no time passed).

@@ -11,7 +11,8 @@ TEST(SummarizeSamples, AccuracyOverAnsweredRatesOverAll) {
   std::vector<Sample> samples;
   auto add = [&](const char* outcome, int count, double latency, int64_t tokens) {
     for (int i = 0; i < count; ++i)
-      samples.push_back({std::to_string(samples.size()), outcome, "1", "1", latency, tokens});
+      samples.push_back(
+          {std::to_string(samples.size()), ParseSampleOutcome(outcome).value(), "1", "1", latency, tokens});
   };
   add("correct", 90, 1.0, 10);
   add("wrong", 4, 2.0, 10);

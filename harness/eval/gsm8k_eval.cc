@@ -57,7 +57,7 @@ Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
                                     options_.questions_file.string()));
     if (done[static_cast<std::size_t>(q)]) continue;   // a duplicate row says nothing new
     done[static_cast<std::size_t>(q)] = true;
-    prior_errors += s.outcome == "error";
+    prior_errors += s.outcome == SampleOutcome::kError;
     report.samples.push_back(s);
   }
   std::vector<CompletionRequest> requests;
@@ -85,15 +85,15 @@ Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
       s.latency_s = r.latency_s;
       if (r.ok) {
         const ScoredAnswer scored = ScoreGsm8kResponse(r.text, r.finish_reason, item.label);
-        s.outcome = std::string(OutcomeName(scored.outcome));
+        s.outcome = scored.outcome;
         s.extracted = scored.extracted;
         s.tokens = r.completion_tokens;
         s.completion = r.text.substr(0, kMaxStoredCompletionBytes);
         report.output_tokens += r.completion_tokens;
       } else {
-        s.outcome = std::string(OutcomeName(Outcome::kError));
+        s.outcome = SampleOutcome::kError;
       }
-      if (progress) progress->Record(r.ok, s.outcome == "correct");
+      if (progress) progress->Record(r.ok, s.outcome == SampleOutcome::kCorrect);
       on_sample(s);
       report.samples.push_back(std::move(s));
     });

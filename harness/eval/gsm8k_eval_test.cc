@@ -89,7 +89,7 @@ TEST_F(SimEvalTest, HealthyRunScoresEveryQuestionAsTheModelMeantIt) {
   for (const auto& s : report.samples) {
     keys.insert(s.key);
     const int q = std::stoi(s.key);
-    EXPECT_EQ(s.outcome, ExpectedOutcome(server_->model(), q)) << q;
+    EXPECT_EQ(Word(s.outcome), ExpectedOutcome(server_->model(), q)) << q;
     EXPECT_EQ(s.expected, (*questions_)[q].label);
     EXPECT_GT(s.tokens, 0);
   }
@@ -130,11 +130,11 @@ TEST_F(SimEvalTest, FaultProfileLosesNothing) {
   EXPECT_GT(server_->TotalRequests(), 1319 + 80);
   int errors = 0;
   for (const auto& s : report.samples) {
-    if (s.outcome == "error") {
+    if (s.outcome == SampleOutcome::kError) {
       ++errors;
       continue;
     }
-    EXPECT_EQ(s.outcome, ExpectedOutcome(server_->model(), std::stoi(s.key))) << s.key;
+    EXPECT_EQ(Word(s.outcome), ExpectedOutcome(server_->model(), std::stoi(s.key))) << s.key;
   }
   EXPECT_LE(errors, 2);   // 8% per attempt over 4 attempts: about 0.05 expected
 }
@@ -193,7 +193,7 @@ TEST_F(SimEvalTest, ResumeAsksOnlyTheUnfinishedQuestions) {
 TEST_F(SimEvalTest, ResumeRejectsKeysFromAnotherDataSet) {
   const std::string url = Start(Profile("default.json", 1));
   auto eval = ValueOrThrow(Gsm8kEval::Create(Options(url)));
-  auto r = eval->Run({{"2000", "correct", "1", "1", 0, 0}}, [](const Sample&) {});
+  auto r = eval->Run({{"2000", SampleOutcome::kCorrect, "1", "1", 0, 0}}, [](const Sample&) {});
   ASSERT_FALSE(r);
   EXPECT_THAT(r.error().message, HasSubstr("stored sample key '2000' is not a question index"));
 }
@@ -273,7 +273,7 @@ TEST(Gsm8kEvalExtraction, PainPointsThroughALoopbackServer) {
   ASSERT_EQ(report.samples.size(), cases.size());
   for (const auto& s : report.samples) {
     const auto& c = cases[std::stoul(s.key)];
-    EXPECT_EQ(s.outcome, c.outcome) << c.text;
+    EXPECT_EQ(Word(s.outcome), c.outcome) << c.text;
     EXPECT_EQ(s.extracted, c.extracted) << c.text;
     EXPECT_EQ(s.expected, c.label);
   }

@@ -4,19 +4,15 @@
 // for accuracy; error does not count as answered.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 
+#include "harness/results/results.h"
+
 namespace harness {
 
-enum class Outcome { kCorrect, kWrong, kInvalid, kTruncated, kError };
-
-std::string_view OutcomeName(Outcome o);
-std::optional<Outcome> ParseOutcome(std::string_view name);
-
 struct ScoredAnswer {
-  Outcome outcome = Outcome::kInvalid;
+  SampleOutcome outcome = SampleOutcome::kInvalid;   // never kError, kPass or kFail
   std::string extracted;   // canonical number, "" when none
 };
 

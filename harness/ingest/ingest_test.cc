@@ -474,11 +474,11 @@ TEST(LmEval, SamplesKeepTheStrictFilterRowsAsCorrectOrWrong) {
   const auto& s = (*cases)[0].samples;
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].key, "0");
-  EXPECT_EQ(s[0].outcome, "correct");
+  EXPECT_EQ(Word(s[0].outcome), "correct");
   EXPECT_EQ(s[0].expected, "Janet... #### 18");
   EXPECT_EQ(s[0].extracted, "18");
   EXPECT_EQ(s[1].key, "1");
-  EXPECT_EQ(s[1].outcome, "wrong");
+  EXPECT_EQ(Word(s[1].outcome), "wrong");
   EXPECT_EQ(s[1].extracted, "[invalid]");
   EXPECT_EQ(s[2].extracted, "70000");
 }
@@ -540,7 +540,7 @@ TEST(LmEval, OlderFormatsGroupsAndCompletions) {
   EXPECT_EQ(accuracy->n, 2) << "no n-samples: the samples say how many ran";
   EXPECT_EQ(arc.result.message, "accuracy is lm-eval's acc");
   ASSERT_EQ(arc.samples.size(), 2u);
-  EXPECT_EQ(arc.samples[0].outcome, "correct");
+  EXPECT_EQ(Word(arc.samples[0].outcome), "correct");
   EXPECT_EQ(arc.samples[0].completion, "A");
   auto v040 = ParseLmEval(R"({"results": {"gsm8k": {"exact_match,get-answer": 0.3125, "exact_match_stderr,get-answer": 0.0128}}})",
                           "r.json", "", kDefaultLmEvalFilter, {});
@@ -636,7 +636,7 @@ TEST(SglangGsm8k, RawResultsAreSamplesKeyedByQuestionAndNIsWhatRan) {
   EXPECT_EQ(c.result.case_id, "sglang/gsm8k");
   ASSERT_EQ(c.samples.size(), 3u);
   EXPECT_EQ(c.samples[1].key, "1");
-  EXPECT_EQ(c.samples[1].outcome, "wrong");
+  EXPECT_EQ(Word(c.samples[1].outcome), "wrong");
   EXPECT_EQ(c.samples[0].completion, " 18 dollars.");
   ASSERT_EQ(c.result.metrics.size(), 1u);
   EXPECT_DOUBLE_EQ(c.result.metrics[0].value, 2.0 / 3.0);

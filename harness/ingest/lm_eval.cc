@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/ingest/ingest.h"
+#include "harness/results/metric_names.h"
 #include "harness/util/json_file.h"
 #include "harness/util/utf8.h"
 
@@ -108,7 +109,7 @@ Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const st
     if (!filter) return filter.error();
     Row r{where, *filter, {}};
     r.sample.key = std::to_string(*doc_id);
-    r.sample.outcome = *score >= 0.5 ? "correct" : "wrong";
+    r.sample.outcome = *score >= 0.5 ? SampleOutcome::kCorrect : SampleOutcome::kWrong;
     if (o.Has("target")) r.sample.expected = AsText(json.at("target"));
     for (const char* list : {"filtered_resps", "resps"})
       if (o.Has(list) && !json.at(list).is_array()) return o.FieldError(list, "expected a list");
@@ -195,7 +196,7 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
         if (accuracy_key.empty() && m.name == key) {
           accuracy_key = key;
           Metric a = m;
-          a.name = "accuracy";
+          a.name = metric_names::kAccuracy;
           c.result.metrics.push_back(std::move(a));
           break;
         }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/util/json_file.h"
 #include "harness/util/utf8.h"
 
@@ -44,9 +45,10 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
     c.result.case_id = suite + "/" + *task;
     c.result.status = CaseStatus::kPass;
     c.result.message = backend->empty() ? "" : "backend " + *backend;
-    c.result.metrics.push_back({"accuracy", *accuracy, n});
-    for (auto [key, metric] : {std::pair{"invalid", "invalid"}, {"latency", "latency_s"},
-                               {"output_throughput", "output_throughput"}}) {
+    c.result.metrics.push_back({metric_names::kAccuracy, *accuracy, n});
+    for (auto [key, metric] : {std::pair{"invalid", metric_names::kSglangInvalid},
+                               {"latency", metric_names::kSglangLatencySeconds},
+                               {"output_throughput", metric_names::kSglangOutputThroughput}}) {
       if (!o.Has(key)) continue;
       auto v = o.Number(key);
       if (!v) return v.error();
@@ -79,7 +81,7 @@ Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const
     s.key = std::to_string(*id);
     if (auto [it, fresh] = seen.emplace(s.key, line); !fresh)
       return UsageError(fmt::format("{}: prompt_id {} already given on line {}", where, s.key, it->second));
-    s.outcome = *correct ? "correct" : "wrong";
+    s.outcome = *correct ? SampleOutcome::kCorrect : SampleOutcome::kWrong;
     s.completion = std::string(Utf8Prefix(*output, kMaxStoredCompletionBytes));
     out.push_back(std::move(s));
     return OkStatus();
@@ -90,13 +92,13 @@ Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const
 
 void ApplySglangSamples(FinishedCase& c, std::vector<Sample> samples) {
   int64_t correct = 0;
-  for (const auto& s : samples) correct += s.outcome == "correct";
+  for (const auto& s : samples) correct += s.outcome == SampleOutcome::kCorrect;
   const auto n = static_cast<int64_t>(samples.size());
   const double accuracy = n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0;
   bool replaced = false;
   for (auto& m : c.result.metrics) {
-    if (m.name == "invalid") m.n = n;  // a rate over the questions that ran
-    if (m.name == "accuracy") {
+    if (m.name == metric_names::kSglangInvalid) m.n = n;  // a rate over the questions that ran
+    if (m.name == metric_names::kAccuracy) {
       // The line rounds to three digits and counts what was asked; the rows are what ran.
       if (m.value != accuracy || m.n != n)
         c.result.message += fmt::format("{}the result line said accuracy {} of {}; the raw results: {} of {}",
@@ -106,7 +108,7 @@ void ApplySglangSamples(FinishedCase& c, std::vector<Sample> samples) {
       replaced = true;
     }
   }
-  if (!replaced) c.result.metrics.push_back({"accuracy", accuracy, n});
+  if (!replaced) c.result.metrics.push_back({metric_names::kAccuracy, accuracy, n});
   c.samples = std::move(samples);
 }
 

@@ -73,6 +73,44 @@ std::string_view Word(BaselineVerdict v) {
   return "?";
 }
 
+namespace {
+
+// The one table of sample outcome words, in enum order.
+constexpr std::array<std::pair<SampleOutcome, std::string_view>, 7> kSampleOutcomeWords{{
+    {SampleOutcome::kCorrect, "correct"},
+    {SampleOutcome::kWrong, "wrong"},
+    {SampleOutcome::kInvalid, "invalid"},
+    {SampleOutcome::kTruncated, "truncated"},
+    {SampleOutcome::kError, "error"},
+    {SampleOutcome::kPass, "pass"},
+    {SampleOutcome::kFail, "fail"},
+}};
+
+}  // namespace
+
+std::string_view Word(SampleOutcome o) {
+  for (const auto& [outcome, word] : kSampleOutcomeWords)
+    if (outcome == o) return word;
+  return "?";
+}
+
+std::optional<SampleOutcome> ParseSampleOutcome(std::string_view word) {
+  for (const auto& [outcome, w] : kSampleOutcomeWords)
+    if (w == word) return outcome;
+  return std::nullopt;
+}
+
+std::string SampleOutcomeWords() {
+  std::string out;
+  for (const auto& entry : kSampleOutcomeWords) {
+    if (!out.empty()) out += ", ";
+    out += entry.second;
+  }
+  return out;
+}
+
+bool IsSuccess(SampleOutcome o) { return o == SampleOutcome::kCorrect || o == SampleOutcome::kPass; }
+
 Metric VerdictMetric(const std::string& name, GateVerdict v) {
   return Metric{name, static_cast<double>(v), 0, {}, {}, std::string(Word(v))};
 }

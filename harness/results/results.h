@@ -44,9 +44,23 @@ struct Metric {
 Metric VerdictMetric(const std::string& name, GateVerdict v);
 Metric VerdictMetric(const std::string& name, BaselineVerdict v);
 
+// What one sample (a question, a test) came to: GSM8K's five (docs/gsm8k.md) and a test's
+// pass or fail (selftest samples, ingested test results). Stored as its word; a word
+// outside this set is refused where it enters (the store's reader, merge).
+enum class SampleOutcome { kCorrect, kWrong, kInvalid, kTruncated, kError, kPass, kFail };
+
+// The stored word: correct, wrong, invalid, truncated, error, pass, fail.
+std::string_view Word(SampleOutcome o);
+std::optional<SampleOutcome> ParseSampleOutcome(std::string_view word);
+// Every word, comma-separated, for a message that refuses another.
+std::string SampleOutcomeWords();
+// A success when two runs' samples are paired: correct or pass. (An error was not answered,
+// so it pairs with nothing; the other outcomes are answered and not right.)
+bool IsSuccess(SampleOutcome o);
+
 struct Sample {
   std::string key;                   // e.g. the question index "17"
-  std::string outcome;               // correct | wrong | invalid | truncated | error | pass | fail
+  SampleOutcome outcome = SampleOutcome::kError;
   std::string expected;
   std::string extracted;
   double latency_s = 0;

@@ -18,6 +18,25 @@ TEST(Results, StatusWordsRoundTrip) {
   EXPECT_FALSE(ParseRunStatus("skip").has_value());
 }
 
+TEST(Results, SampleOutcomeWordsRoundTrip) {
+  for (auto o : {SampleOutcome::kCorrect, SampleOutcome::kWrong, SampleOutcome::kInvalid, SampleOutcome::kTruncated,
+                 SampleOutcome::kError, SampleOutcome::kPass, SampleOutcome::kFail})
+    EXPECT_EQ(ParseSampleOutcome(Word(o)), o);
+  EXPECT_EQ(Word(SampleOutcome::kTruncated), "truncated");
+  EXPECT_EQ(Word(SampleOutcome::kPass), "pass");
+  EXPECT_EQ(SampleOutcomeWords(), "correct, wrong, invalid, truncated, error, pass, fail");
+  for (const char* unknown : {"", "Correct", "passed", "skip", "correct "})
+    EXPECT_EQ(ParseSampleOutcome(unknown), std::nullopt) << unknown;
+}
+
+TEST(Results, OnlyCorrectAndPassAreSuccesses) {
+  EXPECT_TRUE(IsSuccess(SampleOutcome::kCorrect));
+  EXPECT_TRUE(IsSuccess(SampleOutcome::kPass));
+  for (auto o : {SampleOutcome::kWrong, SampleOutcome::kInvalid, SampleOutcome::kTruncated, SampleOutcome::kError,
+                 SampleOutcome::kFail})
+    EXPECT_FALSE(IsSuccess(o)) << Word(o);
+}
+
 TEST(Results, VerdictWords) {
   EXPECT_EQ(Word(GateVerdict::kAtRisk), "AT-RISK");
   EXPECT_EQ(Word(BaselineVerdict::kRegressed), "REGRESSED");

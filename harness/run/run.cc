@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/run/run_context.h"
 #include "harness/run/run_identity.h"
 #include "harness/run/run_listener.h"
@@ -292,7 +293,7 @@ const Metric* FindMetric(const CaseResult& c, const std::string& name) {
 
 // The gate verdict alone: a case that "fail_at_risk" failed is the one whose reruns matter.
 bool AtRisk(const CaseResult& c) {
-  const Metric* v = FindMetric(c, "gate_verdict");
+  const Metric* v = FindMetric(c, metric_names::kGateVerdict);
   return v && v->label == Word(GateVerdict::kAtRisk);
 }
 
@@ -306,8 +307,8 @@ Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunR
   for (const auto& c : first.cases) {
     if (!AtRisk(c)) continue;
     values[c.case_id];
-    if (const Metric* a = FindMetric(c, "accuracy")) values[c.case_id].push_back(a->value);
-    if (const Metric* g = FindMetric(c, "gate")) gates[c.case_id] = g->value;
+    if (const Metric* a = FindMetric(c, metric_names::kAccuracy)) values[c.case_id].push_back(a->value);
+    if (const Metric* g = FindMetric(c, metric_names::kGate)) gates[c.case_id] = g->value;
   }
   std::vector<RunResult> reruns;
   for (int k = 1; k <= max_reruns; ++k) {
@@ -331,7 +332,7 @@ Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunR
     if (!r) return r.error();
     for (const auto& c : r->cases)
       if (auto it = values.find(c.case_id); it != values.end())
-        if (const Metric* a = FindMetric(c, "accuracy")) it->second.push_back(a->value);
+        if (const Metric* a = FindMetric(c, metric_names::kAccuracy)) it->second.push_back(a->value);
     reruns.push_back(std::move(*r));
     if (reruns.back().store_error) break;
   }

@@ -64,7 +64,6 @@ BaselineJudgement JudgeMcNemar(int64_t b, int64_t c, int64_t paired, double alph
 
 BaselineJudgement CompareToBaseline(const std::vector<Sample>& baseline, const std::vector<Sample>& current,
                                     double alpha) {
-  auto success = [](const Sample& s) { return s.outcome == "correct" || s.outcome == "pass"; };
   std::unordered_map<std::string, const Sample*> before;
   for (const auto& s : baseline) before[s.key] = &s;
   std::unordered_map<std::string, const Sample*> now;
@@ -72,9 +71,11 @@ BaselineJudgement CompareToBaseline(const std::vector<Sample>& baseline, const s
   int64_t paired = 0, b = 0, c = 0;
   for (const auto& [key, s] : now) {
     const auto it = before.find(key);
-    if (it == before.end() || s->outcome == "error" || it->second->outcome == "error") continue;
+    if (it == before.end()) continue;
+    const SampleOutcome base = it->second->outcome, cur = s->outcome;
+    if (base == SampleOutcome::kError || cur == SampleOutcome::kError) continue;
     ++paired;
-    const bool was = success(*it->second), is = success(*s);
+    const bool was = IsSuccess(base), is = IsSuccess(cur);
     if (was && !is) ++b;
     if (!was && is) ++c;
   }

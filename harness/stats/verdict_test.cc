@@ -52,7 +52,8 @@ TEST(JudgeMcNemar, DirectionAndSignificance) {
 
 std::vector<Sample> Outcomes(const std::vector<const char*>& outcomes) {
   std::vector<Sample> s;
-  for (std::size_t i = 0; i < outcomes.size(); ++i) s.push_back({std::to_string(i), outcomes[i], "", "", 0, 0});
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    s.push_back({std::to_string(i), ParseSampleOutcome(outcomes[i]).value(), "", "", 0, 0});
   return s;
 }
 
@@ -84,8 +85,8 @@ TEST(CompareToBaseline, PassAndFailOutcomesPairLikeCorrectAndWrong) {
 TEST(CompareToBaseline, ManyLossesRegress) {
   std::vector<Sample> baseline, current;
   for (int i = 0; i < 100; ++i) {
-    baseline.push_back({std::to_string(i), "correct", "", "", 0, 0});
-    current.push_back({std::to_string(i), i < 8 ? "wrong" : "correct", "", "", 0, 0});
+    baseline.push_back({std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0});
+    current.push_back({std::to_string(i), i < 8 ? SampleOutcome::kWrong : SampleOutcome::kCorrect, "", "", 0, 0});
   }
   auto j = CompareToBaseline(baseline, current);
   EXPECT_EQ(j.test.b, 8);

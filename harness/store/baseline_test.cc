@@ -27,7 +27,7 @@ class BaselineTest : public ::testing::Test {
     const int64_t commit = *store_->UpsertCommit(Commit(i));
     const int64_t run = *store_->BeginRun({commit, "refstack", hash, "{}", "host", "0.2.0"});
     const int64_t cr = *store_->BeginCase(run, "g", "g/t_0", params);
-    EXPECT_TRUE(store_->WriteSample(cr, {"0", "correct", "", "", 0, 0, ""}).ok());
+    EXPECT_TRUE(store_->WriteSample(cr, {"0", SampleOutcome::kCorrect, "", "", 0, 0, ""}).ok());
     EXPECT_TRUE(store_->FinishCase(cr, {"g/t_0", status, 0, "", {}, {}}).ok());
     EXPECT_TRUE(store_->FinishRun(run, status == CaseStatus::kPass ? RunStatus::kPass : RunStatus::kFail).ok());
     return run;

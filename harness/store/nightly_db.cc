@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/store/store.h"
 
 namespace harness::bench {
@@ -70,16 +71,16 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
       for (int q = 0; q < kNightlyQuestions; ++q) {
         const bool ok = Mix(static_cast<uint64_t>(i) * 1000003 + g * 7777 + q) % 100 < 90;
         correct += ok;
-        Check(store->WriteSample(
-            cr, {std::to_string(q), ok ? "correct" : "wrong", "42", ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
+        Check(store->WriteSample(cr, {std::to_string(q), ok ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "42",
+                                      ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
       }
       const double acc = static_cast<double>(correct) / kNightlyQuestions;
       CaseResult res{id, CaseStatus::kPass, 60, "", {}, {}};
-      res.metrics = {{"accuracy", acc, kNightlyQuestions, acc - 0.016, acc + 0.016},
-                     {"gate", 0.9, 0, {}, {}},
-                     VerdictMetric("gate_verdict", acc >= 0.9 ? GateVerdict::kPass : GateVerdict::kAtRisk),
-                     VerdictMetric("baseline_verdict", BaselineVerdict::kSame),
-                     {"latency_p50_s", 1.5, 0, {}, {}}};
+      res.metrics = {{metric_names::kAccuracy, acc, kNightlyQuestions, acc - 0.016, acc + 0.016},
+                     {metric_names::kGate, 0.9, 0, {}, {}},
+                     VerdictMetric(metric_names::kGateVerdict, acc >= 0.9 ? GateVerdict::kPass : GateVerdict::kAtRisk),
+                     VerdictMetric(metric_names::kBaselineVerdict, BaselineVerdict::kSame),
+                     {metric_names::kLatencyP50Seconds, 1.5, 0, {}, {}}};
       Check(store->FinishCase(cr, res));
     }
     for (const char* id : compile_cases) {
@@ -91,7 +92,8 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
                            1 + (r + (i % 50 == 7)) % 4, 1e-5 * r});
       res.metrics = {{"est_seconds", 0.01 + 1e-5 * i, 0, {}, {}}, {"ops", kNightlyOpRows, 0, {}, {}}};
       if (case_id.starts_with("fp8_scale_layout/"))
-        res.metrics.push_back({"gemm_max_bound_use", 0.55 + 0.001 * static_cast<double>(Mix(i * 31 + 5) % 100), 0, {}, {}});
+        res.metrics.push_back(
+            {metric_names::kGemmMaxBoundUse, 0.55 + 0.001 * static_cast<double>(Mix(i * 31 + 5) % 100), 0, {}, {}});
       Check(store->FinishCase(cr, res));
     }
     Check(store->FinishRun(run, RunStatus::kPass));

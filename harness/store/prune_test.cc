@@ -32,7 +32,8 @@ int64_t AddRun(Store& s, int ordinal, const std::string& identity, const std::st
   const int64_t run = *s.BeginRun(r);
   const std::string case_id = "gsm8k/test_" + shard.substr(0, 1);
   const int64_t cr = *s.BeginCase(run, "gsm8k", case_id, "{}");
-  for (int i = 0; i < samples; ++i) EXPECT_TRUE(s.WriteSample(cr, {std::to_string(i), "correct", "", "", 0, 0, "x"}).ok());
+  for (int i = 0; i < samples; ++i)
+    EXPECT_TRUE(s.WriteSample(cr, {std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0, "x"}).ok());
   EXPECT_TRUE(s.FinishCase(cr, {case_id, passes ? CaseStatus::kPass : CaseStatus::kFail, 0, "", {}, {}}).ok());
   EXPECT_TRUE(s.FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
   return run;

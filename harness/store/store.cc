@@ -18,6 +18,7 @@
 
 #include "harness/results/case_id.h"
 #include "harness/store/identity_rule.h"
+#include "harness/util/utf8.h"
 
 namespace harness {
 namespace {
@@ -314,6 +315,11 @@ Error DbError(sqlite3* db, const std::string& what) {
 
 // Stored words are written by this file only; an unknown one means a damaged row.
 CaseStatus StatusOf(const std::string& word) { return ParseCaseStatus(word).value_or(CaseStatus::kError); }
+
+// Why a stored sample outcome word is refused, quoting it (escaped, cut to 64 bytes).
+std::string UnknownOutcome(std::string_view word) {
+  return fmt::format("outcome '{}' is not one of {}", TerminalText(Utf8Prefix(word, 64)), SampleOutcomeWords());
+}
 
 // The columns of a RunRow, in the order RunRowOf reads them (runs r JOIN commits c); a query
 // may select more after them.
@@ -685,8 +691,9 @@ Status InsertSample(sqlite3* db, int64_t case_result_id, const Sample& s) {
 INSERT OR REPLACE INTO samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens,
                                completion)
 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
-  st.Bind(1, case_result_id).Bind(2, s.key).Bind(3, s.outcome).Bind(4, s.expected).Bind(5, s.extracted)
-      .Bind(6, s.latency_s).Bind(7, s.tokens).Bind(8, s.completion.substr(0, kMaxStoredCompletionBytes));
+  st.Bind(1, case_result_id).Bind(2, s.key).Bind(3, std::string(Word(s.outcome))).Bind(4, s.expected)
+      .Bind(5, s.extracted).Bind(6, s.latency_s).Bind(7, s.tokens)
+      .Bind(8, s.completion.substr(0, kMaxStoredCompletionBytes));
   return StepDone(db, st, "store sample " + s.key);
 }
 
@@ -924,8 +931,16 @@ WHERE case_result_id = ?1 ORDER BY sample_key)sql");
   st.Bind(1, case_result_id);
   std::vector<Sample> out;
   int rc;
-  while ((rc = st.Step()) == SQLITE_ROW)
-    out.push_back(Sample{st.Text(0), st.Text(1), st.Text(2), st.Text(3), st.Real(4), st.Int(5), st.Text(6)});
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    // Outcomes are read as much as they are written: a word this harness does not know
+    // (another tool's, a damaged row) would count as something it is not.
+    const auto outcome = ParseSampleOutcome(st.Text(1));
+    if (!outcome)
+      return InfraError(fmt::format("{}: damaged database: samples row (case result {}, key '{}'): {}", path_.string(),
+                                    case_result_id, TerminalText(Utf8Prefix(st.Text(0), 64)),
+                                    UnknownOutcome(st.Text(1))));
+    out.push_back(Sample{st.Text(0), *outcome, st.Text(2), st.Text(3), st.Real(4), st.Int(5), st.Text(6)});
+  }
   if (rc != SQLITE_DONE) return DbError(db_, "read samples");
   return out;
 }
@@ -1749,6 +1764,13 @@ LIMIT 1)sql");
       return UsageError(fmt::format("{}: {}: case id '{}' {}; refusing to merge it", input.string(), ids.Text(0),
                                     PrintableCaseId(ids.Text(1)), *problem));
   if (step != SQLITE_DONE) return DbError(db, "read the case ids of " + input.string());
+  // Nor is a sample outcome word copied that no reader of the merged database would accept.
+  Stmt outcomes(db, "SELECT outcome, min(rowid) FROM samples GROUP BY outcome");
+  while ((step = outcomes.Step()) == SQLITE_ROW)
+    if (!ParseSampleOutcome(outcomes.Text(0)))
+      return InfraError(fmt::format("{}: damaged database: table samples row {}: {}; nothing merged", input.string(),
+                                    outcomes.Int(1), UnknownOutcome(outcomes.Text(0))));
+  if (step != SQLITE_DONE) return DbError(db, "read the sample outcomes of " + input.string());
   return in;
 }
 

@@ -50,8 +50,8 @@ bool WriteRun(const std::filesystem::path& db, const std::string& sha, const Wor
     auto cr = s.BeginCase(*run, "suite", id, "{}");
     if (!cr) return false;
     for (int i = 0; i < w.samples; ++i)
-      if (!s.WriteSample(*cr, {std::to_string(i), i % 7 ? "correct" : "wrong", "42", "42", 0.01, 100,
-                               "The answer is 42.\n#### 42"}))
+      if (!s.WriteSample(*cr, {std::to_string(i), i % 7 ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "42", "42",
+                               0.01, 100, "The answer is 42.\n#### 42"}))
         return false;
     CaseResult r{id, CaseStatus::kPass, 0.1, "", {}, {}};
     for (int m = 0; m < w.metrics; ++m) r.metrics.push_back({fmt::format("m{}", m), 0.5, w.samples, 0.4, 0.6});

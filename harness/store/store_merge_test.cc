@@ -42,8 +42,8 @@ void MakeShard(const std::filesystem::path& db, const std::string& shard, int ca
   for (int i = 0; i < cases; ++i) {
     const std::string id = "suite/test_" + tag + "_" + std::to_string(i);
     int64_t cr = *s->BeginCase(run, "suite", id, "{}");
-    ASSERT_TRUE(s->WriteSample(cr, {"q1", "correct", "1", "1", 0.1, 3, "one \xff"}).ok());
-    ASSERT_TRUE(s->WriteSample(cr, {"q2", "wrong", "2", "3", 0.1, 3, "three"}).ok());
+    ASSERT_TRUE(s->WriteSample(cr, {"q1", SampleOutcome::kCorrect, "1", "1", 0.1, 3, "one \xff"}).ok());
+    ASSERT_TRUE(s->WriteSample(cr, {"q2", SampleOutcome::kWrong, "2", "3", 0.1, 3, "three"}).ok());
     CaseResult o{id, CaseStatus::kPass, 0.5, "", {{"accuracy", 0.5, 2, 0.1, 0.9}}, {{"aten.mm.default", "[1]", 1, 0.1}}};
     ASSERT_TRUE(s->FinishCase(cr, o).ok());
   }

@@ -28,8 +28,8 @@ TEST(Store, WritesAndReadsBackACase) {
   ASSERT_TRUE(store.ok()) << store.error().message;
   int64_t run = AddRun(**store, "aaa", 1);
   int64_t cr = *(*store)->BeginCase(run, "gsm8k", "gsm8k/test_x_0", R"({"m":1})");
-  ASSERT_TRUE((*store)->WriteSample(cr, {"7", "correct", "18", "18", 0.5, 12, "<b>18</b> \xff"}).ok());
-  ASSERT_TRUE((*store)->WriteSample(cr, {"8", "wrong", "1", "2", 0.5, 12, std::string(5000, 'x')}).ok());
+  ASSERT_TRUE((*store)->WriteSample(cr, {"7", SampleOutcome::kCorrect, "18", "18", 0.5, 12, "<b>18</b> \xff"}).ok());
+  ASSERT_TRUE((*store)->WriteSample(cr, {"8", SampleOutcome::kWrong, "1", "2", 0.5, 12, std::string(5000, 'x')}).ok());
   CaseResult o{"gsm8k/test_x_0", CaseStatus::kPass, 1.5, "", {{"accuracy", 0.9, 1319, 0.88, 0.92}},
                {{"aten.mm.default", "[1, 2]", 3, 0.1}}};
   ASSERT_TRUE((*store)->FinishCase(cr, o).ok());
@@ -51,9 +51,47 @@ TEST(Store, WritesAndReadsBackACase) {
   EXPECT_EQ(cases[0].result.status, CaseStatus::kPass);
 }
 
+// A sample's outcome is stored as its word and read back as the same outcome; a word the
+// harness does not know is a damaged row, named, never read as some other outcome.
+TEST(Store, SampleOutcomesAreStoredAsWordsAndAnUnknownWordIsRefused) {
+  TempDir dir;
+  const auto path = dir / "h.db";
+  int64_t cr = 0;
+  {
+    auto store = std::move(Store::Open(path)).value();
+    cr = *store->BeginCase(AddRun(*store, "aaa", 1), "selftest", "selftest/t_0", "{}");
+    ASSERT_TRUE(store->WriteSample(cr, {"1", SampleOutcome::kTruncated, "", "", 0, 0, ""}).ok());
+    ASSERT_TRUE(store->WriteSample(cr, {"2", SampleOutcome::kPass, "", "", 0, 0, ""}).ok());
+    auto samples = store->Samples(cr);
+    ASSERT_TRUE(samples.ok()) << samples.error().message;
+    ASSERT_EQ(samples->size(), 2u);
+    EXPECT_EQ((*samples)[0].outcome, SampleOutcome::kTruncated);
+    EXPECT_EQ((*samples)[1].outcome, SampleOutcome::kPass);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  auto changed = [db](const char* sql) {
+    EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    return sqlite3_changes(db);
+  };
+  EXPECT_EQ(changed("UPDATE samples SET outcome = outcome WHERE sample_key = '1' AND outcome = 'truncated'"), 1);
+  EXPECT_EQ(changed("UPDATE samples SET outcome = 'maybe' || char(27) WHERE sample_key = '2' AND outcome = 'pass'"), 1);
+  sqlite3_close(db);
+  auto store = std::move(Store::Open(path)).value();
+  auto samples = store->Samples(cr);
+  ASSERT_FALSE(samples.ok());
+  EXPECT_EQ(samples.error().code, ExitCode::kInfra);
+  const std::string& m = samples.error().message;
+  EXPECT_NE(m.find(path.string()), std::string::npos) << m;
+  EXPECT_NE(m.find("key '2'"), std::string::npos) << m;
+  EXPECT_NE(m.find("outcome 'maybe\\x1b' is not one of correct, wrong, invalid, truncated, error, pass, fail"),
+            std::string::npos)
+      << m;
+}
+
 IngestedRun Imported(int64_t commit_id, const std::string& hash, CaseStatus status) {
   FinishedCase c{"pytest", {"pytest/t.a", status, 0.5, "msg", {{"max_err", 0.1}}, {{"aten.mm.default", "[1]", 2, 0.3}}},
-                 {{"0", "correct"}, {"1", "wrong"}}};
+                 {{"0", SampleOutcome::kCorrect}, {"1", SampleOutcome::kWrong}}};
   return IngestedRun{{commit_id, "ingest:junit", "h", "{}", "host", "0.2.0"}, {c}, {hash, "junit", "r.xml"}};
 }
 
@@ -261,7 +299,7 @@ TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
     // The newest tables work after migrating.
     int64_t run = AddRun(**store, "new", 2);
     int64_t cr = *(*store)->BeginCase(run, "s", "s/t_0", "{}");
-    EXPECT_TRUE((*store)->WriteSample(cr, {"1", "correct", "1", "1", 0, 0}).ok());
+    EXPECT_TRUE((*store)->WriteSample(cr, {"1", SampleOutcome::kCorrect, "1", "1", 0, 0}).ok());
   }
 }
 

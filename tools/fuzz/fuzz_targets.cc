@@ -98,11 +98,12 @@ void CheckRuns(const std::vector<ParsedRun>& runs) {
         if (!bounded(op.op) || !bounded(op.input_shapes)) std::abort();
       }
       std::set<std::string> keys;
-      for (const auto& sample : c.samples)
-        if (sample.key.empty() || !keys.insert(sample.key).second ||
-            (sample.outcome != "correct" && sample.outcome != "wrong") || !bounded(sample.key) ||
+      for (const auto& sample : c.samples) {
+        const bool scored = sample.outcome == SampleOutcome::kCorrect || sample.outcome == SampleOutcome::kWrong;
+        if (sample.key.empty() || !keys.insert(sample.key).second || !scored || !bounded(sample.key) ||
             !bounded(sample.expected) || !bounded(sample.extracted))
           std::abort();
+      }
     }
   }
 }

@@ -74,15 +74,15 @@ TEST_F(SimModelTest, AnswersScoreAsTheirKind) {
     EXPECT_EQ(answer.find("<<"), std::string::npos) << q;
     switch (m.Kind(q)) {
       case AnswerKind::kRight:
-        EXPECT_EQ(scored.outcome, Outcome::kCorrect) << answer;
+        EXPECT_EQ(scored.outcome, SampleOutcome::kCorrect) << answer;
         EXPECT_EQ(answer, " " + RemoveCalculatorAnnotations(item.answer));
         break;
       case AnswerKind::kWrongNumber:
-        EXPECT_EQ(scored.outcome, Outcome::kWrong) << answer;
+        EXPECT_EQ(scored.outcome, SampleOutcome::kWrong) << answer;
         EXPECT_NE(answer.rfind("#### "), std::string::npos);
         break;
       case AnswerKind::kNoNumber:
-        EXPECT_EQ(scored.outcome, Outcome::kInvalid) << answer;
+        EXPECT_EQ(scored.outcome, SampleOutcome::kInvalid) << answer;
         break;
     }
     ++kinds[static_cast<int>(m.Kind(q))];
