@@ -10,6 +10,8 @@ import os
 import re
 import sys
 
+import tree_check
+
 # folder -> folders its files may include (besides their own). The first matching
 # (longest) folder prefix decides.
 ALLOWED = {
@@ -115,17 +117,5 @@ def check(root):
     return problems
 
 
-def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    problems = check(root)
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"layering: {len(problems)} forbidden include(s); see docs/architecture.md", file=sys.stderr)
-        return 1
-    print("layering: ok")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tree_check.main("layering", check, lambda n: f"{n} forbidden include(s); see docs/architecture.md"))

@@ -4,23 +4,18 @@ include (an edge the rules do not list, or a test helper in a non-test file) fai
 exactly that file and line."""
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
+
+from tree_check import write
+import tree_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "check_layering.py")
 
 
-def write(root, rel, text):
-    path = os.path.join(root, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-
-
 def run(root):
-    return subprocess.run([sys.executable, SCRIPT, root], capture_output=True, text=True)
+    return tree_check.run(SCRIPT, root)
 
 
 class LayeringTest(unittest.TestCase):

@@ -24,6 +24,8 @@ import fnmatch
 import os
 import re
 import sys
+
+import tree_check
 import tokenize
 
 # Where a file's comments are, by how it is named.
@@ -239,18 +241,5 @@ def check(root):
     return problems
 
 
-def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    problems = check(root)
-    for p in problems:
-        print(p)
-    sys.stdout.flush()
-    if problems:
-        print(f"paths: {len(problems)} citation(s) of paths the repository does not have", file=sys.stderr)
-        return 1
-    print("paths: ok")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tree_check.main("paths", check, lambda n: f"{n} citation(s) of paths the repository does not have"))

@@ -3,24 +3,18 @@
 path the tree has passes, one of a path it lacks is named with its file and line, and URLs,
 build outputs, placeholders and code (as opposed to comments) are not citations."""
 import os
-import subprocess
-import sys
 import tempfile
 import unittest
+
+from tree_check import write
+import tree_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "check_paths.py")
 
 
-def write(root, rel, text):
-    path = os.path.join(root, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-
-
 def run(root):
-    return subprocess.run([sys.executable, SCRIPT, root], capture_output=True, text=True)
+    return tree_check.run(SCRIPT, root)
 
 
 def cited(root):
@@ -62,13 +56,13 @@ class PathsTest(unittest.TestCase):
                   "// The schema: docs/store.md; the API: harness/store/store.h, store/prune.h.\n"
                   "int x;\n"
                   "/* Why: see docs/design.md\n"
-                  "   and DESIGN.md. */\n"
+                  "   and GONE.md. */\n"
                   "int y;  // the handler in cli/main.cc\n")
             r = run(root)
             self.assertEqual(r.returncode, 1)
             self.assertEqual(sorted(r.stdout.splitlines()),
                              [missing("harness/store/store.cc", 3, "docs/design.md"),
-                              missing("harness/store/store.cc", 4, "DESIGN.md"),
+                              missing("harness/store/store.cc", 4, "GONE.md"),
                               missing("harness/store/store.cc", 5, "cli/main.cc")])
             self.assertIn("paths: 3 citation(s)", r.stderr)
 
@@ -105,28 +99,28 @@ class PathsTest(unittest.TestCase):
         with FixtureTree() as root:
             write(root, "docs/guide.md",
                   "[store](store.md), [readme](../README.md), [anchor](store.md#schema),\n"
-                  "[root-relative by mistake](docs/store.md), [gone](../DESIGN.md)\n")
-            self.assertEqual(cited(root), [missing("docs/guide.md", 2, "../DESIGN.md"),
+                  "[root-relative by mistake](docs/store.md), [gone](../GONE.md)\n")
+            self.assertEqual(cited(root), [missing("docs/guide.md", 2, "../GONE.md"),
                                            missing("docs/guide.md", 2, "docs/store.md")])
 
     def test_globs_braces_and_folders_must_match_something(self):
         with FixtureTree() as root:
             write(root, "docs/guide.md",
                   "`harness/store/*.h`, `harness/store/store.{h,cc}`, `harness/store/`, `harness/gone/`,\n"
-                  "`harness/gsm8k_*`, `shared/research/*.md`\n")
+                  "`harness/gsm8k_*`, `notes/old/*.md`\n")
             # store.{h,cc} is two citations; the fixture has store.h only.
             self.assertEqual(cited(root), [missing("docs/guide.md", 1, "harness/gone/"),
                                            missing("docs/guide.md", 1, "harness/store/store.cc"),
                                            missing("docs/guide.md", 2, "harness/gsm8k_*"),
-                                           missing("docs/guide.md", 2, "shared/research/*.md")])
+                                           missing("docs/guide.md", 2, "notes/old/*.md")])
 
     def test_json_prose_and_absolute_documents(self):
         with FixtureTree() as root:
             write(root, "suites/s.json",
-                  '{"description": "see docs/store.md and DESIGN.md",\n "path": "docs/data.md"}\n')
-            write(root, "docs/guide.md", "(/work/shared/research/gsm8k.md §5)\n")
-            self.assertEqual(cited(root), [missing("docs/guide.md", 1, "/work/shared/research/gsm8k.md"),
-                                           missing("suites/s.json", 1, "DESIGN.md")])
+                  '{"description": "see docs/store.md and GONE.md",\n "path": "docs/data.md"}\n')
+            write(root, "docs/guide.md", "(/srv/notes/gsm8k.md §5)\n")
+            self.assertEqual(cited(root), [missing("docs/guide.md", 1, "/srv/notes/gsm8k.md"),
+                                           missing("suites/s.json", 1, "GONE.md")])
 
     def test_build_outputs_are_not_read(self):
         with FixtureTree() as root:
