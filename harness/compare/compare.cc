@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 
 namespace harness {
@@ -128,7 +129,7 @@ Result<Comparison> CompareStored(Store& store, const CompareSide& a, const Compa
   Comparison out{a, b, {}};
   std::map<std::string, std::pair<std::optional<StoredCase>, std::optional<StoredCase>>> by_case;
   auto keep = [&](const std::string& id) {
-    if (!f.suite.empty() && id.substr(0, id.find('/')) != f.suite) return false;
+    if (!f.suite.empty() && CaseId(id).suite() != f.suite) return false;
     return f.case_glob.empty() || fnmatch(f.case_glob.c_str(), id.c_str(), 0) == 0;
   };
   for (auto [side, slot] : {std::pair{&a, 0}, {&b, 1}}) {
