@@ -15,6 +15,7 @@
 #include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/stats/stats.h"
+#include "harness/store/resolve_commit.h"
 #include "harness/util/json_file.h"
 
 namespace harness::reports {
@@ -141,17 +142,12 @@ class Builder {
     std::size_t first = 0;
     const ReportQuery& q = model_.query;
     if (!q.since.empty()) {
-      std::vector<std::size_t> hits;
-      for (std::size_t i = 0; i < all.size(); ++i)
-        if (all[i].sha.starts_with(q.since)) hits.push_back(i);
-      if (hits.empty())
-        return UsageError(fmt::format("--since {}: no commit with a finished run starts with it", q.since));
-      if (hits.size() > 1) {
-        std::string names;
-        for (std::size_t i : hits) names += " " + Short(all[i].sha);
-        return UsageError(fmt::format("--since {}: ambiguous, it starts{}", q.since, names));
-      }
-      first = hits.front();
+      auto since = ResolveCommit(store_, q.since, "--since");
+      if (!since) return since.error();
+      auto at = std::find_if(all.begin(), all.end(), [&](const ReportCommit& c) { return c.sha == since->sha; });
+      if (at == all.end())
+        return UsageError(fmt::format("--since {}: commit {} has no finished run", q.since, Short(since->sha)));
+      first = static_cast<std::size_t>(at - all.begin());
     } else if (q.last_n < 1) {
       return UsageError("--last must be at least 1");
     } else if (all.size() > static_cast<std::size_t>(q.last_n)) {
