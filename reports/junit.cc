@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/util/utf8.h"
 
@@ -71,7 +72,7 @@ std::string VerdictLine(const CaseResult& c) {
 
 std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::string, std::string>& notes) {
   std::map<std::string, std::vector<const CaseResult*>> by_suite;
-  for (const auto& c : cases) by_suite[c.case_id.substr(0, c.case_id.find('/'))].push_back(&c);
+  for (const auto& c : cases) by_suite[CaseId(c.case_id).suite()].push_back(&c);
   const StatusCounts all = CountStatuses(cases);
   double time = 0;
   for (const auto& c : cases) time += c.duration_s;
@@ -88,7 +89,7 @@ std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::s
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
                        XmlEscape(suite), list.size(), n.fail, n.error, n.skip, t);
     for (const auto* c : list) {
-      std::string name = c->case_id.substr(suite.size() + 1);
+      const std::string name = CaseId(c->case_id).name();
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", XmlEscape(suite), XmlEscape(name),
                          c->duration_s);
       const std::string first_line = c->message.substr(0, c->message.find('\n'));

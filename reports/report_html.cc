@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/results/case_id.h"
 #include "harness/util/versions.h"
 #include "reports/html_escape.h"
 #include "reports/trend_chart.h"
@@ -201,7 +202,6 @@ class Html {
     if (v == "SKIP") return "b-skip";
     return "b-error";
   }
-  static std::string SuiteOf(const std::string& id) { return id.substr(0, id.find('/')); }
 
   void Filters() {
     std::set<std::string> suites;
@@ -273,7 +273,7 @@ class Html {
     for (const auto& f : m_.failures) {
       const std::string word(Word(f.status));
       out_ += fmt::format(R"(<article class="item {0}" data-suite="{1}" data-status="{0}"><h3>{2} {3}</h3>)", word,
-                          E(SuiteOf(f.case_id)), Badge(StatusBadgeClass(f.status), std::string(Label(f.status))),
+                          E(CaseId(f.case_id).suite()), Badge(StatusBadgeClass(f.status), std::string(Label(f.status))),
                           E(f.case_id));
       const std::string where =
           f.shard.empty() ? "" : fmt::format(" (shard {} on {})", E(f.shard), E(f.host));
@@ -291,11 +291,11 @@ class Html {
   // The failing cases beyond the report's bounds, one block per suite: ids and statuses.
   void ListedFailures() {
     for (std::size_t i = 0; i < m_.failures_listed.size();) {
-      const std::string suite = SuiteOf(m_.failures_listed[i].case_id);
+      const std::string suite = CaseId(m_.failures_listed[i].case_id).suite();
       std::string ids;
       std::set<std::string> statuses;
       std::size_t count = 0;
-      for (; i < m_.failures_listed.size() && SuiteOf(m_.failures_listed[i].case_id) == suite; ++i, ++count) {
+      for (; i < m_.failures_listed.size() && CaseId(m_.failures_listed[i].case_id).suite() == suite; ++i, ++count) {
         const ListedFailure& f = m_.failures_listed[i];
         statuses.insert(std::string(Word(f.status)));
         ids += fmt::format("{} {} (run {})\n", Label(f.status), E(f.case_id), f.run_id);
@@ -342,7 +342,7 @@ class Html {
       const auto& last = t.points.back();
       std::string status = last.verdict == "AT-RISK" ? "at-risk" : std::string(Word(last.status));
       out_ += fmt::format(R"(<article class="item" data-suite="{}" data-status="{}"><h3>{} {} <span class="since">{}</span></h3>)",
-                          E(SuiteOf(t.case_id)), status, Badge(VerdictClass(last.verdict), last.verdict),
+                          E(CaseId(t.case_id).suite()), status, Badge(VerdictClass(last.verdict), last.verdict),
                           E(t.case_id), E(t.metric));
       out_ += TrendSvg(t, m_.commits, o_.commit_url);
       std::string legend = fmt::format("{} runs", t.points.size());
@@ -382,7 +382,7 @@ class Html {
           R"(<td>{}<br><span class="since">{}</span></td><td>{}<br><code>{}</code></td><td class="num">{}</td><td>{}</td>)"
           R"(<td>{}<div class="settle">settle: {}</div></td></tr>)"
           "\n",
-          E(SuiteOf(f.case_id)), f.verdict == "AT-RISK" ? "at-risk" : "", Probability(f.estimate.probability),
+          E(CaseId(f.case_id).suite()), f.verdict == "AT-RISK" ? "at-risk" : "", Probability(f.estimate.probability),
           Word(f.estimate.question), E(f.case_id), CommitCell(f.commit), E(f.kind), E(f.metric), E(value),
           Badge(VerdictClass(f.verdict), f.verdict), E(f.detail), E(f.settle));
     }
@@ -402,7 +402,7 @@ class Html {
       out_ += fmt::format(
           R"(<article class="item" data-suite="{}" data-status="flip"><h3>{}</h3><div class="since">run {} at {} against )"
           R"(baseline run {} at {}: <span class="flip-lost">{} right → wrong</span>, <span class="flip-gain">{} wrong → right</span>{}</div>)",
-          E(SuiteOf(s.case_id)), E(s.case_id), s.run_id, CommitCell(s.commit), s.baseline_run,
+          E(CaseId(s.case_id).suite()), E(s.case_id), s.run_id, CommitCell(s.commit), s.baseline_run,
           CommitCell(s.baseline_commit), s.losses, s.gains,
           s.omitted ? fmt::format(" ({} more not shown)", s.omitted) : std::string());
       if (s.flips.empty()) {

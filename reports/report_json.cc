@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "harness/results/case_id.h"
 #include "harness/util/versions.h"
 
 namespace harness::reports {
@@ -86,7 +87,7 @@ Json ReportJson(const ReportModel& m) {
   // The listed cases by suite, run and status, ids only: 50 000 of them stay a few MB.
   std::map<std::tuple<std::string, int64_t, std::string>, Json> groups;
   for (const auto& f : m.failures_listed) {
-    Json& ids = groups[{f.case_id.substr(0, f.case_id.find('/')), f.run_id, std::string(Word(f.status))}];
+    Json& ids = groups[{CaseId(f.case_id).suite(), f.run_id, std::string(Word(f.status))}];
     if (ids.is_null()) ids = Json::array();
     ids.push_back(f.case_id);
   }

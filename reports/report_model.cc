@@ -12,8 +12,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/stats/stats.h"
+#include "harness/store/resolve_commit.h"
 #include "harness/util/json_file.h"
 
 namespace harness::reports {
@@ -62,8 +64,6 @@ const Metric* Find(const std::vector<Metric>& metrics, const std::string& name) 
     if (m.name == name) return &m;
   return nullptr;
 }
-
-std::string SuiteOf(const std::string& case_id) { return case_id.substr(0, case_id.find('/')); }
 
 // A run of a sharded nightly (an unsharded run is shard "0/1", NewRun's default).
 bool Sharded(const RunRow& run) { return run.shard != "0/1"; }
@@ -140,17 +140,12 @@ class Builder {
     std::size_t first = 0;
     const ReportQuery& q = model_.query;
     if (!q.since.empty()) {
-      std::vector<std::size_t> hits;
-      for (std::size_t i = 0; i < all.size(); ++i)
-        if (all[i].sha.starts_with(q.since)) hits.push_back(i);
-      if (hits.empty())
-        return UsageError(fmt::format("--since {}: no commit with a finished run starts with it", q.since));
-      if (hits.size() > 1) {
-        std::string names;
-        for (std::size_t i : hits) names += " " + ShortSha(all[i].sha);
-        return UsageError(fmt::format("--since {}: ambiguous, it starts{}", q.since, names));
-      }
-      first = hits.front();
+      auto since = ResolveCommit(store_, q.since, "--since");
+      if (!since) return since.error();
+      auto at = std::find_if(all.begin(), all.end(), [&](const ReportCommit& c) { return c.sha == since->sha; });
+      if (at == all.end())
+        return UsageError(fmt::format("--since {}: commit {} has no finished run", q.since, ShortSha(since->sha)));
+      first = static_cast<std::size_t>(at - all.begin());
     } else if (q.last_n < 1) {
       return UsageError("--last must be at least 1");
     } else if (all.size() > static_cast<std::size_t>(q.last_n)) {
@@ -167,7 +162,7 @@ class Builder {
       bool any = false;
       for (auto& c : *cases) {
         const std::string& id = c.result.case_id;
-        if (!q.suite.empty() && SuiteOf(id) != q.suite) continue;
+        if (!q.suite.empty() && CaseId(id).suite() != q.suite) continue;
         if (!q.case_glob.empty() && fnmatch(q.case_glob.c_str(), id.c_str(), 0) != 0) continue;
         Loaded l{std::move(c), {}, run_commit[i] - first, runs_.size(), run.config_hash};
         if (auto it = metrics->find(l.stored.id); it != metrics->end()) l.metrics = std::move(it->second);
@@ -197,8 +192,8 @@ class Builder {
     // window has no nightly of the suite).
     std::map<std::string, std::size_t> latest_run, latest_nightly;  // suite -> run index
     for (const auto& r : results_) {
-      latest_run[SuiteOf(r.stored.result.case_id)] = r.run_index;
-      if (IsNightlyRun(runs_[r.run_index])) latest_nightly[SuiteOf(r.stored.result.case_id)] = r.run_index;
+      latest_run[CaseId(r.stored.result.case_id).suite()] = r.run_index;
+      if (IsNightlyRun(runs_[r.run_index])) latest_nightly[CaseId(r.stored.result.case_id).suite()] = r.run_index;
     }
     for (const auto& [suite, run_index] : latest_nightly) latest_run[suite] = run_index;
     for (const auto& [suite, run_index] : latest_run) {
@@ -207,7 +202,8 @@ class Builder {
       s.nightly = run.nightly;
       std::set<std::size_t> shard_runs;
       for (const auto& r : results_) {
-        if (logical_run[r.run_index] != logical_run[run_index] || SuiteOf(r.stored.result.case_id) != suite) continue;
+        if (logical_run[r.run_index] != logical_run[run_index]) continue;
+        if (CaseId(r.stored.result.case_id).suite() != suite) continue;
         // A rerun shares its nightly's id; its cases are the nightly's cases again.
         if (IsNightlyRun(run) && !IsNightlyRun(runs_[r.run_index])) continue;
         shard_runs.insert(r.run_index);
@@ -255,7 +251,7 @@ class Builder {
     });
     std::map<std::string, std::size_t> full_per_suite;
     for (const Loaded* r : failing_) {
-      std::size_t& full_in_suite = full_per_suite[SuiteOf(r->stored.result.case_id)];
+      std::size_t& full_in_suite = full_per_suite[CaseId(r->stored.result.case_id).suite()];
       if (full_in_suite >= kMaxFullFailuresPerSuite || model_.failures.size() >= kMaxFullFailures) {
         model_.failures_listed.push_back({r->stored.result.case_id, r->stored.result.status, r->stored.run_id});
         continue;

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "harness/results/case_id.h"
 #include "harness/util/paths.h"
 #include "harness/run/suite_table.h"
 #include "harness/stack/compile_request.h"
@@ -17,18 +18,13 @@ using harness::CompileRequestFromParams;
 
 // The request of a suite case "suite/test_N" from its parameter table.
 harness::Result<harness::CompileRequest> RequestOfCase(const std::string& case_id) {
-  const auto slash = case_id.find('/');
-  const auto underscore = case_id.rfind('_');
-  const bool numbered = underscore != std::string::npos && underscore + 1 < case_id.size() &&
-                        case_id.find_first_not_of("0123456789", underscore + 1) == std::string::npos;
-  if (slash == std::string::npos || !numbered || underscore < slash)
-    return harness::UsageError("--case: expected suite/test_N, got '" + case_id + "'");
-  const std::string suite = case_id.substr(0, slash);
-  const std::string test = case_id.substr(slash + 1, underscore - slash - 1);
-  auto table = harness::LoadSuiteTable(harness::SuitesDir() / (suite + ".json"));
+  const harness::CaseId id(case_id);
+  const auto row = id.row();
+  if (!row) return harness::UsageError("--case: expected suite/test_N, got '" + case_id + "'");
+  auto table = harness::LoadSuiteTable(harness::SuitesDir() / (id.suite() + ".json"));
   if (!table) return table.error();
-  auto rows = table->tests.find(test);
-  const size_t index = std::stoul(case_id.substr(underscore + 1));
+  auto rows = table->tests.find(row->test);
+  const size_t index = row->index;
   if (rows == table->tests.end() || index >= rows->second.size())
     return harness::UsageError("--case: no case " + case_id + " in " + table->path);
   return CompileRequestFromParams(rows->second[index].Object());

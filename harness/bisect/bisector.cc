@@ -14,6 +14,7 @@
 #include "harness/bisect/session_lock.h"
 #include "harness/bisect/worktree_command.h"
 #include "harness/run/suite_table.h"
+#include "harness/store/resolve_commit.h"
 #include "harness/util/git.h"
 #include "harness/util/paths.h"
 #include "harness/util/subprocess.h"
@@ -94,17 +95,11 @@ Result<std::vector<CommitInfo>> Positions(const BisectRequest& r, Store& store) 
     return out;
   }
   auto find = [&](const std::string& flag, const std::string& rev) -> Result<CommitInfo> {
-    auto m = store.MatchCommits(rev);
-    if (!m) return m.error();
-    if (m->empty()) return UsageError(fmt::format("{} {}: no such commit in the database (pass --repo)", flag, rev));
-    if (m->size() > 1 && m->front().sha != rev) {
-      std::vector<std::string> shas;
-      for (const auto& c : *m) shas.push_back(c.sha.substr(0, 12));
-      return UsageError(fmt::format("{} {}: ambiguous ({})", flag, rev, fmt::join(shas, ", ")));
-    }
-    if (!m->front().first_parent_ordinal)
+    auto c = ResolveCommit(store, rev, flag);
+    if (!c) return c.error().code == ExitCode::kUsage ? UsageError(c.error().message + " (or pass --repo)") : c.error();
+    if (!c->first_parent_ordinal)
       return UsageError(fmt::format("{} {}: stored without a first-parent order; pass --repo", flag, rev));
-    return m->front();
+    return c;
   };
   auto good = find("--good", r.good);
   if (!good) return good.error();

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/run/suite_table.h"
 #include "harness/stats/verdict.h"
@@ -63,8 +64,6 @@ std::string RegressionKind(const CaseView& cur, const CaseView& prev) {
 }
 
 int KindRank(const std::string& kind) { return kind == "paired" ? 3 : kind == "gate" ? 2 : kind == "status" ? 1 : 0; }
-
-std::string SuiteOf(const std::string& case_id) { return case_id.substr(0, case_id.find('/')); }
 
 }  // namespace
 
@@ -126,7 +125,7 @@ Result<std::vector<RegressionTarget>> FindRegressions(Store& store, const Nightl
     if (p == prev->end()) continue;  // a new case: nothing to regress from
     const std::string kind = RegressionKind(view, p->second);
     if (kind.empty()) continue;
-    const std::string suite = SuiteOf(id);
+    const std::string suite = CaseId(id).suite();
     const std::string& metric = headline[suite];
     const bool by_metric = kind != "status" && !metric.empty();
     RegressionTarget& t = by_suite[suite][by_metric ? 0 : 1];

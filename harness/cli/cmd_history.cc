@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
+#include "harness/results/case_id.h"
 #include "harness/store/store.h"
 #include "harness/util/json_file.h"
 #include "reports/history_report.h"
@@ -32,7 +33,7 @@ int History(const HistoryOptions& o) {
     if (!q.suite.empty()) {
       std::vector<std::string> suites;
       for (const auto& k : known)
-        if (auto s = k.substr(0, k.find('/')); suites.empty() || suites.back() != s) suites.push_back(s);
+        if (auto s = CaseId(k).suite(); suites.empty() || suites.back() != s) suites.push_back(s);
       throw FatalError(ExitCode::kUsage, fmt::format("no results for suite '{}' in {} (known: {})", q.suite, o.db,
                                                      suites.empty() ? "none" : fmt::format("{}", fmt::join(suites, ", "))));
     }

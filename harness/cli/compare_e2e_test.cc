@@ -121,6 +121,49 @@ TEST_F(CompareE2E, BadInputIsExitTwo) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "missing.db"));
 }
 
+// compare, report --since and bisect --good/--bad (without --repo) name a stored commit by
+// one rule (README.md, "Naming a stored commit"): 4 to 64 hex digits in either case, one
+// commit, and the same words for an unknown, ambiguous or malformed one.
+TEST_F(CompareE2E, OneRuleNamesAStoredCommitInCompareReportAndBisect) {
+  ASSERT_EQ(RunAt(shas_[0], R"({"outcome": "pass"})"), 0);
+  for (const char* sha : {"abcd0001", "abcd0002"})
+    ASSERT_EQ(RunHarness({"run", "--suites-dir", (dir_ / "suites").string(), "--db", db_, "--repo",
+                          dir_.path().string(), "--commit", sha})
+                  .exit_code,
+              0);
+  const std::string upper = "ABCD0001";
+  EXPECT_EQ(RunHarness({"compare", upper, "abcd0002", "--db", db_}).exit_code, 0);
+  auto since = RunHarness({"report", "--db", db_, "--since", upper, "--format", "json"});
+  EXPECT_EQ(since.exit_code, 0) << since.err;
+
+  const std::string candidates = "is ambiguous: it matches abcd0001, abcd0002";
+  const std::string malformed = ": expected a commit sha or a prefix of one (4 to 64 hex digits)";
+  struct Refusal {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<std::string> bisect = {"bisect", "--case", "selftest/test_outcome_0", "--db", db_};
+  auto with = [](std::vector<std::string> args, std::initializer_list<std::string> more) {
+    args.insert(args.end(), more);
+    return args;
+  };
+  for (const Refusal& r : std::vector<Refusal>{
+           {{"compare", "abcd", "abcd0002", "--db", db_}, "'abcd' " + candidates},
+           {{"compare", "abc", "abcd0002", "--db", db_}, "'abc'" + malformed},
+           {{"report", "--db", db_, "--since", "abcd", "--format", "json"}, "--since abcd " + candidates},
+           {{"report", "--db", db_, "--since", "fedcba98", "--format", "json"},
+            "no stored commit matches --since fedcba98"},
+           {{"report", "--db", db_, "--since", "abc", "--format", "json"}, "--since abc" + malformed},
+           {with(bisect, {"--good", "abcd", "--bad", "abcd0002"}), "--good abcd " + candidates + " (or pass --repo)"},
+           {with(bisect, {"--good", shas_[0], "--bad", "fedcba98"}), "no stored commit matches --bad fedcba98"},
+           {with(bisect, {"--good", "abc", "--bad", "abcd0002"}), "--good abc" + malformed}}) {
+    SCOPED_TRACE(r.args[0] + " " + r.message);
+    auto out = RunHarness(r.args);
+    EXPECT_EQ(out.exit_code, 2) << out.err;
+    EXPECT_NE(out.err.find(r.message), std::string::npos) << out.err;
+  }
+}
+
 TEST_F(CompareE2E, HistoryOfASuiteShowsRepeatedRunsTogether) {
   ASSERT_EQ(RunAt(shas_[0], R"({"outcome": "pass"})"), 0);
   ASSERT_EQ(RunAt(shas_[1], R"({"outcome": "pass"})"), 0);

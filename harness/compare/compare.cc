@@ -3,22 +3,18 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
+#include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
+#include "harness/store/resolve_commit.h"
 
 namespace harness {
 namespace {
-
-bool IsHex(const std::string& s) {
-  return std::all_of(s.begin(), s.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
-}
 
 // The proportion whose direction is known (higher is better): what GSM8K cases, sglang's
 // lines and lm-eval's results store (docs/ingest.md).
@@ -62,21 +58,9 @@ Result<CompareSide> ResolveSide(Store& store, const std::string& spec) {
     if (!run) return run.error();
     return CompareSide{spec, run->sha, run->id};
   }
-  std::string prefix = spec;
-  std::transform(prefix.begin(), prefix.end(), prefix.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  if (prefix.size() < 4 || prefix.size() > 64 || !IsHex(prefix))
-    return UsageError(fmt::format("'{}': expected a commit sha or prefix (4 to 64 hex digits) or run:ID", spec));
-  constexpr int kShown = 10;
-  auto shas = store.CommitsWithPrefix(prefix, kShown + 1);
-  if (!shas) return shas.error();
-  if (shas->empty()) return UsageError(fmt::format("no stored commit matches '{}'", spec));
-  if (shas->size() > 1) {
-    const bool more = shas->size() > kShown;
-    if (more) shas->pop_back();
-    return UsageError(fmt::format("'{}' is ambiguous: it matches {}{}", spec, fmt::join(*shas, ", "),
-                                  more ? ", ..." : ""));
-  }
-  return CompareSide{spec, shas->front(), 0};
+  auto commit = ResolveCommit(store, spec);
+  if (!commit) return commit.error();
+  return CompareSide{spec, commit->sha, 0};
 }
 
 CaseComparison CompareCase(const std::string& case_id, const std::optional<LoadedCase>& a,
@@ -128,7 +112,7 @@ Result<Comparison> CompareStored(Store& store, const CompareSide& a, const Compa
   Comparison out{a, b, {}};
   std::map<std::string, std::pair<std::optional<StoredCase>, std::optional<StoredCase>>> by_case;
   auto keep = [&](const std::string& id) {
-    if (!f.suite.empty() && id.substr(0, id.find('/')) != f.suite) return false;
+    if (!f.suite.empty() && CaseId(id).suite() != f.suite) return false;
     return f.case_glob.empty() || fnmatch(f.case_glob.c_str(), id.c_str(), 0) == 0;
   };
   for (auto [side, slot] : {std::pair{&a, 0}, {&b, 1}}) {

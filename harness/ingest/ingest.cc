@@ -22,7 +22,7 @@ namespace {
 // --case names the single case of a file (CheckIngestOptions has checked it).
 Status ApplyCaseId(std::vector<ParsedRun>& runs, const IngestOptions& o) {
   if (o.case_id.empty()) return OkStatus();
-  const std::string suite = o.case_id.substr(0, o.case_id.find('/'));
+  const std::string suite = CaseId(o.case_id).suite();
   for (auto& run : runs) {
     if (run.cases.size() != 1)
       return UsageError(fmt::format("{}: --case names one case, but the file holds {}", run.source, run.cases.size()));
@@ -66,10 +66,10 @@ Status CheckIngestOptions(const IngestOptions& o) {
   if (o.case_id.empty()) return OkStatus();
   if (auto problem = CaseIdProblem(o.case_id))
     return UsageError(fmt::format("--case '{}': {}", PrintableCaseId(o.case_id), *problem));
-  const auto slash = o.case_id.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == o.case_id.size())
+  const CaseId id(o.case_id);
+  if (id.suite().empty() || id.name().empty())
     return UsageError(fmt::format("--case '{}': a case id is SUITE/NAME", o.case_id));
-  if (!o.suite.empty() && o.suite != o.case_id.substr(0, slash))
+  if (!o.suite.empty() && o.suite != id.suite())
     return UsageError(fmt::format("--case '{}' is not in --suite '{}'", o.case_id, o.suite));
   return OkStatus();
 }

@@ -1,7 +1,9 @@
 #include "harness/results/case_id.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <utility>
 
 namespace harness {
 
@@ -35,6 +37,28 @@ std::string PrintableCaseId(std::string_view id) {
     }
   }
   return out;
+}
+
+CaseId::CaseId(std::string id) : id_(std::move(id)), slash_(id_.find('/')) {}
+
+CaseId CaseId::Native(std::string_view suite, std::string_view test, std::size_t index) {
+  return CaseId(std::string(suite) + "/" + std::string(test) + "_" + std::to_string(index));
+}
+
+std::string CaseId::suite() const { return id_.substr(0, slash_); }
+
+std::string CaseId::name() const { return slash_ == std::string::npos ? std::string() : id_.substr(slash_ + 1); }
+
+std::optional<CaseId::Row> CaseId::row() const {
+  if (slash_ == std::string::npos) return std::nullopt;
+  const std::string_view name = std::string_view(id_).substr(slash_ + 1);
+  const std::size_t underscore = name.rfind('_');
+  if (underscore == std::string_view::npos) return std::nullopt;
+  const std::string_view digits = name.substr(underscore + 1);
+  std::size_t index = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return Row{std::string(name.substr(0, underscore)), index};
 }
 
 }  // namespace harness

@@ -31,5 +31,53 @@ TEST(CaseId, PrintableSpellsControlCharacters) {
   EXPECT_EQ(PrintableCaseId("gmm/t_0"), "gmm/t_0");
 }
 
+TEST(CaseId, ANativeIdSplitsIntoSuiteTestAndRow) {
+  const CaseId id("sequence_parallel/test_sp_reduces_rms_norm_seq_dim_1");
+  EXPECT_EQ(id.str(), "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_1");
+  EXPECT_EQ(id.suite(), "sequence_parallel");
+  EXPECT_EQ(id.name(), "test_sp_reduces_rms_norm_seq_dim_1");
+  ASSERT_TRUE(id.row().has_value());
+  EXPECT_EQ(id.row()->test, "test_sp_reduces_rms_norm_seq_dim");
+  EXPECT_EQ(id.row()->index, 1u);
+}
+
+TEST(CaseId, NativeBuildsWhatItParses) {
+  const CaseId id = CaseId::Native("gmm", "test_qwen3_dynamic_quant", 3);
+  EXPECT_EQ(id.str(), "gmm/test_qwen3_dynamic_quant_3");
+  EXPECT_EQ(id.suite(), "gmm");
+  ASSERT_TRUE(id.row().has_value());
+  EXPECT_EQ(id.row()->test, "test_qwen3_dynamic_quant");
+  EXPECT_EQ(id.row()->index, 3u);
+}
+
+// An imported NAME keeps its slashes and dots; the suite is what precedes the first '/'.
+TEST(CaseId, AnImportedNameIsEverythingAfterTheFirstSlash) {
+  const CaseId gtest("gtest/Numbers/Parity.IsEven/1");
+  EXPECT_EQ(gtest.suite(), "gtest");
+  EXPECT_EQ(gtest.name(), "Numbers/Parity.IsEven/1");
+  EXPECT_FALSE(gtest.row().has_value()) << "a name that does not end in _N is no table row";
+  const CaseId pytest("pytest/tests.test_ops.test_mm[fp8-64]");
+  EXPECT_EQ(pytest.suite(), "pytest");
+  EXPECT_EQ(pytest.name(), "tests.test_ops.test_mm[fp8-64]");
+  EXPECT_FALSE(pytest.row().has_value());
+  // A name that happens to end in _digits reads as one, as the suite tables' ids do.
+  const CaseId lm("lm-eval/gsm8k_5");
+  ASSERT_TRUE(lm.row().has_value());
+  EXPECT_EQ(lm.row()->test, "gsm8k");
+}
+
+TEST(CaseId, PartsOfIdsWithoutASlashOrARow) {
+  const CaseId bare("selftest");
+  EXPECT_EQ(bare.suite(), "selftest");
+  EXPECT_EQ(bare.name(), "");
+  EXPECT_FALSE(bare.row().has_value());
+  EXPECT_EQ(CaseId("s/").name(), "");
+  const auto empty_test = CaseId("s/_7").row();
+  ASSERT_TRUE(empty_test.has_value()) << "an empty test before the row is still a row";
+  EXPECT_EQ(empty_test->test, "");
+  for (const char* id : {"a_1/b", "s/t_", "s/t_1x", "s/t_-1", "s/t_+1", "s/t_ 1", "s/t_99999999999999999999999"})
+    EXPECT_FALSE(CaseId(id).row().has_value()) << id;
+}
+
 }  // namespace
 }  // namespace harness

@@ -28,9 +28,9 @@ void RunListener::Keep(const Status& s) {
 
 static std::string ParamsJsonOf(const std::string& suite, const std::string& case_id) {
   // Find the row by id among the installed tables (the test name is the id's middle).
-  auto test_and_index = case_id.substr(suite.size() + 1);
-  auto us = test_and_index.rfind('_');
-  for (const auto& p : SuiteCases(suite, test_and_index.substr(0, us)))
+  const CaseId id(case_id);
+  const auto row = id.row();
+  for (const auto& p : SuiteCases(suite, row ? row->test : id.name()))
     if (p.CaseId() == case_id) return p.params.dump();
   return "{}";
 }

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/case_id.h"
+
 namespace harness {
 namespace {
 
@@ -55,7 +57,7 @@ std::vector<std::string> CasesOfShard(const std::vector<std::string>& case_ids, 
   std::map<std::string, double> cost_of_suite;
   for (const auto& t : tables) cost_of_suite[t.suite] = t.shard_cost;
   auto cost = [&](const std::string& id) {
-    auto it = cost_of_suite.find(id.substr(0, id.find('/')));
+    auto it = cost_of_suite.find(CaseId(id).suite());
     return it == cost_of_suite.end() ? 1.0 : it->second;
   };
   std::vector<std::string> by_cost = case_ids;

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/results/case_id.h"
 #include "harness/util/json_file.h"
 
 namespace harness {
@@ -24,7 +25,7 @@ struct CaseParam {
   int index = 0;         // position in the table: the _N suffix
   Json params;           // the table row merged over the table's defaults
   std::string origin;    // the table file, for error messages
-  std::string CaseId() const { return suite + "/" + test + "_" + std::to_string(index); }
+  std::string CaseId() const { return harness::CaseId::Native(suite, test, static_cast<std::size_t>(index)).str(); }
   JsonObject Object() const {
     return JsonObject(params, origin, "tests." + test + "[" + std::to_string(index) + "]");
   }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/store/store.h"
 
@@ -85,7 +86,7 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
     }
     for (const char* id : compile_cases) {
       const std::string case_id = id;
-      const int64_t cr = Check(store->BeginCase(run, case_id.substr(0, case_id.find('/')), case_id, "{}"));
+      const int64_t cr = Check(store->BeginCase(run, CaseId(case_id).suite(), case_id, "{}"));
       CaseResult res{case_id, i % 50 == 7 ? CaseStatus::kFail : CaseStatus::kPass, 0.2, "", {}, {}};
       for (int r = 0; r < kNightlyOpRows; ++r)
         res.ops.push_back({fmt::format("tensor_cast.op_{}.default", r), fmt::format("[1, {}, 5120], [5120]", r),

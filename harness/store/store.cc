@@ -1072,18 +1072,6 @@ ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, cr.c
   return out;
 }
 
-Result<std::vector<std::string>> Store::CommitsWithPrefix(const std::string& prefix, int limit) {
-  // GLOB with a bound pattern that starts with the literal prefix uses the sha index; the
-  // caller passes hex only, so the prefix holds no GLOB metacharacter.
-  Stmt st(db_, "SELECT sha FROM commits WHERE sha GLOB ?1 ORDER BY sha LIMIT ?2");
-  st.Bind(1, prefix + "*").Bind(2, static_cast<int64_t>(limit));
-  std::vector<std::string> out;
-  int rc;
-  while ((rc = st.Step()) == SQLITE_ROW) out.push_back(st.Text(0));
-  if (rc != SQLITE_DONE) return DbError(db_, "find commits");
-  return out;
-}
-
 namespace {
 
 // Columns: id, run_id, case_id, status, message, duration.
@@ -1217,9 +1205,11 @@ WHERE c.sha = ?1 AND substr(cr.case_id, 1, length(?2)) = ?2 ORDER BY cr.case_id)
 }
 
 Result<std::vector<CommitInfo>> Store::MatchCommits(const std::string& sha_prefix) {
+  // GLOB with a bound pattern that starts with the literal prefix uses the sha index; the
+  // caller passes hex only, so the prefix holds no GLOB metacharacter.
   Stmt st(db_, R"sql(SELECT sha, first_parent_ordinal, subject FROM commits
-WHERE substr(sha, 1, length(?1)) = ?1 ORDER BY sha LIMIT 20)sql");
-  st.Bind(1, sha_prefix);
+WHERE sha GLOB ?1 ORDER BY sha LIMIT 20)sql");
+  st.Bind(1, sha_prefix + "*");
   std::vector<CommitInfo> out;
   int rc;
   while ((rc = st.Step()) == SQLITE_ROW) out.push_back(CommitInfo{st.Text(0), {}, st.OptInt(1), {}, st.Text(2)});

@@ -276,8 +276,6 @@ class Store {
   // commits holding one: commits in first-parent order (oldest first), then case id, then
   // run (oldest first).
   Result<std::vector<HistoryRow>> History(const HistoryQuery& q);
-  // The stored commits whose sha starts with prefix (lowercase hex), sorted; at most limit.
-  Result<std::vector<std::string>> CommitsWithPrefix(const std::string& prefix, int limit);
   // Per case, the newest finished (not running) result at commit sha, sorted by case id.
   Result<std::vector<StoredCase>> NewestCasesAt(const std::string& sha);
   // The finished results of one run, sorted by case id.
@@ -311,7 +309,8 @@ class Store {
   Result<std::vector<CaseEvidence>> CaseEvidenceAt(const std::string& case_id, const std::string& sha);
   // Case ids stored at commit sha that start with prefix ("gsm8k/").
   Result<std::vector<std::string>> CaseIdsAt(const std::string& sha, const std::string& prefix);
-  // Commits whose sha starts with sha_prefix (at most 20).
+  // The stored commits whose sha starts with sha_prefix (lowercase hex), sorted by sha; at
+  // most 20. A commit named on the command line goes through ResolveCommit (resolve_commit.h).
   Result<std::vector<CommitInfo>> MatchCommits(const std::string& sha_prefix);
   // Commits with a first-parent ordinal in (after, up_to], in that order.
   Result<std::vector<CommitInfo>> CommitsInOrdinalRange(int64_t after, int64_t up_to);

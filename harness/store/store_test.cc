@@ -260,9 +260,15 @@ TEST(Store, FindsCommitsByPrefixAndTheNewestFinishedCasesOfACommit) {
     static_cast<void>(*store->BeginCase(run, "s", "s/t_1", "{}"));  // never finished
   }
   AddRun(*store, "abc2", 2);
-  EXPECT_EQ(*store->CommitsWithPrefix("abc", 10), (std::vector<std::string>{"abc1", "abc2"}));
-  EXPECT_EQ(*store->CommitsWithPrefix("abc2", 10), (std::vector<std::string>{"abc2"}));
-  EXPECT_TRUE(store->CommitsWithPrefix("f", 10)->empty());
+  auto shas = [&](const std::string& prefix) {
+    const std::vector<CommitInfo> commits = store->MatchCommits(prefix).value();
+    std::vector<std::string> out;
+    for (const auto& c : commits) out.push_back(c.sha);
+    return out;
+  };
+  EXPECT_EQ(shas("abc"), (std::vector<std::string>{"abc1", "abc2"}));
+  EXPECT_EQ(shas("abc2"), (std::vector<std::string>{"abc2"}));
+  EXPECT_TRUE(shas("f").empty());
   auto cases = *store->NewestCasesAt("abc1");
   ASSERT_EQ(cases.size(), 1u) << "a running case is not a result";
   EXPECT_EQ(cases[0].result.status, CaseStatus::kFail) << "the newest run wins";
