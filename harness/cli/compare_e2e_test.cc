@@ -9,15 +9,9 @@ namespace harness {
 namespace {
 
 using testing_util::RunHarness;
+using testing_util::SelftestTable;
 using testing_util::TempDir;
 using testing_util::WriteFile;
-
-std::string SelftestTable(const std::string& rows) {
-  return R"({"format_version": 2, "suite": "selftest", "nightly": true,
- "params": {"outcome": {"type": "string"}, "metric": {"type": "number"}, "samples": {"type": "int"},
-            "ops": {"type": "int"}, "state_file": {"type": "string"}},
- "tests": {"test_outcome": [)" + rows + "]}}";
-}
 
 // Three commits of one repository; the state file plays the stack changing between them
 // while the table (part of the run identity) stays the same.
