@@ -5,23 +5,18 @@
 namespace harness::reports {
 
 std::string HtmlEscape(std::string_view raw) {
-  const std::string s = ValidUtf8(raw);
-  std::string out;
-  out.reserve(s.size() + s.size() / 8);
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
+  return EscapeCodePoints(raw, [](char32_t cp, std::string_view bytes, std::string& out) {
+    switch (cp) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
       default:
-        if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7F) out += "\xEF\xBF\xBD";
-        else out += ch;
+        if ((cp < 0x20 && cp != '\n' && cp != '\t' && cp != '\r') || cp == 0x7F) out += kReplacementCharacter;
+        else out += bytes;
     }
-  }
-  return out;
+  });
 }
 
 std::string UrlEscape(std::string_view s) {

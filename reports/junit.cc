@@ -11,30 +11,20 @@
 namespace harness::reports {
 
 std::string XmlEscape(const std::string& raw) {
-  const std::string s = ValidUtf8(raw);
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    // U+FFFE and U+FFFF (EF BF BE / EF BF BF) are not XML characters either.
-    if (c == 0xEF && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
-        (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xBE) {
-      out += "\xEF\xBF\xBD";
-      i += 2;
-      continue;
-    }
-    switch (c) {
+  return EscapeCodePoints(raw, [](char32_t cp, std::string_view bytes, std::string& out) {
+    switch (cp) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
+      case 0xFFFE:
+      case 0xFFFF: out += kReplacementCharacter; break;  // not XML characters either
       default:
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') break;  // not allowed in XML 1.0
-        out += static_cast<char>(c);
+        if (cp < 0x20 && cp != '\n' && cp != '\t' && cp != '\r') break;  // not allowed in XML 1.0
+        out += bytes;
     }
-  }
-  return out;
+  });
 }
 
 namespace {

@@ -174,29 +174,13 @@ bool Bidi(char32_t c) { return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c
 }  // namespace
 
 std::string MarkdownEscape(std::string_view text) {
-  const std::string valid = ValidUtf8(text);
-  std::string out;
-  out.reserve(valid.size() + valid.size() / 4);
-  for (std::size_t i = 0; i < valid.size(); ++i) {
-    const auto c = static_cast<unsigned char>(valid[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += ' ';
-    } else if (c < 0x80) {
-      const bool punct = (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
-      if (punct) out += '\\';
-      out += static_cast<char>(c);
-    } else {
-      // A whole UTF-8 sequence (ValidUtf8 made it valid): its length from the lead byte.
-      const std::size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-      char32_t cp = c & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
-      for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(valid[i + k]) & 0x3f);
-      if (cp >= 0x80 && cp <= 0x9f) out += ' ';          // C1 controls
-      else if (Bidi(cp)) out += "\xEF\xBF\xBD";          // U+FFFD
-      else out.append(valid, i, len);
-      i += len - 1;
-    }
-  }
-  return out;
+  return EscapeCodePoints(text, [](char32_t cp, std::string_view bytes, std::string& out) {
+    const bool punct = (cp >= '!' && cp <= '/') || (cp >= ':' && cp <= '@') || (cp >= '[' && cp <= '`') ||
+                       (cp >= '{' && cp <= '~');
+    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) out += ' ';  // C0, DEL and C1 controls
+    else if (Bidi(cp)) out += kReplacementCharacter;
+    else out.append(punct ? "\\" : "").append(bytes);
+  });
 }
 
 std::string MarkdownUrl(std::string_view url) {

@@ -5,7 +5,6 @@
 namespace harness {
 
 std::string ValidUtf8(std::string_view s) {
-  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
   std::string out;
   out.reserve(s.size());
   std::size_t i = 0;
@@ -28,7 +27,7 @@ std::string ValidUtf8(std::string_view s) {
       out.append(s.substr(i, len));
       i += len;
     } else {
-      out.append(kReplacement);
+      out.append(kReplacementCharacter);
       ++i;  // resynchronise on the next byte
     }
   }
@@ -36,21 +35,12 @@ std::string ValidUtf8(std::string_view s) {
 }
 
 std::string TerminalText(std::string_view raw) {
-  const std::string s = ValidUtf8(raw);
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
-      out += fmt::format("\\x{:02x}", c);
-    } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
-      // U+0080..U+009F: the second byte of a valid two-byte sequence is at least 0x80.
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
+  return EscapeCodePoints(raw, [](char32_t cp, std::string_view bytes, std::string& out) {
+    if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7F)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(cp));
+    else if (cp >= 0x80 && cp <= 0x9F) out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
+    else out += bytes;
+  });
 }
 
 std::string_view Utf8Prefix(std::string_view s, std::size_t max_bytes) {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace harness {
 namespace {
 
@@ -11,6 +15,21 @@ TEST(Utf8, InvalidSequencesBecomeTheReplacementCharacter) {
   EXPECT_EQ(ValidUtf8("\xc0\xaf"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // overlong '/'
   EXPECT_EQ(ValidUtf8("\xed\xa0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
   EXPECT_EQ(ValidUtf8("\xe2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // truncated
+}
+
+// Every escaper rests on this walk: each code point of every length, and an invalid byte as
+// U+FFFD, with the bytes that spell it.
+TEST(Utf8, EscapeCodePointsHandsOverEachCodePointWithItsBytes) {
+  std::vector<std::pair<char32_t, std::string>> seen;
+  const std::string copied = EscapeCodePoints(
+      "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xff", [&](char32_t cp, std::string_view bytes, std::string& out) {
+        seen.emplace_back(cp, std::string(bytes));
+        out += bytes;
+      });
+  const std::vector<std::pair<char32_t, std::string>> want = {
+      {U'a', "a"}, {0xE9, "\xc3\xa9"}, {0x20AC, "\xe2\x82\xac"}, {0x1F600, "\xf0\x9f\x98\x80"}, {0xFFFD, "\xEF\xBF\xBD"}};
+  EXPECT_EQ(seen, want);
+  EXPECT_EQ(copied, "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xEF\xBF\xBD");
 }
 
 TEST(Utf8, PrefixNeverSplitsACharacter) {
