@@ -16,7 +16,9 @@
 #include "harness/util/paths.h"
 #include "reports/junit.h"
 #include "reports/run_summary.h"
+#include "runners/openai/openai_config.h"
 #include "runners/openai/served_models.h"
+#include "runners/openai/server_launch.h"
 
 namespace harness {
 namespace {
@@ -60,16 +62,19 @@ StackConfig BuildStackConfig(const RunOptions& o) {
 // keyed by the requested model alone.
 constexpr double kModelListTimeoutS = 10;
 
-std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config) {
+// The eval endpoint: --endpoint, else the openai stack's config section, whose launch
+// settings (when it has them) are for the caller to start the server with.
+std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config,
+                                            std::optional<openai::LaunchSettings>& launch) {
   std::optional<EndpointTarget> target;
   if (!o.endpoint.empty()) {
     if (o.model.empty()) throw FatalError(ExitCode::kUsage, "--endpoint needs --model NAME");
     target = EndpointTarget{o.endpoint, o.model, o.chat, o.api_key_env};
   } else if (config.stack == "openai") {
-    JsonObject cfg(config.raw.value("openai", Json::object()), o.stack_config.empty() ? "stack config" : o.stack_config,
-                   "openai");
-    target = EndpointTarget{ValueOrThrow(cfg.String("base_url")), ValueOrThrow(cfg.String("model")),
-                            ValueOrThrow(cfg.Bool("chat", false)), ValueOrThrow(cfg.String("api_key_env", ""))};
+    auto settings = ValueOrThrow(
+        openai::ParseOpenAiSettings(config, o.stack_config.empty() ? "stack config" : o.stack_config));
+    target = EndpointTarget{settings.base_url, settings.model, settings.chat, settings.api_key_env};
+    launch = std::move(settings.launch);
   } else if (!o.api_key_env.empty() || o.chat || !o.model.empty()) {
     throw FatalError(ExitCode::kUsage, "--model, --chat and --api-key-env go with --endpoint URL");
   }
@@ -105,8 +110,8 @@ int RunCommand(const RunOptions& o) {
   request.case_ids = std::move(selected);
   request.tables = std::move(tables);
   request.stack_config = BuildStackConfig(o);
-  request.endpoint = BuildEndpoint(o, request.stack_config);
-  if (request.endpoint) request.endpoint->served_models = openai::ServedModels(*request.endpoint, kModelListTimeoutS);
+  std::optional<openai::LaunchSettings> launch;
+  request.endpoint = BuildEndpoint(o, request.stack_config, launch);
   request.repo = o.repo;
   request.baseline_rev = o.baseline;
   request.resume = o.resume;
@@ -125,6 +130,17 @@ int RunCommand(const RunOptions& o) {
   auto stack = ValueOrThrow(MakeStack(request.stack_config));
   request.commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
+  // Started once every input is checked; stopped with its process group when this scope
+  // ends, however it ends (and by its guardian when this process dies).
+  std::unique_ptr<openai::LaunchedServer> server;
+  if (launch) {
+    server = ValueOrThrow(openai::LaunchedServer::Launch(
+        *launch, {request.endpoint->base_url, request.endpoint->model, request.endpoint->api_key_env},
+        openai::ServerLogPath(o.db)));
+    request.endpoint->base_url = server->base_url();
+    request.server_log = server->log().string();
+  }
+  if (request.endpoint) request.endpoint->served_models = openai::ServedModels(*request.endpoint, kModelListTimeoutS);
   RunResult result = ValueOrThrow(RunSuites(request, *stack, *store));
   // Reruns are evidence for the flaky thresholds, stored as runs of their own; the summary,
   // JUnit and the exit code stay those of the nightly run itself (docs/report.md).
@@ -141,6 +157,7 @@ int RunCommand(const RunOptions& o) {
                      c.case_id.c_str(), std::string(Label(c.status)).c_str(), detail.c_str());
       }
   }
+  server.reset();
 
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases)));
   if (o.format == "json")

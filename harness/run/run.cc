@@ -201,6 +201,7 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   if (!identity) return identity.error();
   if (!request.made_for.empty()) identity->context["bisect"] = request.made_for;
   if (request.rerun_of) identity->context["rerun_of"] = *request.rerun_of;
+  if (!request.server_log.empty()) identity->context["server_log"] = request.server_log;
   if (!request.baseline_rev.empty())
     if (auto s = CheckExplicitBaseline(store, request.repo, request.baseline_rev, identity->hash); !s) return s.error();
   auto commit_id = store.UpsertCommit(request.commit);
