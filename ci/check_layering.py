@@ -44,7 +44,7 @@ ALLOWED = {
     "harness/cli": ["harness/bisect", "harness/compare", "harness/run", "harness/golden", "harness/eval", "harness/ingest",
                     "harness/stats", "harness/stack", "harness/store", "harness/results", "harness/util",
                     "reports", "runners",
-                    "runners/refstack/sim", "runners/openai"],  # serve-sim; the served-model lookup of run
+                    "runners/refstack/sim", "runners/openai"],  # serve-sim; the served-model lookup and server launch of run
     "harness": ["harness/cli"],  # main.cc
     "tools": None,  # developer tools may use anything
 }

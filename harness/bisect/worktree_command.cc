@@ -66,6 +66,9 @@ Result<ProcessResult> RunCommandAt(const WorktreeCommandSpec& spec, const std::s
   if (const char* root = std::getenv("HARNESS_ROOT"); root && *root)
     po.env.emplace_back("HARNESS_ROOT", std::filesystem::absolute(DataRoot()).string());
   if (!spec.made_for.empty()) po.env.emplace_back("HARNESS_BISECT", spec.made_for);
+  // The {worktree} of a server a `harness run` launches (runners/openai/server_launch.h),
+  // wherever inside it the command moves.
+  if (!worktree.empty()) po.env.emplace_back("HARNESS_WORKTREE", worktree.string());
   po.timeout_s = spec.timeout_s.value_or(0);
   po.forward_stop_signals = true;
   // Best effort: a lock that cannot be written loses only the cleanup after a kill -9.

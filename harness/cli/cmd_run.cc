@@ -16,7 +16,9 @@
 #include "harness/util/paths.h"
 #include "reports/junit.h"
 #include "reports/run_summary.h"
+#include "runners/openai/openai_config.h"
 #include "runners/openai/served_models.h"
+#include "runners/openai/server_launch.h"
 
 namespace harness {
 namespace {
@@ -60,16 +62,19 @@ StackConfig BuildStackConfig(const RunOptions& o) {
 // keyed by the requested model alone.
 constexpr double kModelListTimeoutS = 10;
 
-std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config) {
+// The eval endpoint: --endpoint, else the openai stack's config section, whose launch
+// settings (when it has them) are for the caller to start the server with.
+std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config,
+                                            std::optional<openai::LaunchSettings>& launch) {
   std::optional<EndpointTarget> target;
   if (!o.endpoint.empty()) {
     if (o.model.empty()) throw FatalError(ExitCode::kUsage, "--endpoint needs --model NAME");
     target = EndpointTarget{o.endpoint, o.model, o.chat, o.api_key_env};
   } else if (config.stack == "openai") {
-    JsonObject cfg(config.raw.value("openai", Json::object()), o.stack_config.empty() ? "stack config" : o.stack_config,
-                   "openai");
-    target = EndpointTarget{ValueOrThrow(cfg.String("base_url")), ValueOrThrow(cfg.String("model")),
-                            ValueOrThrow(cfg.Bool("chat", false)), ValueOrThrow(cfg.String("api_key_env", ""))};
+    auto settings = ValueOrThrow(
+        openai::ParseOpenAiSettings(config, o.stack_config.empty() ? "stack config" : o.stack_config));
+    target = EndpointTarget{settings.base_url, settings.model, settings.chat, settings.api_key_env};
+    launch = std::move(settings.launch);
   } else if (!o.api_key_env.empty() || o.chat || !o.model.empty()) {
     throw FatalError(ExitCode::kUsage, "--model, --chat and --api-key-env go with --endpoint URL");
   }
@@ -90,15 +95,14 @@ Shard ChooseShard(const RunOptions& o) {
 }
 
 // What RunSuites is asked: the selected cases of this shard, the stack and endpoint, the
-// baseline, resume and nightly.
+// baseline, resume and nightly; launch gets the openai server's launch settings, if any.
 RunRequest BuildRunRequest(const RunOptions& o, std::vector<std::string> selected, std::vector<SuiteTable> tables,
-                           const Shard& shard) {
+                           const Shard& shard, std::optional<openai::LaunchSettings>& launch) {
   RunRequest request;
   request.case_ids = std::move(selected);
   request.tables = std::move(tables);
   request.stack_config = BuildStackConfig(o);
-  request.endpoint = BuildEndpoint(o, request.stack_config);
-  if (request.endpoint) request.endpoint->served_models = openai::ServedModels(*request.endpoint, kModelListTimeoutS);
+  request.endpoint = BuildEndpoint(o, request.stack_config, launch);
   request.repo = o.repo;
   request.baseline_rev = o.baseline;
   request.resume = o.resume;
@@ -159,16 +163,30 @@ int RunCommand(const RunOptions& o) {
       for (const auto& c : selected) std::printf("%s\n", c.c_str());
     return 0;
   }
-  RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard);
+  std::optional<openai::LaunchSettings> launch;
+  RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard, launch);
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto stack = ValueOrThrow(MakeStack(request.stack_config));
   request.commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
+  // Started once every input is checked; stopped with its process group when this scope
+  // ends, however it ends (and by its guardian when this process dies).
+  std::unique_ptr<openai::LaunchedServer> server;
+  if (launch) {
+    server = ValueOrThrow(openai::LaunchedServer::Launch(
+        *launch, {request.endpoint->base_url, request.endpoint->model, request.endpoint->api_key_env},
+        openai::ServerLogPath(o.db)));
+    request.endpoint->base_url = server->base_url();
+    request.server_log = server->log().string();
+  }
+  if (request.endpoint) request.endpoint->served_models = openai::ServedModels(*request.endpoint, kModelListTimeoutS);
   RunResult result = ValueOrThrow(RunSuites(request, *stack, *store));
   // Reruns are evidence for the flaky thresholds, stored as runs of their own; the summary,
   // JUnit and the exit code stay those of the nightly run itself (docs/report.md).
   if (o.rerun_at_risk > 0 && !result.store_error)
     PrintReruns(ValueOrThrow(RerunAtRisk(request, result, o.rerun_at_risk, *stack, *store)));
+  server.reset();
+
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases)));
   return ReportRun(o, request, result);
 }

@@ -142,6 +142,7 @@ Result<RunIdentity> IdentityFor(const RunRequest& request, Store& store) {
   if (!identity) return identity.error();
   if (!request.made_for.empty()) identity->context["bisect"] = request.made_for;
   if (request.rerun_of) identity->context["rerun_of"] = *request.rerun_of;
+  if (!request.server_log.empty()) identity->context["server_log"] = request.server_log;
   if (!request.baseline_rev.empty())
     if (auto s = CheckExplicitBaseline(store, request.repo, request.baseline_rev, identity->hash); !s) return s.error();
   return identity;

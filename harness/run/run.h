@@ -49,6 +49,8 @@ struct RunRequest {
   // keeps the run from being taken for a nightly by `bisect --auto`.
   std::string made_for;
   std::optional<int64_t> rerun_of;
+  // The log of the server the run launched (absolute), recorded in its context as server_log.
+  std::string server_log;
 };
 
 struct RunResult {

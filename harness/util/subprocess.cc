@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -22,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -40,14 +43,25 @@ struct Pipe {
   void CloseBoth() { Close(0); Close(1); }
 };
 
-// The parent of a process, from /proc/PID/stat ("pid (comm) state ppid ..."; comm may hold
-// spaces and parentheses, so the fields are read after its last ')'). -1 when gone.
-pid_t ParentOf(pid_t pid) {
+// A process as /proc/PID/stat says ("pid (comm) state ppid pgrp ..."; comm may hold spaces
+// and parentheses, so the fields are read after its last ')'). Nothing when it is gone.
+struct ProcStat {
+  char state = 0;
+  pid_t parent = -1;
+  pid_t group = -1;
+};
+std::optional<ProcStat> ReadProcStat(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat((std::istreambuf_iterator<char>(in)), {});
   const auto close = stat.rfind(')');
-  if (close == std::string::npos || close + 4 >= stat.size()) return -1;
-  return static_cast<pid_t>(std::strtol(stat.c_str() + close + 4, nullptr, 10));
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 1));
+  ProcStat s;
+  long parent = 0, group = 0;
+  if (!(fields >> s.state >> parent >> group)) return std::nullopt;
+  s.parent = static_cast<pid_t>(parent);
+  s.group = static_cast<pid_t>(group);
+  return s;
 }
 
 // Every live descendant of root (Linux /proc).
@@ -58,7 +72,7 @@ std::set<pid_t> Descendants(pid_t root) {
     const std::string name = e.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const auto pid = static_cast<pid_t>(std::stol(name));
-    if (const pid_t parent = ParentOf(pid); parent > 0) children.emplace(parent, pid);
+    if (const auto stat = ReadProcStat(pid); stat && stat->parent > 0) children.emplace(stat->parent, pid);
   }
   std::set<pid_t> found;
   std::vector<pid_t> todo = {root};
@@ -110,6 +124,81 @@ using Clock = std::chrono::steady_clock;
 int MillisUntil(Clock::time_point t) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
   return ms <= 0 ? 0 : static_cast<int>(std::min<int64_t>(ms, 1 << 30));
+}
+
+double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The guardian of a background program's group, in the child of a fork: the parent may have
+// threads, so only async-signal-safe calls from here on. It waits for a byte from the parent
+// (it stopped the group itself) or the pipe's end (the parent died), then stops the group.
+[[noreturn]] void GuardGroup(int pipe_fd, pid_t group, timespec grace) {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(s, &ignore, nullptr);
+  setpgid(0, 0);  // a kill of the parent's group does not reach us
+  prctl(PR_SET_NAME, "harness-guard", 0, 0, 0);
+  // Hold nothing of the parent's: its output pipes (a reader waits for their end), locks, sockets.
+  const int null = open("/dev/null", O_RDWR);
+  for (int fd = 0; fd < 3; ++fd) dup2(null, fd);
+  if (pipe_fd != 3) dup2(pipe_fd, 3);
+  syscall(SYS_close_range, 4u, ~0u, 0u);
+  char byte = 0;
+  ssize_t n = 0;
+  while ((n = read(3, &byte, 1)) < 0 && errno == EINTR) {}
+  if (n == 1) _exit(0);
+  if (kill(-group, SIGTERM) != 0) _exit(0);
+  timespec now {}, deadline {};
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  deadline.tv_sec += grace.tv_sec;
+  deadline.tv_nsec += grace.tv_nsec;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  const timespec step{0, 20 * 1000000L};
+  for (;;) {
+    // Gone once every member was reaped (by init: the dead parent no longer can).
+    if (kill(-group, 0) != 0 && errno == ESRCH) _exit(0);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) break;
+    nanosleep(&step, nullptr);
+  }
+  kill(-group, SIGKILL);
+  _exit(0);
+}
+
+// Starts argv (looked up in $PATH) with the file actions given, in cwd (empty: ours), with
+// env set on top of our environment, in a process group of its own when asked.
+Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                    const std::vector<std::pair<std::string, std::string>>& env, bool own_group,
+                    posix_spawn_file_actions_t& actions) {
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, led by the program
+  }
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    bool overridden = false;
+    for (const auto& [k, v] : env)
+      if (kv.compare(0, k.size() + 1, k + "=") == 0) overridden = true;
+    if (!overridden) env_strings.push_back(std::move(kv));
+  }
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& a : argv_copy) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return InfraError(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
+  return pid;
 }
 
 }  // namespace
@@ -192,35 +281,10 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
   posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
-  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  if (options.forward_stop_signals) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, led by the program
-  }
-
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    bool overridden = false;
-    for (const auto& [k, v] : options.env)
-      if (kv.compare(0, k.size() + 1, k + "=") == 0) overridden = true;
-    if (!overridden) env_strings.push_back(std::move(kv));
-  }
-  for (const auto& [k, v] : options.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& a : argv_copy) args.push_back(a.data());
-  args.push_back(nullptr);
-
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
+  auto spawned = Spawn(argv, options.cwd, options.env, options.forward_stop_signals, actions);
   posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return InfraError(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
+  if (!spawned) return spawned.error();
+  const pid_t pid = *spawned;
   in.Close(0);
   out.Close(1);
   err.Close(1);
@@ -346,6 +410,132 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
+}
+
+}  // namespace harness
+
+namespace harness {
+
+std::string OutputTail(const std::string& output, std::size_t max_bytes) {
+  std::string tail = output.size() > max_bytes ? "..." + output.substr(output.size() - max_bytes) : output;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+  return tail;
+}
+
+std::string ProcessExit::Describe() const {
+  return signal ? "killed by " + SignalName(signal) : fmt::format("exit code {}", exit_code);
+}
+
+bool ProcessGroupAlive(pid_t pgid) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto stat = ReadProcStat(static_cast<pid_t>(std::stol(name)));
+    if (stat && stat->group == pgid && stat->state != 'Z' && stat->state != 'X') return true;
+  }
+  return false;
+}
+
+Result<std::unique_ptr<BackgroundProcess>> BackgroundProcess::Start(const std::vector<std::string>& argv,
+                                                                    const BackgroundOptions& options) {
+  if (argv.empty()) return UsageError("BackgroundProcess: empty argv");
+  if (!(options.stop_grace_s > 0) || !IsValidTimeout(options.stop_grace_s))
+    return UsageError(fmt::format("stop grace {} s: expected a number of seconds in (0, {}]", options.stop_grace_s,
+                                  kMaxTimeoutS));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, options.output.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  auto spawned = Spawn(argv, options.cwd, options.env, /*own_group=*/true, actions);
+  posix_spawn_file_actions_destroy(&actions);
+  if (!spawned) return spawned.error();
+  std::unique_ptr<BackgroundProcess> p(new BackgroundProcess());
+  p->pid_ = *spawned;
+  p->stop_grace_s_ = options.stop_grace_s;
+  // Not reaped until Stop: its pid, and so its group's id, cannot pass to another process.
+  p->exit_fd_ = static_cast<int>(syscall(SYS_pidfd_open, p->pid_, 0));
+  int guard_pipe[2] = {-1, -1};
+  if (p->exit_fd_ < 0 || pipe2(guard_pipe, O_CLOEXEC) != 0) {
+    const std::string why = std::strerror(errno);
+    p->Stop();
+    return InfraError(fmt::format("cannot watch {}: {}", argv[0], why));
+  }
+  const double whole = std::floor(options.stop_grace_s);
+  const timespec grace{static_cast<time_t>(whole), static_cast<long>((options.stop_grace_s - whole) * 1e9)};
+  p->guardian_pid_ = fork();
+  if (p->guardian_pid_ == 0) GuardGroup(guard_pipe[0], p->pid_, grace);
+  close(guard_pipe[0]);
+  p->guardian_fd_ = guard_pipe[1];
+  if (p->guardian_pid_ < 0) {
+    const std::string why = std::strerror(errno);
+    p->Stop();
+    return InfraError(fmt::format("cannot start the guardian of {}: {}", argv[0], why));
+  }
+  return p;
+}
+
+BackgroundProcess::~BackgroundProcess() { Stop(); }
+
+std::optional<ProcessExit> BackgroundProcess::WaitForExit(double timeout_s) {
+  if (stopped_) return stopped_;
+  if (exited_ || exit_fd_ < 0) return exited_;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(std::max(0.0, timeout_s)));
+  for (;;) {
+    pollfd p{exit_fd_, POLLIN, 0};
+    const int n = poll(&p, 1, MillisUntil(deadline));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    siginfo_t info{};
+    // WNOWAIT: read how it ended, leave it unreaped.
+    if (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != pid_)
+      return std::nullopt;
+    ProcessExit end;
+    if (info.si_code == CLD_EXITED) end.exit_code = info.si_status;
+    else end.signal = info.si_status;
+    exited_ = end;
+    return exited_;
+  }
+}
+
+ProcessExit BackgroundProcess::Stop() {
+  if (stopped_) return *stopped_;
+  if (pid_ <= 0) return *(stopped_ = ProcessExit{});
+  const auto begun = Clock::now();
+  kill(-pid_, SIGTERM);
+  // Until the group is empty or the grace is over; the program's exit wakes the wait at once.
+  while (ProcessGroupAlive(pid_) && SecondsSince(begun) < stop_grace_s_) {
+    const double step = std::min(0.05, stop_grace_s_ - SecondsSince(begun));
+    if (exited_ || exit_fd_ < 0) std::this_thread::sleep_for(std::chrono::duration<double>(step));
+    else static_cast<void>(WaitForExit(step));
+  }
+  if (ProcessGroupAlive(pid_)) {
+    if (!WaitForExit(0)) KillTree(pid_);  // its descendants too, those that left the group included
+    kill(-pid_, SIGKILL);
+    const auto killed = Clock::now();
+    while (ProcessGroupAlive(pid_) && SecondsSince(killed) < kStopGraceS)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+  ProcessExit end;
+  if (WIFEXITED(status)) end.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
+  if (exit_fd_ >= 0) close(exit_fd_);
+  exit_fd_ = -1;
+  if (guardian_fd_ >= 0) {
+    const char done = 'd';
+    static_cast<void>(write(guardian_fd_, &done, 1));
+    close(guardian_fd_);
+    guardian_fd_ = -1;
+  }
+  if (guardian_pid_ > 0)
+    while (waitpid(guardian_pid_, nullptr, 0) < 0 && errno == EINTR) {}
+  guardian_pid_ = -1;
+  stopped_ = end;
+  return end;
 }
 
 }  // namespace harness

@@ -1,6 +1,7 @@
 // Running a program by argv (never through a shell): captured output, optional stdin,
 // working directory, extra environment, a timeout after which it is killed, and (for
 // commands that run long in a tree of their own) Ctrl-C, SIGTERM and SIGHUP forwarded to it.
+// Or in the background (a server), stopped with its process group on every path.
 // Linux only: the exit is watched through a pidfd (kernel 5.3) and trees are found in /proc.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -80,6 +82,67 @@ class StopSignals {
 
 // "SIGINT", "SIGTERM", ... ("signal N" for others).
 std::string SignalName(int sig);
+
+// The last max_bytes of a program's output, where its error usually is: "..." in front when
+// cut, trailing line breaks dropped, bytes as the program wrote them (every output of ours
+// escapes or repairs them, util/utf8.h).
+std::string OutputTail(const std::string& output, std::size_t max_bytes);
+
+// How a program ended: its exit code, or the signal that killed it.
+struct ProcessExit {
+  int exit_code = -1;  // valid when signal == 0
+  int signal = 0;
+  std::string Describe() const;  // "exit code 1", "killed by SIGKILL"
+};
+
+struct BackgroundOptions {
+  std::filesystem::path cwd;                                  // empty: inherit
+  std::vector<std::pair<std::string, std::string>> env;       // set on top of ours
+  std::filesystem::path output;                               // stdout and stderr are appended here
+  double stop_grace_s = kStopGraceS;                          // SIGTERM to SIGKILL; in (0, kMaxTimeoutS]
+};
+
+// A program that runs beside us (a server) until it is stopped: in a process group of its
+// own, stdin /dev/null, stdout and stderr appended to a file. Its group is stopped on every
+// path: by Stop() or the destructor (SIGTERM to the group; what is still alive after
+// stop_grace_s is killed, with the program's descendants), and, when this process dies
+// first by any means (a signal, kill -9, a crash), by a guardian: a small process forked at
+// Start, in a group of its own and deaf to SIGINT, SIGTERM and SIGHUP, that notices our end
+// (a pipe only we hold closes) and sends the group the same SIGTERM, then SIGKILL.
+// Not covered: processes that left the group (setsid), and the guardian killed by SIGKILL
+// together with us (a killed session or cgroup takes the server with it anyway).
+class BackgroundProcess {
+ public:
+  // Fails (exit-3 error) when the program could not be started; a grace outside its range
+  // is a usage error.
+  static Result<std::unique_ptr<BackgroundProcess>> Start(const std::vector<std::string>& argv,
+                                                          const BackgroundOptions& options);
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  pid_t pid() const { return pid_; }  // also its process group's id
+  pid_t guardian_pid() const { return guardian_pid_; }
+  // Waits up to timeout_s for the program to exit: its end when it has. It is not reaped
+  // before Stop, so its pid and group id stay its own however long it lies dead.
+  std::optional<ProcessExit> WaitForExit(double timeout_s);
+  // Stops the group as above, reaps the program and dismisses the guardian. Its end (the
+  // first call's, for every later one).
+  ProcessExit Stop();
+
+ private:
+  BackgroundProcess() = default;
+  pid_t pid_ = -1;
+  int exit_fd_ = -1;       // pidfd of the program
+  pid_t guardian_pid_ = -1;
+  int guardian_fd_ = -1;   // our end of the guardian's pipe
+  double stop_grace_s_ = kStopGraceS;
+  std::optional<ProcessExit> exited_;   // seen by WaitForExit
+  std::optional<ProcessExit> stopped_;  // Stop's answer
+};
+
+// Whether any process of group pgid is alive (one that died and was not reaped yet does not count).
+bool ProcessGroupAlive(pid_t pgid);
 
 // A process as the kernel knows it: its pid, when it started (clock ticks since boot) and
 // the boot, so a later look can tell it from another process that got the same pid.

@@ -1,6 +1,8 @@
 #include "harness/util/subprocess.h"
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -167,6 +169,113 @@ TEST(Subprocess, MissingProgramIsAnError) {
   auto r = RunProcess({"/nonexistent/program"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ExitCode::kInfra);
+}
+
+TEST(Subprocess, OutputTailKeepsTheLastBytesWithoutTrailingBreaks) {
+  EXPECT_EQ(OutputTail("short\n\n", 10), "short");
+  EXPECT_EQ(OutputTail("0123456789abc\n", 5), "...9abc");
+}
+
+// A background program's output goes to its file; its exit is seen without reaping it, so
+// its pid stays its own (a zombie) until Stop.
+TEST(BackgroundProcess, ExitIsSeenWithoutReapingAndStopReportsIt) {
+  testing_util::TempDir dir;
+  auto p = BackgroundProcess::Start({"sh", "-c", "echo out; echo err >&2; exit 7"}, {.output = dir / "log"});
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto end = (*p)->WaitForExit(10);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->exit_code, 7);
+  EXPECT_EQ(end->Describe(), "exit code 7");
+  EXPECT_TRUE(std::filesystem::exists("/proc/" + std::to_string((*p)->pid()))) << "reaped before Stop";
+  EXPECT_EQ((*p)->Stop().exit_code, 7);
+  EXPECT_FALSE(std::filesystem::exists("/proc/" + std::to_string((*p)->pid())));
+  EXPECT_EQ(testing_util::ReadFile(dir / "log"), "out\nerr\n");
+}
+
+// SIGTERM to the group first: a program that obeys it ends long before the grace is over.
+TEST(BackgroundProcess, StopSendsSigtermToTheGroupFirst) {
+  testing_util::TempDir dir;
+  auto p = BackgroundProcess::Start({"sh", "-c", "sleep 30 & exec sleep 30"},
+                                    {.output = dir / "log", .stop_grace_s = 20});
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  const pid_t group = (*p)->pid();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(ProcessGroupAlive(group));
+  EXPECT_FALSE((*p)->WaitForExit(0.1)) << "it exits only when stopped";
+  const auto started = std::chrono::steady_clock::now();
+  const ProcessExit end = (*p)->Stop();
+  EXPECT_EQ(end.signal, SIGTERM) << end.Describe();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  const bool alive = ProcessGroupAlive(group);
+  EXPECT_FALSE(alive) << "the background sleep outlived its leader";
+  if (alive) kill(-group, SIGKILL);
+}
+
+// What ignores SIGTERM is killed once the grace is over: the leader and its children.
+TEST(BackgroundProcess, WhatIgnoresSigtermIsKilledAfterTheGrace) {
+  testing_util::TempDir dir;
+  auto p = BackgroundProcess::Start({"sh", "-c", "trap '' TERM; sleep 30 & echo ready; wait"},
+                                    {.output = dir / "log", .stop_grace_s = 0.3});
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  const pid_t group = (*p)->pid();
+  for (int i = 0; i < 200 && testing_util::ReadFile(dir / "log").empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto started = std::chrono::steady_clock::now();
+  const ProcessExit end = (*p)->Stop();
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(end.signal, SIGKILL) << end.Describe();
+  EXPECT_GE(took, std::chrono::milliseconds(300));
+  EXPECT_LT(took, std::chrono::seconds(5));
+  const bool alive = ProcessGroupAlive(group);
+  EXPECT_FALSE(alive);
+  if (alive) kill(-group, SIGKILL);
+}
+
+// The owner killed with SIGKILL cannot stop anything itself: its guardian stops the group.
+TEST(BackgroundProcess, TheGuardianStopsTheGroupWhenItsOwnerIsKilled) {
+  testing_util::TempDir dir;
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  const pid_t owner = fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) {
+    auto p = BackgroundProcess::Start({"sh", "-c", "trap '' TERM; sleep 30 & wait"},
+                                      {.output = dir / "log", .stop_grace_s = 0.5});
+    pid_t ids[2] = {p.ok() ? (*p)->pid() : -1, p.ok() ? (*p)->guardian_pid() : -1};
+    if (write(report[1], ids, sizeof ids) != sizeof ids) _exit(1);
+    raise(SIGKILL);
+  }
+  close(report[1]);
+  pid_t ids[2] = {-1, -1};
+  ASSERT_EQ(read(report[0], ids, sizeof ids), static_cast<ssize_t>(sizeof ids));
+  close(report[0]);
+  waitpid(owner, nullptr, 0);
+  ASSERT_GT(ids[0], 0);
+  ASSERT_GT(ids[1], 0);
+  bool alive = true;
+  for (int i = 0; i < 300 && alive; ++i) {
+    alive = ProcessGroupAlive(ids[0]);
+    if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(alive) << "the server's group outlived its owner by 3 s";
+  if (alive) kill(-ids[0], SIGKILL);
+  // And the guardian itself is gone once it did its work.
+  bool guardian = true;
+  for (int i = 0; i < 300 && guardian; ++i) {
+    guardian = ProcessGroupAlive(ids[1]);
+    if (guardian) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(guardian);
+}
+
+TEST(BackgroundProcess, AMissingProgramOrABadGraceIsAnError) {
+  testing_util::TempDir dir;
+  auto missing = BackgroundProcess::Start({"/nonexistent/server"}, {.output = dir / "log"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ExitCode::kInfra);
+  auto bad = BackgroundProcess::Start({"true"}, {.output = dir / "log", .stop_grace_s = 0});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ExitCode::kUsage);
 }
 
 }  // namespace

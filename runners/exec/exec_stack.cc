@@ -1,14 +1,12 @@
 #include "runners/exec/exec_stack.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include <algorithm>
 #include <map>
 
 #include "harness/stack/tensorcast_table.h"
+#include "harness/util/placeholders.h"
 #include "harness/util/subprocess.h"
-#include "harness/util/suggest.h"
 #include "harness/util/versions.h"
 
 namespace harness {
@@ -16,15 +14,8 @@ namespace {
 
 constexpr size_t kStderrTailBytes = 2000;
 
-// The last bytes of a command's stderr, where its error usually is.
-std::string StderrTail(const std::string& err) {
-  std::string tail = err.size() > kStderrTailBytes ? "..." + err.substr(err.size() - kStderrTailBytes) : err;
-  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-  return tail;  // stored as the command wrote it; every output escapes or repairs it (util/utf8)
-}
-
 std::string WithStderr(const std::string& message, const std::string& err) {
-  const std::string tail = StderrTail(err);
+  const std::string tail = OutputTail(err, kStderrTailBytes);
   return tail.empty() ? message : fmt::format("{}; stderr: {}", message, tail);
 }
 
@@ -38,40 +29,6 @@ std::map<std::string, std::string> PlaceholderValues(const CompileRequest& r) {
 }
 
 }  // namespace
-
-Result<std::vector<std::string>> PlaceholdersOf(const std::string& arg) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < arg.size(); ++i) {
-    if ((arg[i] == '{' || arg[i] == '}') && i + 1 < arg.size() && arg[i + 1] == arg[i]) {
-      ++i;  // {{ and }} are literal braces
-    } else if (arg[i] == '{') {
-      const size_t close = arg.find('}', i);
-      if (close == std::string::npos) return UsageError(fmt::format("'{}': unclosed '{{' (write {{{{ for a brace)", arg));
-      names.push_back(arg.substr(i + 1, close - i - 1));
-      i = close;
-    } else if (arg[i] == '}') {
-      return UsageError(fmt::format("'{}': unmatched '}}' (write }}}} for a brace)", arg));
-    }
-  }
-  return names;
-}
-
-std::string FillTemplate(const std::string& arg, const std::map<std::string, std::string>& values) {
-  std::string out;
-  for (size_t i = 0; i < arg.size(); ++i) {
-    if ((arg[i] == '{' || arg[i] == '}') && i + 1 < arg.size() && arg[i + 1] == arg[i]) {
-      out += arg[i++];
-    } else if (arg[i] == '{') {
-      const size_t close = arg.find('}', i);
-      auto it = values.find(arg.substr(i + 1, close - i - 1));
-      if (it != values.end()) out += it->second;
-      i = close;
-    } else {
-      out += arg[i];
-    }
-  }
-  return out;
-}
 
 std::vector<std::string> ExecPlaceholderNames() {
   std::vector<std::string> names;
@@ -171,15 +128,9 @@ Result<ExecSettings> ParseExecSettings(const StackConfig& config) {
   if (!command) return exec.FieldError("command", "expected an argv array of strings, e.g. [\"python3\", \"stack.py\"]");
   if (command->empty() || command->front().empty()) return exec.FieldError("command", "must name a program");
   const auto known = ExecPlaceholderNames();
-  for (size_t i = 0; i < command->size(); ++i) {
-    const std::string field = fmt::format("command[{}]", i);
-    auto names = PlaceholdersOf((*command)[i]);
-    if (!names) return exec.FieldError(field, names.error().message);
-    for (const auto& n : *names)
-      if (std::find(known.begin(), known.end(), n) == known.end())
-        return exec.FieldError(field, fmt::format("unknown placeholder {{{}}}{} (known: {})", n, DidYouMean(n, known),
-                                                  fmt::join(known, ", ")));
-  }
+  for (size_t i = 0; i < command->size(); ++i)
+    if (auto checked = CheckPlaceholders((*command)[i], known); !checked)
+      return exec.FieldError(fmt::format("command[{}]", i), checked.error().message);
   s.command = std::move(command).value();
   auto cwd = exec.String("cwd", "");
   if (!cwd) return cwd.error();

@@ -7,7 +7,6 @@
 // whose {placeholders} are filled from the request, never through a shell.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -30,11 +29,9 @@ struct ExecSettings {
 Result<ExecSettings> ParseExecSettings(const StackConfig& config);
 Result<std::unique_ptr<Stack>> MakeExecStack(const StackConfig& config);
 
-// Placeholders: the request's fields ({model}, {tp_size}, {quant}, ...), strings as they
-// are, numbers and booleans as JSON writes them (2, true); {{ and }} are literal braces.
+// Placeholders (harness/util/placeholders.h): the request's fields ({model}, {tp_size},
+// {quant}, ...), strings as they are, numbers and booleans as JSON writes them (2, true).
 std::vector<std::string> ExecPlaceholderNames();
-Result<std::vector<std::string>> PlaceholdersOf(const std::string& arg);
-std::string FillTemplate(const std::string& arg, const std::map<std::string, std::string>& values);
 // Parses the command's answer; errors name the command and the field.
 Result<CompileResult> ParseExecAnswer(const std::string& stdout_text, const std::string& origin);
 Json CompileRequestJson(const CompileRequest& r);

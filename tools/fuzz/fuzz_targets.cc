@@ -19,6 +19,7 @@
 #include "harness/util/json_file.h"
 #include "runners/exec/exec_stack.h"
 #include "runners/openai/openai_client.h"
+#include "runners/openai/openai_config.h"
 
 namespace harness::fuzz {
 namespace {
@@ -145,7 +146,12 @@ int SuiteTable(const uint8_t* data, std::size_t size) {
 }
 
 int StackConfig(const uint8_t* data, std::size_t size) {
-  (void)LoadStackConfig(Scratch("stack.json", Text(data, size)));
+  auto config = LoadStackConfig(Scratch("stack.json", Text(data, size)));
+  // The stacks' own sections, as `harness run` checks them before anything starts.
+  if (config) {
+    (void)ParseExecSettings(*config);
+    (void)openai::ParseOpenAiSettings(*config, "stack.json");
+  }
   return 0;
 }
 

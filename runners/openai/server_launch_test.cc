@@ -1,0 +1,162 @@
+#include "runners/openai/server_launch.h"
+
+#include <chrono>
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "harness/testing/test_util.h"
+#include "runners/openai/http_get.h"
+#include "runners/openai/openai_config.h"
+
+namespace harness::openai {
+namespace {
+
+using testing_util::ReadFile;
+using testing_util::TempDir;
+
+StackConfig OpenAiConfig(const Json& openai) {
+  StackConfig c;
+  c.stack = "openai";
+  c.raw = Json{{"stack", "openai"}, {"openai", openai}};
+  return c;
+}
+
+Json Launching(const Json& launch) { return Json{{"model", "M"}, {"launch", launch}}; }
+
+std::string ParseError(const Json& openai) {
+  auto s = ParseOpenAiSettings(OpenAiConfig(openai), "cfg.json");
+  if (s.ok()) return "(parsed)";
+  EXPECT_EQ(s.error().code, ExitCode::kUsage);
+  return s.error().message;
+}
+
+TEST(OpenAiConfig, LaunchDefaultsAndTheBaseUrlItImplies) {
+  auto s = ParseOpenAiSettings(OpenAiConfig(Launching({{"command", {"serve", "--port", "{port}"}}})), "cfg.json");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE(s->launch);
+  EXPECT_EQ(s->base_url, "http://127.0.0.1:{port}");
+  EXPECT_EQ(s->launch->ready_path, "/v1/models");
+  EXPECT_EQ(s->launch->ready_timeout_s, 600);
+  EXPECT_EQ(s->launch->stop_timeout_s, 30);
+  // Without launch the base URL is where the server is, and required.
+  auto plain = ParseOpenAiSettings(OpenAiConfig({{"base_url", "http://h:1"}, {"model", "M"}}), "cfg.json");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->launch);
+  EXPECT_NE(ParseError({{"model", "M"}}).find("cfg.json: openai.base_url: missing"), std::string::npos);
+}
+
+TEST(OpenAiConfig, BadLaunchFieldsAreUsageErrorsNamingTheField) {
+  const Json cmd = {"serve", "{port}"};
+  EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"ready_timeout_s", -1}})),
+            "cfg.json: openai.launch.ready_timeout_s: -1: must be in (0, 86400] seconds");
+  EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"stop_timeout_s", 0}})),
+            "cfg.json: openai.launch.stop_timeout_s: 0: must be in (0, 86400] seconds");
+  EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"stop_timeout_s", 1e300}})),
+            "cfg.json: openai.launch.stop_timeout_s: 1e+300: must be in (0, 86400] seconds");
+  EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"stop_timeout_s", "30"}})),
+            "cfg.json: openai.launch.stop_timeout_s: expected a number");
+  EXPECT_NE(ParseError(Launching({{"command", "python3 -m sglang.launch_server"}}))
+                .find("cfg.json: openai.launch.command: expected an argv array"),
+            std::string::npos);
+  EXPECT_EQ(ParseError(Launching({{"command", Json::array()}})), "cfg.json: openai.launch.command: must name a program");
+  EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"env", {{"CUDA_VISIBLE_DEVICES", 0}}}})),
+            "cfg.json: openai.launch.env.CUDA_VISIBLE_DEVICES: expected a string");
+  EXPECT_NE(ParseError(Launching({{"command", cmd}, {"ready_path", "v1/models"}}))
+                .find("cfg.json: openai.launch.ready_path: 'v1/models': expected a path"),
+            std::string::npos);
+  EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"ready_pth", "/health"}})),
+            "cfg.json: openai.launch.ready_pth: unknown field (did you mean 'ready_path'?)");
+  EXPECT_EQ(ParseError({{"model", "M"}, {"launch", {"serve"}}}), "cfg.json: openai.launch: expected an object");
+  EXPECT_EQ(ParseError({{"model", "M"}, {"lanuch", {{"command", cmd}}}}),
+            "cfg.json: openai.lanuch: unknown field (did you mean 'launch'?)");
+}
+
+TEST(OpenAiConfig, UnknownPlaceholdersNameTheNearestKnownOne) {
+  EXPECT_EQ(ParseError(Launching({{"command", {"serve", "--port", "{prot}"}}})),
+            "cfg.json: openai.launch.command[2]: unknown placeholder {prot} (did you mean 'port'?) (known: model, port, "
+            "worktree)");
+  EXPECT_NE(ParseError(Launching({{"command", {"serve"}}, {"cwd", "{worktre}/python"}}))
+                .find("openai.launch.cwd: unknown placeholder {worktre} (did you mean 'worktree'?)"),
+            std::string::npos);
+  EXPECT_NE(ParseError(Launching({{"command", {"serve"}}, {"env", {{"MODEL", "{modle}"}}}}))
+                .find("openai.launch.env.MODEL: unknown placeholder {modle} (did you mean 'model'?)"),
+            std::string::npos);
+  Json with_url = Launching({{"command", {"serve"}}});
+  with_url["base_url"] = "http://127.0.0.1:{porr}/v1";
+  EXPECT_NE(ParseError(with_url).find("openai.base_url: unknown placeholder {porr} (did you mean 'port'?)"),
+            std::string::npos);
+}
+
+LaunchSettings Settings(std::vector<std::string> command) {
+  LaunchSettings s;
+  s.command = std::move(command);
+  s.ready_timeout_s = 5;
+  s.stop_timeout_s = 1;
+  return s;
+}
+
+// The placeholders, cwd and env reach the command; a server that exits before it is ready
+// is an infrastructure error with its exit and its output's tail.
+TEST(LaunchedServer, PlaceholdersCwdAndEnvReachTheCommandAndAnEarlyExitIsExit3WithItsOutput) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "tree" / "sub");
+  LaunchSettings s = Settings({"sh", "-c", "echo \"model=$1 port=$2 worktree=$3 cwd=$(pwd) env=$X\"; exit 4", "sh",
+                               "{model}", "{port}", "{worktree}"});
+  s.cwd = "{worktree}/sub";
+  s.env = {{"X", "{model}@{port}"}};
+  setenv("HARNESS_WORKTREE", (dir / "tree").c_str(), 1);
+  auto r = LaunchedServer::Launch(s, {"http://127.0.0.1:{port}", "Org/M", ""}, dir / "server.log");
+  unsetenv("HARNESS_WORKTREE");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ExitCode::kInfra);
+  const std::string& m = r.error().message;
+  EXPECT_NE(m.find("server sh exited before it was ready (exit code 4"), std::string::npos) << m;
+  const std::string tree = (dir / "tree").string();
+  EXPECT_NE(m.find(" worktree=" + tree + " cwd=" + tree + "/sub env=Org/M@"), std::string::npos) << m;
+  EXPECT_NE(m.find("log " + (dir / "server.log").string()), std::string::npos) << m;
+  EXPECT_NE(ReadFile(dir / "server.log").find("model=Org/M port="), std::string::npos);
+}
+
+TEST(LaunchedServer, TheLogIsNewAndOnlyTheTailOfTheOutputIsQuoted) {
+  TempDir dir;
+  testing_util::WriteFile(dir / "taken.log", "someone's file\n");
+  auto taken = LaunchedServer::Launch(Settings({"true"}), {"http://127.0.0.1:{port}", "M", ""}, dir / "taken.log");
+  ASSERT_FALSE(taken.ok());
+  EXPECT_NE(taken.error().message.find("cannot create the server log"), std::string::npos);
+  EXPECT_EQ(ReadFile(dir / "taken.log"), "someone's file\n");
+  // 5000 bytes of output: the message quotes the last 2000, the log keeps everything.
+  auto noisy = LaunchedServer::Launch(Settings({"sh", "-c", "head -c 5000 /dev/zero | tr '\\0' a; echo END; exit 1"}),
+                                      {"http://127.0.0.1:{port}", "M", ""}, dir / "noisy.log");
+  ASSERT_FALSE(noisy.ok());
+  const std::string& m = noisy.error().message;
+  EXPECT_NE(m.find("its last output:\n..." + std::string(1996, 'a') + "END"), std::string::npos) << m.size();
+  EXPECT_EQ(m.find(std::string(1997, 'a')), std::string::npos);
+  EXPECT_EQ(ReadFile(dir / "noisy.log").size(), 5004u);
+}
+
+// Ready once the readiness path answers 200 on the port the harness picked; stopped with
+// its group when the server object goes.
+TEST(LaunchedServer, ReadyWhenThePathAnswersAndStoppedWhenDestroyed) {
+  TempDir dir;
+  testing_util::WriteFile(dir / "www" / "health", "ok");
+  LaunchSettings s = Settings({"python3", "-m", "http.server", "{port}", "--bind", "127.0.0.1"});
+  s.cwd = (dir / "www").string();
+  s.ready_path = "/health";
+  s.ready_timeout_s = 30;
+  auto r = LaunchedServer::Launch(s, {"http://127.0.0.1:{port}/v1", "M", ""}, dir / "server.log");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const std::string url = (*r)->base_url();
+  EXPECT_EQ(url, "http://127.0.0.1:" + std::to_string((*r)->port()) + "/v1");
+  const pid_t group = (*r)->pid();
+  const std::string health = "http://127.0.0.1:" + std::to_string((*r)->port()) + "/health";
+  auto answer = HttpGet(health, "", 5, 1024);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->body, "ok");
+  r->reset();
+  EXPECT_FALSE(ProcessGroupAlive(group));
+  EXPECT_FALSE(HttpGet(health, "", 1, 1024)) << "still answering after it was stopped";
+}
+
+}  // namespace
+}  // namespace harness::openai
