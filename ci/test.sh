@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command: set up, check the layering of includes and that every path a comment or
-# document cites exists, build and run every test under AddressSanitizer + UBSan (the asan
+# The test command: set up, check the layering of includes, that every path a comment or
+# document cites exists and that no function runs over 60 lines, build and run every test under AddressSanitizer + UBSan (the asan
 # preset, build-asan/), then build the CI configuration (build/, warnings are errors) and
 # run every test through CTest again, then a short fuzz run of every parser (ci/fuzz.sh).
 # Exits non-zero on any failure.
@@ -16,6 +16,7 @@ step() {
 step setup ci/setup.sh
 step layering python3 ci/check_layering.py
 step paths python3 ci/check_paths.py
+step "function length" python3 ci/check_function_length.py
 
 # The whole suite under the sanitizers: the e2e tests run the sanitized harness binary too,
 # so a heap overflow or undefined behaviour anywhere a test reaches fails here. Benchmarks

@@ -1,6 +1,7 @@
-"""What the repository's tree checks (check_layering.py, check_paths.py) and their tests
-share: the command line (an optional ROOT, default the repository), the report (one
-problem a line, a summary on stderr, exit 1), and the fixture trees the tests write."""
+"""What the repository's tree checks (check_layering.py, check_paths.py,
+check_function_length.py) and their tests share: the command line (an optional ROOT,
+default the repository), the report (one problem a line, a summary on stderr, exit 1), and
+the fixture trees the tests write."""
 import os
 import subprocess
 import sys

@@ -31,60 +31,73 @@ Json Changes(const std::vector<OpRowChange>& rows) {
   return out;
 }
 
-}  // namespace
+const std::string& CommitSha(const ReportModel& m, std::size_t commit) { return m.commits[commit].sha; }
 
-Json ReportJson(const ReportModel& m) {
-  Json j{{"format_version", kReportFormat}, {"runs", m.runs}};
-  j["query"] = {{"last", m.query.since.empty() ? Json(m.query.last_n) : Json(nullptr)},
-                {"since", m.query.since.empty() ? Json(nullptr) : Json(m.query.since)},
-                {"suite", m.query.suite},
-                {"case", m.query.case_glob}};
+Json QueryJson(const ReportQuery& q) {
+  return {{"last", q.since.empty() ? Json(q.last_n) : Json(nullptr)},
+          {"since", q.since.empty() ? Json(nullptr) : Json(q.since)},
+          {"suite", q.suite},
+          {"case", q.case_glob}};
+}
+
+Json CommitsJson(const ReportModel& m) {
   Json commits = Json::array();
   for (const auto& c : m.commits)
     commits.push_back({{"sha", c.sha}, {"subject", c.subject}, {"ordinal", c.ordinal ? Json(*c.ordinal) : Json(nullptr)}});
-  j["commits"] = commits;
-  const auto sha = [&](std::size_t i) { return m.commits[i].sha; };
+  return commits;
+}
 
+Json SummaryJson(const ReportModel& m) {
   Json summary = Json::array();
   for (const auto& s : m.summary) {
     Json shards = Json::array();
     for (const auto& sh : s.shards) shards.push_back({{"shard", sh.shard}, {"run", sh.run_id}, {"host", sh.host}});
-    summary.push_back({{"suite", s.suite}, {"run", s.run_id}, {"commit", sha(s.commit)}, {"stack", s.stack},
+    summary.push_back({{"suite", s.suite}, {"run", s.run_id}, {"commit", CommitSha(m, s.commit)}, {"stack", s.stack},
                        {"host", s.host}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
                        {"pass", s.pass}, {"at_risk", s.at_risk}, {"fail", s.fail}, {"error", s.error},
                        {"skip", s.skip}, {"case_seconds", s.case_seconds}, {"nightly", s.nightly},
                        {"shards", shards}});
   }
-  j["summary"] = summary;
+  return summary;
+}
+
+Json IncompleteNightliesJson(const ReportModel& m) {
   Json incomplete = Json::array();
   for (const auto& g : m.incomplete_nightlies)
     incomplete.push_back({{"nightly", g.nightly}, {"commit", g.sha}, {"identity", g.config_hash},
                           {"missing", g.missing}, {"missing_count", g.missing_count}, {"unfinished", g.unfinished},
                           {"text", NightlyGapText(g)}});
-  j["incomplete_nightlies"] = incomplete;
+  return incomplete;
+}
 
+Json FailuresJson(const ReportModel& m) {
   Json failures = Json::array();
   for (const auto& f : m.failures) {
     Json e{{"case", f.case_id}, {"status", Word(f.status)}, {"run", f.run_id}, {"shard", f.shard}, {"host", f.host},
-           {"commit", sha(f.commit)}, {"failing_since", sha(f.failing_since)}, {"message", f.message}};
+           {"commit", CommitSha(m, f.commit)}, {"failing_since", CommitSha(m, f.failing_since)}, {"message", f.message}};
     if (f.ops_against_commit) {
       Json stale = Json::array();
       for (const auto& h : f.ops.stale) stale.push_back({{"from", h.from}, {"to", h.to}, {"calls", h.calls}, {"text", StaleHintText(h)}});
-      e["ops"] = {{"against_commit", sha(*f.ops_against_commit)}, {"against_run", f.ops_against_run},
+      e["ops"] = {{"against_commit", CommitSha(m, *f.ops_against_commit)}, {"against_run", f.ops_against_run},
                   {"added", Changes(f.ops.added)}, {"removed", Changes(f.ops.removed)},
                   {"changed", Changes(f.ops.changed)}, {"stale", stale}};
     }
     if (f.culprit) e["culprit"] = CulpritJson(*f.culprit);
     failures.push_back(e);
   }
-  j["failures"] = failures;
+  return failures;
+}
+
+Json RegressionsJson(const ReportModel& m) {
   Json regressions = Json::array();
   for (const auto& g : m.regressions)
     regressions.push_back({{"id", g.id}, {"run", g.run_id}, {"suite", g.suite}, {"kind", g.kind}, {"cases", g.cases},
                            {"bisect", CulpritJson(g.note)}});
-  j["regressions"] = regressions;
-  j["regressions_with_culprit"] = m.RegressionsWithCulprit();
-  // The listed cases by suite, run and status, ids only: 50 000 of them stay a few MB.
+  return regressions;
+}
+
+// The listed cases by suite, run and status, ids only: 50 000 of them stay a few MB.
+Json FailuresListedJson(const ReportModel& m) {
   std::map<std::tuple<std::string, int64_t, std::string>, Json> groups;
   for (const auto& f : m.failures_listed) {
     Json& ids = groups[{CaseId(f.case_id).suite(), f.run_id, std::string(Word(f.status))}];
@@ -95,33 +108,39 @@ Json ReportJson(const ReportModel& m) {
   for (auto& [key, ids] : groups)
     listed.push_back({{"suite", std::get<0>(key)}, {"run", std::get<1>(key)}, {"status", std::get<2>(key)},
                       {"cases", std::move(ids)}});
-  j["failures_listed"] = listed;
+  return listed;
+}
 
+Json TrendsJson(const ReportModel& m) {
   Json trends = Json::array();
   for (const auto& t : m.trends) {
     Json points = Json::array();
     for (const auto& p : t.points)
-      points.push_back({{"commit", sha(p.commit)}, {"run", p.run_id}, {"status", Word(p.status)}, {"value", p.value},
+      points.push_back({{"commit", CommitSha(m, p.commit)}, {"run", p.run_id}, {"status", Word(p.status)}, {"value", p.value},
                         {"low", Opt(p.low)}, {"high", Opt(p.high)}, {"n", p.n}, {"verdict", p.verdict}});
     Json culprits = Json::array();
-    for (const auto& c : t.culprits) culprits.push_back({{"commit", sha(c.commit)}, {"session", c.session}, {"text", c.text}});
+    for (const auto& c : t.culprits) culprits.push_back({{"commit", CommitSha(m, c.commit)}, {"session", c.session}, {"text", c.text}});
     trends.push_back({{"case", t.case_id}, {"metric", t.metric}, {"gate", Opt(t.gate)}, {"bound", Opt(t.bound)},
                       {"at_risk_band", t.band_low ? Json::array({*t.band_low, *t.band_high}) : Json(nullptr)},
                       {"points", points}, {"omitted", t.omitted}, {"culprits", culprits}});
   }
-  j["trends"] = trends;
+  return trends;
+}
 
+Json FlakyJson(const ReportModel& m) {
   Json flaky = Json::array();
   for (const auto& f : m.flaky) {
     const auto& e = f.estimate;
-    flaky.push_back({{"case", f.case_id}, {"metric", f.metric}, {"kind", f.kind}, {"commit", sha(f.commit)},
+    flaky.push_back({{"case", f.case_id}, {"metric", f.metric}, {"kind", f.kind}, {"commit", CommitSha(m, f.commit)},
                      {"value", f.value}, {"threshold", f.threshold}, {"verdict", f.verdict},
                      {"false_verdict_probability", e.probability}, {"question", Word(e.question)},
                      {"center", e.center}, {"sigma", e.sigma}, {"observations", e.observations},
                      {"needed", e.needed}, {"detail", f.detail}, {"settle", f.settle}});
   }
-  j["flaky"] = flaky;
+  return flaky;
+}
 
+Json FlipsJson(const ReportModel& m) {
   Json flips = Json::array();
   for (const auto& s : m.flips) {
     Json list = Json::array();
@@ -131,12 +150,14 @@ Json ReportJson(const ReportModel& m) {
                       {"baseline_extracted", f.before_extracted}, {"baseline_completion", f.before_completion},
                       {"outcome", std::string(Word(f.after_outcome))}, {"extracted", f.after_extracted},
                       {"completion", f.after_completion}});
-    flips.push_back({{"case", s.case_id}, {"run", s.run_id}, {"commit", sha(s.commit)}, {"baseline_run", s.baseline_run},
-                     {"baseline_commit", sha(s.baseline_commit)}, {"right_to_wrong", s.losses},
+    flips.push_back({{"case", s.case_id}, {"run", s.run_id}, {"commit", CommitSha(m, s.commit)}, {"baseline_run", s.baseline_run},
+                     {"baseline_commit", CommitSha(m, s.baseline_commit)}, {"right_to_wrong", s.losses},
                      {"wrong_to_right", s.gains}, {"flips", list}, {"omitted", s.omitted}});
   }
-  j["flips"] = flips;
+  return flips;
+}
 
+Json BisectJson(const ReportModel& m) {
   Json bisect = Json::array();
   for (const auto& b : m.bisect) {
     Json steps = Json::array();
@@ -150,7 +171,25 @@ Json ReportJson(const ReportModel& m) {
                       {"culprit", b.culprit}, {"confidence", b.confidence}, {"runs", b.runs},
                       {"started_at", b.started_at}, {"finished_at", b.finished_at}, {"steps", steps}});
   }
-  j["bisect"] = bisect;
+  return bisect;
+}
+
+}  // namespace
+
+Json ReportJson(const ReportModel& m) {
+  Json j{{"format_version", kReportFormat}, {"runs", m.runs}};
+  j["query"] = QueryJson(m.query);
+  j["commits"] = CommitsJson(m);
+  j["summary"] = SummaryJson(m);
+  j["incomplete_nightlies"] = IncompleteNightliesJson(m);
+  j["failures"] = FailuresJson(m);
+  j["regressions"] = RegressionsJson(m);
+  j["regressions_with_culprit"] = m.RegressionsWithCulprit();
+  j["failures_listed"] = FailuresListedJson(m);
+  j["trends"] = TrendsJson(m);
+  j["flaky"] = FlakyJson(m);
+  j["flips"] = FlipsJson(m);
+  j["bisect"] = BisectJson(m);
   return j;
 }
 

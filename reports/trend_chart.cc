@@ -69,24 +69,26 @@ const char* PointClass(const TrendPoint& p) {
   }
 }
 
-}  // namespace
+using S = ChartScale;
 
-std::string TrendSvg(const Trend& t, const std::vector<ReportCommit>& commits, const std::string& commit_url) {
-  const ChartScale s = ScaleFor(t);
-  using S = ChartScale;
-  std::string out = fmt::format(
-      R"(<svg class="chart" viewBox="0 0 {0} {1}" width="{0}" height="{1}" role="img" aria-label="{2}: {3} by commit">)",
-      Num(S::kWidth), Num(S::kHeight), HtmlEscape(t.case_id), HtmlEscape(t.metric));
+// The plot's frame and, when the trend has one, its at-risk band.
+std::string FrameSvg(const Trend& t, const ChartScale& s) {
   const double x0 = S::kLeft, x1 = S::kWidth - S::kRight;
-  out += fmt::format(R"(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)", Num(x0), Num(S::kTop),
-                     Num(x1 - x0), Num(S::kHeight - S::kTop - S::kBottom));
+  std::string out = fmt::format(R"(<rect class="frame" x="{}" y="{}" width="{}" height="{}"/>)", Num(x0), Num(S::kTop),
+                                Num(x1 - x0), Num(S::kHeight - S::kTop - S::kBottom));
   if (t.band_low && t.band_high) {
     const double top = s.Y(std::min(*t.band_high, s.y_max)), bottom = s.Y(std::max(*t.band_low, s.y_min));
     out += fmt::format(R"(<rect class="band" x="{}" y="{}" width="{}" height="{}"><title>at-risk band: an observed )"
                        R"(value in [{:.4f}, {:.4f}] has a 95% interval that straddles the gate</title></rect>)",
                        Num(x0), Num(top), Num(x1 - x0), Num(std::max(bottom - top, 1.0)), *t.band_low, *t.band_high);
   }
-  // Axis labels: bottom, top and the threshold.
+  return out;
+}
+
+// Axis labels: bottom, top and the threshold.
+std::string AxisSvg(const Trend& t, const ChartScale& s) {
+  const double x0 = S::kLeft, x1 = S::kWidth - S::kRight;
+  std::string out;
   for (double v : {s.y_min, s.y_max})
     out += fmt::format(R"(<text class="axis" x="{}" y="{}">{}</text>)", Num(x0 - 4), Num(s.Y(v) + 4), ValueText(v, t));
   for (auto [value, cls, word] : {std::tuple{t.gate, "gate", "gate"}, std::tuple{t.bound, "gate", "bound"}}) {
@@ -96,51 +98,86 @@ std::string TrendSvg(const Trend& t, const std::vector<ReportCommit>& commits, c
     out += fmt::format(R"(<text class="axis" x="{}" y="{}">{}</text>)", Num(x0 - 4), Num(s.Y(*value) + 4),
                        ValueText(*value, t));
   }
-  // Columns: one per distinct commit among the points.
+  return out;
+}
+
+// Columns: one per distinct commit among the points.
+struct ChartColumns {
   std::map<std::size_t, std::size_t> column_of;  // commit -> column
   std::map<std::size_t, std::size_t> reruns_at;  // commit -> results there
+};
+
+ChartColumns ColumnsOf(const Trend& t) {
+  ChartColumns c;
   for (const auto& p : t.points) {
-    column_of.emplace(p.commit, column_of.size());
-    reruns_at[p.commit]++;
+    c.column_of.emplace(p.commit, c.column_of.size());
+    c.reruns_at[p.commit]++;
   }
+  return c;
+}
+
+std::string CulpritsSvg(const Trend& t, const std::vector<ReportCommit>& commits, const ChartScale& s,
+                        const ChartColumns& columns) {
+  std::string out;
   for (const auto& m : t.culprits) {
-    auto it = column_of.find(m.commit);
-    if (it == column_of.end()) continue;
+    auto it = columns.column_of.find(m.commit);
+    if (it == columns.column_of.end()) continue;
     const double x = s.X(it->second);
     out += fmt::format(R"(<g class="culprit"><line x1="{0}" x2="{0}" y1="{1}" y2="{2}"/><path d="M{3} {1}h10l-5 8z"/>)"
                        R"(<title>{4} at {5}</title></g>)",
                        Num(x), Num(S::kTop), Num(S::kHeight - S::kBottom), Num(x - 5), HtmlEscape(m.text),
                        HtmlEscape(commits[m.commit].sha.substr(0, 12)));
   }
+  return out;
+}
+
+// One point at x: its whisker and mark, the hover title, a link to its commit when there is one.
+std::string PointSvg(const Trend& t, const TrendPoint& p, const ReportCommit& c, const ChartScale& s, double x,
+                     const std::string& commit_url) {
+  std::string title = fmt::format("{} {}\nrun {}: {} = {}", c.sha.substr(0, 12), c.subject, p.run_id, t.metric,
+                                  ValueText(p.value, t));
+  if (p.low && p.high) title += fmt::format(" (95% [{:.4f}, {:.4f}])", *p.low, *p.high);
+  if (p.n) title += fmt::format(", n = {}", p.n);
+  title += "\n" + p.verdict;
+  std::string mark;
+  if (p.low && p.high)
+    mark += fmt::format(R"(<line class="whisker" x1="{0}" x2="{0}" y1="{1}" y2="{2}"/>)", Num(x), Num(s.Y(*p.high)),
+                        Num(s.Y(*p.low)));
+  mark += fmt::format(R"(<circle class="{}" cx="{}" cy="{}" r="3.5"/>)", PointClass(p), Num(x), Num(s.Y(p.value)));
+  const std::string url = CommitUrl(commit_url, c.sha);
+  if (url.empty()) return fmt::format("<g>{}<title>{}</title></g>", mark, HtmlEscape(title));
+  return fmt::format(R"(<a href="{}">{}<title>{}</title></a>)", HtmlEscape(url), mark, HtmlEscape(title));
+}
+
+// The first and last commit under the axis.
+std::string TicksSvg(const Trend& t, const std::vector<ReportCommit>& commits) {
+  if (t.points.empty()) return "";
+  const double x0 = S::kLeft, x1 = S::kWidth - S::kRight;
+  const auto& first = commits[t.points.front().commit];
+  const auto& last = commits[t.points.back().commit];
+  return fmt::format(R"(<text class="tick" x="{}" y="{}">{}</text>)", Num(x0), Num(S::kHeight - 6),
+                     HtmlEscape(first.sha.substr(0, 8))) +
+         fmt::format(R"(<text class="tick end" x="{}" y="{}">{}</text>)", Num(x1), Num(S::kHeight - 6),
+                     HtmlEscape(last.sha.substr(0, 8)));
+}
+
+}  // namespace
+
+std::string TrendSvg(const Trend& t, const std::vector<ReportCommit>& commits, const std::string& commit_url) {
+  const ChartScale s = ScaleFor(t);
+  std::string out = fmt::format(
+      R"(<svg class="chart" viewBox="0 0 {0} {1}" width="{0}" height="{1}" role="img" aria-label="{2}: {3} by commit">)",
+      Num(S::kWidth), Num(S::kHeight), HtmlEscape(t.case_id), HtmlEscape(t.metric));
+  out += FrameSvg(t, s);
+  out += AxisSvg(t, s);
+  ChartColumns columns = ColumnsOf(t);
+  out += CulpritsSvg(t, commits, s, columns);
   std::map<std::size_t, std::size_t> seen;
   for (const auto& p : t.points) {
-    const double x = s.X(column_of[p.commit], seen[p.commit]++, reruns_at[p.commit]);
-    const ReportCommit& c = commits[p.commit];
-    std::string title = fmt::format("{} {}\nrun {}: {} = {}", c.sha.substr(0, 12), c.subject, p.run_id, t.metric,
-                                    ValueText(p.value, t));
-    if (p.low && p.high) title += fmt::format(" (95% [{:.4f}, {:.4f}])", *p.low, *p.high);
-    if (p.n) title += fmt::format(", n = {}", p.n);
-    title += "\n" + p.verdict;
-    std::string mark;
-    if (p.low && p.high)
-      mark += fmt::format(R"(<line class="whisker" x1="{0}" x2="{0}" y1="{1}" y2="{2}"/>)", Num(x), Num(s.Y(*p.high)),
-                          Num(s.Y(*p.low)));
-    mark += fmt::format(R"(<circle class="{}" cx="{}" cy="{}" r="3.5"/>)", PointClass(p), Num(x), Num(s.Y(p.value)));
-    const std::string url = CommitUrl(commit_url, c.sha);
-    if (url.empty())
-      out += fmt::format("<g>{}<title>{}</title></g>", mark, HtmlEscape(title));
-    else
-      out += fmt::format(R"(<a href="{}">{}<title>{}</title></a>)", HtmlEscape(url), mark, HtmlEscape(title));
+    const double x = s.X(columns.column_of[p.commit], seen[p.commit]++, columns.reruns_at[p.commit]);
+    out += PointSvg(t, p, commits[p.commit], s, x, commit_url);
   }
-  // The first and last commit under the axis.
-  if (!t.points.empty()) {
-    const auto& first = commits[t.points.front().commit];
-    const auto& last = commits[t.points.back().commit];
-    out += fmt::format(R"(<text class="tick" x="{}" y="{}">{}</text>)", Num(x0), Num(S::kHeight - 6),
-                       HtmlEscape(first.sha.substr(0, 8)));
-    out += fmt::format(R"(<text class="tick end" x="{}" y="{}">{}</text>)", Num(x1), Num(S::kHeight - 6),
-                       HtmlEscape(last.sha.substr(0, 8)));
-  }
+  out += TicksSvg(t, commits);
   out += "</svg>";
   return out;
 }

@@ -68,6 +68,86 @@ Json ConfirmJson(const std::vector<ConfirmingRun>& runs, std::size_t target) {
   return out;
 }
 
+// The reruns of the bad commit confirm every target at once: one command tests them all.
+Status ConfirmAtBad(const AutoBisectRequest& r, Store& store, const std::string& bad,
+                    const std::vector<RegressionTarget>& targets, AutoBisectOutcome& out) {
+  StopSignals stop_signals;
+  auto lock = SessionLock::Create(r.db);
+  if (!lock) return lock.error();
+  for (int k = 0; k < r.confirm && out.runs_total < r.max_runs; ++k) {
+    auto run = Confirm(r, store, bad, targets, **lock);
+    if (!run) return run.error();
+    out.confirming.push_back(std::move(run).value());
+    ++out.runs_total;
+  }
+  return OkStatus();
+}
+
+// Target i's confirmation: "confirmed" when every confirming rerun reproduced it.
+std::string ConfirmationOf(const AutoBisectRequest& r, const AutoBisectOutcome& out, std::size_t i) {
+  if (r.confirm == 0) return "not-tried";
+  if (static_cast<int>(out.confirming.size()) != r.confirm)
+    return "not-tried";  // the budget ran out before every confirming rerun
+  bool all = true;
+  for (const auto& c : out.confirming) all = all && c.reproduced[i].value_or(false);
+  return all ? "confirmed" : "not-confirmed";
+}
+
+// Stores each target as a regression with its confirmation, into out.regressions.
+Status RecordRegressions(const AutoBisectRequest& r, Store& store, const NightlyPair& pair,
+                         const std::vector<RegressionTarget>& targets, AutoBisectOutcome& out) {
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    AutoRegression g;
+    g.target = targets[i];
+    g.confirmation = ConfirmationOf(r, out, i);
+    auto id = store.AddRegression({0, pair.current.first().id, pair.previous->first().id, g.target.suite,
+                                   g.target.kind, g.target.CaseIds(), g.confirmation, ConfirmJson(out.confirming, i).dump(),
+                                   std::nullopt, ""});
+    if (!id) return id.error();
+    g.regression_id = *id;
+    out.regressions.push_back(std::move(g));
+  }
+  return OkStatus();
+}
+
+BisectRequest BisectRequestFor(const AutoBisectRequest& r, const RegressionTarget& target, const std::string& good,
+                               const std::string& bad, int max_runs) {
+  BisectRequest b;
+  b.good = good;
+  b.bad = bad;
+  if (!target.metric.empty()) b.metric = target.suite + "/" + target.metric;
+  b.cases = target.CaseIds();
+  b.repo = r.repo;
+  b.db = r.db;
+  b.suites_dir = r.suites_dir;
+  b.max_runs = max_runs;
+  b.confidence = r.confidence;
+  b.command = r.command;
+  b.command_timeout_s = r.command_timeout_s;
+  return b;
+}
+
+// Bisects the confirmed regressions (every one when confirming was not asked). The budget
+// left is shared among them: each gets an equal share of what is left when its turn comes,
+// so what one leaves unspent goes to the next.
+Status BisectConfirmed(const AutoBisectRequest& r, Store& store, const std::string& good, const std::string& bad,
+                       AutoBisectOutcome& out) {
+  std::vector<AutoRegression*> to_bisect;
+  for (auto& g : out.regressions)
+    if (g.confirmation == "confirmed" || (r.confirm == 0 && g.confirmation == "not-tried")) to_bisect.push_back(&g);
+  for (std::size_t i = 0; i < to_bisect.size(); ++i) {
+    AutoRegression& g = *to_bisect[i];
+    const int left = r.max_runs - out.runs_total;
+    auto outcome = RunBisect(BisectRequestFor(r, g.target, good, bad, left / static_cast<int>(to_bisect.size() - i)),
+                             store);
+    if (!outcome) return outcome.error();
+    out.runs_total += outcome->runs;
+    if (auto s = store.SetRegressionSession(g.regression_id, outcome->session_id); !s) return s.error();
+    g.bisect = std::move(outcome).value();
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store& store) {
@@ -84,66 +164,9 @@ Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store&
   if (!targets) return targets.error();
   if (targets->empty()) return out;
   const std::string good = pair->previous->first().sha, bad = pair->current.first().sha;
-
-  // The reruns of the bad commit confirm every target at once: one command tests them all.
-  {
-    StopSignals stop_signals;
-    auto lock = SessionLock::Create(r.db);
-    if (!lock) return lock.error();
-    for (int k = 0; k < r.confirm && out.runs_total < r.max_runs; ++k) {
-      auto run = Confirm(r, store, bad, *targets, **lock);
-      if (!run) return run.error();
-      out.confirming.push_back(std::move(run).value());
-      ++out.runs_total;
-    }
-  }
-  const bool confirmed_all_asked = static_cast<int>(out.confirming.size()) == r.confirm;
-  for (std::size_t i = 0; i < targets->size(); ++i) {
-    AutoRegression g;
-    g.target = (*targets)[i];
-    if (r.confirm == 0) {
-      g.confirmation = "not-tried";
-    } else if (!confirmed_all_asked) {
-      g.confirmation = "not-tried";  // the budget ran out before every confirming rerun
-    } else {
-      bool all = true;
-      for (const auto& c : out.confirming) all = all && c.reproduced[i].value_or(false);
-      g.confirmation = all ? "confirmed" : "not-confirmed";
-    }
-    auto id = store.AddRegression({0, pair->current.first().id, pair->previous->first().id, g.target.suite,
-                                   g.target.kind, g.target.CaseIds(), g.confirmation, ConfirmJson(out.confirming, i).dump(),
-                                   std::nullopt, ""});
-    if (!id) return id.error();
-    g.regression_id = *id;
-    out.regressions.push_back(std::move(g));
-  }
-
-  // The budget left is shared among the targets to bisect: each gets an equal share of what
-  // is left when its turn comes, so what one leaves unspent goes to the next.
-  std::vector<AutoRegression*> to_bisect;
-  for (auto& g : out.regressions)
-    if (g.confirmation == "confirmed" || (r.confirm == 0 && g.confirmation == "not-tried")) to_bisect.push_back(&g);
-  for (std::size_t i = 0; i < to_bisect.size(); ++i) {
-    AutoRegression& g = *to_bisect[i];
-    const int left = r.max_runs - out.runs_total;
-    BisectRequest b;
-    b.good = good;
-    b.bad = bad;
-    if (!g.target.metric.empty()) b.metric = g.target.suite + "/" + g.target.metric;
-    b.cases = g.target.CaseIds();
-    b.repo = r.repo;
-    b.db = r.db;
-    b.suites_dir = r.suites_dir;
-    b.max_runs = left / static_cast<int>(to_bisect.size() - i);
-    b.confidence = r.confidence;
-    b.command = r.command;
-    b.command_timeout_s = r.command_timeout_s;
-    auto outcome = RunBisect(b, store);
-    if (!outcome) return outcome.error();
-    out.runs_total += outcome->runs;
-    if (auto s = store.SetRegressionSession(g.regression_id, outcome->session_id); !s) return s.error();
-    g.bisect = std::move(outcome).value();
-  }
+  if (auto s = ConfirmAtBad(r, store, bad, *targets, out); !s) return s.error();
+  if (auto s = RecordRegressions(r, store, *pair, *targets, out); !s) return s.error();
+  if (auto s = BisectConfirmed(r, store, good, bad, out); !s) return s.error();
   return out;
 }
 

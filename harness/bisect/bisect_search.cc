@@ -55,6 +55,186 @@ struct Stats {
       : count(positions, 0), sum(positions, 0), sumsq(positions, 0), fails(positions, 0), passes(positions, 0) {}
 };
 
+// The observations (the stored ones and extra) as per-series statistics, and the runs of
+// each series that carry per-question outcomes: such a series follows the per-question
+// model, and its values are left out of the statistics.
+struct SeriesEvidence {
+  std::vector<Stats> stats;
+  bool any_status = false;
+  std::vector<std::vector<const Observation*>> question_runs;
+};
+
+SeriesEvidence GatherEvidence(const std::vector<Observation>& stored, const std::vector<Observation>& extra,
+                              int series_count, int positions) {
+  SeriesEvidence e;
+  e.stats.assign(series_count, Stats(positions));
+  e.question_runs.resize(series_count);
+  auto add = [&](const Observation& o) {
+    if (o.series < 0 || o.series >= series_count) return;
+    Stats& s = e.stats[o.series];
+    if (o.is_status) {
+      e.any_status = true;
+      (o.failed ? s.fails : s.passes)[o.position] += 1;
+    } else {
+      s.count[o.position] += 1;
+      s.sum[o.position] += o.value;
+      s.sumsq[o.position] += o.value * o.value;
+    }
+  };
+  for (const auto* list : {&stored, &extra})
+    for (const auto& o : *list)
+      if (!o.is_status && !o.questions.empty() && o.series >= 0 && o.series < series_count)
+        e.question_runs[o.series].push_back(&o);
+  for (const auto* list : {&stored, &extra})
+    for (const auto& o : *list)
+      if (o.series < 0 || o.series >= series_count || o.is_status || e.question_runs[o.series].empty()) add(o);
+  return e;
+}
+
+// Statuses: flipping a position from good to bad changes each run's likelihood ratio.
+void AddStatusEvidence(const std::vector<Stats>& stats, double flake_rate, std::vector<double>& logp) {
+  const int n = static_cast<int>(logp.size()) - 1;
+  const double eps = std::clamp(flake_rate, 1e-9, 0.49);
+  const double lr = std::log(1 - eps) - std::log(eps);  // a fail at a bad position vs a good one
+  for (const auto& s : stats) {
+    double tail = 0;  // sum over positions >= j
+    for (int j = n; j >= 1; --j) {
+      tail += (s.fails[j] - s.passes[j]) * lr;
+      logp[j] += tail;
+    }
+  }
+}
+
+// Metric values of one series: the closed-form change-point marginal of the header comment.
+void AddValueEvidence(const Stats& s, const SeriesSpec& spec, const SearchOptions& options, std::vector<double>& logp) {
+  const int positions = static_cast<int>(logp.size()), n = positions - 1;
+  const double total = std::accumulate(s.count.begin(), s.count.end(), 0.0);
+  if (total < 2) return;
+  const double sum_all = std::accumulate(s.sum.begin(), s.sum.end(), 0.0);
+  const double mean = sum_all / total;
+  double ss_within = 0, df_within = 0;
+  for (int p = 0; p < positions; ++p)
+    if (s.count[p] > 1) {
+      ss_within += std::max(0.0, s.sumsq[p] - s.sum[p] * s.sum[p] / s.count[p]);
+      df_within += s.count[p] - 1;
+    }
+  const double sigma0 = spec.noise_sigma;
+  const double nu0 = options.sigma_prior_weight;
+  const double sigma2 = (nu0 * sigma0 * sigma0 + ss_within) / (nu0 + df_within);
+  // The drop's prior: about the gap the endpoints show (mean and its standard error),
+  // never smaller than min_effect noise sds: a "drop" as small as one run's noise could
+  // never be told from no culprit, so it is not what the search looks for.
+  const double d = spec.higher_is_better ? 1.0 : -1.0;
+  const double delta_min = options.min_effect * sigma0;
+  double mu = delta_min, sd = sigma0;
+  if (s.count[0] > 0 && s.count[n] > 0) {
+    mu = std::max(delta_min, d * (s.sum[0] / s.count[0] - s.sum[n] / s.count[n]));
+    sd = std::sqrt(sigma2 / s.count[0] + sigma2 / s.count[n]);
+  }
+  const double s2 = sd * sd;
+  const double log_prior_mass = LogPhi((mu - delta_min) / sd);
+  double m = 0, s_hi = 0;
+  for (int j = n; j >= 1; --j) {
+    m += s.count[j];
+    s_hi += s.sum[j];
+    if (m <= 0 || m >= total) continue;
+    const double uu = m - m * m / total;
+    const double yu = -d * (s_hi - m * mean);
+    const double a = uu / sigma2 + 1 / s2;
+    const double b = yu / sigma2 + mu / s2;
+    logp[j] += -0.5 * std::log(a * s2) + b * b / (2 * a) - mu * mu / (2 * s2) +
+               LogPhi((b / a - delta_min) * std::sqrt(a)) - log_prior_mass;
+  }
+}
+
+// Questions with the same answers in the same runs weigh the same: each pattern (a
+// character per run: '1' right, '0' wrong, 'x' no answer) with how many questions show it.
+struct QuestionPatterns {
+  std::map<std::string, double> count;
+  double right_total = 0, answered_total = 0;
+};
+
+QuestionPatterns GroupQuestions(const std::vector<const Observation*>& runs) {
+  std::size_t questions = 0;
+  for (const auto* r : runs) questions = std::max(questions, r->questions.size());
+  QuestionPatterns out;
+  std::string key(runs.size(), 'x');
+  for (std::size_t q = 0; q < questions; ++q) {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const char c = q < runs[r]->questions.size() ? runs[r]->questions[q] : 'x';
+      key[r] = IsAnswer(c) ? c : 'x';
+      out.right_total += c == '1';
+      out.answered_total += IsAnswer(c);
+    }
+    out.count[key] += 1;
+  }
+  return out;
+}
+
+// What a run's outcome at a position may be, per series: a status, or a value drawn
+// around the known-bad or known-good end's level with the run-to-run noise.
+struct EndLevel {
+  bool status = false, usable = false;
+  double good = 0, bad = 0, sigma = 0;
+  // Per-question series: the newest run at each end stands in for the run's outcome.
+  const Observation* good_run = nullptr;
+  const Observation* bad_run = nullptr;
+};
+
+struct EndLevels {
+  std::vector<EndLevel> levels;  // per series
+  bool any_value = false;        // a series whose outcome is a value drawn around a level
+};
+
+EndLevels LevelsAtEnds(const std::vector<Observation>& observations, const std::vector<SeriesSpec>& series, int n) {
+  EndLevels out;
+  out.levels.resize(series.size());
+  for (int si = 0; si < static_cast<int>(series.size()); ++si) {
+    double good_sum = 0, good_n = 0, bad_sum = 0, bad_n = 0;
+    EndLevel& l = out.levels[si];
+    for (const auto& o : observations) {
+      if (o.series != si) continue;
+      l.status = o.is_status;
+      l.usable = true;
+      if (o.position == 0) good_sum += o.value, good_n += 1;
+      if (o.position == n) bad_sum += o.value, bad_n += 1;
+      if (!o.questions.empty() && o.position == 0) l.good_run = &o;
+      if (!o.questions.empty() && o.position == n) l.bad_run = &o;
+    }
+    if (!l.status && l.usable && (l.good_run || l.bad_run)) {
+      l.usable = l.good_run && l.bad_run;
+    } else if (!l.status && l.usable) {
+      l.usable = good_n > 0 && bad_n > 0;
+      if (l.usable) {
+        l.good = good_sum / good_n;
+        l.bad = bad_sum / bad_n;
+        l.sigma = series[si].noise_sigma;
+        out.any_value = true;
+      }
+    }
+  }
+  return out;
+}
+
+// A run at position as it would come out if the position is bad (or good), its values t
+// noise sds from their level.
+std::vector<Observation> HypotheticalRun(const std::vector<EndLevel>& levels, int position, bool bad, double t) {
+  std::vector<Observation> extra;
+  for (int si = 0; si < static_cast<int>(levels.size()); ++si) {
+    const EndLevel& l = levels[si];
+    if (!l.usable) continue;
+    if (l.status) {
+      extra.push_back({position, si, true, 0, bad});
+    } else if (l.good_run) {
+      extra.push_back(*(bad ? l.bad_run : l.good_run));
+      extra.back().position = position;
+    } else {
+      extra.push_back({position, si, false, (bad ? l.bad : l.good) + t * l.sigma, false});
+    }
+  }
+  return extra;
+}
+
 }  // namespace
 
 const char* VerdictWord(Verdict v) {
@@ -95,88 +275,11 @@ std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra
   std::vector<double> logp(positions_, 0.0);
   logp[0] = std::log(options_.prior_no_culprit);
   for (int j = 1; j <= n; ++j) logp[j] = std::log((1 - options_.prior_no_culprit) / n);
-
-  const int series_count = static_cast<int>(series_.size());
-  std::vector<Stats> stats(series_count, Stats(positions_));
-  bool any_status = false;
-  auto add = [&](const Observation& o) {
-    if (o.series < 0 || o.series >= series_count) return;
-    Stats& s = stats[o.series];
-    if (o.is_status) {
-      any_status = true;
-      (o.failed ? s.fails : s.passes)[o.position] += 1;
-    } else {
-      s.count[o.position] += 1;
-      s.sum[o.position] += o.value;
-      s.sumsq[o.position] += o.value * o.value;
-    }
-  };
-  // A series whose runs carry per-question outcomes follows the per-question model.
-  std::vector<std::vector<const Observation*>> question_runs(series_count);
-  for (const auto* list : {&observations_, &extra})
-    for (const auto& o : *list)
-      if (!o.is_status && !o.questions.empty() && o.series >= 0 && o.series < series_count)
-        question_runs[o.series].push_back(&o);
-  for (const auto* list : {&observations_, &extra})
-    for (const auto& o : *list)
-      if (o.series < 0 || o.series >= series_count || o.is_status || question_runs[o.series].empty()) add(o);
-  for (const auto& runs : question_runs)
+  const SeriesEvidence e = GatherEvidence(observations_, extra, static_cast<int>(series_.size()), positions_);
+  for (const auto& runs : e.question_runs)
     if (!runs.empty()) AddQuestionEvidence(runs, logp);
-
-  // Statuses: flipping a position from good to bad changes each run's likelihood ratio.
-  if (any_status) {
-    const double eps = std::clamp(options_.flake_rate, 1e-9, 0.49);
-    const double lr = std::log(1 - eps) - std::log(eps);  // a fail at a bad position vs a good one
-    for (const auto& s : stats) {
-      double tail = 0;  // sum over positions >= j
-      for (int j = n; j >= 1; --j) {
-        tail += (s.fails[j] - s.passes[j]) * lr;
-        logp[j] += tail;
-      }
-    }
-  }
-
-  // Metric values: the closed-form change-point marginal of the header comment.
-  for (int si = 0; si < series_count; ++si) {
-    const Stats& s = stats[si];
-    const double total = std::accumulate(s.count.begin(), s.count.end(), 0.0);
-    if (total < 2) continue;
-    const double sum_all = std::accumulate(s.sum.begin(), s.sum.end(), 0.0);
-    const double mean = sum_all / total;
-    double ss_within = 0, df_within = 0;
-    for (int p = 0; p < positions_; ++p)
-      if (s.count[p] > 1) {
-        ss_within += std::max(0.0, s.sumsq[p] - s.sum[p] * s.sum[p] / s.count[p]);
-        df_within += s.count[p] - 1;
-      }
-    const double sigma0 = series_[si].noise_sigma;
-    const double nu0 = options_.sigma_prior_weight;
-    const double sigma2 = (nu0 * sigma0 * sigma0 + ss_within) / (nu0 + df_within);
-    // The drop's prior: about the gap the endpoints show (mean and its standard error),
-    // never smaller than min_effect noise sds: a "drop" as small as one run's noise could
-    // never be told from no culprit, so it is not what the search looks for.
-    const double d = series_[si].higher_is_better ? 1.0 : -1.0;
-    const double delta_min = options_.min_effect * sigma0;
-    double mu = delta_min, sd = sigma0;
-    if (s.count[0] > 0 && s.count[n] > 0) {
-      mu = std::max(delta_min, d * (s.sum[0] / s.count[0] - s.sum[n] / s.count[n]));
-      sd = std::sqrt(sigma2 / s.count[0] + sigma2 / s.count[n]);
-    }
-    const double s2 = sd * sd;
-    const double log_prior_mass = LogPhi((mu - delta_min) / sd);
-    double m = 0, s_hi = 0;
-    for (int j = n; j >= 1; --j) {
-      m += s.count[j];
-      s_hi += s.sum[j];
-      if (m <= 0 || m >= total) continue;
-      const double uu = m - m * m / total;
-      const double yu = -d * (s_hi - m * mean);
-      const double a = uu / sigma2 + 1 / s2;
-      const double b = yu / sigma2 + mu / s2;
-      logp[j] += -0.5 * std::log(a * s2) + b * b / (2 * a) - mu * mu / (2 * s2) +
-                 LogPhi((b / a - delta_min) * std::sqrt(a)) - log_prior_mass;
-    }
-  }
+  if (e.any_status) AddStatusEvidence(e.stats, options_.flake_rate, logp);
+  for (std::size_t si = 0; si < series_.size(); ++si) AddValueEvidence(e.stats[si], series_[si], options_, logp);
   return logp;
 }
 
@@ -184,24 +287,10 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
   const int n = positions_ - 1;
   std::vector<const Observation*> runs = unsorted;
   std::stable_sort(runs.begin(), runs.end(), [](auto* a, auto* b) { return a->position < b->position; });
-  std::size_t questions = 0;
-  for (const auto* r : runs) questions = std::max(questions, r->questions.size());
-  // Questions with the same answers in the same runs weigh the same: group them.
-  std::map<std::string, double> patterns;
-  std::string key(runs.size(), 'x');
-  double right_total = 0, answered_total = 0;
-  for (std::size_t q = 0; q < questions; ++q) {
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      const char c = q < runs[r]->questions.size() ? runs[r]->questions[q] : 'x';
-      key[r] = IsAnswer(c) ? c : 'x';
-      right_total += c == '1';
-      answered_total += IsAnswer(c);
-    }
-    patterns[key] += 1;
-  }
-  if (answered_total == 0) return;
+  const QuestionPatterns patterns = GroupQuestions(runs);
+  if (patterns.answered_total == 0) return;
   // An unaffected question: settled right, settled wrong, or borderline.
-  const double alpha = std::clamp(right_total / answered_total, 1e-3, 1 - 1e-3);
+  const double alpha = std::clamp(patterns.right_total / patterns.answered_total, 1e-3, 1 - 1e-3);
   const double f0 = std::clamp(options_.solid_flip, 1e-6, 0.1);
   const double phi = std::clamp(options_.fragile_share, 1e-6, 0.5);
   const double fa = std::clamp(options_.affected_flip, 1e-6, 0.4);
@@ -212,7 +301,7 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
                                                                 {phi / 3, 0.8}}};
   std::vector<std::array<double, kAffectedShares.size()>> sum(positions_);
   for (auto& a : sum) a.fill(0);
-  for (const auto& [pattern, count] : patterns) {
+  for (const auto& [pattern, count] : patterns.count) {
     double right = 0, wrong = 0;
     for (char c : pattern) right += c == '1', wrong += c == '0';
     if (right + wrong == 0) continue;
@@ -292,39 +381,7 @@ double Search::ExpectedEntropyAfter(int position, const std::vector<double>& pos
   // run is not credited with more than it can tell.
   static constexpr double kNodes[] = {-1.7320508075688772, 0.0, 1.7320508075688772};
   static constexpr double kWeights[] = {1.0 / 6, 2.0 / 3, 1.0 / 6};
-  struct Level {
-    bool status = false, usable = false;
-    double good = 0, bad = 0, sigma = 0;
-    // Per-question series: the newest run at each end stands in for the run's outcome.
-    const Observation* good_run = nullptr;
-    const Observation* bad_run = nullptr;
-  };
-  std::vector<Level> levels(series_.size());
-  bool any_value = false;
-  for (int si = 0; si < static_cast<int>(series_.size()); ++si) {
-    double good_sum = 0, good_n = 0, bad_sum = 0, bad_n = 0;
-    Level& l = levels[si];
-    for (const auto& o : observations_) {
-      if (o.series != si) continue;
-      l.status = o.is_status;
-      l.usable = true;
-      if (o.position == 0) good_sum += o.value, good_n += 1;
-      if (o.position == n) bad_sum += o.value, bad_n += 1;
-      if (!o.questions.empty() && o.position == 0) l.good_run = &o;
-      if (!o.questions.empty() && o.position == n) l.bad_run = &o;
-    }
-    if (!l.status && l.usable && (l.good_run || l.bad_run)) {
-      l.usable = l.good_run && l.bad_run;
-    } else if (!l.status && l.usable) {
-      l.usable = good_n > 0 && bad_n > 0;
-      if (l.usable) {
-        l.good = good_sum / good_n;
-        l.bad = bad_sum / bad_n;
-        l.sigma = series_[si].noise_sigma;
-        any_value = true;
-      }
-    }
-  }
+  const EndLevels ends = LevelsAtEnds(observations_, series_, n);
   const auto heads = GroupHeads();
   auto grouped_entropy = [&](const std::vector<Observation>& extra) {
     auto logp = LogPosteriorOf(extra);
@@ -334,33 +391,68 @@ double Search::ExpectedEntropyAfter(int position, const std::vector<double>& pos
     for (int j = 1; j <= n; ++j) mass[heads[j]] += std::exp(logp[j] - z);
     return Entropy(mass);
   };
-  auto outcome = [&](bool bad, double t) {
-    std::vector<Observation> extra;
-    for (int si = 0; si < static_cast<int>(levels.size()); ++si) {
-      const Level& l = levels[si];
-      if (!l.usable) continue;
-      if (l.status) {
-        extra.push_back({position, si, true, 0, bad});
-      } else if (l.good_run) {
-        extra.push_back(*(bad ? l.bad_run : l.good_run));
-        extra.back().position = position;
-      } else {
-        extra.push_back({position, si, false, (bad ? l.bad : l.good) + t * l.sigma, false});
-      }
-    }
-    return extra;
-  };
   double expected = 0;
   for (bool bad : {true, false}) {
     const double p_state = bad ? p_bad : 1 - p_bad;
     if (p_state <= 0) continue;
-    if (!any_value) {
-      expected += p_state * grouped_entropy(outcome(bad, 0));
+    if (!ends.any_value) {
+      expected += p_state * grouped_entropy(HypotheticalRun(ends.levels, position, bad, 0));
       continue;
     }
-    for (int k = 0; k < 3; ++k) expected += p_state * kWeights[k] * grouped_entropy(outcome(bad, kNodes[k]));
+    for (int k = 0; k < 3; ++k)
+      expected += p_state * kWeights[k] * grouped_entropy(HypotheticalRun(ends.levels, position, bad, kNodes[k]));
   }
   return expected;
+}
+
+Decision Search::VerifyCulprit(int best, double confidence, const std::vector<int>& heads) const {
+  const int n = positions_ - 1;
+  Decision d;
+  std::vector<int> group;
+  for (int j = 1; j <= n; ++j)
+    if (heads[j] == best) group.push_back(j);
+  d.confidence = confidence;
+  if (group.size() > 1) {
+    d.verdict = Verdict::kAmbiguous;
+    d.range = group;
+    return d;
+  }
+  // Verify before reporting: the culprit and its parent each need two runs (the store's
+  // and a replayed log's count: they were runs too), counted as runs, not observations.
+  const bool budget_left = runs_requested_ < options_.max_runs;
+  if (budget_left && RunsAt(best) < 2) {
+    d.next_position = best;
+    return d;
+  }
+  if (budget_left && RunsAt(best - 1) < 2) {
+    d.next_position = best - 1;
+    return d;
+  }
+  d.verdict = Verdict::kCulprit;
+  d.culprit = best;
+  return d;
+}
+
+// Candidates: the endpoints (they settle "no culprit") and the positions around the
+// median of the culprit posterior (they halve the rest), as Flake Aware Culprit Finding
+// does; expected entropy picks among them.
+std::set<int> Search::MedianCandidates(const std::vector<double>& post) const {
+  const int n = positions_ - 1;
+  std::set<int> candidates = {0, n};
+  double total = 0;
+  for (int j = 1; j <= n; ++j) total += post[j];
+  double cdf = 0;
+  for (int j = 1; j <= n; ++j) {
+    cdf += post[j];
+    if (cdf >= total / 2) {
+      for (int k = j - 1; k >= 0; --k)
+        if (!skipped_.count(k)) { candidates.insert(k); break; }
+      for (int k = j; k <= n; ++k)
+        if (!skipped_.count(k)) { candidates.insert(k); break; }
+      break;
+    }
+  }
+  return candidates;
 }
 
 Decision Search::Decide() {
@@ -376,56 +468,13 @@ Decision Search::Decide() {
     return d;
   }
   const int best = static_cast<int>(std::max_element(mass.begin() + 1, mass.end()) - mass.begin());
-  if (mass[best] >= options_.confidence) {
-    std::vector<int> group;
-    for (int j = 1; j <= n; ++j)
-      if (heads[j] == best) group.push_back(j);
-    d.confidence = mass[best];
-    if (group.size() > 1) {
-      d.verdict = Verdict::kAmbiguous;
-      d.range = group;
-      return d;
-    }
-    // Verify before reporting: the culprit and its parent each need two runs (the store's
-    // and a replayed log's count: they were runs too), counted as runs, not observations.
-    const bool budget_left = runs_requested_ < options_.max_runs;
-    if (budget_left && RunsAt(best) < 2) {
-      d.next_position = best;
-      return d;
-    }
-    if (budget_left && RunsAt(best - 1) < 2) {
-      d.next_position = best - 1;
-      return d;
-    }
-    d.verdict = Verdict::kCulprit;
-    d.culprit = best;
-    return d;
-  }
+  if (mass[best] >= options_.confidence) return VerifyCulprit(best, mass[best], heads);
   if (runs_requested_ >= options_.max_runs) {
     // Out of runs: the 95% credible range of the culprit hypotheses.
     d.verdict = Verdict::kAmbiguous;
     d.confidence = std::max(post[0], mass[best]);
     d.range = CredibleRange();
     return d;
-  }
-  // Candidates: the endpoints (they settle "no culprit") and the positions around the
-  // median of the culprit posterior (they halve the rest), as Flake Aware Culprit Finding
-  // does; expected entropy picks among them.
-  std::set<int> candidates = {0, n};
-  {
-    double total = 0;
-    for (int j = 1; j <= n; ++j) total += post[j];
-    double cdf = 0;
-    for (int j = 1; j <= n; ++j) {
-      cdf += post[j];
-      if (cdf >= total / 2) {
-        for (int k = j - 1; k >= 0; --k)
-          if (!skipped_.count(k)) { candidates.insert(k); break; }
-        for (int k = j; k <= n; ++k)
-          if (!skipped_.count(k)) { candidates.insert(k); break; }
-        break;
-      }
-    }
   }
   // The known-good end is every metric hypothesis's reference: expected entropy with the
   // levels plugged in cannot see how little a couple of runs pin it down, so it is rerun
@@ -438,7 +487,7 @@ Decision Search::Decide() {
     return d;
   }
   double best_h = std::numeric_limits<double>::infinity();
-  for (int k : candidates) {
+  for (int k : MedianCandidates(post)) {
     if (skipped_.count(k)) continue;
     const double h = ExpectedEntropyAfter(k, post);
     if (h < best_h - 1e-12) {

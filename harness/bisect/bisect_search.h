@@ -129,6 +129,11 @@ class Search {
   // Groups of hypotheses that no run can tell apart: each culprit hypothesis at a
   // skipped position joins the next unskipped one. Returns, per hypothesis, its group's head.
   std::vector<int> GroupHeads() const;
+  // Decide's answer when one group holds the confidence asked: ambiguous when the group is
+  // several commits, else the culprit once it and its parent have two runs each (or the
+  // budget is spent), else the position to run.
+  Decision VerifyCulprit(int best, double confidence, const std::vector<int>& heads) const;
+  std::set<int> MedianCandidates(const std::vector<double>& posterior) const;
 
   int positions_;
   std::vector<SeriesSpec> series_;

@@ -184,82 +184,118 @@ std::string StepVerdict(double p_bad, bool skipped, double confidence) {
   return "unknown";
 }
 
-// Picks the cases and the metric, and the noise prior of each series.
-Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vector<CommitInfo>& commits) {
+// The target of a bisect by status: the cases, each a series that fails or passes.
+Target StatusTarget(const BisectRequest& r) {
   Target t;
-  if (r.metric.empty()) {
-    if (r.cases.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
-    t.status = true;
-    t.cases = r.cases;
-    t.words = fmt::format("status of {}", fmt::join(r.cases, ", "));
-    t.specs.assign(r.cases.size() + 1, SeriesSpec{true, 0});
-    return t;
-  }
-  const auto slash = r.metric.find('/');
-  const std::string suite = r.metric.substr(0, slash);
+  t.status = true;
+  t.cases = r.cases;
+  t.words = fmt::format("status of {}", fmt::join(r.cases, ", "));
+  t.specs.assign(r.cases.size() + 1, SeriesSpec{true, 0});
+  return t;
+}
+
+Result<SuiteTable> SuiteNamed(const BisectRequest& r, const std::string& suite) {
   auto tables = LoadSuiteTables(r.suites_dir);
   if (!tables) return tables.error();
-  const SuiteTable* table = nullptr;
-  for (const auto& tb : *tables)
-    if (tb.suite == suite) table = &tb;
-  if (!table) return UsageError(fmt::format("--metric {}: no suite '{}' in {}", r.metric, suite, r.suites_dir.string()));
+  for (auto& tb : *tables)
+    if (tb.suite == suite) return std::move(tb);
+  return UsageError(fmt::format("--metric {}: no suite '{}' in {}", r.metric, suite, r.suites_dir.string()));
+}
+
+// The cases to compare: --case's (each of the suite), else the suite's cases stored at
+// either end.
+Result<std::vector<std::string>> CasesToCompare(const BisectRequest& r, const std::string& suite, Store& store,
+                                                const std::vector<CommitInfo>& commits) {
+  if (!r.cases.empty()) {
+    for (const auto& id : r.cases)
+      if (id.rfind(suite + "/", 0) != 0)
+        return UsageError(fmt::format("--case {} is not a case of suite '{}'", id, suite));
+    return r.cases;
+  }
+  std::set<std::string> ids;
+  for (const auto* c : {&commits.front(), &commits.back()}) {
+    auto at = store.CaseIdsAt(c->sha, suite + "/");
+    if (!at) return at.error();
+    ids.insert(at->begin(), at->end());
+  }
+  return std::vector<std::string>(ids.begin(), ids.end());
+}
+
+// A case's mean metric at the good and the bad end (error results are no evidence).
+struct CaseAtEnds {
+  double good = 0, bad = 0;
+  int64_t n = 0;            // the questions behind a value, when the metric says
+  int64_t good_result = 0;  // a known-good result whose samples name the questions
+};
+
+// None when either end has no result of the case with the metric.
+Result<std::optional<CaseAtEnds>> MeansAtEnds(Store& store, const std::string& id, const std::string& metric,
+                                              const std::vector<CommitInfo>& commits) {
+  CaseAtEnds ends;
+  double sum[2] = {0, 0}, count[2] = {0, 0};
+  for (int side : {0, 1}) {
+    auto ev = store.CaseEvidenceAt(id, side == 0 ? commits.front().sha : commits.back().sha);
+    if (!ev) return ev.error();
+    for (const auto& e : *ev)
+      if (e.status != CaseStatus::kError)
+        if (auto v = MetricOf(e, metric, &ends.n)) {
+          sum[side] += *v, count[side] += 1;
+          if (side == 0 && !ends.good_result) ends.good_result = e.case_result_id;
+        }
+  }
+  if (count[0] == 0 || count[1] == 0) return std::optional<CaseAtEnds>();
+  ends.good = sum[0] / count[0];
+  ends.bad = sum[1] / count[1];
+  return std::optional<CaseAtEnds>(ends);
+}
+
+// The noise prior of a series: --noise-sigma, else a share's binomial noise over n
+// questions, else 1% of the value.
+double NoiseSigma(const BisectRequest& r, double good, int64_t n) {
+  if (r.noise_sigma) return *r.noise_sigma;
+  if (n > 0) return std::max(1e-4, 0.4 * std::sqrt(std::max(good * (1 - good), 1e-4) / static_cast<double>(n)));
+  return std::max(1e-12, 0.01 * std::abs(good));
+}
+
+// Picks the cases and the metric, and the noise prior of each series.
+Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vector<CommitInfo>& commits) {
+  if (r.metric.empty()) {
+    if (r.cases.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
+    return StatusTarget(r);
+  }
+  Target t;
+  const auto slash = r.metric.find('/');
+  const std::string suite = r.metric.substr(0, slash);
+  auto table = SuiteNamed(r, suite);
+  if (!table) return table.error();
   t.metric = slash == std::string::npos ? table->headline_metric : r.metric.substr(slash + 1);
   if (t.metric.empty())
     return UsageError(fmt::format("--metric {}: suite '{}' declares no headline_metric; name one as {}/METRIC",
                                   r.metric, suite, suite));
   std::optional<bool> higher;
   if (t.metric == table->headline_metric) higher = table->headline_higher_is_better;
-  if (!r.cases.empty()) {
-    for (const auto& id : r.cases)
-      if (id.rfind(suite + "/", 0) != 0)
-        return UsageError(fmt::format("--case {} is not a case of suite '{}'", id, suite));
-    t.cases = r.cases;
-  } else {
-    std::set<std::string> ids;
-    for (const auto* c : {&commits.front(), &commits.back()}) {
-      auto at = store.CaseIdsAt(c->sha, suite + "/");
-      if (!at) return at.error();
-      ids.insert(at->begin(), at->end());
-    }
-    t.cases.assign(ids.begin(), ids.end());
-  }
+  auto cases = CasesToCompare(r, suite, store, commits);
+  if (!cases) return cases.error();
   // The cases that are worse at bad than at good; each its own series with its noise prior.
-  std::vector<std::string> worse;
-  for (const auto& id : t.cases) {
-    double sum[2] = {0, 0}, count[2] = {0, 0};
-    int64_t n = 0;
-    int64_t good_result = 0;  // a known-good result whose samples name the questions
-    for (int side : {0, 1}) {
-      auto ev = store.CaseEvidenceAt(id, side == 0 ? commits.front().sha : commits.back().sha);
-      if (!ev) return ev.error();
-      for (const auto& e : *ev)
-        if (e.status != CaseStatus::kError)
-          if (auto v = MetricOf(e, t.metric, &n)) {
-            sum[side] += *v, count[side] += 1;
-            if (side == 0 && !good_result) good_result = e.case_result_id;
-          }
-    }
-    if (count[0] == 0 || count[1] == 0) continue;
-    const double good = sum[0] / count[0], bad = sum[1] / count[1];
+  for (const auto& id : *cases) {
+    auto ends = MeansAtEnds(store, id, t.metric, commits);
+    if (!ends) return ends.error();
+    if (!*ends) continue;
+    const double good = (*ends)->good, bad = (*ends)->bad;
     const bool higher_better = higher.value_or(bad < good);  // unknown direction: the way it moved is worse
     if (higher_better ? !(bad < good) : !(bad > good)) continue;
-    double sigma = 0;
-    if (r.noise_sigma) sigma = *r.noise_sigma;
-    else if (n > 0) sigma = std::max(1e-4, 0.4 * std::sqrt(std::max(good * (1 - good), 1e-4) / static_cast<double>(n)));
-    else sigma = std::max(1e-12, 0.01 * std::abs(good));
-    worse.push_back(id);
-    t.specs.push_back(SeriesSpec{higher_better, sigma});
+    t.cases.push_back(id);
+    t.specs.push_back(SeriesSpec{higher_better, NoiseSigma(r, good, (*ends)->n)});
     // Right answers are what the headline metric counts (a share of questions right), so its
     // per-question outcomes say which questions a drop lost.
     std::vector<std::string> keys;
     if (t.metric == table->headline_metric && higher_better) {
-      auto samples = store.Samples(good_result);
+      auto samples = store.Samples((*ends)->good_result);
       if (!samples) return samples.error();
       for (const auto& smp : *samples) keys.push_back(smp.key);
     }
     t.questions.push_back(std::move(keys));
   }
-  t.cases = worse;
   t.specs.push_back(SeriesSpec{true, 0});
   t.words = fmt::format("{} of {}", t.metric, t.cases.empty() ? suite + " (no case worse at bad)" : fmt::format("{}", fmt::join(t.cases, ", ")));
   return t;

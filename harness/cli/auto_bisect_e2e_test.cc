@@ -148,6 +148,20 @@ TEST(AutoBisectE2E, OneTargetPerSuiteWithItsKind) {
   for (const auto& g : j["regressions"]) EXPECT_EQ(g["culprit"], h.shas[3]) << g;
 }
 
+// JUnit carries the culprit line in the failing GSM8K case, and none in the passing one.
+void ExpectJunitCulpritLine(const std::filesystem::path& junit, const std::string& culprit12) {
+  const std::string xml = testing_util::ReadFile(junit);
+  const auto at = xml.find("name=\"test_gsm8k_accuracy_1\"");
+  ASSERT_NE(at, std::string::npos) << xml;
+  const auto culprit_line = xml.find("bisect --auto: culprit " + culprit12, at);
+  EXPECT_NE(culprit_line, std::string::npos) << xml;
+  EXPECT_LT(culprit_line, xml.find("</testcase>", at)) << "inside the failing testcase";
+  const auto pass_case = xml.find("name=\"test_gsm8k_accuracy_0\"");
+  ASSERT_NE(pass_case, std::string::npos);
+  const std::string pass_block = xml.substr(pass_case, xml.find("</testcase>", pass_case) - pass_case);
+  EXPECT_EQ(pass_block.find("bisect --auto"), std::string::npos) << "no culprit line on a case that did not regress";
+}
+
 // The culprit where people look: each failing case of the nightly names it in the report
 // (text, JSON, HTML with the --commit-url link), the summary counts regressions with a
 // culprit, JUnit carries the culprit line, and a merge keeps all of it.
@@ -183,16 +197,7 @@ TEST(AutoBisectE2E, TheCulpritInTheReportJunitAndAfterAMerge) {
   EXPECT_NE(page.find(R"(<p class="culprit"><strong>Culprit</strong> <a href="https://git.example/c/)" + h.shas[3]),
             std::string::npos);
 
-  const std::string xml = testing_util::ReadFile(junit);
-  const auto at = xml.find("name=\"test_gsm8k_accuracy_1\"");
-  ASSERT_NE(at, std::string::npos) << xml;
-  const auto culprit_line = xml.find("bisect --auto: culprit " + culprit12, at);
-  EXPECT_NE(culprit_line, std::string::npos) << xml;
-  EXPECT_LT(culprit_line, xml.find("</testcase>", at)) << "inside the failing testcase";
-  const auto pass_case = xml.find("name=\"test_gsm8k_accuracy_0\"");
-  ASSERT_NE(pass_case, std::string::npos);
-  const std::string pass_block = xml.substr(pass_case, xml.find("</testcase>", pass_case) - pass_case);
-  EXPECT_EQ(pass_block.find("bisect --auto"), std::string::npos) << "no culprit line on a case that did not regress";
+  ASSERT_NO_FATAL_FAILURE(ExpectJunitCulpritLine(junit, culprit12));
 
   const auto merged = (h.dir / "merged.db").string();
   auto m = RunHarness({"merge", merged, h.db});

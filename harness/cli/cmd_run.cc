@@ -94,23 +94,14 @@ Shard ChooseShard(const RunOptions& o) {
   return ValueOrThrow(ShardFromEnvironment()).value_or(Shard{});
 }
 
-int RunCommand(const RunOptions& o) {
-  if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
-  auto tables = ValueOrThrow(PrepareSuites(o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir)));
-  auto selected = ValueOrThrow(SelectCases(tables, o.suites, o.filter));
-  const Shard shard = ChooseShard(o);
-  selected = CasesOfShard(selected, tables, shard);
-  if (o.list) {
-    if (o.format == "json") std::printf("%s\n", DumpJson(Json(selected)).c_str());
-    else
-      for (const auto& c : selected) std::printf("%s\n", c.c_str());
-    return 0;
-  }
+// What RunSuites is asked: the selected cases of this shard, the stack and endpoint, the
+// baseline, resume and nightly; launch gets the openai server's launch settings, if any.
+RunRequest BuildRunRequest(const RunOptions& o, std::vector<std::string> selected, std::vector<SuiteTable> tables,
+                           const Shard& shard, std::optional<openai::LaunchSettings>& launch) {
   RunRequest request;
   request.case_ids = std::move(selected);
   request.tables = std::move(tables);
   request.stack_config = BuildStackConfig(o);
-  std::optional<openai::LaunchSettings> launch;
   request.endpoint = BuildEndpoint(o, request.stack_config, launch);
   request.repo = o.repo;
   request.baseline_rev = o.baseline;
@@ -126,6 +117,54 @@ int RunCommand(const RunOptions& o) {
                                                    "$CI_PIPELINE_ID or $GITHUB_RUN_ID): it is what makes the shards "
                                                    "one logical run after 'harness merge'",
                                                    shard.Word()));
+  return request;
+}
+
+// One line on stderr per rerun case: its status, accuracy and gate.
+void PrintReruns(const std::vector<RunResult>& reruns) {
+  for (std::size_t k = 0; k < reruns.size(); ++k)
+    for (const auto& c : reruns[k].cases) {
+      std::string detail;
+      for (const auto& m : c.metrics) {
+        if (m.name == metric_names::kAccuracy) detail += fmt::format(", accuracy {:.4f}", m.value);
+        if (m.name == metric_names::kGateVerdict) detail += fmt::format(", gate {}", m.label);
+      }
+      std::fprintf(stderr, "harness: rerun %zu (run %lld) %s: %s%s\n", k + 1, static_cast<long long>(reruns[k].run_id),
+                   c.case_id.c_str(), std::string(Label(c.status)).c_str(), detail.c_str());
+    }
+}
+
+// The run's summary on stdout (text or JSON) and its exit code.
+int ReportRun(const RunOptions& o, const RunRequest& request, const RunResult& result) {
+  if (o.format == "json")
+    std::printf("%s\n", DumpJson(reports::RunSummaryJson(result.run_id, request.commit.sha, result.identity_hash,
+                                                                 result.context, result.cases)).c_str());
+  else
+    std::fputs(reports::RunSummaryText(result.cases).c_str(), stdout);
+  if (result.store_error) std::fprintf(stderr, "harness: error: %s\n", result.store_error->message.c_str());
+  switch (result.status) {
+    case RunStatus::kPass: return static_cast<int>(ExitCode::kPass);
+    case RunStatus::kFail: return static_cast<int>(ExitCode::kFail);
+    case RunStatus::kError:
+    case RunStatus::kRunning: break;
+  }
+  return static_cast<int>(ExitCode::kInfra);
+}
+
+int RunCommand(const RunOptions& o) {
+  if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
+  auto tables = ValueOrThrow(PrepareSuites(o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir)));
+  auto selected = ValueOrThrow(SelectCases(tables, o.suites, o.filter));
+  const Shard shard = ChooseShard(o);
+  selected = CasesOfShard(selected, tables, shard);
+  if (o.list) {
+    if (o.format == "json") std::printf("%s\n", DumpJson(Json(selected)).c_str());
+    else
+      for (const auto& c : selected) std::printf("%s\n", c.c_str());
+    return 0;
+  }
+  std::optional<openai::LaunchSettings> launch;
+  RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard, launch);
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto stack = ValueOrThrow(MakeStack(request.stack_config));
   request.commit = ResolveCommitOption(o.commit, o.repo);
@@ -144,35 +183,12 @@ int RunCommand(const RunOptions& o) {
   RunResult result = ValueOrThrow(RunSuites(request, *stack, *store));
   // Reruns are evidence for the flaky thresholds, stored as runs of their own; the summary,
   // JUnit and the exit code stay those of the nightly run itself (docs/report.md).
-  if (o.rerun_at_risk > 0 && !result.store_error) {
-    const auto reruns = ValueOrThrow(RerunAtRisk(request, result, o.rerun_at_risk, *stack, *store));
-    for (std::size_t k = 0; k < reruns.size(); ++k)
-      for (const auto& c : reruns[k].cases) {
-        std::string detail;
-        for (const auto& m : c.metrics) {
-          if (m.name == metric_names::kAccuracy) detail += fmt::format(", accuracy {:.4f}", m.value);
-          if (m.name == metric_names::kGateVerdict) detail += fmt::format(", gate {}", m.label);
-        }
-        std::fprintf(stderr, "harness: rerun %zu (run %lld) %s: %s%s\n", k + 1, static_cast<long long>(reruns[k].run_id),
-                     c.case_id.c_str(), std::string(Label(c.status)).c_str(), detail.c_str());
-      }
-  }
+  if (o.rerun_at_risk > 0 && !result.store_error)
+    PrintReruns(ValueOrThrow(RerunAtRisk(request, result, o.rerun_at_risk, *stack, *store)));
   server.reset();
 
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases)));
-  if (o.format == "json")
-    std::printf("%s\n", DumpJson(reports::RunSummaryJson(result.run_id, request.commit.sha, result.identity_hash,
-                                                                 result.context, result.cases)).c_str());
-  else
-    std::fputs(reports::RunSummaryText(result.cases).c_str(), stdout);
-  if (result.store_error) std::fprintf(stderr, "harness: error: %s\n", result.store_error->message.c_str());
-  switch (result.status) {
-    case RunStatus::kPass: return static_cast<int>(ExitCode::kPass);
-    case RunStatus::kFail: return static_cast<int>(ExitCode::kFail);
-    case RunStatus::kError:
-    case RunStatus::kRunning: break;
-  }
-  return static_cast<int>(ExitCode::kInfra);
+  return ReportRun(o, request, result);
 }
 
 }  // namespace

@@ -109,6 +109,20 @@ Stored Read(const std::string& db, const std::string& case_id) {
   return out;
 }
 
+// The finished run: one run, one row of the case, and one stored outcome per question.
+void ExpectOneOutcomePerQuestion(const std::string& db, const std::string& case_id, std::size_t questions) {
+  EXPECT_EQ(IntegrityCheck(db), "ok");
+  const Stored all = Read(db, case_id);
+  EXPECT_EQ(all.runs, 1);
+  EXPECT_EQ(all.case_rows, 1);
+  EXPECT_EQ(all.status, "pass");
+  ASSERT_EQ(all.samples.size(), questions) << "exactly one outcome per question";
+  std::set<std::string> keys, want;
+  for (const auto& s : all.samples) keys.insert(s.key);
+  for (std::size_t i = 0; i < questions; ++i) want.insert(std::to_string(i));
+  EXPECT_EQ(keys, want);
+}
+
 TEST(CrashE2E, KillNineAtRandomPointsThenResumeGivesOneOutcomePerQuestion) {
   TempDir dir;
   testing_util::WriteFile(dir / "suites/gsm8k.json", testing_util::ReadFile(SuitesDir() / "gsm8k.json"));
@@ -160,16 +174,7 @@ TEST(CrashE2E, KillNineAtRandomPointsThenResumeGivesOneOutcomePerQuestion) {
     auto done = RunHarness(args, {.timeout_s = 120});
     ASSERT_EQ(done.exit_code, 0) << done.err;
   }
-  EXPECT_EQ(IntegrityCheck(db), "ok");
-  const Stored all = Read(db, case_id);
-  EXPECT_EQ(all.runs, 1);
-  EXPECT_EQ(all.case_rows, 1);
-  EXPECT_EQ(all.status, "pass");
-  ASSERT_EQ(all.samples.size(), questions.size()) << "exactly one outcome per question";
-  std::set<std::string> keys, want;
-  for (const auto& s : all.samples) keys.insert(s.key);
-  for (std::size_t i = 0; i < questions.size(); ++i) want.insert(std::to_string(i));
-  EXPECT_EQ(keys, want);
+  ExpectOneOutcomePerQuestion(db, case_id, questions.size());
 }
 
 }  // namespace

@@ -361,6 +361,21 @@ TEST(DocumentedE2E, FilterRunsOnlyMatchingCasesAndHistoryLastKeepsTheNewest) {
   EXPECT_NE(text.out.find(shas[2].substr(0, 12)), std::string::npos) << text.out;
 }
 
+// The metric name of the case whose id ends with case_suffix in a `run --format json`
+// summary (null when there is none).
+Json CaseMetric(const ProcessResult& r, const std::string& case_suffix, const std::string& name) {
+  auto j = ParseJson(r.out, "stdout");
+  if (!j.ok()) return nullptr;
+  for (const auto& c : (*j)["cases"]) {
+    const std::string id = c["id"];
+    if (id.size() < case_suffix.size() || id.compare(id.size() - case_suffix.size(), case_suffix.size(), case_suffix))
+      continue;
+    for (const auto& m : c["metrics"])
+      if (m["name"] == name) return m;
+  }
+  return nullptr;
+}
+
 // ---------------------------------------------------------------------------------------
 // 7. The FP8 numbers of docs/gsm8k.md through `harness run` and `harness compare`.
 // The fault switches say where and how a run ran, not what it measured (docs/store.md), so
@@ -376,18 +391,6 @@ TEST(DocumentedE2E, Fp8ScaleFaultCostsSixteenQuestionsAtBatch64) {
     args.insert(args.end(), extra.begin(), extra.end());
     return RunHarness(args, {.timeout_s = 240});
   };
-  auto metric = [](const ProcessResult& r, const std::string& case_suffix, const std::string& name) -> Json {
-    auto j = ParseJson(r.out, "stdout");
-    if (!j.ok()) return nullptr;
-    for (const auto& c : (*j)["cases"]) {
-      const std::string id = c["id"];
-      if (id.size() < case_suffix.size() || id.compare(id.size() - case_suffix.size(), case_suffix.size(), case_suffix))
-        continue;
-      for (const auto& m : c["metrics"])
-        if (m["name"] == name) return m;
-    }
-    return nullptr;
-  };
   auto correct = [&](int64_t run_id, const std::string& case_suffix) {
     return QueryInt(db, "SELECT COUNT(*) FROM samples s JOIN case_results c ON c.id = s.case_result_id "
                         "WHERE c.run_id = " + std::to_string(run_id) + " AND c.case_id LIKE '%" + case_suffix +
@@ -396,7 +399,7 @@ TEST(DocumentedE2E, Fp8ScaleFaultCostsSixteenQuestionsAtBatch64) {
 
   auto healthy = run_at(shas[0], {});
   ASSERT_EQ(healthy.exit_code, 0) << healthy.err;
-  EXPECT_EQ(metric(healthy, "_1", "accuracy")["n"], 1319) << healthy.out;
+  EXPECT_EQ(CaseMetric(healthy, "_1", "accuracy")["n"], 1319) << healthy.out;
   EXPECT_EQ(correct(1, "_1"), 1218);
   EXPECT_EQ(correct(1, "_0"), 1218);
 
@@ -406,11 +409,11 @@ TEST(DocumentedE2E, Fp8ScaleFaultCostsSixteenQuestionsAtBatch64) {
   auto faulty = run_at(shas[1], {"--fault", "fp8-scale-unrepaired"});
   EXPECT_EQ(faulty.exit_code, 1) << faulty.err << faulty.out;
   EXPECT_EQ(correct(2, "_1"), 1202);
-  EXPECT_EQ(metric(faulty, "_1", "baseline_verdict")["verdict"], "REGRESSED") << faulty.out;
-  EXPECT_EQ(metric(faulty, "_1", "mcnemar_b")["value"], 16) << faulty.out;
-  EXPECT_EQ(metric(faulty, "_1", "mcnemar_c")["value"], 0) << faulty.out;
-  EXPECT_EQ(metric(faulty, "_0", "baseline_verdict")["verdict"], "SAME") << faulty.out;
-  EXPECT_EQ(metric(faulty, "_0", "mcnemar_b")["value"], 0) << faulty.out;
+  EXPECT_EQ(CaseMetric(faulty, "_1", "baseline_verdict")["verdict"], "REGRESSED") << faulty.out;
+  EXPECT_EQ(CaseMetric(faulty, "_1", "mcnemar_b")["value"], 16) << faulty.out;
+  EXPECT_EQ(CaseMetric(faulty, "_1", "mcnemar_c")["value"], 0) << faulty.out;
+  EXPECT_EQ(CaseMetric(faulty, "_0", "baseline_verdict")["verdict"], "SAME") << faulty.out;
+  EXPECT_EQ(CaseMetric(faulty, "_0", "mcnemar_b")["value"], 0) << faulty.out;
   EXPECT_EQ(QueryText(db, "SELECT config_hash FROM runs WHERE id = 1"),
             QueryText(db, "SELECT config_hash FROM runs WHERE id = 2"));
   EXPECT_NE(QueryText(db, "SELECT context_json FROM runs WHERE id = 2").find("fp8-scale-unrepaired"),

@@ -74,21 +74,8 @@ struct Fixture {
   }
 };
 
-TEST(GoldenE2E, StaleMxfp4ExpectationFailsWithTheHintAndAcceptFixesIt) {
-  Fixture f;
-  WriteFile(f.golden_file, kPreFix);
-  auto run1 = f.Run("aaaa000000000000000000000000000000000001");
-  EXPECT_EQ(run1.exit_code, 1) << run1.err;
-  auto cases = f.Cases(run1);
-  ASSERT_EQ(cases.size(), 5u);
-  for (const auto& [id, sm] : cases) {
-    if (id == kCase) continue;
-    EXPECT_EQ(sm.first, "pass") << id << ": " << sm.second << " (W8A8, W4A8, FP8 and BF16 keep passing)";
-  }
-  EXPECT_EQ(cases[kCase].first, "fail");
-  EXPECT_THAT(Lines(cases[kCase].second), ::testing::Contains(kStale)) << cases[kCase].second;
-
-  // golden diff: the table diff and the hint; exit 1 because it differs.
+// golden diff: the table diff and the hint; exit 1 because it differs.
+void ExpectDiffShowsTheStaleHint(const Fixture& f) {
   auto diff = RunHarness({"golden", "diff", kCase, "--db", f.db.string(), "--golden-dir", (f.root / "golden").string()},
                          f.env);
   EXPECT_EQ(diff.exit_code, 1) << diff.err;
@@ -111,8 +98,10 @@ TEST(GoldenE2E, StaleMxfp4ExpectationFailsWithTheHintAndAcceptFixesIt) {
     }
   }
   EXPECT_TRUE(found);
+}
 
-  // accept: shows the diff, rewrites the file, logs the change.
+// accept: shows the diff, rewrites the file, logs the change.
+void ExpectAcceptRewritesAndLogs(const Fixture& f) {
   auto accept = RunHarness({"golden", "accept", kCase, "--db", f.db.string(), "--reason",
                             "PR !699 fuses the dynamic MXFP4 quant into the GMM SwiGLU"},
                            f.env);
@@ -127,21 +116,37 @@ TEST(GoldenE2E, StaleMxfp4ExpectationFailsWithTheHintAndAcceptFixesIt) {
   EXPECT_EQ(accepted["calls"][1]["op"], "tensor_cast.grouped_matmul_mxfp4_swiglu_quant.default");
   EXPECT_EQ(accepted["calls"][1]["calls"], 1);
   EXPECT_EQ(accepted["calls"][2]["calls"], 1);
-  {
-    auto store = Store::OpenReadOnly(f.db);
-    ASSERT_TRUE(store.ok());
-    auto changes = (*store)->GoldenChanges(kCase);
-    ASSERT_TRUE(changes.ok());
-    ASSERT_EQ(changes->size(), 1u);
-    const GoldenChange& c = (*changes)[0];
-    EXPECT_EQ(c.old_hash, Fnv1a64Hex(kPreFix));
-    EXPECT_EQ(c.new_hash, Fnv1a64Hex(ReadFile(f.golden_file)));
-    EXPECT_EQ(c.reason, "PR !699 fuses the dynamic MXFP4 quant into the GMM SwiGLU");
-    EXPECT_EQ(c.sha, "aaaa000000000000000000000000000000000001");
-    EXPECT_EQ(c.user, "reviewer-1");
-    EXPECT_EQ(c.path, f.golden_file.string());
-    EXPECT_TRUE(c.from_case_result_id.has_value());
+  auto store = Store::OpenReadOnly(f.db);
+  ASSERT_TRUE(store.ok());
+  auto changes = (*store)->GoldenChanges(kCase);
+  ASSERT_TRUE(changes.ok());
+  ASSERT_EQ(changes->size(), 1u);
+  const GoldenChange& c = (*changes)[0];
+  EXPECT_EQ(c.old_hash, Fnv1a64Hex(kPreFix));
+  EXPECT_EQ(c.new_hash, Fnv1a64Hex(ReadFile(f.golden_file)));
+  EXPECT_EQ(c.reason, "PR !699 fuses the dynamic MXFP4 quant into the GMM SwiGLU");
+  EXPECT_EQ(c.sha, "aaaa000000000000000000000000000000000001");
+  EXPECT_EQ(c.user, "reviewer-1");
+  EXPECT_EQ(c.path, f.golden_file.string());
+  EXPECT_TRUE(c.from_case_result_id.has_value());
+}
+
+TEST(GoldenE2E, StaleMxfp4ExpectationFailsWithTheHintAndAcceptFixesIt) {
+  Fixture f;
+  WriteFile(f.golden_file, kPreFix);
+  auto run1 = f.Run("aaaa000000000000000000000000000000000001");
+  EXPECT_EQ(run1.exit_code, 1) << run1.err;
+  auto cases = f.Cases(run1);
+  ASSERT_EQ(cases.size(), 5u);
+  for (const auto& [id, sm] : cases) {
+    if (id == kCase) continue;
+    EXPECT_EQ(sm.first, "pass") << id << ": " << sm.second << " (W8A8, W4A8, FP8 and BF16 keep passing)";
   }
+  EXPECT_EQ(cases[kCase].first, "fail");
+  EXPECT_THAT(Lines(cases[kCase].second), ::testing::Contains(kStale)) << cases[kCase].second;
+
+  ASSERT_NO_FATAL_FAILURE(ExpectDiffShowsTheStaleHint(f));
+  ASSERT_NO_FATAL_FAILURE(ExpectAcceptRewritesAndLogs(f));
 
   // The next run passes against the accepted expectation, and diff agrees.
   auto run2 = f.Run("aaaa000000000000000000000000000000000002");
@@ -202,44 +207,45 @@ void Sql(const fs::path& db_path, const std::string& sql) {
   sqlite3_close(db);
 }
 
-// kill -9 at every write, sync, rename and unlink `golden accept` makes (the was
-// the file's sync): the expectation is always the old bytes or the new ones, never half,
-// and the next accept leaves exactly one logged change that matches the file. When the
-// killed accept had renamed the new file into place, that change is the killed one's, with
-// its reason: the audit trail survives. The accept that settles it may be killed at any of
-// its steps too.
-TEST(GoldenE2E, AcceptKilledAtAnyStepIsFinishedOrDroppedByTheNext) {
+// `golden accept` on a fixture whose case failed against the pre-fix expectation, killed
+// at a chosen step, and the state to go back to before each kill.
+struct KilledAccepts {
   Fixture f;
-  WriteFile(f.golden_file, kPreFix);
-  ASSERT_EQ(f.Run("cccc000000000000000000000000000000000001").exit_code, 1);
-  const fs::path saved = f.dir / "saved";
-  fs::create_directory(saved);
-  for (const char* suffix : {"", "-wal"})
-    if (fs::exists(f.db.string() + suffix)) fs::copy_file(f.db.string() + suffix, saved / (std::string("h.db") + suffix));
-  const fs::path folder = f.golden_file.parent_path();
-  const auto files_before = Listing(folder);
-  auto reset = [&] {
+  fs::path saved = f.dir / "saved";
+  fs::path folder = f.golden_file.parent_path();
+  std::vector<std::string> files_before;
+
+  KilledAccepts() { WriteFile(f.golden_file, kPreFix); }
+  // Keeps the database and the golden folder's listing for Reset, once the failing run stored its case.
+  void Save() {
+    fs::create_directory(saved);
+    for (const char* suffix : {"", "-wal"})
+      if (fs::exists(f.db.string() + suffix)) fs::copy_file(f.db.string() + suffix, saved / (std::string("h.db") + suffix));
+    files_before = Listing(folder);
+  }
+  // The database, the golden folder and the file as they were before the first accept.
+  void Reset() {
     for (const char* suffix : {"", "-wal", "-shm", ".golden.lock"}) fs::remove(f.db.string() + suffix);
     for (const auto& e : fs::directory_iterator(saved)) fs::copy_file(e.path(), f.dir / e.path().filename());
     for (const auto& name : Listing(folder))
       if (std::find(files_before.begin(), files_before.end(), name) == files_before.end()) fs::remove(folder / name);
     WriteFile(f.golden_file, kPreFix);
-  };
+  }
   // golden accept with this reason, killed at its kill_at-th step (0: never).
-  auto accept = [&](const std::string& reason, int kill_at) {
+  testing_util::TracedRun Accept(const std::string& reason, int kill_at) {
     return testing_util::RunKilledAtSyscall(
         {HARNESS_BINARY, "golden", "accept", kCase, "--db", f.db.string(), "--reason", reason}, f.env.env, kill_at,
         f.dir / "out", f.dir / "err");
-  };
-  auto killed_at = [&](const std::string& reason, int k) {
-    const auto run = accept(reason, k);
+  }
+  bool KilledAt(const std::string& reason, int k) {
+    const auto run = Accept(reason, k);
     EXPECT_EQ(run.error, "");
     EXPECT_TRUE(run.killed) << "it ran only " << run.calls.size() << " steps this time";
     return run.killed;
-  };
+  }
   // The accept after the kills: the file is the accepted one, logged once with this reason.
-  auto settled = [&](const std::string& accepted, const std::string& reason) {
-    const auto last = accept("last one", 0);
+  void Settled(const std::string& accepted, const std::string& reason) {
+    const auto last = Accept("last one", 0);
     ASSERT_EQ(last.exit_code, 0) << ReadFile(f.dir / "out") << ReadFile(f.dir / "err");
     EXPECT_EQ(ReadFile(f.golden_file), accepted);
     auto store = Store::OpenReadOnly(f.db);
@@ -252,13 +258,25 @@ TEST(GoldenE2E, AcceptKilledAtAnyStepIsFinishedOrDroppedByTheNext) {
     EXPECT_EQ((*changes)[0].reason, reason) << ReadFile(f.dir / "out");
     EXPECT_TRUE((*store)->PendingGoldenChanges()->empty());
     EXPECT_EQ(Listing(folder), files_before) << "a temporary file was left in the golden folder";
-  };
+  }
+};
+
+// kill -9 at every write, sync, rename and unlink `golden accept` makes (the was
+// the file's sync): the expectation is always the old bytes or the new ones, never half,
+// and the next accept leaves exactly one logged change that matches the file. When the
+// killed accept had renamed the new file into place, that change is the killed one's, with
+// its reason: the audit trail survives. The accept that settles it may be killed at any of
+// its steps too.
+TEST(GoldenE2E, AcceptKilledAtAnyStepIsFinishedOrDroppedByTheNext) {
+  KilledAccepts t;
+  ASSERT_EQ(t.f.Run("cccc000000000000000000000000000000000001").exit_code, 1);
+  t.Save();
 
   // The whole accept, never killed: its steps and the file it writes.
-  const auto whole = accept("killed one", 0);
+  const auto whole = t.Accept("killed one", 0);
   ASSERT_EQ(whole.error, "");
-  ASSERT_EQ(whole.exit_code, 0) << ReadFile(f.dir / "err");
-  const std::string accepted = ReadFile(f.golden_file);
+  ASSERT_EQ(whole.exit_code, 0) << ReadFile(t.f.dir / "err");
+  const std::string accepted = ReadFile(t.f.golden_file);
   ASSERT_NE(accepted, kPreFix);
   const std::string steps = ::testing::PrintToString(whole.calls);
   ASSERT_THAT(whole.calls, ::testing::Contains("rename")) << steps;
@@ -267,30 +285,30 @@ TEST(GoldenE2E, AcceptKilledAtAnyStepIsFinishedOrDroppedByTheNext) {
   int first_after_rename = 0;  // the first kill that leaves the new file and a pending intent
   for (int k = 1; k <= static_cast<int>(whole.calls.size()); ++k) {
     SCOPED_TRACE(::testing::Message() << "killed at step " << k << " (" << whole.calls[k - 1] << ") of " << steps);
-    reset();
-    ASSERT_TRUE(killed_at("killed one", k));
-    const std::string after_kill = ReadFile(f.golden_file);
+    t.Reset();
+    ASSERT_TRUE(t.KilledAt("killed one", k));
+    const std::string after_kill = ReadFile(t.f.golden_file);
     ASSERT_TRUE(after_kill == kPreFix || after_kill == accepted) << "half a file:\n" << after_kill;
     const bool rewritten = after_kill == accepted;
     if (rewritten && first_after_rename == 0) first_after_rename = k;
-    settled(accepted, rewritten ? "killed one" : "last one");
+    t.Settled(accepted, rewritten ? "killed one" : "last one");
     if (HasFatalFailure()) return;
   }
   ASSERT_GT(first_after_rename, 0) << "no kill fell between the rename and the record";
 
   // The accept that settles that intent, killed at each of its own steps: the next one
   // still records the first accept's change, once.
-  reset();
-  ASSERT_TRUE(killed_at("killed one", first_after_rename));
-  const auto settling = accept("settling one", 0);
-  ASSERT_EQ(settling.exit_code, 0) << ReadFile(f.dir / "err");
+  t.Reset();
+  ASSERT_TRUE(t.KilledAt("killed one", first_after_rename));
+  const auto settling = t.Accept("settling one", 0);
+  ASSERT_EQ(settling.exit_code, 0) << ReadFile(t.f.dir / "err");
   const std::string settle_steps = ::testing::PrintToString(settling.calls);
   for (int k = 1; k <= static_cast<int>(settling.calls.size()); ++k) {
     SCOPED_TRACE(::testing::Message() << "the settling accept killed at step " << k << " of " << settle_steps);
-    reset();
-    ASSERT_TRUE(killed_at("killed one", first_after_rename));
-    ASSERT_TRUE(killed_at("settling one", k));
-    settled(accepted, "killed one");
+    t.Reset();
+    ASSERT_TRUE(t.KilledAt("killed one", first_after_rename));
+    ASSERT_TRUE(t.KilledAt("settling one", k));
+    t.Settled(accepted, "killed one");
     if (HasFatalFailure()) return;
   }
 }

@@ -56,6 +56,22 @@ struct IngestFixture : ::testing::Test {
   }
 };
 
+// Run 2 of db, the failing JUnit file's: stored as an ingest run with its three cases.
+void ExpectIngestedJunitRun(const std::string& db) {
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto run2 = (*store)->Run(2);
+  ASSERT_TRUE(run2.ok());
+  EXPECT_EQ(run2->stack, "ingest:junit");
+  EXPECT_EQ(run2->status, RunStatus::kFail);
+  EXPECT_NE(run2->config_json.find("\"format\":\"junit\""), std::string::npos) << run2->config_json;
+  auto cases = (*store)->FinishedCases(2);
+  ASSERT_TRUE(cases.ok());
+  ASSERT_EQ(cases->size(), 3u);
+  EXPECT_EQ((*cases)[2].result.case_id, "pytest/tests.test_ünï.test_skip");
+  EXPECT_EQ((*cases)[2].result.status, CaseStatus::kSkip);
+}
+
 TEST_F(IngestFixture, JunitResultsShowInHistoryAndCompare) {
   const auto good = File("good.xml", JunitXml(""));
   const auto bad = File("bad.xml", JunitXml(R"(<failure message="0.91 &lt; 0.95">assert</failure>)"));
@@ -97,18 +113,7 @@ TEST_F(IngestFixture, JunitResultsShowInHistoryAndCompare) {
   }
   EXPECT_TRUE(seen) << compare.out;
 
-  auto store = Store::OpenReadOnly(db);
-  ASSERT_TRUE(store.ok());
-  auto run2 = (*store)->Run(2);
-  ASSERT_TRUE(run2.ok());
-  EXPECT_EQ(run2->stack, "ingest:junit");
-  EXPECT_EQ(run2->status, RunStatus::kFail);
-  EXPECT_NE(run2->config_json.find("\"format\":\"junit\""), std::string::npos) << run2->config_json;
-  auto cases = (*store)->FinishedCases(2);
-  ASSERT_TRUE(cases.ok());
-  ASSERT_EQ(cases->size(), 3u);
-  EXPECT_EQ((*cases)[2].result.case_id, "pytest/tests.test_ünï.test_skip");
-  EXPECT_EQ((*cases)[2].result.status, CaseStatus::kSkip);
+  ASSERT_NO_FATAL_FAILURE(ExpectIngestedJunitRun(db));
 
   // The report renders an ingested run like any other.
   const auto html = (dir.path() / "r.html").string();

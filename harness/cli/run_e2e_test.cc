@@ -236,16 +236,9 @@ TEST(RunE2E, ListPrintsCaseIdsWithoutRunning) {
   EXPECT_FALSE(std::filesystem::exists(dir / "h.db")) << "--list must not touch the database";
 }
 
-// Kill -9 in the middle of a case: the database stays consistent and the finished cases
-// (and the streamed samples of the running one) are stored; --resume finishes the rest.
-TEST(RunE2E, KillMidSuiteLeavesAConsistentDatabaseAndResumeFinishes) {
-  TempDir dir;
-  WriteFile(dir / "suites/selftest.json",
-            SelftestTable(R"({"outcome": "pass", "samples": 3}, {"outcome": "pass", "samples": 100, "sleep_ms": 20})"));
-  auto db = (dir / "h.db").string();
-  pid_t pid = testing_util::SpawnHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--commit", "00000001"});
-  ASSERT_GE(pid, 0);
-  // Wait until the second case has streamed some samples, then kill without warning.
+// Waits (up to 15 s) until the second selftest case has streamed a few samples into db,
+// then kills pid without warning; whether it was streaming by then.
+bool KillOnceStreaming(pid_t pid, const std::string& db) {
   bool streaming = false;
   for (int i = 0; i < 600 && !streaming; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
@@ -266,18 +259,33 @@ TEST(RunE2E, KillMidSuiteLeavesAConsistentDatabaseAndResumeFinishes) {
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
+  return streaming;
+}
+
+void ExpectIntegrityOk(const std::string& db) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA integrity_check", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok");
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+}
+
+// Kill -9 in the middle of a case: the database stays consistent and the finished cases
+// (and the streamed samples of the running one) are stored; --resume finishes the rest.
+TEST(RunE2E, KillMidSuiteLeavesAConsistentDatabaseAndResumeFinishes) {
+  TempDir dir;
+  WriteFile(dir / "suites/selftest.json",
+            SelftestTable(R"({"outcome": "pass", "samples": 3}, {"outcome": "pass", "samples": 100, "sleep_ms": 20})"));
+  auto db = (dir / "h.db").string();
+  pid_t pid = testing_util::SpawnHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--commit", "00000001"});
+  ASSERT_GE(pid, 0);
+  const bool streaming = KillOnceStreaming(pid, db);
   ASSERT_TRUE(streaming) << "the second case never started streaming";
 
-  {
-    sqlite3* raw = nullptr;
-    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA integrity_check", -1, &st, nullptr), SQLITE_OK);
-    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok");
-    sqlite3_finalize(st);
-    sqlite3_close(raw);
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectIntegrityOk(db));
   int64_t killed_run = 0;
   size_t samples_before = 0;
   {

@@ -177,23 +177,16 @@ std::string Drain(int fd) {
   return out;
 }
 
-// 2b. An output writes into what its path names and never replaces it: a symlink's target
-// is replaced (the link stays), a dangling link's target is created, a device (through a
-// link to /dev/null) and a fifo are written through, a socket is refused; a results
-// database that is a fifo is refused before SQLite opens it.
-TEST(SafetyE2E, OutputsWriteIntoWhatThePathNames) {
-  TempDir dir;
-  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass"})"));
-  const fs::path db = dir / "h.db";
-  ASSERT_EQ(RunSelftest(dir, db.string()).exit_code, 0);
-  auto report = [&](const fs::path& out, const std::string& format = "html") {
-    return RunHarness({"report", "--db", db.string(), "--format", format, "--out", out.string()});
-  };
+// `harness report` of db in format, written to out.
+ProcessResult ReportTo(const fs::path& db, const fs::path& out, const std::string& format = "html") {
+  return RunHarness({"report", "--db", db.string(), "--format", format, "--out", out.string()});
+}
 
+void ExpectLinksWrittenThrough(const TempDir& dir, const fs::path& db) {
   // A symlink (relative) to a regular file: the file is replaced, atomically, beside itself.
   WriteFile(dir / "reports/real.html", "old");
   fs::create_symlink("reports/real.html", dir / "link.html");
-  auto via_link = report(dir / "link.html");
+  auto via_link = ReportTo(db, dir / "link.html");
   EXPECT_EQ(via_link.exit_code, 0) << via_link.err;
   EXPECT_TRUE(fs::is_symlink(dir / "link.html")) << "the link was replaced";
   EXPECT_NE(ReadFile(dir / "reports/real.html").find("<html"), std::string::npos);
@@ -210,25 +203,28 @@ TEST(SafetyE2E, OutputsWriteIntoWhatThePathNames) {
   fs::create_symlink("/dev/null", dir / "null.xml");
   auto junit_null = RunSelftest(dir, db.string(), {"--junit", (dir / "null.xml").string()}, "abcdef2");
   EXPECT_EQ(junit_null.exit_code, 0) << junit_null.err;
-  auto report_null = report(dir / "null.xml");
+  auto report_null = ReportTo(db, dir / "null.xml");
   EXPECT_EQ(report_null.exit_code, 0) << report_null.err;
   EXPECT_TRUE(fs::is_symlink(dir / "null.xml"));
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
 
-  // A fifo: the reader gets the report; the fifo stays a fifo.
-  const fs::path fifo = dir / "pipe";
+// A fifo: the reader gets the report; the fifo stays a fifo.
+void ExpectFifoGetsTheReport(const TempDir& dir, const fs::path& db, const fs::path& fifo) {
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
   const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer's open does not wait
   ASSERT_GE(reader, 0);
-  auto to_fifo = report(fifo, "text");
+  auto to_fifo = ReportTo(db, fifo, "text");
   const std::string got = Drain(reader);
   close(reader);
   EXPECT_EQ(to_fifo.exit_code, 0) << to_fifo.err;
   EXPECT_TRUE(fs::is_fifo(fifo));
-  ASSERT_EQ(report(dir / "r.txt", "text").exit_code, 0);
+  ASSERT_EQ(ReportTo(db, dir / "r.txt", "text").exit_code, 0);
   EXPECT_EQ(got, ReadFile(dir / "r.txt"));
+}
 
-  // A socket is nothing an output can be written to: exit 2, left as it is.
+// A socket is nothing an output can be written to: exit 2, left as it is.
+void ExpectSocketRefused(const TempDir& dir, const fs::path& db) {
   const fs::path sock = dir / "sock";
   const int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
   sockaddr_un addr{};
@@ -236,11 +232,26 @@ TEST(SafetyE2E, OutputsWriteIntoWhatThePathNames) {
   ASSERT_LT(sock.string().size(), sizeof addr.sun_path);
   std::strcpy(addr.sun_path, sock.c_str());
   ASSERT_EQ(bind(sfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  auto to_socket = report(sock);
+  auto to_socket = ReportTo(db, sock);
   EXPECT_EQ(to_socket.exit_code, 2) << to_socket.err;
   EXPECT_NE(to_socket.err.find("socket"), std::string::npos) << to_socket.err;
   EXPECT_TRUE(fs::is_socket(sock));
   close(sfd);
+}
+
+// 2b. An output writes into what its path names and never replaces it: a symlink's target
+// is replaced (the link stays), a dangling link's target is created, a device (through a
+// link to /dev/null) and a fifo are written through, a socket is refused; a results
+// database that is a fifo is refused before SQLite opens it.
+TEST(SafetyE2E, OutputsWriteIntoWhatThePathNames) {
+  TempDir dir;
+  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass"})"));
+  const fs::path db = dir / "h.db";
+  ASSERT_EQ(RunSelftest(dir, db.string()).exit_code, 0);
+  ASSERT_NO_FATAL_FAILURE(ExpectLinksWrittenThrough(dir, db));
+  const fs::path fifo = dir / "pipe";
+  ASSERT_NO_FATAL_FAILURE(ExpectFifoGetsTheReport(dir, db, fifo));
+  ASSERT_NO_FATAL_FAILURE(ExpectSocketRefused(dir, db));
 
   // A database path that is a fifo: refused before SQLite opens it (it would wait forever
   // reading it, and write its -wal beside it).

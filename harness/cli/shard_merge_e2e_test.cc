@@ -106,6 +106,30 @@ TEST(ShardE2E, BadShardsAreUsageErrors) {
   EXPECT_FALSE(std::filesystem::exists(dir / "h.db")) << "refused before the database was created";
 }
 
+// One logical run in the report of the merged database: its summary counts every shard's
+// cases.
+void ExpectMergedReportIsOneRun(const std::filesystem::path& merged, std::size_t cases) {
+  auto report = RunHarness({"report", "--db", merged.string(), "--format", "json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  auto model = ParseJson(report.out, "report");
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  int64_t counted = 0;
+  for (const auto& s : (*model)["summary"])
+    for (const char* k : {"pass", "at_risk", "fail", "error", "skip"}) counted += s[k].get<int64_t>();
+  EXPECT_EQ(counted, static_cast<int64_t>(cases)) << report.out;
+  // ... and names the shards that hold each suite's cases, so a reader finds the CI job.
+  std::set<std::string> shards_named;
+  for (const auto& s : (*model)["summary"]) {
+    EXPECT_EQ(s["nightly"], "pipeline-42") << s.dump();
+    EXPECT_FALSE(s["shards"].empty()) << s.dump();
+    for (const auto& sh : s["shards"]) shards_named.insert(sh["shard"].get<std::string>());
+  }
+  EXPECT_EQ(shards_named, (std::set<std::string>{"0/3", "1/3", "2/3"})) << report.out;
+  auto text = RunHarness({"report", "--db", merged.string(), "--format", "text"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("nightly pipeline-42, "), std::string::npos) << text.out;
+}
+
 TEST(ShardE2E, ThreeShardsMergedAreTheUnshardedRun) {
   TempDir dir;
   const std::string sha = "5eed000000000000000000000000000000000001";
@@ -147,26 +171,7 @@ TEST(ShardE2E, ThreeShardsMergedAreTheUnshardedRun) {
   EXPECT_EQ(Rows(dir / "merged.db"), rows) << "merging the same shards again adds nothing";
   EXPECT_NE(again.out.find("0 runs added (1 already held)"), std::string::npos) << again.out;
 
-  // One logical run in the report: its summary counts every shard's cases.
-  auto report = RunHarness({"report", "--db", (dir / "merged.db").string(), "--format", "json"});
-  ASSERT_EQ(report.exit_code, 0) << report.err;
-  auto model = ParseJson(report.out, "report");
-  ASSERT_TRUE(model.ok()) << model.error().message;
-  int64_t counted = 0;
-  for (const auto& s : (*model)["summary"])
-    for (const char* k : {"pass", "at_risk", "fail", "error", "skip"}) counted += s[k].get<int64_t>();
-  EXPECT_EQ(counted, static_cast<int64_t>(want.size())) << report.out;
-  // ... and names the shards that hold each suite's cases, so a reader finds the CI job.
-  std::set<std::string> shards_named;
-  for (const auto& s : (*model)["summary"]) {
-    EXPECT_EQ(s["nightly"], "pipeline-42") << s.dump();
-    EXPECT_FALSE(s["shards"].empty()) << s.dump();
-    for (const auto& sh : s["shards"]) shards_named.insert(sh["shard"].get<std::string>());
-  }
-  EXPECT_EQ(shards_named, (std::set<std::string>{"0/3", "1/3", "2/3"})) << report.out;
-  auto text = RunHarness({"report", "--db", (dir / "merged.db").string(), "--format", "text"});
-  ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("nightly pipeline-42, "), std::string::npos) << text.out;
+  ASSERT_NO_FATAL_FAILURE(ExpectMergedReportIsOneRun(dir / "merged.db", want.size()));
   // History at the commit shows each case once (it ran in exactly one shard).
   auto history = RunHarness({"history", "--db", (dir / "merged.db").string(), "--suite", "gmm", "--format", "json"});
   ASSERT_EQ(history.exit_code, 0) << history.err;

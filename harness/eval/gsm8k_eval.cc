@@ -41,6 +41,63 @@ Result<std::unique_ptr<Gsm8kEval>> Gsm8kEval::Create(Gsm8kEvalOptions options) {
   return eval;
 }
 
+namespace {
+
+// A resumed run's stored samples go into the report once each (done marks their
+// questions); the number of them that are request errors.
+Result<int64_t> KeepPriorSamples(const std::vector<Sample>& prior, const std::filesystem::path& questions_file,
+                                 std::vector<bool>& done, Gsm8kEvalReport& report) {
+  const auto n = static_cast<int64_t>(done.size());
+  int64_t prior_errors = 0;
+  for (const auto& s : prior) {
+    char* end = nullptr;
+    const long long q = std::strtoll(s.key.c_str(), &end, 10);
+    if (s.key.empty() || *end != '\0' || q < 0 || q >= n)
+      return UsageError(fmt::format("resume: stored sample key '{}' is not a question index of {}", s.key,
+                                    questions_file.string()));
+    if (done[static_cast<std::size_t>(q)]) continue;   // a duplicate row says nothing new
+    done[static_cast<std::size_t>(q)] = true;
+    prior_errors += s.outcome == SampleOutcome::kError;
+    report.samples.push_back(s);
+  }
+  return prior_errors;
+}
+
+// The sample of one answered (or failed) request, scored against the question's label.
+Sample AnsweredSample(const CompletionResult& r, const Gsm8kItem& item) {
+  Sample s;
+  s.key = std::to_string(r.id);
+  s.expected = item.label;
+  s.latency_s = r.latency_s;
+  if (r.ok) {
+    const ScoredAnswer scored = ScoreGsm8kResponse(r.text, r.finish_reason, item.label);
+    s.outcome = scored.outcome;
+    s.extracted = scored.extracted;
+    s.tokens = r.completion_tokens;
+    s.completion = r.text.substr(0, kMaxStoredCompletionBytes);
+  } else {
+    s.outcome = SampleOutcome::kError;
+  }
+  return s;
+}
+
+// The report's throughput and summary; an infra error when the requests failed or too many
+// of the answers are errors.
+void FinishReport(Gsm8kEvalReport& report, const Status& status, double max_error_rate, double wall_s) {
+  report.wall_s = wall_s;
+  report.output_tokens_per_s = TokensPerSecond(report.output_tokens, report.wall_s);
+  report.summary = SummarizeSamples(report.samples);
+  if (!status) {
+    report.infra_error = status.error();
+  } else if (report.summary.error_rate > max_error_rate) {
+    report.infra_error = InfraError(fmt::format("{} of {} requests failed ({:.1f}%, limit {:.1f}%)",
+                                                report.summary.counts.error, report.questions,
+                                                100 * report.summary.error_rate, 100 * max_error_rate));
+  }
+}
+
+}  // namespace
+
 Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
                                        const std::function<void(const Sample&)>& on_sample) {
   const auto n = static_cast<int64_t>(questions_.size());
@@ -48,18 +105,8 @@ Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
   report.questions = n;
   report.samples.reserve(questions_.size());
   std::vector<bool> done(questions_.size(), false);
-  int64_t prior_errors = 0;
-  for (const auto& s : prior) {
-    char* end = nullptr;
-    const long long q = std::strtoll(s.key.c_str(), &end, 10);
-    if (s.key.empty() || *end != '\0' || q < 0 || q >= n)
-      return UsageError(fmt::format("resume: stored sample key '{}' is not a question index of {}", s.key,
-                                    options_.questions_file.string()));
-    if (done[static_cast<std::size_t>(q)]) continue;   // a duplicate row says nothing new
-    done[static_cast<std::size_t>(q)] = true;
-    prior_errors += s.outcome == SampleOutcome::kError;
-    report.samples.push_back(s);
-  }
+  auto prior_errors = KeepPriorSamples(prior, options_.questions_file, done, report);
+  if (!prior_errors) return prior_errors.error();
   std::vector<CompletionRequest> requests;
   for (int64_t q = 0; q < n; ++q)
     if (!done[static_cast<std::size_t>(q)])
@@ -74,41 +121,20 @@ Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
   // A resumed run's earlier failures count against the same limit.
   const int64_t allowed = static_cast<int64_t>(std::floor(options_.max_error_rate * static_cast<double>(n)));
   Status status = OkStatus();
-  if (prior_errors > allowed) {
-    status = InfraError(fmt::format("{} of the stored answers are request errors (limit {})", prior_errors, allowed));
+  if (*prior_errors > allowed) {
+    status = InfraError(fmt::format("{} of the stored answers are request errors (limit {})", *prior_errors, allowed));
   } else if (!requests.empty()) {
     status = client_->Run(requests, [&](CompletionResult&& r) {
-      const Gsm8kItem& item = questions_[static_cast<std::size_t>(r.id)];
-      Sample s;
-      s.key = std::to_string(r.id);
-      s.expected = item.label;
-      s.latency_s = r.latency_s;
-      if (r.ok) {
-        const ScoredAnswer scored = ScoreGsm8kResponse(r.text, r.finish_reason, item.label);
-        s.outcome = scored.outcome;
-        s.extracted = scored.extracted;
-        s.tokens = r.completion_tokens;
-        s.completion = r.text.substr(0, kMaxStoredCompletionBytes);
-        report.output_tokens += r.completion_tokens;
-      } else {
-        s.outcome = SampleOutcome::kError;
-      }
+      Sample s = AnsweredSample(r, questions_[static_cast<std::size_t>(r.id)]);
+      if (r.ok) report.output_tokens += r.completion_tokens;
       if (progress) progress->Record(r.ok, s.outcome == SampleOutcome::kCorrect);
       on_sample(s);
       report.samples.push_back(std::move(s));
     });
   }
   if (progress) progress->Finish();
-  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.output_tokens_per_s = TokensPerSecond(report.output_tokens, report.wall_s);
-  report.summary = SummarizeSamples(report.samples);
-  if (!status) {
-    report.infra_error = status.error();
-  } else if (report.summary.error_rate > options_.max_error_rate) {
-    report.infra_error = InfraError(fmt::format("{} of {} requests failed ({:.1f}%, limit {:.1f}%)",
-                                                report.summary.counts.error, n, 100 * report.summary.error_rate,
-                                                100 * options_.max_error_rate));
-  }
+  FinishReport(report, status, options_.max_error_rate,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return report;
 }
 

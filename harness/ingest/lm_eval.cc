@@ -69,16 +69,16 @@ std::set<std::string> GroupNames(const Json& top) {
 // (multiple choice, lm-eval 0.3).
 constexpr const char* kAccuracySources[] = {"exact_match", "acc"};
 
-}  // namespace
+// A sample as read, before the filter is chosen.
+struct SampleRow {
+  std::string where;  // origin:line, or origin: [index] for a JSON list
+  std::string filter;
+  Sample sample;
+};
 
-Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const std::string& origin,
-                                               const std::string& wanted_filter) {
-  struct Row {
-    std::string where;  // origin:line, or origin: [index] for a JSON list
-    std::string filter;
-    Sample sample;
-  };
-  // 0.4.0 wrote one JSON list; later versions one object per line.
+// The samples file's objects with where each is: 0.4.0 wrote one JSON list; later versions
+// one object per line.
+Result<std::vector<std::pair<Json, std::string>>> SampleObjects(const std::string& text, const std::string& origin) {
   std::vector<std::pair<Json, std::string>> objects;
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '[') {
@@ -92,33 +92,156 @@ Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const st
     });
     if (!read) return read.error();
   }
-  std::vector<Row> rows;
+  return objects;
+}
+
+Result<SampleRow> ReadSampleRow(const Json& json, const std::string& where) {
+  if (!json.is_object()) return UsageError(where + ": expected a JSON object per sample");
+  JsonObject o(json, where);
+  auto doc_id = o.Int("doc_id");
+  if (!doc_id) return doc_id.error();
+  const char* metric = nullptr;
+  for (const char* m : kAccuracySources)
+    if (!metric && o.Has(m)) metric = m;
+  if (!metric) return o.FieldError("exact_match", "missing field (a sample's score: exact_match or acc)");
+  auto score = o.Number(metric);
+  if (!score) return score.error();
+  auto filter = o.String("filter", "");
+  if (!filter) return filter.error();
+  SampleRow r{where, *filter, {}};
+  r.sample.key = std::to_string(*doc_id);
+  r.sample.outcome = *score >= 0.5 ? SampleOutcome::kCorrect : SampleOutcome::kWrong;
+  if (o.Has("target")) r.sample.expected = AsText(json.at("target"));
+  for (const char* list : {"filtered_resps", "resps"})
+    if (o.Has(list) && !json.at(list).is_array()) return o.FieldError(list, "expected a list");
+  if (o.Has("filtered_resps")) r.sample.extracted = FirstResponse(json.at("filtered_resps"));
+  // The model's answer as it wrote it; a file without resps has only the filtered one.
+  r.sample.completion = o.Has("resps") ? FirstResponse(json.at("resps")) : r.sample.extracted;
+  r.sample.completion.resize(Utf8Prefix(r.sample.completion, kMaxStoredCompletionBytes).size());
+  return r;
+}
+
+// How many documents a task ran, from `n-samples` (effective, else original); 0 when the
+// file does not say.
+Result<int64_t> TaskSampleCount(const Json& top, const std::string& task, const std::string& origin) {
+  if (!(top.contains("n-samples") && top["n-samples"].is_object() && top["n-samples"].contains(task))) return 0;
+  JsonObject ns(top["n-samples"][task], origin, "n-samples." + task);
+  auto effective = ns.Int("effective", 0);
+  if (!effective) return effective.error();
+  auto original = ns.Int("original", 0);
+  if (!original) return original.error();
+  return *effective > 0 ? *effective : *original;
+}
+
+// A task's metrics, each with the 95% interval its "_stderr" companion gives, and the
+// filters they were read with ("" for a metric without one).
+struct TaskMetrics {
+  std::vector<Metric> metrics;
   std::set<std::string> filters;
-  for (const auto& [json, where] : objects) {
-    if (!json.is_object()) return UsageError(where + ": expected a JSON object per sample");
-    JsonObject o(json, where);
-    auto doc_id = o.Int("doc_id");
-    if (!doc_id) return doc_id.error();
-    const char* metric = nullptr;
-    for (const char* m : kAccuracySources)
-      if (!metric && o.Has(m)) metric = m;
-    if (!metric) return o.FieldError("exact_match", "missing field (a sample's score: exact_match or acc)");
-    auto score = o.Number(metric);
-    if (!score) return score.error();
-    auto filter = o.String("filter", "");
-    if (!filter) return filter.error();
-    Row r{where, *filter, {}};
-    r.sample.key = std::to_string(*doc_id);
-    r.sample.outcome = *score >= 0.5 ? SampleOutcome::kCorrect : SampleOutcome::kWrong;
-    if (o.Has("target")) r.sample.expected = AsText(json.at("target"));
-    for (const char* list : {"filtered_resps", "resps"})
-      if (o.Has(list) && !json.at(list).is_array()) return o.FieldError(list, "expected a list");
-    if (o.Has("filtered_resps")) r.sample.extracted = FirstResponse(json.at("filtered_resps"));
-    // The model's answer as it wrote it; a file without resps has only the filtered one.
-    r.sample.completion = o.Has("resps") ? FirstResponse(json.at("resps")) : r.sample.extracted;
-    r.sample.completion.resize(Utf8Prefix(r.sample.completion, kMaxStoredCompletionBytes).size());
-    filters.insert(r.filter);
-    rows.push_back(std::move(r));
+};
+
+Result<TaskMetrics> ReadTaskMetrics(const Json& metrics, const JsonObject& task_obj, int64_t n) {
+  TaskMetrics out;
+  for (const auto& [key, value] : metrics.items()) {
+    const auto comma = key.find(',');
+    const std::string metric = key.substr(0, comma);
+    if (metric.size() >= 7 && metric.compare(metric.size() - 7, 7, "_stderr") == 0) continue;
+    if (!value.is_number()) continue;  // "alias" and the like
+    if (key.empty()) return task_obj.FieldError(key, "a metric name must not be empty");
+    if (comma != std::string::npos) out.filters.insert(key.substr(comma + 1));
+    else out.filters.insert("");
+    Metric m{key, value.get<double>(), n, std::nullopt, std::nullopt, ""};
+    const std::string stderr_key =
+        metric + "_stderr" + (comma == std::string::npos ? std::string() : key.substr(comma));
+    if (metrics.contains(stderr_key) && metrics[stderr_key].is_number()) {
+      // A negative stderr, or one so large the bounds overflow, gives no interval.
+      const double se = metrics[stderr_key].get<double>();
+      const double low = m.value - 1.96 * se, high = m.value + 1.96 * se;
+      if (se >= 0 && std::isfinite(low) && std::isfinite(high)) {
+        m.low = low;
+        m.high = high;
+      }
+    }
+    out.metrics.push_back(std::move(m));
+  }
+  return out;
+}
+
+// Adds the accuracy metric, a copy of the first of kAccuracySources read with filter; the
+// key it copied, or "" when the task has none of them.
+std::string AddAccuracy(std::vector<Metric>& metrics, const std::string& filter) {
+  std::string accuracy_key;
+  for (const char* source : kAccuracySources) {
+    const std::string key = filter.empty() ? source : std::string(source) + "," + filter;
+    for (const auto& m : metrics)
+      if (accuracy_key.empty() && m.name == key) {
+        accuracy_key = key;
+        Metric a = m;
+        a.name = metric_names::kAccuracy;
+        metrics.push_back(std::move(a));
+        break;
+      }
+  }
+  return accuracy_key;
+}
+
+// One task of the results (task_obj, its metrics) as a passed case.
+Result<FinishedCase> ReadTask(const Json& top, const JsonObject& results, const std::string& task,
+                              const JsonObject& task_obj, const std::string& suite, const std::string& wanted_filter,
+                              const std::string& origin) {
+  auto n = TaskSampleCount(top, task, origin);
+  if (!n) return n.error();
+  auto metrics = ReadTaskMetrics(task_obj.json(), task_obj, *n);
+  if (!metrics) return metrics.error();
+  FinishedCase c;
+  c.suite = suite;
+  c.result.case_id = suite + "/" + task;
+  c.result.status = CaseStatus::kPass;
+  c.result.metrics = std::move(metrics->metrics);
+  auto filter = ChooseFilter(metrics->filters, wanted_filter);
+  if (!filter) return results.FieldError(task, NoSuchFilter(metrics->filters, wanted_filter));
+  const std::string accuracy_key = AddAccuracy(c.result.metrics, *filter);
+  if (!accuracy_key.empty())
+    c.result.message = fmt::format("accuracy is lm-eval's {}", accuracy_key);
+  return c;
+}
+
+// Gives each samples file's rows to the case of its task.
+Status AttachSamples(std::vector<FinishedCase>& cases, const std::vector<std::string>& tasks, const std::string& suite,
+                     const std::vector<LmEvalSamplesFile>& samples, const std::string& wanted_filter,
+                     const std::string& origin) {
+  for (const auto& file : samples) {
+    if (tasks.empty()) return UsageError(fmt::format("{}: results hold no task for the samples of {}", origin, file.origin));
+    auto task = TaskOf(file.origin, tasks);
+    if (!task) return task.error();
+    auto rows = ParseLmEvalSamples(file.text, file.origin, wanted_filter);
+    if (!rows) return rows.error();
+    for (auto& c : cases)
+      if (c.result.case_id == suite + "/" + *task) {
+        if (!c.samples.empty())
+          return UsageError(fmt::format("{}: task '{}' already has samples from another file", file.origin, *task));
+        c.samples = std::move(*rows);
+        // lm-eval 0.3 writes no n-samples: the samples say how many documents ran.
+        for (auto& m : c.result.metrics)
+          if (m.n == 0) m.n = static_cast<int64_t>(c.samples.size());
+      }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::vector<Sample>> ParseLmEvalSamples(const std::string& text, const std::string& origin,
+                                               const std::string& wanted_filter) {
+  auto objects = SampleObjects(text, origin);
+  if (!objects) return objects.error();
+  std::vector<SampleRow> rows;
+  std::set<std::string> filters;
+  for (const auto& [json, where] : *objects) {
+    auto r = ReadSampleRow(json, where);
+    if (!r) return r.error();
+    filters.insert(r->filter);
+    rows.push_back(std::move(*r));
   }
   auto keep = ChooseFilter(filters, wanted_filter);
   if (!keep) return UsageError(fmt::format("{}: {}", origin, NoSuchFilter(filters, wanted_filter)));
@@ -146,82 +269,19 @@ Result<std::vector<FinishedCase>> ParseLmEval(const std::string& text, const std
   const std::set<std::string> groups = GroupNames(*json);
   std::vector<std::string> tasks;
   std::vector<FinishedCase> cases;
-  for (const auto& [task, metrics] : results->json().items()) {
+  for (const auto& item : results->json().items()) {
+    const std::string& task = item.key();
     auto task_obj = results->Object(task);
     if (!task_obj) return task_obj.error();
     if (task.empty()) return results->FieldError(task, "a task name must not be empty (it names the case)");
     if (groups.count(task)) continue;
-    int64_t n = 0;
-    if (json->contains("n-samples") && (*json)["n-samples"].is_object() && (*json)["n-samples"].contains(task)) {
-      JsonObject ns((*json)["n-samples"][task], origin, "n-samples." + task);
-      auto effective = ns.Int("effective", 0);
-      if (!effective) return effective.error();
-      auto original = ns.Int("original", 0);
-      if (!original) return original.error();
-      n = *effective > 0 ? *effective : *original;
-    }
-    FinishedCase c;
-    c.suite = suite;
-    c.result.case_id = suite + "/" + task;
-    c.result.status = CaseStatus::kPass;
-    std::set<std::string> filters;
-    for (const auto& [key, value] : metrics.items()) {
-      const auto comma = key.find(',');
-      const std::string metric = key.substr(0, comma);
-      if (metric.size() >= 7 && metric.compare(metric.size() - 7, 7, "_stderr") == 0) continue;
-      if (!value.is_number()) continue;  // "alias" and the like
-      if (key.empty()) return task_obj->FieldError(key, "a metric name must not be empty");
-      if (comma != std::string::npos) filters.insert(key.substr(comma + 1));
-      else filters.insert("");
-      Metric m{key, value.get<double>(), n, std::nullopt, std::nullopt, ""};
-      const std::string stderr_key =
-          metric + "_stderr" + (comma == std::string::npos ? std::string() : key.substr(comma));
-      if (metrics.contains(stderr_key) && metrics[stderr_key].is_number()) {
-        // A negative stderr, or one so large the bounds overflow, gives no interval.
-        const double se = metrics[stderr_key].get<double>();
-        const double low = m.value - 1.96 * se, high = m.value + 1.96 * se;
-        if (se >= 0 && std::isfinite(low) && std::isfinite(high)) {
-          m.low = low;
-          m.high = high;
-        }
-      }
-      c.result.metrics.push_back(std::move(m));
-    }
-    auto filter = ChooseFilter(filters, wanted_filter);
-    if (!filter) return results->FieldError(task, NoSuchFilter(filters, wanted_filter));
-    std::string accuracy_key;
-    for (const char* source : kAccuracySources) {
-      const std::string key = filter->empty() ? source : std::string(source) + "," + *filter;
-      for (const auto& m : c.result.metrics)
-        if (accuracy_key.empty() && m.name == key) {
-          accuracy_key = key;
-          Metric a = m;
-          a.name = metric_names::kAccuracy;
-          c.result.metrics.push_back(std::move(a));
-          break;
-        }
-    }
-    if (!accuracy_key.empty())
-      c.result.message = fmt::format("accuracy is lm-eval's {}", accuracy_key);
+    auto c = ReadTask(*json, *results, task, *task_obj, suite, wanted_filter, origin);
+    if (!c) return c.error();
     tasks.push_back(task);
-    cases.push_back(std::move(c));
+    cases.push_back(std::move(*c));
   }
-  for (const auto& file : samples) {
-    if (tasks.empty()) return UsageError(fmt::format("{}: results hold no task for the samples of {}", origin, file.origin));
-    auto task = TaskOf(file.origin, tasks);
-    if (!task) return task.error();
-    auto rows = ParseLmEvalSamples(file.text, file.origin, wanted_filter);
-    if (!rows) return rows.error();
-    for (auto& c : cases)
-      if (c.result.case_id == suite + "/" + *task) {
-        if (!c.samples.empty())
-          return UsageError(fmt::format("{}: task '{}' already has samples from another file", file.origin, *task));
-        c.samples = std::move(*rows);
-        // lm-eval 0.3 writes no n-samples: the samples say how many documents ran.
-        for (auto& m : c.result.metrics)
-          if (m.n == 0) m.n = static_cast<int64_t>(c.samples.size());
-      }
-  }
+  auto attached = AttachSamples(cases, tasks, suite, samples, wanted_filter, origin);
+  if (!attached) return attached.error();
   return cases;
 }
 

@@ -135,6 +135,98 @@ Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::str
   return OkStatus();
 }
 
+// The run's identity, with what the run is made for in its context; an explicit baseline
+// must have been run with the same identity.
+Result<RunIdentity> IdentityFor(const RunRequest& request, Store& store) {
+  auto identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables);
+  if (!identity) return identity.error();
+  if (!request.made_for.empty()) identity->context["bisect"] = request.made_for;
+  if (request.rerun_of) identity->context["rerun_of"] = *request.rerun_of;
+  if (!request.server_log.empty()) identity->context["server_log"] = request.server_log;
+  if (!request.baseline_rev.empty())
+    if (auto s = CheckExplicitBaseline(store, request.repo, request.baseline_rev, identity->hash); !s) return s.error();
+  return identity;
+}
+
+// The interrupted run --resume continues; none without --resume or when there is none to
+// resume (then a new run begins).
+Result<std::optional<int64_t>> ResumedRun(Store& store, int64_t commit_id, const RunIdentity& identity,
+                                          const RunRequest& request) {
+  if (!request.resume) return std::optional<int64_t>();
+  auto found = FindResumable(store, commit_id, identity, request);
+  if (!found) return found.error();
+  if (!*found) std::fprintf(stderr, "harness: no interrupted run of this commit and identity; starting a new run\n");
+  return found;
+}
+
+NewRun NewRunOf(int64_t commit_id, const RunIdentity& identity, const RunRequest& request) {
+  return NewRun{commit_id, request.stack_config.stack, identity.hash, identity.json.dump(), Hostname(),
+                kHarnessVersion, request.shard.Word(), request.nightly, identity.context.dump()};
+}
+
+// What the suites' bodies read while the run runs: the stack and its endpoint, the noise
+// seed, the baseline and the stored reruns of a case's metric.
+void InstallRunContext(RunContext& ctx, const RunRequest& request, Stack& stack, Store& store,
+                       const RunIdentity& identity, int64_t run_id, const std::map<std::string, std::string>& params) {
+  ctx.stack_config = request.stack_config;
+  ctx.stack = &stack;
+  ctx.endpoint = request.endpoint;
+  ctx.noise_seed = request.noise_seed.value_or(static_cast<uint64_t>(run_id));
+  ctx.baseline =
+      MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity.hash, run_id, params);
+  ctx.reruns = [&store, sha = request.commit.sha, hash = identity.hash, run_id, params](
+                   const std::string& case_id, const std::string& metric) -> Result<std::vector<double>> {
+    auto it = params.find(case_id);
+    return store.MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha, metric);
+  };
+}
+
+// Runs the requested cases a resumed run has not finished through GoogleTest; the returned
+// listener has stored them and holds their results.
+std::unique_ptr<RunListener> RunCases(const RunRequest& request, const std::set<std::string>& finished, Store& store,
+                                      int64_t run_id) {
+  std::vector<std::string> names;
+  for (const auto& id : request.case_ids)
+    if (!finished.count(id)) names.push_back(Registered().at(id));
+  const std::string gtest_filter = names.empty() ? "-*" : fmt::format("{}", fmt::join(names, ":"));
+  GTEST_FLAG_SET(filter, gtest_filter);
+  // The cases are this shard's already; GoogleTest would shard them a second time.
+  unsetenv("GTEST_TOTAL_SHARDS");
+  unsetenv("GTEST_SHARD_INDEX");
+
+  auto& listeners = testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_result_printer());
+  // Ours again after the run, so a rerun (RerunAtRisk) appends a fresh one for its own run.
+  std::unique_ptr<RunListener> listener(new RunListener(store, run_id, request.resume));
+  listeners.Append(listener.get());
+  if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its results decide the exit code
+  listeners.Release(listener.get());
+  return listener;
+}
+
+// The run's result from its listener's, and the run finished in the store with its status.
+Result<RunResult> FinishedRun(Store& store, int64_t run_id, bool resumed, const RunIdentity& identity,
+                              const RunListener& listener) {
+  RunResult result;
+  result.run_id = run_id;
+  result.identity_hash = identity.hash;
+  result.context = identity.context;
+  result.store_error = listener.store_error();
+  result.cases = listener.results();
+  if (resumed) {  // the summary covers the whole run, not only this invocation
+    auto all = WholeRun(store, run_id, std::move(result.cases));
+    if (!all) return all.error();
+    result.cases = std::move(all).value();
+  }
+  result.status = CountStatuses(result.cases).Overall();
+  if (result.store_error) result.status = RunStatus::kError;
+  if (auto s = store.FinishRun(run_id, result.status); !s) {
+    if (!result.store_error) result.store_error = s.error();
+    result.status = RunStatus::kError;
+  }
+  return result;
+}
+
 }  // namespace
 
 Result<std::vector<SuiteTable>> PrepareSuites(const std::filesystem::path& suites_dir) {
@@ -197,32 +289,18 @@ Result<std::vector<std::string>> SelectCases(const std::vector<SuiteTable>& tabl
 }
 
 Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& store) {
-  auto identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables);
+  auto identity = IdentityFor(request, store);
   if (!identity) return identity.error();
-  if (!request.made_for.empty()) identity->context["bisect"] = request.made_for;
-  if (request.rerun_of) identity->context["rerun_of"] = *request.rerun_of;
-  if (!request.server_log.empty()) identity->context["server_log"] = request.server_log;
-  if (!request.baseline_rev.empty())
-    if (auto s = CheckExplicitBaseline(store, request.repo, request.baseline_rev, identity->hash); !s) return s.error();
   auto commit_id = store.UpsertCommit(request.commit);
   if (!commit_id) return commit_id.error();
 
-  std::optional<int64_t> resumed;
-  std::set<std::string> finished;  // cases a resumed run already finished
-  if (request.resume) {
-    auto found = FindResumable(store, *commit_id, *identity, request);
-    if (!found) return found.error();
-    resumed = *found;
-    if (!resumed)
-      std::fprintf(stderr, "harness: no interrupted run of this commit and identity; starting a new run\n");
-  }
+  auto resumed = ResumedRun(store, *commit_id, *identity, request);
+  if (!resumed) return resumed.error();
   int64_t run_id = 0;
-  if (resumed) {
-    run_id = *resumed;
+  if (*resumed) {
+    run_id = **resumed;
   } else {
-    auto id = store.BeginRun(NewRun{*commit_id, request.stack_config.stack, identity->hash, identity->json.dump(),
-                                    Hostname(), kHarnessVersion, request.shard.Word(), request.nightly,
-                                    identity->context.dump()});
+    auto id = store.BeginRun(NewRunOf(*commit_id, *identity, request));
     if (!id) return id.error();
     run_id = *id;
   }
@@ -230,56 +308,15 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   auto lock = RunLock::Acquire(store.path(), run_id);
   if (!lock) return lock.error();
   const auto params = ParamsByCase(request.tables);
-  if (resumed)
+  std::set<std::string> finished;  // cases a resumed run already finished
+  if (*resumed)
     if (auto s = Reopen(store, run_id, params, finished); !s) return s.error();
 
   RunContext& ctx = CurrentRun();
-  ctx.stack_config = request.stack_config;
-  ctx.stack = &stack;
-  ctx.endpoint = request.endpoint;
-  ctx.noise_seed = request.noise_seed.value_or(static_cast<uint64_t>(run_id));
-  ctx.baseline =
-      MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity->hash, run_id, params);
-  ctx.reruns = [&store, sha = request.commit.sha, hash = identity->hash, run_id, params](
-                   const std::string& case_id, const std::string& metric) -> Result<std::vector<double>> {
-    auto it = params.find(case_id);
-    return store.MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha, metric);
-  };
-
-  std::vector<std::string> names;
-  for (const auto& id : request.case_ids)
-    if (!finished.count(id)) names.push_back(Registered().at(id));
-  const std::string gtest_filter = names.empty() ? "-*" : fmt::format("{}", fmt::join(names, ":"));
-  GTEST_FLAG_SET(filter, gtest_filter);
-  // The cases are this shard's already; GoogleTest would shard them a second time.
-  unsetenv("GTEST_TOTAL_SHARDS");
-  unsetenv("GTEST_SHARD_INDEX");
-
-  auto& listeners = testing::UnitTest::GetInstance()->listeners();
-  delete listeners.Release(listeners.default_result_printer());
-  // Ours again after the run, so a rerun (RerunAtRisk) appends a fresh one for its own run.
-  std::unique_ptr<RunListener> listener(new RunListener(store, run_id, request.resume));
-  listeners.Append(listener.get());
-  if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its results decide the exit code
-  listeners.Release(listener.get());
-
-  RunResult result;
-  result.run_id = run_id;
-  result.identity_hash = identity->hash;
-  result.context = identity->context;
-  result.store_error = listener->store_error();
-  result.cases = listener->results();
-  if (resumed) {  // the summary covers the whole run, not only this invocation
-    auto all = WholeRun(store, run_id, std::move(result.cases));
-    if (!all) return all.error();
-    result.cases = std::move(all).value();
-  }
-  result.status = CountStatuses(result.cases).Overall();
-  if (result.store_error) result.status = RunStatus::kError;
-  if (auto s = store.FinishRun(run_id, result.status); !s) {
-    if (!result.store_error) result.store_error = s.error();
-    result.status = RunStatus::kError;
-  }
+  InstallRunContext(ctx, request, stack, store, *identity, run_id, params);
+  const std::unique_ptr<RunListener> listener = RunCases(request, finished, store, run_id);
+  auto result = FinishedRun(store, run_id, resumed->has_value(), *identity, *listener);
+  if (!result) return result.error();
   ctx = RunContext();
   return result;
 }

@@ -112,18 +112,11 @@ static bool IsIdentifier(const std::string& s) {
   return true;
 }
 
-Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
-  auto j = ReadJsonFile(file);
-  if (!j) return j.error();
-  const std::string origin = file.string();
-  if (!j->is_object()) return UsageError(origin + ": a suite table is a JSON object");
-  JsonObject o(*j, origin);
-  if (o.Int("format_version", 0).ok() && *o.Int("format_version", 0) == 1)
-    return o.FieldError("format_version", "format 1 tables declare no parameter types; add a \"params\" section and "
-                                          "set format_version 2 (docs/suites.md)");
-  if (auto v = o.RequireVersion(kSuiteTableFormat); !v) return v.error();
-  SuiteTable t;
-  t.path = origin;
+namespace {
+
+// The table's suite (which must name its file), description, nightly flag and shard cost;
+// its top-level keys must all be known.
+Status ReadSuiteFields(const JsonObject& o, const std::filesystem::path& file, SuiteTable& t) {
   auto suite = o.String("suite");
   if (!suite) return suite.error();
   if (!IsIdentifier(*suite)) return o.FieldError("suite", "must be letters, digits and _");
@@ -145,47 +138,82 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
   if (!shard_cost) return shard_cost.error();
   if (!(*shard_cost > 0 && *shard_cost <= 1e6)) return o.FieldError("shard_cost", "must be in (0, 1e6]");
   t.shard_cost = *shard_cost;
-  if (o.Has("headline_metric")) {
-    auto h = o.Object("headline_metric");
-    if (!h) return h.error();
-    if (auto k = h->KnownKeys({"name", "better"}); !k) return k.error();
-    auto name = h->String("name");
-    if (!name) return name.error();
-    auto better = h->String("better", "higher");
-    if (!better) return better.error();
-    if (*better != "higher" && *better != "lower") return h->FieldError("better", "is \"higher\" or \"lower\"");
-    t.headline_metric = *name;
-    t.headline_higher_is_better = *better == "higher";
+  return OkStatus();
+}
+
+Status ReadHeadlineMetric(const JsonObject& o, SuiteTable& t) {
+  if (!o.Has("headline_metric")) return OkStatus();
+  auto h = o.Object("headline_metric");
+  if (!h) return h.error();
+  if (auto k = h->KnownKeys({"name", "better"}); !k) return k.error();
+  auto name = h->String("name");
+  if (!name) return name.error();
+  auto better = h->String("better", "higher");
+  if (!better) return better.error();
+  if (*better != "higher" && *better != "lower") return h->FieldError("better", "is \"higher\" or \"lower\"");
+  t.headline_metric = *name;
+  t.headline_higher_is_better = *better == "higher";
+  return OkStatus();
+}
+
+// The parameters every row starts from (an empty object when the table has none).
+Result<Json> ReadDefaults(const JsonObject& o, const std::map<std::string, ParamSpec>& specs) {
+  if (!o.Has("defaults")) return Json::object();
+  auto d = o.Object("defaults");
+  if (!d) return d.error();
+  if (auto c = CheckParams(d->json(), specs, *d); !c) return c.error();
+  return d->json();
+}
+
+// The cases of one test: each row of its list checked and merged over the defaults.
+Result<std::vector<CaseParam>> ReadTestRows(const std::string& suite, const std::string& name, const Json& rows,
+                                            const std::map<std::string, ParamSpec>& specs, const Json& defaults,
+                                            const std::string& origin) {
+  const std::string path = "tests." + name;
+  if (!IsIdentifier(name)) return UsageError(fmt::format("{}: {}: a test name is letters, digits and _", origin, path));
+  if (!rows.is_array() || rows.empty())
+    return UsageError(fmt::format("{}: {}: expected a non-empty list of parameter objects", origin, path));
+  std::vector<CaseParam> params;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].is_object())
+      return UsageError(fmt::format("{}: {}[{}]: expected an object of parameters", origin, path, i));
+    if (auto c = CheckParams(rows[i], specs, JsonObject(rows[i], origin, fmt::format("{}[{}]", path, i))); !c)
+      return c.error();
+    Json merged = defaults;
+    merged.update(rows[i]);
+    params.push_back(CaseParam{suite, name, static_cast<int>(i), merged, origin});
   }
+  return params;
+}
+
+}  // namespace
+
+Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
+  auto j = ReadJsonFile(file);
+  if (!j) return j.error();
+  const std::string origin = file.string();
+  if (!j->is_object()) return UsageError(origin + ": a suite table is a JSON object");
+  JsonObject o(*j, origin);
+  if (o.Int("format_version", 0).ok() && *o.Int("format_version", 0) == 1)
+    return o.FieldError("format_version", "format 1 tables declare no parameter types; add a \"params\" section and "
+                                          "set format_version 2 (docs/suites.md)");
+  if (auto v = o.RequireVersion(kSuiteTableFormat); !v) return v.error();
+  SuiteTable t;
+  t.path = origin;
+  if (auto s = ReadSuiteFields(o, file, t); !s) return s.error();
+  if (auto s = ReadHeadlineMetric(o, t); !s) return s.error();
   // Every parameter is declared with its type, so a typo or a wrongly typed value is an
   // input error naming file and field before any case runs, never a silent default.
   auto specs = ReadParamSpecs(o);
   if (!specs) return specs.error();
-  Json defaults = Json::object();
-  if (o.Has("defaults")) {
-    auto d = o.Object("defaults");
-    if (!d) return d.error();
-    if (auto c = CheckParams(d->json(), *specs, *d); !c) return c.error();
-    defaults = d->json();
-  }
+  auto defaults = ReadDefaults(o, *specs);
+  if (!defaults) return defaults.error();
   auto tests = o.Object("tests");
   if (!tests) return tests.error();
   for (const auto& [name, rows] : tests->json().items()) {
-    const std::string path = "tests." + name;
-    if (!IsIdentifier(name)) return UsageError(fmt::format("{}: {}: a test name is letters, digits and _", origin, path));
-    if (!rows.is_array() || rows.empty())
-      return UsageError(fmt::format("{}: {}: expected a non-empty list of parameter objects", origin, path));
-    std::vector<CaseParam> params;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (!rows[i].is_object())
-        return UsageError(fmt::format("{}: {}[{}]: expected an object of parameters", origin, path, i));
-      if (auto c = CheckParams(rows[i], *specs, JsonObject(rows[i], origin, fmt::format("{}[{}]", path, i))); !c)
-        return c.error();
-      Json merged = defaults;
-      merged.update(rows[i]);
-      params.push_back(CaseParam{t.suite, name, static_cast<int>(i), merged, origin});
-    }
-    t.tests[name] = std::move(params);
+    auto params = ReadTestRows(t.suite, name, rows, *specs, *defaults, origin);
+    if (!params) return params.error();
+    t.tests[name] = std::move(*params);
   }
   return t;
 }

@@ -189,6 +189,34 @@ bool IsElisionRow(std::string_view line) {
   return dots;
 }
 
+Error TableError(const std::string& origin, int line, size_t column, const std::string& what) {
+  return UsageError(fmt::format("{}:{}:{}: {}", origin, line, column + 1, what));
+}
+
+// Which column of the table is what, from its header line.
+struct TableColumns {
+  std::vector<std::string> names;
+  int name = -1, shapes = -1, total = -1, calls = -1;
+};
+
+Result<TableColumns> ReadColumns(const Line& header, const std::vector<Span>& spans, const std::string& origin) {
+  auto header_cells = CellsOf(header, spans, {}, origin);
+  if (!header_cells) return header_cells.error();
+  TableColumns columns;
+  for (size_t c = 0; c < spans.size(); ++c) {
+    const std::string_view h = (*header_cells)[c].text;
+    columns.names.emplace_back(h);
+    if (h == "Name") columns.name = static_cast<int>(c);
+    else if (h == "Input Shapes") columns.shapes = static_cast<int>(c);
+    else if (h == "# of Calls") columns.calls = static_cast<int>(c);
+    else if (columns.total < 0 && EndsWith(h, " total")) columns.total = static_cast<int>(c);
+  }
+  if (columns.name < 0) return TableError(origin, header.number, 0, "the header has no Name column");
+  if (columns.calls < 0) return TableError(origin, header.number, 0, "the header has no '# of Calls' column");
+  if (columns.total < 0) return TableError(origin, header.number, 0, "the header has no '<model> total' column");
+  return columns;
+}
+
 // One row of the table; an error names the file, line, column, the row's number in the
 // table and the column's header.
 struct ReadOpRow {
@@ -196,30 +224,115 @@ struct ReadOpRow {
   size_t total_from = 0;  // where its time cell starts (code points)
 };
 
-Result<ReadOpRow> ReadRow(const Line& line, int row_number, const std::vector<Span>& spans,
-                      const std::vector<std::string>& column_names, int name_col, int shapes_col, int total_col,
-                      int calls_col, const std::string& origin) {
-  auto cells = CellsOf(line, spans, column_names, origin);
+Result<ReadOpRow> ReadRow(const Line& line, int row_number, const std::vector<Span>& spans, const TableColumns& columns,
+                          const std::string& origin) {
+  auto cells = CellsOf(line, spans, columns.names, origin);
   if (!cells) return cells.error();
   auto at = [&](const Cell& cell, int col, const std::string& what) {
     return UsageError(fmt::format("{}:{}:{}: row {}, column '{}': {}", origin, line.number, cell.from + 1, row_number,
-                                  column_names[col], what));
+                                  columns.names[col], what));
   };
-  const Cell& name = (*cells)[name_col];
-  const Cell& calls = (*cells)[calls_col];
-  const Cell& total = (*cells)[total_col];
+  const Cell& name = (*cells)[columns.name];
+  const Cell& calls = (*cells)[columns.calls];
+  const Cell& total = (*cells)[columns.total];
   OpRow row;
   row.op = std::string(name.text);
-  if (row.op.empty()) return at(name, name_col, "empty op name");
-  if (shapes_col >= 0) row.input_shapes = std::string((*cells)[shapes_col].text);
+  if (row.op.empty()) return at(name, columns.name, "empty op name");
+  if (columns.shapes >= 0) row.input_shapes = std::string((*cells)[columns.shapes].text);
   auto [end, ec] = std::from_chars(calls.text.data(), calls.text.data() + calls.text.size(), row.calls);
   if (calls.text.empty() || ec != std::errc() || end != calls.text.data() + calls.text.size() || row.calls < 0)
-    return at(calls, calls_col, fmt::format("expected a whole number, got '{}'", calls.text));
+    return at(calls, columns.calls, fmt::format("expected a whole number, got '{}'", calls.text));
   auto seconds = ParseTensorCastTime(total.text);
   if (!seconds)
-    return at(total, total_col, fmt::format("expected a time such as 1.234ms (s, ms, us or ns), got '{}'", total.text));
+    return at(total, columns.total,
+              fmt::format("expected a time such as 1.234ms (s, ms, us or ns), got '{}'", total.text));
   row.est_seconds = *seconds;
   return ReadOpRow{std::move(row), total.from};
+}
+
+// The table starts at a header line between two identical dashed separators; a lone
+// dashed line before it (a log's rule) is not the table. The index of its first separator.
+std::optional<size_t> FindTableStart(const std::vector<Line>& lines) {
+  size_t i = 0;
+  while (i + 2 < lines.size() &&
+         !(SeparatorSpans(lines[i].text) && Trim(lines[i + 2].text) == Trim(lines[i].text)))
+    ++i;
+  if (i + 2 >= lines.size()) return std::nullopt;
+  return i;
+}
+
+// A table is closed by a copy of its separator. One without (a run killed mid-print, a
+// document that leaves the rule out) ends at the end of the file, a blank line or the
+// "Total time for" lines, and a last row that does not read is taken as cut off.
+struct RowsExtent {
+  size_t end = 0;  // one past the last row: the closing separator when closed
+  bool closed = false;
+};
+
+RowsExtent FindRowsEnd(const std::vector<Line>& lines, size_t first_row, std::string_view separator) {
+  size_t closing = first_row;
+  while (closing < lines.size() && Trim(lines[closing].text) != Trim(separator)) ++closing;
+  if (closing < lines.size()) return {closing, true};
+  size_t end = first_row;
+  for (; end < lines.size(); ++end) {
+    const std::string_view t = Trim(lines[end].text);
+    if (t.empty() || t.substr(0, 15) == "Total time for ") break;
+  }
+  return {end, false};
+}
+
+// Reads the rows [first_row, rows.end) into result (ops and notes); the sum of their times.
+Result<double> ReadRows(const std::vector<Line>& lines, size_t first_row, const RowsExtent& rows,
+                        const std::vector<Span>& spans, const TableColumns& columns, const std::string& origin,
+                        CompileResult& result) {
+  double row_sum = 0;
+  int row_number = 0;
+  for (size_t i = first_row; i < rows.end; ++i) {
+    const Line& line = lines[i];
+    ++row_number;
+    if (IsElisionRow(line.text)) {
+      result.notes.push_back(fmt::format("{}:{}: row {} ('{}') stands for rows left out; skipped", origin,
+                                         line.number, row_number, Trim(line.text)));
+      continue;
+    }
+    auto row = ReadRow(line, row_number, spans, columns, origin);
+    if (!row) {
+      if (!rows.closed && i + 1 == rows.end) {
+        result.notes.push_back(fmt::format("{}:{}: row {} is cut off and the table not closed; read to row {} ({})",
+                                           origin, line.number, row_number, row_number - 1, row.error().message));
+        break;
+      }
+      return row.error();
+    }
+    row_sum += row->row.est_seconds;
+    if (!std::isfinite(row_sum))
+      return TableError(origin, line.number, row->total_from,
+                        fmt::format("row {}, column '{}': the rows' times add up to more than a double holds",
+                                    row_number, columns.names[columns.total]));
+    result.ops.push_back(std::move(row->row));
+  }
+  return row_sum;
+}
+
+// The "Total time for <model>: <time>" lines right after the table: the first one's time
+// and the last such line (last_line when there is none).
+struct TotalLines {
+  std::optional<double> total;
+  size_t last_line = 0;
+};
+
+Result<TotalLines> ReadTotalLines(const std::vector<Line>& lines, size_t last_line, const std::string& origin) {
+  TotalLines totals{std::nullopt, last_line};
+  constexpr std::string_view kTotal = "Total time for ";
+  for (size_t k = last_line + 1; k < lines.size() && Trim(lines[k].text).substr(0, kTotal.size()) == kTotal; ++k) {
+    const std::string_view t = Trim(lines[k].text);
+    const size_t colon = t.find(": ", kTotal.size());
+    auto seconds = colon == std::string_view::npos ? std::nullopt : ParseTensorCastTime(t.substr(colon + 2));
+    if (!seconds) return TableError(origin, lines[k].number, 0, "expected 'Total time for <model>: <time>'");
+    if (!totals.total) totals.total = seconds;
+    totals.last_line = k;
+  }
+  return totals;
 }
 
 }  // namespace
@@ -250,97 +363,27 @@ bool LooksLikeTensorCastTable(const std::string& text) {
 
 Result<CompileResult> ParseTensorCastTable(const std::string& text, const std::string& origin) {
   const std::vector<Line> lines = SplitLines(text);
-  auto at = [&](int line, size_t column, const std::string& what) {
-    return UsageError(fmt::format("{}:{}:{}: {}", origin, line, column + 1, what));
-  };
-  // The table starts at a header line between two identical dashed separators; a lone
-  // dashed line before it (a log's rule) is not the table.
-  size_t i = 0;
-  while (i + 2 < lines.size() &&
-         !(SeparatorSpans(lines[i].text) && Trim(lines[i + 2].text) == Trim(lines[i].text)))
-    ++i;
-  if (i + 2 >= lines.size())
+  const std::optional<size_t> first_line = FindTableStart(lines);
+  if (!first_line)
     return UsageError(fmt::format("{}:1: no TensorCast performance table (a header line between two dashed "
                                   "separators, then rows, then a separator) in {} line(s)", origin, lines.size()));
-  const size_t first_line = i;
-  const std::string_view separator = lines[i].text;
+  const std::string_view separator = lines[*first_line].text;
   const std::vector<Span> spans = *SeparatorSpans(separator);
-  // The header: which column is what.
-  const Line& header = lines[i + 1];
-  auto header_cells = CellsOf(header, spans, {}, origin);
-  if (!header_cells) return header_cells.error();
-  std::vector<std::string> column_names;
-  int name_col = -1, shapes_col = -1, total_col = -1, calls_col = -1;
-  for (size_t c = 0; c < spans.size(); ++c) {
-    const std::string_view h = (*header_cells)[c].text;
-    column_names.emplace_back(h);
-    if (h == "Name") name_col = static_cast<int>(c);
-    else if (h == "Input Shapes") shapes_col = static_cast<int>(c);
-    else if (h == "# of Calls") calls_col = static_cast<int>(c);
-    else if (total_col < 0 && EndsWith(h, " total")) total_col = static_cast<int>(c);
-  }
-  if (name_col < 0) return at(header.number, 0, "the header has no Name column");
-  if (calls_col < 0) return at(header.number, 0, "the header has no '# of Calls' column");
-  if (total_col < 0) return at(header.number, 0, "the header has no '<model> total' column");
-
-  // A table is closed by a copy of its separator. One without (a run killed mid-print, a
-  // document that leaves the rule out) ends at the end of the file, a blank line or the
-  // "Total time for" lines, and a last row that does not read is taken as cut off.
-  size_t closing = first_line + 3;
-  while (closing < lines.size() && Trim(lines[closing].text) != Trim(separator)) ++closing;
-  const bool closed = closing < lines.size();
-  size_t rows_end = closing;
-  if (!closed)
-    for (rows_end = first_line + 3; rows_end < lines.size(); ++rows_end) {
-      const std::string_view t = Trim(lines[rows_end].text);
-      if (t.empty() || t.substr(0, 15) == "Total time for ") break;
-    }
+  auto columns = ReadColumns(lines[*first_line + 1], spans, origin);
+  if (!columns) return columns.error();
+  const size_t first_row = *first_line + 3;
+  const RowsExtent rows = FindRowsEnd(lines, first_row, separator);
   CompileResult result;
-  double row_sum = 0;
-  int row_number = 0;
-  for (i = first_line + 3; i < rows_end; ++i) {
-    const Line& line = lines[i];
-    ++row_number;
-    if (IsElisionRow(line.text)) {
-      result.notes.push_back(fmt::format("{}:{}: row {} ('{}') stands for rows left out; skipped", origin,
-                                         line.number, row_number, Trim(line.text)));
-      continue;
-    }
-    auto row = ReadRow(line, row_number, spans, column_names, name_col, shapes_col, total_col, calls_col, origin);
-    if (!row) {
-      if (!closed && i + 1 == rows_end) {
-        result.notes.push_back(fmt::format("{}:{}: row {} is cut off and the table not closed; read to row {} ({})",
-                                           origin, line.number, row_number, row_number - 1, row.error().message));
-        break;
-      }
-      return row.error();
-    }
-    row_sum += row->row.est_seconds;
-    if (!std::isfinite(row_sum))
-      return at(line.number, row->total_from,
-                fmt::format("row {}, column '{}': the rows' times add up to more than a double holds", row_number,
-                            column_names[total_col]));
-    result.ops.push_back(std::move(row->row));
-  }
-  if (!closed) {
+  auto row_sum = ReadRows(lines, first_row, rows, spans, *columns, origin, result);
+  if (!row_sum) return row_sum.error();
+  if (!rows.closed)
     result.notes.push_back(fmt::format("{}:{}: the table has no closing dashed separator; read to its last complete row",
-                                       origin, lines[rows_end - 1].number));
-    i = rows_end - 1;
-  }
-  size_t last_line = i;
-  std::optional<double> total;
-  constexpr std::string_view kTotal = "Total time for ";
-  for (size_t k = i + 1; k < lines.size() && Trim(lines[k].text).substr(0, kTotal.size()) == kTotal; ++k) {
-    const std::string_view t = Trim(lines[k].text);
-    const size_t colon = t.find(": ", kTotal.size());
-    auto seconds = colon == std::string_view::npos ? std::nullopt : ParseTensorCastTime(t.substr(colon + 2));
-    if (!seconds) return at(lines[k].number, 0, "expected 'Total time for <model>: <time>'");
-    if (!total) total = seconds;
-    last_line = k;
-  }
-  result.total_seconds = total.value_or(row_sum);
-  const char* begin = lines[first_line].text.data();
-  const char* end = lines[last_line].text.data() + lines[last_line].text.size();
+                                       origin, lines[rows.end - 1].number));
+  auto totals = ReadTotalLines(lines, rows.closed ? rows.end : rows.end - 1, origin);
+  if (!totals) return totals.error();
+  result.total_seconds = totals->total.value_or(*row_sum);
+  const char* begin = lines[*first_line].text.data();
+  const char* end = lines[totals->last_line].text.data() + lines[totals->last_line].text.size();
   result.table_text = std::string(begin, end) + "\n";
   return result;
 }

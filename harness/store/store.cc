@@ -1354,77 +1354,103 @@ FROM case_results k JOIN runs kr ON kr.id = k.run_id JOIN commits kc ON kc.id = 
 WHERE k.run_id = ?1 AND kc.first_parent_ordinal IS NOT NULL
   AND EXISTS (SELECT 1 FROM samples s WHERE s.case_result_id = k.id))sql";
 
+// The stored runs split by whether they are in the prune window.
+struct RunsByWindow {
+  std::vector<int64_t> in_window, outside;
+};
+
+Result<RunsByWindow> RunsByPruneWindow(sqlite3* db, const PruneWindow& window) {
+  RunsByWindow runs;
+  Stmt st(db, kPruneWindowSql);
+  st.Bind(1, window.keep_nightlies.value_or(-1)).Bind(2, window.keep_samples_days.value_or(-1));
+  int rc;
+  while ((rc = st.Step()) == SQLITE_ROW) (st.Int(1) ? runs.in_window : runs.outside).push_back(st.Int(0));
+  if (rc != SQLITE_DONE) return DbError(db, "find the runs in the prune window");
+  return runs;
+}
+
+// run id -> why its samples are kept though it is outside the window: the bisect sessions,
+// regressions and golden changes that cite it, and the in-window runs it is the baseline of.
+using KeptFor = std::map<int64_t, std::vector<std::string>>;
+
+Result<KeptFor> ReasonsToKeep(sqlite3* db, const std::vector<int64_t>& in_window) {
+  KeptFor kept_for;
+  {
+    Stmt st(db, "SELECT DISTINCT session_id, run_id FROM bisect_steps WHERE run_id IS NOT NULL ORDER BY 1, 2");
+    int rc;
+    while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("bisect session {}", st.Int(0)));
+    if (rc != SQLITE_DONE) return DbError(db, "read bisect steps");
+  }
+  {  // a regression bisect --auto found: its nightly and the previous one are its evidence
+    Stmt st(db, "SELECT id, run_id FROM regressions UNION ALL SELECT id, baseline_run_id FROM regressions ORDER BY 1, 2");
+    int rc;
+    while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("regression {}", st.Int(0)));
+    if (rc != SQLITE_DONE) return DbError(db, "read regressions");
+  }
+  for (const auto& [table, word] : {std::pair<const char*, const char*>{"golden_changes", "golden change"},
+                                    {"golden_intents", "golden change under way"}}) {
+    Stmt st(db, fmt::format("SELECT g.id, cr.run_id FROM {} g JOIN case_results cr ON cr.id = g.from_case_result_id "
+                            "ORDER BY g.id",
+                            table)
+                    .c_str());
+    int rc;
+    while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("{} {}", word, st.Int(0)));
+    if (rc != SQLITE_DONE) return DbError(db, fmt::format("read {}", table));
+  }
+  Stmt baselines(db, kBaselineRunsSql);
+  for (int64_t run : in_window) {
+    baselines.Reset();
+    baselines.Bind(1, run);
+    int rc;
+    while ((rc = baselines.Step()) == SQLITE_ROW)
+      if (!baselines.IsNull(0)) kept_for[baselines.Int(0)].push_back(fmt::format("baseline of run {}", run));
+    if (rc != SQLITE_DONE) return DbError(db, "find the baselines of the runs in the prune window");
+  }
+  return kept_for;
+}
+
+// The runs outside the window that hold samples, into plan.outside (oldest first); unless
+// dry_run, the samples of those nothing keeps are deleted.
+Status PlanOutside(sqlite3* db, const std::vector<int64_t>& outside, const KeptFor& kept_for, bool dry_run,
+                   PrunePlan& plan) {
+  Stmt held(db, R"sql(
+SELECT c.sha, r.started_at, r.nightly, COUNT(s.case_result_id), COALESCE(SUM(length(CAST(s.completion AS BLOB))), 0)
+FROM runs r JOIN commits c ON c.id = r.commit_id JOIN case_results cr ON cr.run_id = r.id
+JOIN samples s ON s.case_result_id = cr.id WHERE r.id = ?1 GROUP BY r.id)sql");
+  Stmt drop(db, "DELETE FROM samples WHERE case_result_id IN (SELECT id FROM case_results WHERE run_id = ?1)");
+  for (int64_t run : outside) {
+    held.Reset();
+    held.Bind(1, run);
+    const int rc = held.Step();
+    if (rc == SQLITE_DONE) continue;  // no samples: nothing to drop
+    if (rc != SQLITE_ROW) return DbError(db, "count the samples of a run");
+    PruneCandidate c{run, held.Text(0), held.Text(1), held.Text(2), held.Int(3), held.Int(4), {}};
+    if (auto it = kept_for.find(run); it != kept_for.end()) c.kept_for = it->second;
+    if (!dry_run && c.kept_for.empty()) {
+      drop.Reset();
+      drop.Bind(1, run);
+      if (auto s = StepDone(db, drop, "delete the samples of a run"); !s) return s;
+    }
+    plan.outside.push_back(std::move(c));
+  }
+  std::sort(plan.outside.begin(), plan.outside.end(), [](const PruneCandidate& a, const PruneCandidate& b) {
+    return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
+  });
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<PrunePlan> Store::PruneSamples(const PruneWindow& window, bool dry_run) {
   PrunePlan plan;
   auto plan_and_delete = [&]() -> Status {
-    std::vector<int64_t> in_window, outside;
-    {
-      Stmt st(db_, kPruneWindowSql);
-      st.Bind(1, window.keep_nightlies.value_or(-1)).Bind(2, window.keep_samples_days.value_or(-1));
-      int rc;
-      while ((rc = st.Step()) == SQLITE_ROW) (st.Int(1) ? in_window : outside).push_back(st.Int(0));
-      if (rc != SQLITE_DONE) return DbError(db_, "find the runs in the prune window");
-    }
-    plan.runs = static_cast<int64_t>(in_window.size() + outside.size());
-    plan.in_window = static_cast<int64_t>(in_window.size());
-    std::map<int64_t, std::vector<std::string>> kept_for;
-    {
-      Stmt st(db_, "SELECT DISTINCT session_id, run_id FROM bisect_steps WHERE run_id IS NOT NULL ORDER BY 1, 2");
-      int rc;
-      while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("bisect session {}", st.Int(0)));
-      if (rc != SQLITE_DONE) return DbError(db_, "read bisect steps");
-    }
-    {  // a regression bisect --auto found: its nightly and the previous one are its evidence
-      Stmt st(db_, "SELECT id, run_id FROM regressions UNION ALL SELECT id, baseline_run_id FROM regressions ORDER BY 1, 2");
-      int rc;
-      while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("regression {}", st.Int(0)));
-      if (rc != SQLITE_DONE) return DbError(db_, "read regressions");
-    }
-    for (const auto& [table, word] : {std::pair<const char*, const char*>{"golden_changes", "golden change"},
-                                      {"golden_intents", "golden change under way"}}) {
-      Stmt st(db_, fmt::format("SELECT g.id, cr.run_id FROM {} g JOIN case_results cr ON cr.id = g.from_case_result_id "
-                               "ORDER BY g.id",
-                               table)
-                       .c_str());
-      int rc;
-      while ((rc = st.Step()) == SQLITE_ROW) kept_for[st.Int(1)].push_back(fmt::format("{} {}", word, st.Int(0)));
-      if (rc != SQLITE_DONE) return DbError(db_, fmt::format("read {}", table));
-    }
-    Stmt baselines(db_, kBaselineRunsSql);
-    for (int64_t run : in_window) {
-      baselines.Reset();
-      baselines.Bind(1, run);
-      int rc;
-      while ((rc = baselines.Step()) == SQLITE_ROW)
-        if (!baselines.IsNull(0)) kept_for[baselines.Int(0)].push_back(fmt::format("baseline of run {}", run));
-      if (rc != SQLITE_DONE) return DbError(db_, "find the baselines of the runs in the prune window");
-    }
-    Stmt held(db_, R"sql(
-SELECT c.sha, r.started_at, r.nightly, COUNT(s.case_result_id), COALESCE(SUM(length(CAST(s.completion AS BLOB))), 0)
-FROM runs r JOIN commits c ON c.id = r.commit_id JOIN case_results cr ON cr.run_id = r.id
-JOIN samples s ON s.case_result_id = cr.id WHERE r.id = ?1 GROUP BY r.id)sql");
-    Stmt drop(db_, "DELETE FROM samples WHERE case_result_id IN (SELECT id FROM case_results WHERE run_id = ?1)");
-    for (int64_t run : outside) {
-      held.Reset();
-      held.Bind(1, run);
-      const int rc = held.Step();
-      if (rc == SQLITE_DONE) continue;  // no samples: nothing to drop
-      if (rc != SQLITE_ROW) return DbError(db_, "count the samples of a run");
-      PruneCandidate c{run, held.Text(0), held.Text(1), held.Text(2), held.Int(3), held.Int(4), {}};
-      if (auto it = kept_for.find(run); it != kept_for.end()) c.kept_for = it->second;
-      if (!dry_run && c.kept_for.empty()) {
-        drop.Reset();
-        drop.Bind(1, run);
-        if (auto s = StepDone(db_, drop, "delete the samples of a run"); !s) return s;
-      }
-      plan.outside.push_back(std::move(c));
-    }
-    std::sort(plan.outside.begin(), plan.outside.end(), [](const PruneCandidate& a, const PruneCandidate& b) {
-      return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
-    });
-    return OkStatus();
+    auto runs = RunsByPruneWindow(db_, window);
+    if (!runs) return runs.error();
+    plan.runs = static_cast<int64_t>(runs->in_window.size() + runs->outside.size());
+    plan.in_window = static_cast<int64_t>(runs->in_window.size());
+    auto kept_for = ReasonsToKeep(db_, runs->in_window);
+    if (!kept_for) return kept_for.error();
+    return PlanOutside(db_, runs->outside, *kept_for, dry_run, plan);
   };
   if (dry_run) {
     // A read transaction: one snapshot, nothing written.

@@ -46,47 +46,32 @@ inline const char* WatchedSyscallName(long nr) {
   return nullptr;
 }
 
-// Runs argv (argv[0] a path) with env added to this process's environment, stdout and
-// stderr to the files out and err, and kills it as it enters its kill_at-th watched call
-// (0: never; then calls counts them all). Threads are traced too; child processes are not.
-inline TracedRun RunKilledAtSyscall(const std::vector<std::string>& argv,
-                                    const std::vector<std::pair<std::string, std::string>>& env, int kill_at,
+// The child's side of RunKilledAtSyscall: its output to out and err, env added, then
+// stopped for the tracer before argv runs.
+[[noreturn]] inline void ExecTraced(const std::vector<std::string>& argv,
+                                    const std::vector<std::pair<std::string, std::string>>& env,
                                     const std::filesystem::path& out, const std::filesystem::path& err) {
-  TracedRun r;
-  const pid_t pid = fork();
-  if (pid < 0) {
-    r.error = std::string("fork: ") + std::strerror(errno);
-    return r;
-  }
-  if (pid == 0) {
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(126);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    // LeakSanitizer stops the world with ptrace at exit, which a traced process cannot.
-    const char* asan = std::getenv("ASAN_OPTIONS");
-    setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0").c_str(), 1);
-    std::vector<char*> args;
-    std::vector<std::string> copy = argv;
-    for (auto& a : copy) args.push_back(a.data());
-    args.push_back(nullptr);
-    if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(125);
-    raise(SIGSTOP);  // the parent sets its options before the program starts
-    execv(args[0], args.data());
-    _exit(127);
-  }
+  const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(126);
+  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  // LeakSanitizer stops the world with ptrace at exit, which a traced process cannot.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0").c_str(), 1);
+  std::vector<char*> args;
+  std::vector<std::string> copy = argv;
+  for (auto& a : copy) args.push_back(a.data());
+  args.push_back(nullptr);
+  if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(125);
+  raise(SIGSTOP);  // the parent sets its options before the program starts
+  execv(args[0], args.data());
+  _exit(127);
+}
+
+// The tracer's loop: follows pid and its threads from its exec on, records each watched
+// call it enters and kills it at the kill_at-th; returns when no traced thread is left.
+inline void TraceUntilExit(pid_t pid, int kill_at, TracedRun& r) {
   int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
-    r.error = "the child did not stop before exec (is ptrace allowed here?)";
-    return r;
-  }
-  const long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
-  if (ptrace(PTRACE_SETOPTIONS, pid, nullptr, reinterpret_cast<void*>(options)) != 0) {
-    r.error = std::string("PTRACE_SETOPTIONS: ") + std::strerror(errno);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    return r;
-  }
   std::set<pid_t> known = {pid};
   bool started = false;  // watched calls count from the program's exec on
   ptrace(PTRACE_SYSCALL, pid, nullptr, nullptr);
@@ -127,6 +112,34 @@ inline TracedRun RunKilledAtSyscall(const std::vector<std::string>& argv,
     }
     ptrace(PTRACE_SYSCALL, t, nullptr, reinterpret_cast<void*>(static_cast<long>(deliver)));
   }
+}
+
+// Runs argv (argv[0] a path) with env added to this process's environment, stdout and
+// stderr to the files out and err, and kills it as it enters its kill_at-th watched call
+// (0: never; then calls counts them all). Threads are traced too; child processes are not.
+inline TracedRun RunKilledAtSyscall(const std::vector<std::string>& argv,
+                                    const std::vector<std::pair<std::string, std::string>>& env, int kill_at,
+                                    const std::filesystem::path& out, const std::filesystem::path& err) {
+  TracedRun r;
+  const pid_t pid = fork();
+  if (pid < 0) {
+    r.error = std::string("fork: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) ExecTraced(argv, env, out, err);
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
+    r.error = "the child did not stop before exec (is ptrace allowed here?)";
+    return r;
+  }
+  const long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
+  if (ptrace(PTRACE_SETOPTIONS, pid, nullptr, reinterpret_cast<void*>(options)) != 0) {
+    r.error = std::string("PTRACE_SETOPTIONS: ") + std::strerror(errno);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return r;
+  }
+  TraceUntilExit(pid, kill_at, r);
   return r;
 }
 

@@ -28,6 +28,36 @@ harness::Status PositiveInt(const JsonObject& o, const std::string& key, int64_t
   return harness::OkStatus();
 }
 
+// The weights' dtype (torch_dtype, default bfloat16): one the reference stack computes in.
+Result<DType> ReadDType(const JsonObject& o) {
+  auto dtype_name = o.String("torch_dtype", "bfloat16");
+  if (!dtype_name) return dtype_name.error();
+  auto dtype = ParseDType(*dtype_name);
+  if (!dtype || (*dtype != DType::kBFloat16 && *dtype != DType::kFloat16 && *dtype != DType::kFloat32))
+    return o.FieldError("torch_dtype",
+                        fmt::format("unsupported dtype '{}' (known: bfloat16, float16, float32)", *dtype_name));
+  return *dtype;
+}
+
+// The experts of a mixture-of-experts model and which layers have them.
+harness::Status ReadMoeFields(const JsonObject& o, ModelConfig& c) {
+  for (auto [key, field] : {std::pair{"num_experts", &c.num_experts},
+                            {"num_experts_per_tok", &c.num_experts_per_tok},
+                            {"moe_intermediate_size", &c.moe_intermediate_size}}) {
+    if (auto s = PositiveInt(o, key, field); !s) return s.error();
+  }
+  if (c.num_experts_per_tok > c.num_experts) return o.FieldError("num_experts_per_tok", "is larger than num_experts");
+  if (o.Has("decoder_sparse_step")) {
+    if (auto s = PositiveInt(o, "decoder_sparse_step", &c.decoder_sparse_step); !s) return s.error();
+  }
+  if (o.Has("mlp_only_layers")) {
+    auto layers = o.IntList("mlp_only_layers");
+    if (!layers) return layers.error();
+    c.mlp_only_layers = *layers;
+  }
+  return harness::OkStatus();
+}
+
 }  // namespace
 
 Result<ModelConfig> ParseModelConfig(const harness::Json& json, const std::string& origin) {
@@ -66,29 +96,11 @@ Result<ModelConfig> ParseModelConfig(const harness::Json& json, const std::strin
   if (!eps) return eps.error();
   if (*eps <= 0) return o.FieldError("rms_norm_eps", "must be positive");
   c.rms_norm_eps = *eps;
-  auto dtype_name = o.String("torch_dtype", "bfloat16");
-  if (!dtype_name) return dtype_name.error();
-  auto dtype = ParseDType(*dtype_name);
-  if (!dtype || (*dtype != DType::kBFloat16 && *dtype != DType::kFloat16 && *dtype != DType::kFloat32))
-    return o.FieldError("torch_dtype",
-                        fmt::format("unsupported dtype '{}' (known: bfloat16, float16, float32)", *dtype_name));
+  auto dtype = ReadDType(o);
+  if (!dtype) return dtype.error();
   c.dtype = *dtype;
-  if (c.IsMoeModel()) {
-    for (auto [key, field] : {std::pair{"num_experts", &c.num_experts},
-                              {"num_experts_per_tok", &c.num_experts_per_tok},
-                              {"moe_intermediate_size", &c.moe_intermediate_size}}) {
-      if (auto s = PositiveInt(o, key, field); !s) return s.error();
-    }
-    if (c.num_experts_per_tok > c.num_experts) return o.FieldError("num_experts_per_tok", "is larger than num_experts");
-    if (o.Has("decoder_sparse_step")) {
-      if (auto s = PositiveInt(o, "decoder_sparse_step", &c.decoder_sparse_step); !s) return s.error();
-    }
-    if (o.Has("mlp_only_layers")) {
-      auto layers = o.IntList("mlp_only_layers");
-      if (!layers) return layers.error();
-      c.mlp_only_layers = *layers;
-    }
-  }
+  if (c.IsMoeModel())
+    if (auto s = ReadMoeFields(o, c); !s) return s.error();
   return c;
 }
 

@@ -105,6 +105,45 @@ std::variant<ParsedRequest, std::string> ParseRequest(const std::string& body, b
   return r;
 }
 
+// An answer as the request asks for it: cut at the first stop string it holds, then to
+// max_tokens words (finish "length").
+struct Completion {
+  std::string text;
+  std::string finish = "stop";
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+};
+
+Completion ShapeAnswer(std::string text, const ParsedRequest& request) {
+  Completion c;
+  c.text = std::move(text);
+  for (const auto& s : request.stop)
+    if (const auto at = c.text.find(s); !s.empty() && at != std::string::npos) c.text.resize(at);
+  if (CutToWords(c.text, request.max_tokens)) c.finish = "length";
+  c.completion_tokens = CountWords(c.text);
+  c.prompt_tokens = CountWords(request.prompt);
+  return c;
+}
+
+// The response body in the shape of the chat or the completions API.
+json CompletionBody(const Completion& c, bool chat, uint64_t id, const std::string& model) {
+  json choice = {{"index", 0}, {"finish_reason", c.finish}};
+  if (chat) {
+    choice["message"] = {{"role", "assistant"}, {"content", c.text}};
+  } else {
+    choice["text"] = c.text;
+    choice["logprobs"] = nullptr;
+  }
+  return {{"id", fmt::format("cmpl-sim-{}", id)},
+          {"object", chat ? "chat.completion" : "text_completion"},
+          {"created", static_cast<int64_t>(std::time(nullptr))},
+          {"model", model},
+          {"choices", json::array({choice})},
+          {"usage",
+           {{"prompt_tokens", c.prompt_tokens},
+            {"completion_tokens", c.completion_tokens},
+            {"total_tokens", c.prompt_tokens + c.completion_tokens}}}};
+}
+
 }  // namespace
 
 SimServer::SimServer(SimProfile profile, const StackConfig& config, std::vector<Gsm8kItem> questions,
@@ -151,64 +190,54 @@ bool SimServer::SleepUnlessStopped(double seconds) {
   return !sleep_cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stopping_.load(); });
 }
 
+bool SimServer::AnsweredWithFault(int q, httplib::Response& res) {
+  switch (FaultFor(q, NextAttempt(q))) {
+    case Fault::k5xx:
+      SendError(res, 503, "the stand-in is overloaded (profile fault)");
+      return true;
+    case Fault::k429:
+      res.set_header("Retry-After", fmt::format("{:g}", profile_.faults.retry_after_s));
+      SendError(res, 429, "rate limited (profile fault)");
+      return true;
+    case Fault::kSlow:
+      if (!SleepUnlessStopped(profile_.faults.slow_s)) {
+        SendError(res, 503, "stopping");
+        return true;
+      }
+      return false;  // then answer, long after the client gave up
+    case Fault::kMalformed:
+      res.set_content(R"({"id": "cmpl-sim", "object": "text_completion", "choices": [{"text": "Janet)",
+                      "application/json");
+      return true;
+    case Fault::kDropped:
+      // Headers promise a body; returning false closes the connection instead.
+      res.set_content_provider(64, "application/json",
+                               [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
+      return true;
+    case Fault::kNone:
+      break;
+  }
+  return false;
+}
+
+void SimServer::Complete(const httplib::Request& req, httplib::Response& res, bool chat) {
+  auto parsed = ParseRequest(req.body, chat);
+  if (auto* why = std::get_if<std::string>(&parsed)) return SendError(res, 400, *why);
+  auto& request = std::get<ParsedRequest>(parsed);
+  const int q = model_.FindQuestion(request.prompt);
+  if (AnsweredWithFault(q, res)) return;
+  const Completion c = ShapeAnswer(q >= 0 ? model_.Answer(q) : std::string(kUnknownQuestionAnswer), request);
+  if (!SleepUnlessStopped(profile_.first_token_s + profile_.per_token_s * static_cast<double>(c.completion_tokens)))
+    return SendError(res, 503, "stopping");
+  res.set_content(CompletionBody(c, chat, response_id_++, profile_.model).dump(-1, ' ', false, json::error_handler_t::replace),
+                  "application/json");
+}
+
 void SimServer::Route() {
-  auto complete = [this](bool chat) {
-    return [this, chat](const httplib::Request& req, httplib::Response& res) {
-      auto parsed = ParseRequest(req.body, chat);
-      if (auto* why = std::get_if<std::string>(&parsed)) return SendError(res, 400, *why);
-      auto& request = std::get<ParsedRequest>(parsed);
-      const int q = model_.FindQuestion(request.prompt);
-      switch (FaultFor(q, NextAttempt(q))) {
-        case Fault::k5xx:
-          return SendError(res, 503, "the stand-in is overloaded (profile fault)");
-        case Fault::k429:
-          res.set_header("Retry-After", fmt::format("{:g}", profile_.faults.retry_after_s));
-          return SendError(res, 429, "rate limited (profile fault)");
-        case Fault::kSlow:
-          if (!SleepUnlessStopped(profile_.faults.slow_s)) return SendError(res, 503, "stopping");
-          break;   // then answer, long after the client gave up
-        case Fault::kMalformed:
-          res.set_content(R"({"id": "cmpl-sim", "object": "text_completion", "choices": [{"text": "Janet)",
-                          "application/json");
-          return;
-        case Fault::kDropped:
-          // Headers promise a body; returning false closes the connection instead.
-          res.set_content_provider(64, "application/json",
-                                   [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
-          return;
-        case Fault::kNone:
-          break;
-      }
-      std::string text = q >= 0 ? model_.Answer(q) : std::string(kUnknownQuestionAnswer);
-      std::string finish = "stop";
-      for (const auto& s : request.stop)
-        if (const auto at = text.find(s); !s.empty() && at != std::string::npos) text.resize(at);
-      if (CutToWords(text, request.max_tokens)) finish = "length";
-      const int64_t completion_tokens = CountWords(text);
-      const int64_t prompt_tokens = CountWords(request.prompt);
-      if (!SleepUnlessStopped(profile_.first_token_s + profile_.per_token_s * static_cast<double>(completion_tokens)))
-        return SendError(res, 503, "stopping");
-      json choice = {{"index", 0}, {"finish_reason", finish}};
-      if (chat) {
-        choice["message"] = {{"role", "assistant"}, {"content", text}};
-      } else {
-        choice["text"] = text;
-        choice["logprobs"] = nullptr;
-      }
-      json body = {{"id", fmt::format("cmpl-sim-{}", response_id_++)},
-                   {"object", chat ? "chat.completion" : "text_completion"},
-                   {"created", static_cast<int64_t>(std::time(nullptr))},
-                   {"model", profile_.model},
-                   {"choices", json::array({choice})},
-                   {"usage",
-                    {{"prompt_tokens", prompt_tokens},
-                     {"completion_tokens", completion_tokens},
-                     {"total_tokens", prompt_tokens + completion_tokens}}}};
-      res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
-    };
-  };
-  http_->Post("/v1/completions", complete(false));
-  http_->Post("/v1/chat/completions", complete(true));
+  http_->Post("/v1/completions",
+              [this](const httplib::Request& req, httplib::Response& res) { Complete(req, res, false); });
+  http_->Post("/v1/chat/completions",
+              [this](const httplib::Request& req, httplib::Response& res) { Complete(req, res, true); });
   http_->Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
     json body = {{"object", "list"},
                  {"data", json::array({{{"id", profile_.model}, {"object", "model"}, {"owned_by", "harness"}}})}};

@@ -22,6 +22,11 @@
 #include "runners/refstack/sim/sim_model.h"
 #include "runners/refstack/sim/sim_profile.h"
 
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
+
 namespace harness::sim {
 
 class HttpListener;
@@ -56,6 +61,11 @@ class SimServer {
   int NextAttempt(int q);
   // Sleeps up to seconds; false when Stop() cut it short.
   bool SleepUnlessStopped(double seconds);
+  // Answers with question q's fault for this attempt when the profile gives it one; false
+  // when the request is to be answered.
+  bool AnsweredWithFault(int q, httplib::Response& res);
+  // One completion request (chat: of the chat API): its answer, after the profile's delay.
+  void Complete(const httplib::Request& req, httplib::Response& res, bool chat);
   void Route();
 
   SimProfile profile_;
