@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/util/git.h"
 #include "harness/util/utf8.h"
 #include "harness/util/versions.h"
 
@@ -20,7 +21,7 @@ std::string MetricValue(const std::optional<Metric>& m) {
 }
 
 std::string SideName(const CompareSide& s) {
-  return s.run_id ? fmt::format("run {} ({})", s.run_id, s.sha.substr(0, 12)) : s.sha.substr(0, 12);
+  return s.run_id ? fmt::format("run {} ({})", s.run_id, ShortSha(s.sha)) : ShortSha(s.sha);
 }
 
 std::string PairedLine(const BaselineJudgement& j) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/util/git.h"
 #include "harness/util/utf8.h"
 #include "harness/util/versions.h"
 
@@ -58,7 +59,7 @@ std::string HistoryText(const HistoryQuery& q, const std::vector<HistoryRow>& ro
   for (const auto& g : groups) {
     std::vector<std::string_view> statuses;
     for (const auto& r : g.runs) statuses.push_back(Label(r.status));
-    out += fmt::format("{:<12}  {:<6}  {:<{}}  {:>4}  {:<14}  {:<18}  {}\n", g.sha.substr(0, 12),
+    out += fmt::format("{:<12}  {:<6}  {:<{}}  {:>4}  {:<14}  {:<18}  {}\n", ShortSha(g.sha),
                        g.ordinal ? std::to_string(*g.ordinal) : "-", g.case_id, case_width, g.runs.size(),
                        fmt::format("{}", fmt::join(statuses, ",")), MetricCell(g), g.subject);
   }

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/results/case_id.h"
+#include "harness/util/git.h"
 #include "harness/util/versions.h"
 #include "reports/html_escape.h"
 #include "reports/trend_chart.h"
@@ -176,7 +177,7 @@ class Html {
 
  private:
   std::string Sha(const std::string& sha) const {
-    const std::string text = fmt::format("<code>{}</code>", E(sha.substr(0, 12)));
+    const std::string text = fmt::format("<code>{}</code>", E(ShortSha(sha)));
     const std::string url = CommitUrl(o_.commit_url, sha);
     return url.empty() ? text : fmt::format(R"(<a href="{}" title="{}">{}</a>)", E(url), E(sha), text);
   }

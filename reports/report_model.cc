@@ -16,6 +16,7 @@
 #include "harness/results/metric_names.h"
 #include "harness/stats/stats.h"
 #include "harness/store/resolve_commit.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 
 namespace harness::reports {
@@ -577,14 +578,14 @@ Result<ReportModel> BuildReport(Store& store, const ReportQuery& q) { return Bui
 
 std::string CulpritWords(const CulpritNote& n) {
   if (n.verdict == "culprit")
-    return fmt::format("culprit {} {} (confidence {:.3f}, {} runs, bisect session {})", n.culprit.substr(0, 12),
+    return fmt::format("culprit {} {} (confidence {:.3f}, {} runs, bisect session {})", ShortSha(n.culprit),
                        n.subject, n.confidence, n.runs, n.session);
   if (n.verdict == "not-confirmed")
     return "not confirmed (flaky): a rerun of the bad commit did not show the regression; not bisected";
   if (n.verdict == "no-culprit")
     return fmt::format("bisect found no culprit: the drop looks like noise (bisect session {})", n.session);
   std::vector<std::string> shas;
-  for (const auto& sha : n.range) shas.push_back(sha.substr(0, 12));
+  for (const auto& sha : n.range) shas.push_back(ShortSha(sha));
   if (n.session == 0) return "bisect ambiguous: the budget ran out before the regression was confirmed";
   return fmt::format("bisect ambiguous: the culprit is one of {} (bisect session {})",
                      shas.empty() ? std::string("the range") : fmt::format("{}", fmt::join(shas, " ")), n.session);
@@ -595,7 +596,6 @@ std::size_t ReportModel::RegressionsWithCulprit() const {
       std::count_if(regressions.begin(), regressions.end(), [](const RegressionEntry& e) { return e.note.verdict == "culprit"; }));
 }
 
-std::string ShortSha(const std::string& sha) { return sha.substr(0, 12); }
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 

@@ -15,6 +15,7 @@
 #include "harness/store/nightly_shards.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
+#include "harness/util/git.h"
 
 namespace harness::reports {
 
@@ -201,8 +202,6 @@ std::optional<std::pair<double, double>> AtRiskBand(int64_t n, double gate);
 // Ranks flaky entries: probability of a false verdict descending, then case id, metric.
 void RankFlaky(std::vector<FlakyEntry>& entries);
 
-// A commit as every report prints it: the first 12 hex digits of its sha.
-std::string ShortSha(const std::string& sha);
 // A message's headline: its text up to the first newline.
 std::string FirstLine(const std::string& s);
 

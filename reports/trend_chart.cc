@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/results/metric_names.h"
+#include "harness/util/git.h"
 #include "reports/html_escape.h"
 
 namespace harness::reports {
@@ -126,7 +127,7 @@ std::string CulpritsSvg(const Trend& t, const std::vector<ReportCommit>& commits
     out += fmt::format(R"(<g class="culprit"><line x1="{0}" x2="{0}" y1="{1}" y2="{2}"/><path d="M{3} {1}h10l-5 8z"/>)"
                        R"(<title>{4} at {5}</title></g>)",
                        Num(x), Num(S::kTop), Num(S::kHeight - S::kBottom), Num(x - 5), HtmlEscape(m.text),
-                       HtmlEscape(commits[m.commit].sha.substr(0, 12)));
+                       HtmlEscape(ShortSha(commits[m.commit].sha)));
   }
   return out;
 }
@@ -134,7 +135,7 @@ std::string CulpritsSvg(const Trend& t, const std::vector<ReportCommit>& commits
 // One point at x: its whisker and mark, the hover title, a link to its commit when there is one.
 std::string PointSvg(const Trend& t, const TrendPoint& p, const ReportCommit& c, const ChartScale& s, double x,
                      const std::string& commit_url) {
-  std::string title = fmt::format("{} {}\nrun {}: {} = {}", c.sha.substr(0, 12), c.subject, p.run_id, t.metric,
+  std::string title = fmt::format("{} {}\nrun {}: {} = {}", ShortSha(c.sha), c.subject, p.run_id, t.metric,
                                   ValueText(p.value, t));
   if (p.low && p.high) title += fmt::format(" (95% [{:.4f}, {:.4f}])", *p.low, *p.high);
   if (p.n) title += fmt::format(", n = {}", p.n);

@@ -17,6 +17,7 @@
 #include "harness/run/run_context.h"
 #include "harness/run/suite.h"
 #include "harness/stats/verdict.h"
+#include "harness/util/git.h"
 #include "harness/util/paths.h"
 #include "runners/refstack/sim/sim_server.h"
 
@@ -137,7 +138,7 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   AddValue(rec, metric_names::kMcNemarMidP, paired.test.mid_p);
   const std::string paired_text = fmt::format(
       "{} vs baseline {} (run {}): losses b = {}, gains c = {} of {} paired questions, exact McNemar p = {:.3g}",
-      Word(paired.verdict), baseline->sha.substr(0, 12), baseline->run_id, paired.test.b,
+      Word(paired.verdict), ShortSha(baseline->sha), baseline->run_id, paired.test.b,
       paired.test.c, paired.paired, paired.test.p_value);
   if (paired.verdict == BaselineVerdict::kRegressed) Fail("gsm8k " + paired_text + ": " + accuracy_text);
   else rec.AddNote(paired_text);

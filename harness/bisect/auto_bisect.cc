@@ -6,6 +6,7 @@
 
 #include "harness/bisect/session_lock.h"
 #include "harness/bisect/worktree_command.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 #include "harness/util/subprocess.h"
 
@@ -41,7 +42,7 @@ Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const st
   if (!before) return before.error();
   auto proc = RunCommandAt({r.command, r.repo, r.db, r.command_timeout_s, "confirm"}, sha, lock);
   if (!proc) return proc.error();
-  const std::string at = sha.substr(0, 12);
+  const std::string at = ShortSha(sha);
   if (proc->stop_signal)
     return InfraError(fmt::format("interrupted by {} while confirming at {}", SignalName(proc->stop_signal), at));
   if (proc->timed_out) return InfraError(fmt::format("the command timed out confirming at {}", at));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/util/git.h"
 #include "harness/util/utf8.h"
 #include "harness/util/versions.h"
 
@@ -42,7 +43,7 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
                                          : fmt::format("{:.4f}", ob.value("value", 0.0)));
     if (s.evidence.value("skip", false)) ev.push_back("skip");
     if (s.exit_code) ev.push_back(fmt::format("exit {}", *s.exit_code));
-    out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7.3f}  {:<8}  {}\n", s.index, s.sha.substr(0, 12), s.source,
+    out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7.3f}  {:<8}  {}\n", s.index, ShortSha(s.sha), s.source,
                        s.probability_bad, s.verdict, fmt::join(ev, " "));
   }
   switch (o.verdict) {
@@ -105,9 +106,9 @@ Json AutoBisectJson(const AutoBisectOutcome& o) {
 
 std::string AutoBisectText(const AutoBisectOutcome& o) {
   const RunRow& run = o.nightly.first();
-  std::string out = fmt::format("nightly run {} at {}", run.id, run.sha.substr(0, 12));
+  std::string out = fmt::format("nightly run {} at {}", run.id, ShortSha(run.sha));
   if (!o.previous) return TerminalText(out + ": no earlier nightly of this identity to compare with; nothing to bisect\n");
-  out += fmt::format(" against run {} at {}: ", o.previous->first().id, o.previous->first().sha.substr(0, 12));
+  out += fmt::format(" against run {} at {}: ", o.previous->first().id, ShortSha(o.previous->first().sha));
   if (o.regressions.empty()) return TerminalText(out + "no regression\n");
   std::size_t confirmed = 0, culprits = 0;
   for (const auto& g : o.regressions) {

@@ -373,8 +373,8 @@ class Session {
   // Asks the search, runs what it asks for, until it answers (or cannot go on).
   Result<Decision> Search() {
     if (!target_.status && target_.cases.empty()) {
-      out_.reason = fmt::format("no case of {} is worse at {} than at {}", r_.metric, commits_.back().sha.substr(0, 12),
-                                commits_.front().sha.substr(0, 12));
+      out_.reason = fmt::format("no case of {} is worse at {} than at {}", r_.metric, ShortSha(commits_.back().sha),
+                                ShortSha(commits_.front().sha));
       return Decision{Verdict::kNoCulprit, -1, -1, {}, 1.0};
     }
     for (;;) {
@@ -384,7 +384,7 @@ class Session {
       if (d.verdict != Verdict::kSearching) return d;
       if (r_.command.empty()) {
         out_.reason = fmt::format("the store has too little evidence and no command follows -- to run {}",
-                                  commits_[d.next_position].sha.substr(0, 12));
+                                  ShortSha(commits_[d.next_position].sha));
         return Decision{Verdict::kAmbiguous, -1, -1, search_->CredibleRange(), d.confidence};
       }
       std::optional<int64_t> run_id, exit_code;
@@ -464,10 +464,10 @@ class Session {
     ++out_.runs;
     if (proc->stop_signal)
       return InfraError(fmt::format("interrupted by {} while the command ran at {}", SignalName(proc->stop_signal),
-                                    sha.substr(0, 12)));
-    if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}", sha.substr(0, 12)));
+                                    ShortSha(sha)));
+    if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}", ShortSha(sha)));
     if (proc->signal)
-      return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, sha.substr(0, 12)));
+      return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, ShortSha(sha)));
     exit_code = proc->exit_code;
     Json ev{{"observations", Json::array()}, {"skip", false}, {"exit_code", proc->exit_code}};
     if (read_back) {
@@ -479,11 +479,11 @@ class Session {
     const int code = proc->exit_code;
     if (code >= 128 || code < 0)
       return InfraError(fmt::format("the command exited {} at {}: that aborts the bisect (git's convention); stderr: {}",
-                                    code, sha.substr(0, 12), proc->err.substr(0, 500)));
+                                    code, ShortSha(sha), proc->err.substr(0, 500)));
     if (code == 125) {
       if (k == 0 || k == n_)
         return UsageError(fmt::format("the command cannot test the {} commit {} (exit 125)",
-                                      k == 0 ? "known-good" : "known-bad", sha.substr(0, 12)));
+                                      k == 0 ? "known-good" : "known-bad", ShortSha(sha)));
       ev["skip"] = true;
     } else if (read_back) {
       ev["observations"].push_back({{"series", static_cast<int>(target_.cases.size())}, {"failed", code != 0}});

@@ -48,7 +48,7 @@ Result<ProcessResult> RunCommandAt(const WorktreeCommandSpec& spec, const std::s
   if (!spec.repo.empty()) {
     auto folder = MakeWorktreeFolder();
     if (!folder) return folder.error();
-    worktree = *folder / sha.substr(0, 12);
+    worktree = *folder / ShortSha(sha);
     auto added = lock.SetWorktree(spec.repo, worktree);
     if (added) added = AddWorktree(spec.repo, worktree, sha);
     if (!added) {

@@ -7,6 +7,7 @@
 
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 
 namespace harness {
@@ -172,7 +173,7 @@ TEST(AutoBisectE2E, TheCulpritInTheReportJunitAndAfterAMerge) {
   const auto junit = h.dir / "junit.xml";
   auto r = h.Auto({"--junit", junit.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string culprit12 = h.shas[3].substr(0, 12);
+  const std::string culprit12 = ShortSha(h.shas[3]);
 
   auto text = RunHarness({"report", "--db", h.db, "--format", "text"});
   ASSERT_EQ(text.exit_code, 0) << text.err;

@@ -20,6 +20,7 @@
 #include "harness/results/case_id.h"
 #include "harness/store/store.h"
 #include "harness/util/file_lock.h"
+#include "harness/util/git.h"
 #include "harness/util/hash.h"
 #include "harness/util/json_file.h"
 #include "harness/util/output_file.h"
@@ -94,7 +95,7 @@ Review Load(Store& store, const std::filesystem::path& root, const std::string& 
 }
 
 std::string Where(const Review& r) {
-  return fmt::format("run {} at {}, {}", r.latest->run_id, r.latest->sha.substr(0, 12), std::string(Word(r.latest->status)));
+  return fmt::format("run {} at {}, {}", r.latest->run_id, ShortSha(r.latest->sha), std::string(Word(r.latest->status)));
 }
 
 void PrintReviewText(const Review& r) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/testing/test_util.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 
 namespace harness {
@@ -70,7 +71,7 @@ TEST_F(CompareE2E, StatusChangeIsExitOneAndBackIsExitZero) {
   EXPECT_EQ(suite.exit_code, 1);
   auto runs = RunHarness({"compare", "run:1", "run:2", "--db", db_});
   EXPECT_EQ(runs.exit_code, 1) << runs.err;
-  EXPECT_NE(runs.out.find("A = run 1 (" + shas_[0].substr(0, 12) + ")"), std::string::npos) << runs.out;
+  EXPECT_NE(runs.out.find("A = run 1 (" + ShortSha(shas_[0]) + ")"), std::string::npos) << runs.out;
   auto env_db = RunHarness({"compare", shas_[0], shas_[1]}, {.env = {{"HARNESS_DB", db_}}});
   EXPECT_EQ(env_db.exit_code, 1) << env_db.err;
 }

@@ -13,6 +13,7 @@
 
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 
 namespace harness {
@@ -357,8 +358,8 @@ TEST(DocumentedE2E, FilterRunsOnlyMatchingCasesAndHistoryLastKeepsTheNewest) {
   EXPECT_EQ((*j)["commits"][0]["commit"], shas[1]);
   EXPECT_EQ((*j)["commits"][1]["commit"], shas[2]);
   auto text = RunHarness({"history", "--db", db, "--case", "selftest/test_outcome_1", "--last", "2"});
-  EXPECT_EQ(text.out.find(shas[0].substr(0, 12)), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find(shas[2].substr(0, 12)), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find(ShortSha(shas[0])), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(ShortSha(shas[2])), std::string::npos) << text.out;
 }
 
 // The metric name of the case whose id ends with case_suffix in a `run --format json`

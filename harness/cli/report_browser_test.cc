@@ -13,6 +13,7 @@
 #include "harness/stats/stats.h"
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
+#include "harness/util/git.h"
 
 namespace harness {
 namespace {
@@ -98,7 +99,7 @@ fs::path BuildDatabase(const TempDir& dir) {
       Gsm8k(*store, run, w, regressed ? CaseStatus::kFail : CaseStatus::kPass,
             regressed ? fmt::format("gsm8k REGRESSED vs baseline {} (run 5): losses b = 10, gains c = 0 of 400 paired "
                                     "questions, exact McNemar p = 0.00195\ncompletion said {}",
-                                    Sha(3).substr(0, 12), kImg)
+                                    ShortSha(Sha(3)), kImg)
                       : "AT-RISK at gate 0.90");
       SequenceParallel(*store, run, i >= 4);
       Gmm(*store, run, i >= 3);

@@ -7,6 +7,7 @@
 
 #include "harness/stats/false_verdict.h"
 #include "harness/testing/test_util.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 #include "harness/util/paths.h"
 
@@ -72,8 +73,8 @@ TEST(ReportE2E, HtmlIsOneDeterministicFileWithEverySectionAndCommitLinks) {
 
   auto text = RunHarness({"report", "--db", h.db, "--format", "text"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("FAIL selftest/test_outcome_1 at " + h.shas[2].substr(0, 12)), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("not passing since " + h.shas[2].substr(0, 12)), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("FAIL selftest/test_outcome_1 at " + ShortSha(h.shas[2])), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("not passing since " + ShortSha(h.shas[2])), std::string::npos) << text.out;
   auto text_file = RunHarness({"report", "--db", h.db, "--format", "text", "--out", (h.dir / "r.txt").string()});
   ASSERT_EQ(text_file.exit_code, 0) << text_file.err;
   EXPECT_EQ(ReadFile(h.dir / "r.txt"), text.out);
@@ -204,7 +205,7 @@ TEST(ReportE2E, MarkdownSummarisesAndEscapesHostileCaseIds) {
   const std::string& md = r.out;
   EXPECT_EQ(md.rfind("## harness nightly: FAIL\n", 0), 0u) << md;
   EXPECT_NE(md.find("[Full report](https://ci.example/jobs/9/report%20%281%29.html)"), std::string::npos) << md;
-  EXPECT_NE(md.find("| selftest | 1 | 0 | 1 | 0 | 0 | [`" + h.shas[2].substr(0, 12) + "`](https://git.example/c/" +
+  EXPECT_NE(md.find("| selftest | 1 | 0 | 1 | 0 | 0 | [`" + ShortSha(h.shas[2]) + "`](https://git.example/c/" +
                     h.shas[2] + ") |"),
             std::string::npos)
       << md;

@@ -12,6 +12,7 @@
 
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 
 namespace harness {
@@ -89,7 +90,7 @@ TEST(RunE2E, TwoCommitsGiveATwoRowHistory) {
   EXPECT_EQ((*j)["commits"][1]["cases"][0]["mean"], 0.5);
   auto text = RunHarness({"history", "--db", db, "--case", "selftest/test_outcome_0", "--metric", "value"});
   EXPECT_EQ(text.exit_code, 0);
-  EXPECT_NE(text.out.find(shas[1].substr(0, 12)), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(ShortSha(shas[1])), std::string::npos) << text.out;
   auto unknown = RunHarness({"history", "--db", db, "--case", "nope/x_0"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("selftest/test_outcome_0"), std::string::npos) << "names the known cases";

@@ -12,6 +12,7 @@
 #include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/store/resolve_commit.h"
+#include "harness/util/git.h"
 
 namespace harness {
 namespace {
@@ -119,7 +120,7 @@ Result<Comparison> CompareStored(Store& store, const CompareSide& a, const Compa
     auto cases = CasesOf(store, *side);
     if (!cases) return cases.error();
     if (cases->empty())
-      return UsageError(fmt::format("'{}' ({}) has no finished case results", side->spec, side->sha.substr(0, 12)));
+      return UsageError(fmt::format("'{}' ({}) has no finished case results", side->spec, ShortSha(side->sha)));
     for (auto& c : *cases) {
       if (!keep(c.result.case_id)) continue;
       auto& entry = by_case[c.result.case_id];

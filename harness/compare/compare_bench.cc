@@ -17,6 +17,7 @@
 #include "harness/compare/compare.h"
 #include "harness/store/nightly_db.h"
 #include "harness/store/store.h"
+#include "harness/util/git.h"
 #include "reports/compare_report.h"
 #include "reports/history_report.h"
 
@@ -73,8 +74,8 @@ void BM_CompareCommits(benchmark::State& state) {
   size_t cases = 0;
   for (auto _ : state) {
     auto store = Check(Store::OpenReadOnly(db));
-    auto a = Check(ResolveSide(*store, ShaOf(250).substr(0, 12)));
-    auto b = Check(ResolveSide(*store, ShaOf(357).substr(0, 12)));
+    auto a = Check(ResolveSide(*store, ShortSha(ShaOf(250))));
+    auto b = Check(ResolveSide(*store, ShortSha(ShaOf(357))));
     auto c = Check(CompareStored(*store, a, b, {}));
     cases = c.cases.size();
     benchmark::DoNotOptimize(reports::CompareText(c));

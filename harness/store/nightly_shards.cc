@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/git.h"
+
 namespace harness {
 namespace {
 
@@ -59,7 +61,7 @@ std::vector<NightlyGap> NightlyGaps(const std::vector<RunRow>& runs) {
 }
 
 std::string NightlyGapText(const NightlyGap& gap) {
-  std::string out = fmt::format("nightly {} at {}:", gap.nightly, gap.sha.substr(0, 12));
+  std::string out = fmt::format("nightly {} at {}:", gap.nightly, ShortSha(gap.sha));
   if (gap.missing_count > 0)
     out += fmt::format(" shard{} {}{} missing", gap.missing_count == 1 ? "" : "s", Join(gap.missing),
                        gap.missing_count > gap.missing.size()

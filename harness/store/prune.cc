@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/util/file_lock.h"
+#include "harness/util/git.h"
 
 namespace harness {
 namespace {
@@ -84,12 +85,12 @@ std::string PruneSummary(const PruneRequest& request, const PruneResult& result)
   int64_t runs = 0, samples = 0, completion = 0;
   for (const PruneCandidate& c : plan.outside) {
     if (!c.kept_for.empty()) {
-      out += fmt::format("  keep run {} ({} {}): {} samples, for {}\n", c.run_id, c.sha.substr(0, 12), c.started_at,
+      out += fmt::format("  keep run {} ({} {}): {} samples, for {}\n", c.run_id, ShortSha(c.sha), c.started_at,
                          c.samples, fmt::join(c.kept_for, ", "));
       continue;
     }
     out += fmt::format("  {} run {} ({} {}{}): {} samples, {} bytes of completion text\n",
-                       request.dry_run ? "would drop" : "dropped", c.run_id, c.sha.substr(0, 12), c.started_at,
+                       request.dry_run ? "would drop" : "dropped", c.run_id, ShortSha(c.sha), c.started_at,
                        c.nightly.empty() ? "" : ", nightly " + c.nightly, c.samples, c.completion_bytes);
     ++runs;
     samples += c.samples;

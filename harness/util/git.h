@@ -22,6 +22,10 @@ struct CommitInfo {
   std::string subject;
 };
 
+// A sha as every output shows it: its first 12 hex digits (git's own abbreviations grow
+// with the repository; a fixed width keeps columns aligned and names stable across runs).
+inline std::string ShortSha(std::string_view sha) { return std::string(sha.substr(0, 12)); }
+
 // 7 to 64 hex digits: what a commit id looks like when no repository can vouch for it.
 bool IsHexSha(std::string_view s);
 
