@@ -37,11 +37,20 @@ function(harness_library name)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE harness_warnings)
 endfunction()
 
+# The optimization of test sources alone (the *_test.cc files of harness_test targets), e.g.
+# -O0; empty: the build type's. The CI presets set -O0: a test body is compiled once and run
+# once, so optimizing it costs more than it saves, while the code under test (libraries and
+# the harness binary the e2e tests run) keeps the build type's level (ci/README.md).
+set(HARNESS_TEST_OPTIMIZE "" CACHE STRING "Optimization flag for test sources only (e.g. -O0)")
+
 # harness_test(NAME SOURCES... LIBS ...): one test binary per component, discovered by CTest.
 # Test binaries, and only they, link the test helpers (harness_testing, harness/testing/).
 function(harness_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  if(HARNESS_TEST_OPTIMIZE)
+    target_compile_options(${name} PRIVATE ${HARNESS_TEST_OPTIMIZE})
+  endif()
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} harness_testing GTest::gtest_main GTest::gmock harness_warnings)
   target_compile_definitions(${name} PRIVATE
     HARNESS_SOURCE_ROOT="${HARNESS_SOURCE_ROOT}"

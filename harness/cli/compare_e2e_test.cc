@@ -30,6 +30,14 @@ class CompareE2E : public ::testing::Test {
                          (dir_ / "repo").string(), "--commit", sha});
     return r.exit_code;
   }
+  // Two commits stored as given (no git behind them) that share the prefix abcd.
+  void StorePrefixTwins() {
+    for (const char* sha : {"abcd0001", "abcd0002"})
+      ASSERT_EQ(RunHarness({"run", "--suites-dir", (dir_ / "suites").string(), "--db", db_, "--repo",
+                            dir_.path().string(), "--commit", sha})
+                    .exit_code,
+                0);
+  }
   TempDir dir_;
   std::vector<std::string> shas_;
   std::string db_ = (dir_ / "h.db").string();
@@ -95,12 +103,7 @@ TEST_F(CompareE2E, OpTableChangesAreATableAndMetricsShowTheirDelta) {
 
 TEST_F(CompareE2E, BadInputIsExitTwo) {
   ASSERT_EQ(RunAt(shas_[0], R"({"outcome": "pass"})"), 0);
-  // Two commits stored as given (no git behind them) that share a prefix.
-  for (const char* sha : {"abcd0001", "abcd0002"})
-    ASSERT_EQ(RunHarness({"run", "--suites-dir", (dir_ / "suites").string(), "--db", db_, "--repo",
-                          dir_.path().string(), "--commit", sha})
-                  .exit_code,
-              0);
+  ASSERT_NO_FATAL_FAILURE(StorePrefixTwins());
   auto ambiguous = RunHarness({"compare", "abcd", shas_[0], "--db", db_});
   EXPECT_EQ(ambiguous.exit_code, 2);
   EXPECT_NE(ambiguous.err.find("'abcd' is ambiguous: it matches abcd0001, abcd0002"), std::string::npos)
@@ -121,11 +124,7 @@ TEST_F(CompareE2E, BadInputIsExitTwo) {
 // commit, and the same words for an unknown, ambiguous or malformed one.
 TEST_F(CompareE2E, OneRuleNamesAStoredCommitInCompareReportAndBisect) {
   ASSERT_EQ(RunAt(shas_[0], R"({"outcome": "pass"})"), 0);
-  for (const char* sha : {"abcd0001", "abcd0002"})
-    ASSERT_EQ(RunHarness({"run", "--suites-dir", (dir_ / "suites").string(), "--db", db_, "--repo",
-                          dir_.path().string(), "--commit", sha})
-                  .exit_code,
-              0);
+  ASSERT_NO_FATAL_FAILURE(StorePrefixTwins());
   const std::string upper = "ABCD0001";
   EXPECT_EQ(RunHarness({"compare", upper, "abcd0002", "--db", db_}).exit_code, 0);
   auto since = RunHarness({"report", "--db", db_, "--since", upper, "--format", "json"});
