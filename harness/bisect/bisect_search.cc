@@ -37,7 +37,7 @@ double LogAddExp(double a, double b) {
 constexpr std::array<double, 5> kAffectedShares = {0.0025, 0.005, 0.01, 0.02, 0.04};
 
 // The per-question model: an affected question that the fault moved only part of the way.
-constexpr double kPartlyRight = 0.3;
+constexpr std::array<double, 1> kPartlyRight = {0.3};
 
 bool IsAnswer(char c) { return c == '0' || c == '1'; }
 
@@ -190,12 +190,16 @@ double LogUnaffected(const ClassWeights& w, const ClassWeights& p, double right,
 }
 
 // log P(outcomes | affected at the culprit): right before it (but for fa), from it on wrong
-// outright (but for fa) or, with even odds, right only with probability kPartlyRight (a
-// fault that moves a question's margin need not move it all the way).
+// outright (but for fa) or, with even odds, right with one of kPartlyRight's probabilities
+// (a fault that moves a question's margin need not move it all the way: the question
+// becomes borderline).
 double LogAffected(double fa, double right_before, double wrong_before, double right_after, double wrong_after) {
   const double before = right_before * std::log(1 - fa) + wrong_before * std::log(fa);
-  return LogAddExp(std::log(0.5) + before + wrong_after * std::log(1 - fa) + right_after * std::log(fa),
-                   std::log(0.5) + before + wrong_after * std::log(1 - kPartlyRight) + right_after * std::log(kPartlyRight));
+  double after = std::log(0.5) + wrong_after * std::log(1 - fa) + right_after * std::log(fa);
+  const double part = std::log(0.5 / static_cast<double>(kPartlyRight.size()));
+  for (double p : kPartlyRight)
+    after = LogAddExp(after, part + wrong_after * std::log(1 - p) + right_after * std::log(p));
+  return before + after;
 }
 
 // What a run's outcome at a position may be, per series: a status, or a value drawn
@@ -373,7 +377,7 @@ std::vector<int> Search::QuestionsFor(int position, int series) const {
     if (o.position == 0 || o.position == n) ends.push_back(&o.questions);
   }
   QuestionChoice choice = options_.questions;
-  choice.full = choice.full || position == 0 || position == n;
+  if (position == 0 || position == n) choice.control_share = std::max(choice.control_share, choice.end_control_share);
   static const FlipRates kNone;
   const FlipRates& rates = series >= 0 && series < static_cast<int>(rates_.size()) ? rates_[series] : kNone;
   const uint64_t salt = static_cast<uint64_t>(position) * 1000003u + static_cast<uint64_t>(RunsAt(position));
