@@ -108,9 +108,6 @@ FamilyResult RunFamily(const Family& f, const SearchOptions& options, int histor
       h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
       const SimResult q = SimulateSearch(h, 1000 + i, options);
       out.q[d].Add(q);
-      if (std::getenv("BENCH_DEBUG") && !q.correct)
-        std::printf("wrong: drop %s seed %d truth %d answer %s %d conf %.4f runs %d\n", DropName(d), 1000 + i, h.culprit,
-                    harness::bisect::VerdictWord(q.verdict), q.culprit, q.confidence, q.runs);
       calibration.Add(q);
       out.p[d].Add(SimulatePlainBisect(h, 1000 + i, 0.91));
       h.per_question = false;

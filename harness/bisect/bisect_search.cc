@@ -377,7 +377,8 @@ std::vector<int> Search::QuestionsFor(int position, int series) const {
     if (o.position == 0 || o.position == n) ends.push_back(&o.questions);
   }
   QuestionChoice choice = options_.questions;
-  if (position == 0 || position == n) choice.control_share = std::max(choice.control_share, choice.end_control_share);
+  if (position == 0 || position == n || RunsAt(position) > 0)
+    choice.control_share = std::max(choice.control_share, choice.rerun_control_share);
   static const FlipRates kNone;
   const FlipRates& rates = series >= 0 && series < static_cast<int>(rates_.size()) ? rates_[series] : kNone;
   const uint64_t salt = static_cast<uint64_t>(position) * 1000003u + static_cast<uint64_t>(RunsAt(position));

@@ -127,7 +127,6 @@ class Search {
   double ProbabilityBad(int position) const;
 
   int runs_requested() const { return runs_requested_; }
-  const Observation& last() const { return observations_.back(); }
   int positions() const { return positions_; }
   const std::set<int>& skipped() const { return skipped_; }
   // Runs at a position: the observations of its best-covered series (one per run).

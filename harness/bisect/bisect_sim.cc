@@ -5,8 +5,6 @@
 #include <numeric>
 #include <random>
 #include <vector>
-#include <cstdio>
-#include <cstdlib>
 
 namespace harness::bisect {
 namespace {
@@ -47,11 +45,6 @@ class Runs {
       for (int q = 0; q < h_.questions; ++q) evaluate(q);
     }
     o.value = answered > 0 ? static_cast<double>(right) / answered : 0;
-    if (std::getenv("SIM_TRACE")) {
-      int aff = 0, aff_eval = 0, aff_wrong = 0;
-      for (int q = 0; q < h_.questions; ++q) if (affected_[q]) { ++aff; if (o.questions[q] == '0' || o.questions[q] == '1') { ++aff_eval; aff_wrong += o.questions[q] == '0'; } }
-      std::fprintf(stderr, "  At(%d, bad %d): affected %d evaluated %d wrong %d\n", position, bad, aff, aff_eval, aff_wrong);
-    }
     if (!h_.per_question) o.questions.clear();
     return o;
   }
@@ -63,7 +56,6 @@ class Runs {
   std::vector<char> affected_;
 };
 
-const Observation& search_trace_last(const Search& s) { return s.last(); }
 }  // namespace
 
 SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options) {
@@ -90,13 +82,6 @@ SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions
     if (h.per_question) {
       const std::vector<int> chosen = search.QuestionsFor(d.next_position, 0);
       search.Add(runs.At(d.next_position, &chosen));
-      if (std::getenv("SIM_TRACE")) {
-        const auto& o = search_trace_last(search);
-        int wrong = 0, affected_wrong = 0;
-        for (int q : chosen) wrong += o.questions[q] == '0';
-        (void)affected_wrong;
-        std::fprintf(stderr, "run at %d: %zu questions, %d wrong, conf %.4f, post0 %.4f\n", d.next_position, chosen.size(), wrong, d.confidence, search.Posterior()[0]);
-      }
       r.questions += static_cast<double>(chosen.size());
     } else {
       search.Add(runs.At(d.next_position));

@@ -29,7 +29,7 @@ struct SimHistory {
   int fragile = 56;
   double affected_right = 0; // how often an affected question is still right after the culprit
   bool per_question = true;  // hand the search each run's questions, or only its accuracy
-  int history_runs = 4;      // earlier nightlies the flip rates are learned from (0: the fixed prior)
+  int history_runs = 8;      // earlier nightlies the flip rates are learned from (0: the fixed prior)
 };
 
 struct SimResult {

@@ -28,7 +28,7 @@ struct QuestionChoice {
   bool full = false;            // whole evals everywhere
   double control_share = 0.02;  // the random control set's share of the other questions
   double flip_threshold = 0.3;  // P(borderline) from which a question is known to flip
-  double end_control_share = 0.25;  // the control share of a rerun at an end of the range
+  double rerun_control_share = 0.25;  // the control share of a rerun (an end, a culprit being verified)
 };
 
 // The question indices (ascending) a run inside the range evaluates. questions: how many
