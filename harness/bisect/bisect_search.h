@@ -36,7 +36,10 @@
 //   factor of H_j weighs every question that consistently changed at j against the noise
 //   that could have flipped it. A series with per-question outcomes uses this model instead
 //   of the value model (the value is a function of the outcomes: counting both would count
-//   the evidence twice).
+//   the evidence twice). A question a run did not answer is no evidence (a partial run,
+//   QuestionsFor). With SetFlipRates, each question's class prior is learned from earlier
+//   runs (flip_rates.h) instead of the fixed fragile_share, and its history weighs in on
+//   whether it could be affected (an affected question was right before the culprit).
 // - Pass/fail statuses (a compile case, or a command's git-style exit code): a two-sided
 //   flake model; a run shows the wrong status with probability flake_rate.
 //
