@@ -1,19 +1,28 @@
-// The search against plain bisection on simulated noisy histories (the issue's benchmark):
-// 100 histories with a 1.3 pp drop (the seed's 0.925 -> 0.912), 100 with 0.6 pp, 50 with
-// none, 64 commits, questions as noisy as the calibrated stand-in (bisect_sim.h). Three
-// contenders on the same histories: the search reading each run's questions (what
-// `harness bisect --metric gsm8k` does when samples are stored), the search reading only
-// each run's accuracy, and plain bisection (`git bisect run` with a gate script: one run
-// per commit, bad below 0.91). Prints accuracy and mean runs side by side; deterministic
-// (fixed seeds).
-// --fragile N sets the borderline questions (56: the stand-in's 0.25 pp; 81: 0.3 pp);
-// --affected-right P lets an affected question still be right with probability P after the
-// culprit (a fault that moves margins only part of the way; the nominal drop shrinks by P).
-//   build/harness/bisect/bisect_bench [--max-runs N] [--fragile N] [--affected-right P]
+// The search against plain bisection on simulated noisy histories (issue 20's benchmark):
+// per history family, 100 histories with a 1.3 pp drop (the seed's 0.925 -> 0.912), 100
+// with 0.6 pp, 50 with none, 64 commits, questions as noisy as the family says
+// (bisect_sim.h). Three contenders on the same histories: the search reading each run's
+// questions and choosing which to evaluate (what `harness bisect --metric gsm8k` does when
+// samples are stored), the search reading only each run's accuracy (whole evals), and plain
+// bisection (`git bisect run` with a gate script: one whole eval per commit, bad below
+// 0.91). Prints accuracy, mean runs (= commands) and cost in full-eval equivalents
+// (questions evaluated / 1319), then the calibration of the per-question search's answers
+// over every family (share right per confidence bin, expected calibration error).
+// Deterministic (fixed seeds).
+//   build/harness/bisect/bisect_bench [--family all|default|f81-ar25|f160|f160-ar50]
+//       [--fragile N] [--affected-right P] [--max-runs N] [--history N] [--full-evals]
+// The families: default (56 borderline questions, the stand-in's 0.25 pp), f81-ar25
+// (`--fragile 81 --affected-right 0.25`: real-server noise, faults that move margins part
+// way), f160 (`--fragile 160`), f160-ar50 (`--fragile 160 --affected-right 0.5`). --fragile
+// or --affected-right alone run one custom family. --history N: earlier nightlies the flip
+// rates are learned from (default 4; 0: the fixed prior); --full-evals: whole evals only.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "harness/bisect/bisect_sim.h"
 
@@ -26,58 +35,149 @@ using harness::bisect::Verdict;
 
 namespace {
 
+struct Family {
+  std::string name;
+  int fragile = 56;
+  double affected_right = 0;
+};
+
 struct Tally {
-  int correct = 0, ambiguous = 0;
-  double runs = 0;
+  int count = 0, correct = 0, ambiguous = 0;
+  double runs = 0, questions = 0;
   void Add(const SimResult& r) {
+    ++count;
     correct += r.correct;
     ambiguous += r.verdict == Verdict::kAmbiguous;
     runs += r.runs;
+    questions += r.questions;
+  }
+  double Percent() const { return count ? 100.0 * correct / count : 0; }
+  double Runs() const { return count ? runs / count : 0; }
+  double Evals(int n) const { return count ? questions / n / count : 0; }
+};
+
+// Answers of the per-question search by confidence bin: how many, how many right, their
+// mean confidence.
+struct Calibration {
+  static constexpr double kEdges[] = {0, 0.9, 0.95, 0.99, 0.999, 1.0000001};
+  static constexpr int kBins = 5;
+  double count[kBins] = {}, right[kBins] = {}, confidence[kBins] = {};
+  void Add(const SimResult& r) {
+    if (r.verdict == Verdict::kSearching) return;
+    int b = 0;
+    while (b + 1 < kBins && r.confidence >= kEdges[b + 1]) ++b;
+    count[b] += 1;
+    right[b] += r.correct;
+    confidence[b] += r.confidence;
+  }
+  void Print() const {
+    std::printf("\ncalibration of the per-question search's answers (all families):\n");
+    std::printf("%-16s %-8s %-10s %-10s\n", "confidence", "answers", "mean conf.", "right");
+    double total = 0, ece = 0;
+    for (int b = 0; b < kBins; ++b) total += count[b];
+    for (int b = 0; b < kBins; ++b) {
+      if (count[b] == 0) continue;
+      const double conf = confidence[b] / count[b], acc = right[b] / count[b];
+      std::printf("[%.3f, %.3f)   %-8.0f %-10.4f %6.2f %%\n", kEdges[b], std::min(1.0, kEdges[b + 1]), count[b], conf,
+                  100 * acc);
+      ece += count[b] / total * std::fabs(acc - conf);
+    }
+    std::printf("expected calibration error %.4f over %.0f answers\n", ece, total);
   }
 };
+
+struct FamilyResult {
+  Family family;
+  Tally q[3], v[3], p[3];  // per drop: 1.3 pp, 0.6 pp, none
+};
+
+constexpr double kDrops[] = {0.013, 0.006, 0.0};
+const char* DropName(int d) { return d == 0 ? "1.3 pp" : d == 1 ? "0.6 pp" : "none"; }
+
+FamilyResult RunFamily(const Family& f, const SearchOptions& options, int history, Calibration& calibration) {
+  FamilyResult out{f, {}, {}, {}};
+  std::mt19937_64 pick(7);
+  for (int d = 0; d < 3; ++d) {
+    const int histories = kDrops[d] > 0 ? 100 : 50;
+    for (int i = 0; i < histories; ++i) {
+      SimHistory h;
+      h.drop = kDrops[d];
+      h.fragile = f.fragile;
+      h.affected_right = f.affected_right;
+      h.history_runs = history;
+      h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
+      const SimResult q = SimulateSearch(h, 1000 + i, options);
+      out.q[d].Add(q);
+      calibration.Add(q);
+      out.p[d].Add(SimulatePlainBisect(h, 1000 + i, 0.91));
+      h.per_question = false;
+      out.v[d].Add(SimulateSearch(h, 1000 + i, options));
+    }
+  }
+  return out;
+}
+
+void PrintFamily(const FamilyResult& r, int n) {
+  std::printf("\nfamily %s: %d borderline questions, affected right %.2f\n", r.family.name.c_str(), r.family.fragile,
+              r.family.affected_right);
+  std::printf("%-7s %-5s | %-36s | %-16s | %-16s\n", "drop", "hist.", "search, per question", "accuracy only",
+              "plain bisect");
+  std::printf("%-7s %-5s | %-9s %-6s %-10s %-8s | %-9s %-6s | %-9s %-6s\n", "", "", "correct", "runs", "full evals",
+              "ambig.", "correct", "runs", "correct", "runs");
+  for (int d = 0; d < 3; ++d)
+    std::printf("%-7s %-5d | %6.1f %%  %-6.1f %-10.2f %-8d | %6.1f %%  %-6.1f | %6.1f %%  %-6.1f\n", DropName(d),
+                r.q[d].count, r.q[d].Percent(), r.q[d].Runs(), r.q[d].Evals(n), r.q[d].ambiguous, r.v[d].Percent(),
+                r.v[d].Runs(), r.p[d].Percent(), r.p[d].Runs());
+}
+
+void PrintSummary(const std::vector<FamilyResult>& results, int n) {
+  std::printf("\nsummary, search per question: correct %%, mean runs (= commands), full-eval equivalents\n");
+  std::printf("%-10s | %-22s | %-22s | %-22s | %-14s\n", "family", "1.3 pp", "0.6 pp", "none", "mean per hist.");
+  for (const auto& r : results) {
+    Tally all;
+    std::printf("%-10s", r.family.name.c_str());
+    for (int d = 0; d < 3; ++d) {
+      std::printf(" | %5.1f %% %5.1f %6.2f  ", r.q[d].Percent(), r.q[d].Runs(), r.q[d].Evals(n));
+      all.count += r.q[d].count;
+      all.runs += r.q[d].runs;
+      all.questions += r.q[d].questions;
+    }
+    std::printf(" | %5.1f %6.2f\n", all.Runs(), all.Evals(n));
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   SearchOptions options;
-  int fragile = SimHistory{}.fragile;
-  double affected_right = 0;
-  for (int i = 1; i + 1 < argc; ++i) {
+  std::string family = "all";
+  Family custom{"custom", SimHistory{}.fragile, 0};
+  bool is_custom = false;
+  int history = SimHistory{}.history_runs;
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--full-evals") == 0) options.questions.full = true;
+    if (!has_value) continue;
     if (std::strcmp(argv[i], "--max-runs") == 0) options.max_runs = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--fragile") == 0) fragile = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--affected-right") == 0) affected_right = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--history") == 0) history = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
+    if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
+    if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
   }
-  std::printf("%-7s %-5s | %-26s | %-26s | %-20s\n", "drop", "hist.", "search, per question", "search, accuracy only",
-              "plain bisect");
-  std::printf("%-7s %-5s | %-9s %-6s %-9s | %-9s %-6s %-9s | %-9s %-9s\n", "", "", "correct", "runs", "ambiguous",
-              "correct", "runs", "ambiguous", "correct", "runs");
-  std::mt19937_64 pick(7);
-  Tally all_q, all_v, all_p;
-  int total = 0;
-  for (double drop : {0.013, 0.006, 0.0}) {
-    const int histories = drop > 0 ? 100 : 50;
-    Tally q, v, p;
-    for (int i = 0; i < histories; ++i) {
-      SimHistory h;
-      h.drop = drop;
-      h.fragile = fragile;
-      h.affected_right = affected_right;
-      h.culprit = drop > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
-      q.Add(SimulateSearch(h, 1000 + i, options));
-      p.Add(SimulatePlainBisect(h, 1000 + i, 0.91));
-      h.per_question = false;
-      v.Add(SimulateSearch(h, 1000 + i, options));
-    }
-    for (auto [from, to] : {std::pair{&q, &all_q}, {&v, &all_v}, {&p, &all_p}}) to->runs += from->runs;
-    total += histories;
-    std::printf("%-7s %-5d | %6.1f %%  %-6.1f %-9d | %6.1f %%  %-6.1f %-9d | %6.1f %%  %-9.1f\n",
-                drop > 0 ? (drop > 0.01 ? "1.3 pp" : "0.6 pp") : "none", histories, 100.0 * q.correct / histories,
-                q.runs / histories, q.ambiguous, 100.0 * v.correct / histories, v.runs / histories, v.ambiguous,
-                100.0 * p.correct / histories, p.runs / histories);
+  std::vector<Family> families = {{"default", 56, 0}, {"f81-ar25", 81, 0.25}, {"f160", 160, 0}, {"f160-ar50", 160, 0.5}};
+  if (is_custom) families = {custom};
+  else if (family != "all") std::erase_if(families, [&](const Family& f) { return f.name != family; });
+  const int n = SimHistory{}.questions;
+  Calibration calibration;
+  std::vector<FamilyResult> results;
+  for (const Family& f : families) {
+    results.push_back(RunFamily(f, options, history, calibration));
+    PrintFamily(results.back(), n);
+    std::fflush(stdout);
   }
-  std::printf("mean runs over all %d histories: per question %.1f, accuracy only %.1f, plain %.1f "
-              "(ratios to plain %.2f and %.2f); max runs %d, %d borderline questions, affected right %.2f\n",
-              total, all_q.runs / total, all_v.runs / total, all_p.runs / total, all_q.runs / all_p.runs,
-              all_v.runs / all_p.runs, options.max_runs, fragile, affected_right);
+  PrintSummary(results, n);
+  calibration.Print();
+  std::printf("max runs %d, %d earlier nightlies for the flip rates, %s\n", options.max_runs, history,
+              options.questions.full ? "whole evals (--full-evals)" : "chosen questions inside the range");
   return 0;
 }

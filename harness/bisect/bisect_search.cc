@@ -37,7 +37,7 @@ double LogAddExp(double a, double b) {
 constexpr std::array<double, 5> kAffectedShares = {0.0025, 0.005, 0.01, 0.02, 0.04};
 
 // The per-question model: an affected question that the fault moved only part of the way.
-constexpr double kPartlyRight = 0.3;
+constexpr std::array<double, 1> kPartlyRight = {0.3};
 
 bool IsAnswer(char c) { return c == '0' || c == '1'; }
 
@@ -147,28 +147,59 @@ void AddValueEvidence(const Stats& s, const SeriesSpec& spec, const SearchOption
   }
 }
 
-// Questions with the same answers in the same runs weigh the same: each pattern (a
-// character per run: '1' right, '0' wrong, 'x' no answer) with how many questions show it.
+// Questions with the same answers in the same runs weigh the same: each pattern (two
+// characters of the question's kind, flip_rates.h, then a character per run: '1' right, '0'
+// wrong, 'x' no answer) with how many questions show it.
 struct QuestionPatterns {
   std::map<std::string, double> count;
-  double right_total = 0, answered_total = 0;
+  double right_total = 0, answered_total = 0;  // over the runs that answered nearly every question
 };
 
-QuestionPatterns GroupQuestions(const std::vector<const Observation*>& runs) {
+QuestionPatterns GroupQuestions(const std::vector<const Observation*>& runs, const FlipRates* rates) {
   std::size_t questions = 0;
   for (const auto* r : runs) questions = std::max(questions, r->questions.size());
+  std::vector<char> whole(runs.size());
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const auto& s = runs[r]->questions;
+    const auto answered = std::count(s.begin(), s.end(), '1') + std::count(s.begin(), s.end(), '0');
+    whole[r] = static_cast<double>(answered) >= 0.9 * static_cast<double>(questions);
+  }
   QuestionPatterns out;
-  std::string key(runs.size(), 'x');
+  std::string key(runs.size() + 2, 'x');
   for (std::size_t q = 0; q < questions; ++q) {
+    const int kind = rates ? rates->Kind(static_cast<int>(q)) : 0;
+    key[0] = static_cast<char>(kind & 0xff);
+    key[1] = static_cast<char>(kind >> 8);
     for (std::size_t r = 0; r < runs.size(); ++r) {
       const char c = q < runs[r]->questions.size() ? runs[r]->questions[q] : 'x';
-      key[r] = IsAnswer(c) ? c : 'x';
-      out.right_total += c == '1';
-      out.answered_total += IsAnswer(c);
+      key[r + 2] = IsAnswer(c) ? c : 'x';
+      out.right_total += whole[r] && c == '1';
+      out.answered_total += whole[r] && IsAnswer(c);
     }
     out.count[key] += 1;
   }
   return out;
+}
+
+// log P(outcomes | unaffected) of a question with these class weights.
+double LogUnaffected(const ClassWeights& w, const ClassWeights& p, double right, double wrong) {
+  double out = -std::numeric_limits<double>::infinity();
+  for (int c = 0; c < kQuestionClasses; ++c)
+    if (w[c] > 0) out = LogAddExp(out, std::log(w[c]) + right * std::log(p[c]) + wrong * std::log(1 - p[c]));
+  return out;
+}
+
+// log P(outcomes | affected at the culprit): right before it (but for fa), from it on wrong
+// outright (but for fa) or, with even odds, right with one of kPartlyRight's probabilities
+// (a fault that moves a question's margin need not move it all the way: the question
+// becomes borderline).
+double LogAffected(double fa, double right_before, double wrong_before, double right_after, double wrong_after) {
+  const double before = right_before * std::log(1 - fa) + wrong_before * std::log(fa);
+  double after = std::log(0.5) + wrong_after * std::log(1 - fa) + right_after * std::log(fa);
+  const double part = std::log(0.5 / static_cast<double>(kPartlyRight.size()));
+  for (double p : kPartlyRight)
+    after = LogAddExp(after, part + wrong_after * std::log(1 - p) + right_after * std::log(p));
+  return before + after;
 }
 
 // What a run's outcome at a position may be, per series: a status, or a value drawn
@@ -277,60 +308,81 @@ std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra
   for (int j = 1; j <= n; ++j) logp[j] = std::log((1 - options_.prior_no_culprit) / n);
   const SeriesEvidence e = GatherEvidence(observations_, extra, static_cast<int>(series_.size()), positions_);
   for (const auto& runs : e.question_runs)
-    if (!runs.empty()) AddQuestionEvidence(runs, logp);
+    if (!runs.empty()) AddQuestionEvidence(runs, static_cast<int>(&runs - e.question_runs.data()), logp);
   if (e.any_status) AddStatusEvidence(e.stats, options_.flake_rate, logp);
   for (std::size_t si = 0; si < series_.size(); ++si) AddValueEvidence(e.stats[si], series_[si], options_, logp);
   return logp;
 }
 
-void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted, std::vector<double>& logp) const {
+void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted, int series,
+                                 std::vector<double>& logp) const {
   const int n = positions_ - 1;
   std::vector<const Observation*> runs = unsorted;
   std::stable_sort(runs.begin(), runs.end(), [](auto* a, auto* b) { return a->position < b->position; });
-  const QuestionPatterns patterns = GroupQuestions(runs);
-  if (patterns.answered_total == 0) return;
-  // An unaffected question: settled right, settled wrong, or borderline.
-  const double alpha = std::clamp(patterns.right_total / patterns.answered_total, 1e-3, 1 - 1e-3);
-  const double f0 = std::clamp(options_.solid_flip, 1e-6, 0.1);
-  const double phi = std::clamp(options_.fragile_share, 1e-6, 0.5);
+  const FlipRates* rates =
+      series < static_cast<int>(rates_.size()) && !rates_[series].empty() ? &rates_[series] : nullptr;
+  const QuestionPatterns patterns = GroupQuestions(runs, rates);
+  const ClassWeights p = RightProbabilities(options_.solid_flip);
   const double fa = std::clamp(options_.affected_flip, 1e-6, 0.4);
-  const std::array<std::pair<double, double>, 5> components = {{{alpha * (1 - phi), 1 - f0},
-                                                                {(1 - alpha) * (1 - phi), f0},
-                                                                {phi / 3, 0.2},
-                                                                {phi / 3, 0.5},
-                                                                {phi / 3, 0.8}}};
-  std::vector<std::array<double, kAffectedShares.size()>> sum(positions_);
+  const double alpha = patterns.answered_total > 0 ? patterns.right_total / patterns.answered_total : 0.9;
+  const ClassWeights fixed = FixedClassPrior(alpha, options_.fragile_share);
+  // H_j splits the runs (by position) into the first split[j] before the culprit and the rest.
+  std::vector<int> split(positions_, 0);
+  std::vector<char> needed(runs.size() + 1, 0);
+  for (int j = 1; j <= n; ++j) {
+    while (split[j] < static_cast<int>(runs.size()) && runs[split[j]]->position < j) ++split[j];
+    needed[split[j]] = 1;
+    if (j < n) split[j + 1] = split[j];
+  }
+  std::vector<std::array<double, kAffectedShares.size()>> sum(runs.size() + 1);
   for (auto& a : sum) a.fill(0);
-  for (const auto& [pattern, count] : patterns.count) {
+  for (const auto& [key, count] : patterns.count) {
+    const int kind = static_cast<unsigned char>(key[0]) | static_cast<unsigned char>(key[1]) << 8;
     double right = 0, wrong = 0;
-    for (char c : pattern) right += c == '1', wrong += c == '0';
+    for (std::size_t r = 2; r < key.size(); ++r) right += key[r] == '1', wrong += key[r] == '0';
     if (right + wrong == 0) continue;
-    double log_unaffected = -std::numeric_limits<double>::infinity();
-    for (const auto& [w, p] : components)
-      log_unaffected = LogAddExp(log_unaffected, std::log(w) + right * std::log(p) + wrong * std::log(1 - p));
+    const double log_unaffected = LogUnaffected(rates ? rates->WeightsOfKind(kind) : fixed, p, right, wrong);
+    const double history = rates ? rates->AffectedLogRatioOfKind(kind) : 0;
     double right_before = 0, wrong_before = 0;
-    std::size_t next = 0;
-    for (int j = 1; j <= n; ++j) {
-      for (; next < runs.size() && runs[next]->position < j; ++next)
-        right_before += pattern[next] == '1', wrong_before += pattern[next] == '0';
-      const double right_after = right - right_before, wrong_after = wrong - wrong_before;
-      // Affected outright (right before, wrong after, but for affected_flip) or partly (from
-      // the culprit on right only with probability kPartlyRight): a fault that moves a
-      // question's margin need not move it all the way.
-      const double before = right_before * std::log(1 - fa) + wrong_before * std::log(fa);
-      const double log_affected =
-          LogAddExp(std::log(0.5) + before + wrong_after * std::log(1 - fa) + right_after * std::log(fa),
-                    std::log(0.5) + before + wrong_after * std::log(1 - kPartlyRight) + right_after * std::log(kPartlyRight));
-      const double log_ratio = log_affected - log_unaffected;
+    for (std::size_t s = 0; s <= runs.size(); ++s) {
+      if (s > 0) right_before += key[s + 1] == '1', wrong_before += key[s + 1] == '0';
+      if (!needed[s]) continue;
+      const double log_ratio =
+          LogAffected(fa, right_before, wrong_before, right - right_before, wrong - wrong_before) + history -
+          log_unaffected;
       for (std::size_t g = 0; g < kAffectedShares.size(); ++g) {
         const double pi = kAffectedShares[g];
-        sum[j][g] += count * LogAddExp(std::log(1 - pi), std::log(pi) + log_ratio);
+        sum[s][g] += count * LogAddExp(std::log(1 - pi), std::log(pi) + log_ratio);
       }
     }
   }
   for (int j = 1; j <= n; ++j)
-    logp[j] += LogSumExp(std::vector<double>(sum[j].begin(), sum[j].end())) -
+    logp[j] += LogSumExp(std::vector<double>(sum[split[j]].begin(), sum[split[j]].end())) -
                std::log(static_cast<double>(kAffectedShares.size()));
+}
+
+void Search::SetFlipRates(int series, FlipRates rates) {
+  if (series < 0) return;
+  if (series >= static_cast<int>(rates_.size())) rates_.resize(series + 1);
+  rates_[series] = std::move(rates);
+}
+
+std::vector<int> Search::QuestionsFor(int position, int series) const {
+  const int n = positions_ - 1;
+  std::vector<const std::string*> ends;
+  std::size_t questions = 0;
+  for (const Observation& o : observations_) {
+    if (o.series != series || o.is_status || o.questions.empty()) continue;
+    questions = std::max(questions, o.questions.size());
+    if (o.position == 0 || o.position == n) ends.push_back(&o.questions);
+  }
+  QuestionChoice choice = options_.questions;
+  if (position == 0 || position == n || RunsAt(position) > 0)
+    choice.control_share = std::max(choice.control_share, choice.rerun_control_share);
+  static const FlipRates kNone;
+  const FlipRates& rates = series >= 0 && series < static_cast<int>(rates_.size()) ? rates_[series] : kNone;
+  const uint64_t salt = static_cast<uint64_t>(position) * 1000003u + static_cast<uint64_t>(RunsAt(position));
+  return ChooseQuestions(static_cast<int>(questions), ends, rates, salt, choice);
 }
 
 std::vector<double> Search::Posterior() const {
@@ -383,7 +435,17 @@ double Search::ExpectedEntropyAfter(int position, const std::vector<double>& pos
   static constexpr double kWeights[] = {1.0 / 6, 2.0 / 3, 1.0 / 6};
   const EndLevels ends = LevelsAtEnds(observations_, series_, n);
   const auto heads = GroupHeads();
-  auto grouped_entropy = [&](const std::vector<Observation>& extra) {
+  // A run inside the range evaluates only its chosen questions: so does the hypothetical one.
+  std::vector<std::string> masks(series_.size());
+  for (int si = 0; si < static_cast<int>(series_.size()); ++si)
+    if (ends.levels[si].good_run) {
+      masks[si].assign(ends.levels[si].good_run->questions.size(), 0);
+      for (int q : QuestionsFor(position, si)) masks[si][q] = 1;
+    }
+  auto grouped_entropy = [&](std::vector<Observation> extra) {
+    for (Observation& o : extra)
+      for (std::size_t q = 0; q < o.questions.size() && o.series < static_cast<int>(masks.size()); ++q)
+        if (q < masks[o.series].size() && !masks[o.series][q]) o.questions[q] = '-';
     auto logp = LogPosteriorOf(extra);
     const double z = LogSumExp(logp);
     std::vector<double> mass(positions_, 0.0);

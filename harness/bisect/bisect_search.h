@@ -36,7 +36,10 @@
 //   factor of H_j weighs every question that consistently changed at j against the noise
 //   that could have flipped it. A series with per-question outcomes uses this model instead
 //   of the value model (the value is a function of the outcomes: counting both would count
-//   the evidence twice).
+//   the evidence twice). A question a run did not answer is no evidence (a partial run,
+//   QuestionsFor). With SetFlipRates, each question's class prior is learned from earlier
+//   runs (flip_rates.h) instead of the fixed fragile_share, and its history weighs in on
+//   whether it could be affected (an affected question was right before the culprit).
 // - Pass/fail statuses (a compile case, or a command's git-style exit code): a two-sided
 //   flake model; a run shows the wrong status with probability flake_rate.
 //
@@ -55,6 +58,9 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "harness/bisect/flip_rates.h"
+#include "harness/bisect/question_choice.h"
 
 namespace harness::bisect {
 
@@ -84,6 +90,7 @@ struct SearchOptions {
   double fragile_share = 0.06;       // per-question model: borderline questions
   double affected_flip = 0.02;       // per-question model: an affected question not showing it
   int max_runs = 60;                 // runs the search may ask for (evidence already stored is free)
+  QuestionChoice questions;          // which questions a run inside the range evaluates (QuestionsFor)
 };
 
 enum class Verdict { kSearching, kCulprit, kNoCulprit, kAmbiguous };
@@ -105,6 +112,14 @@ class Search {
   void Add(const Observation& o);
   void CountRun() { ++runs_requested_; }            // a run the search asked for (counts to max_runs)
   void Skip(int position);                          // untestable (exit 125, a build that fails)
+  // Per-question flip rates of a series learned from runs the search is not given as
+  // observations (flip_rates.h): each question's class prior instead of the fixed one.
+  void SetFlipRates(int series, FlipRates rates);
+  // The question indices (ascending) the next run at `position` should evaluate for a series
+  // with per-question outcomes (question_choice.h): all of them at the ends of the range or
+  // with options.questions.full, else the ones that tell the hypotheses apart. Pass the run's
+  // outcomes back with the others not answered ('-').
+  std::vector<int> QuestionsFor(int position, int series) const;
 
   // [0] = no culprit, [j] = position j is the first bad commit.
   std::vector<double> Posterior() const;
@@ -125,7 +140,7 @@ class Search {
   double ExpectedEntropyAfter(int position, const std::vector<double>& posterior) const;
   // The per-question model's log Bayes factor of each H_j against H_0 (index 0 unused),
   // added to logp, for the series' runs that carry questions.
-  void AddQuestionEvidence(const std::vector<const Observation*>& runs, std::vector<double>& logp) const;
+  void AddQuestionEvidence(const std::vector<const Observation*>& runs, int series, std::vector<double>& logp) const;
   // Groups of hypotheses that no run can tell apart: each culprit hypothesis at a
   // skipped position joins the next unskipped one. Returns, per hypothesis, its group's head.
   std::vector<int> GroupHeads() const;
@@ -140,6 +155,7 @@ class Search {
   SearchOptions options_;
   std::vector<Observation> observations_;
   std::set<int> skipped_;
+  std::vector<FlipRates> rates_;     // per series; empty: the fixed prior
   int runs_requested_ = 0;
 };
 

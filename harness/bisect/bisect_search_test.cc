@@ -222,6 +222,69 @@ TEST(BisectSearch, DifferentLostQuestionsOnEachRunAreNoise) {
   EXPECT_LT(drop.Posterior()[0], 0.1);
 }
 
+// Leaving a question out is no evidence: a run that answers nothing changes nothing, and a
+// run that answers only the eight questions the ends disagree on is the full run with the
+// others unanswered, and places the culprit as the full run does.
+TEST(BisectSearch, UnansweredQuestionsAreNoEvidence) {
+  Search base = ThreeCommits();
+  const auto before = base.Posterior();
+  Observation nothing = RunAt(1, {});
+  nothing.questions.assign(400, '-');
+  base.Add(nothing);
+  const auto after = base.Posterior();
+  for (std::size_t j = 0; j < before.size(); ++j) EXPECT_NEAR(after[j], before[j], 1e-12) << j;
+  Observation partial = RunAt(1, {0, 1, 2, 3, 4, 5, 6, 7});
+  for (int q = 8; q < 400; ++q) partial.questions[q] = '-';
+  Search with_partial = ThreeCommits();
+  with_partial.Add(partial);
+  EXPECT_GT(with_partial.Posterior()[1], 0.8) << "the lost questions alone place the culprit";
+  Observation dashed = partial;
+  for (int q = 8; q < 400; ++q) dashed.questions[q] = 'x';
+  Search with_dashed = ThreeCommits();
+  with_dashed.Add(dashed);
+  EXPECT_NEAR(with_dashed.Posterior()[1], with_partial.Posterior()[1], 1e-12) << "any non-answer character";
+}
+
+// A run inside the range evaluates the questions the ends disagree on (and a control set);
+// a rerun of an end adds a larger control set; --full-evals takes every question.
+TEST(BisectSearch, QuestionsForARunInsideTheRangeAreTheDifferingOnes) {
+  SearchOptions o;
+  o.questions.control_share = 0;
+  Search s(3, {SeriesSpec{true, 0.005}}, o);
+  s.Add(RunAt(0, {}));
+  s.Add(RunAt(2, {0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(s.QuestionsFor(1, 0), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  const auto at_end = s.QuestionsFor(2, 0);
+  EXPECT_GT(at_end.size(), 8u + 50u) << "a rerun of an end: 25 % of the rest as controls";
+  EXPECT_LT(at_end.size(), 400u);
+  o.questions.full = true;
+  Search full(3, {SeriesSpec{true, 0.005}}, o);
+  full.Add(RunAt(0, {}));
+  full.Add(RunAt(2, {0, 1}));
+  EXPECT_EQ(full.QuestionsFor(1, 0).size(), 400u);
+}
+
+// Heavy noise (81 borderline questions, faults that leave an affected question right a
+// quarter of the time), flip rates from the earlier nightlies, runs of chosen questions:
+// every culprit found, at a fraction of a whole eval per run.
+TEST(BisectSearch, PartialRunsFindTheCulpritForLessThanThreeFullEvals) {
+  std::mt19937_64 pick(13);
+  int correct = 0;
+  double evals = 0;
+  for (int i = 0; i < 15; ++i) {
+    SimHistory h;
+    h.fragile = 81;
+    h.affected_right = 0.25;
+    h.culprit = 1 + static_cast<int>(pick() % 64);
+    const SimResult r = SimulateSearch(h, 500 + i, SearchOptions{});
+    correct += r.correct;
+    evals += r.questions / h.questions;
+    EXPECT_LT(r.questions, r.runs * h.questions) << "runs inside the range are partial";
+  }
+  EXPECT_GE(correct, 15);
+  EXPECT_LT(evals / 15, 3.0);
+}
+
 TEST(BisectSearch, NoisyMetricWithoutADropIsNoCulprit) {
   int correct = 0;
   for (int i = 0; i < 20; ++i) {

@@ -26,18 +26,25 @@ class Runs {
     }
   }
 
-  Observation At(int position) {
+  // A run at position; with `only`, just those questions are evaluated (the rest '-').
+  Observation At(int position, const std::vector<int>* only = nullptr) {
     const bool bad = h_.culprit > 0 && position >= h_.culprit;
     Observation o{position, 0, false, 0, false};
-    o.questions.assign(h_.questions, '0');
-    int right = 0;
-    for (int q = 0; q < h_.questions; ++q) {
+    o.questions.assign(h_.questions, only ? '-' : '0');
+    int right = 0, answered = 0;
+    auto evaluate = [&](int q) {
       const double p = bad && affected_[q] ? h_.affected_right : right_[q];
       const bool is_right = p >= 1 || (p > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p);
       o.questions[q] = is_right ? '1' : '0';
       right += is_right;
+      ++answered;
+    };
+    if (only) {
+      for (int q : *only) evaluate(q);
+    } else {
+      for (int q = 0; q < h_.questions; ++q) evaluate(q);
     }
-    o.value = static_cast<double>(right) / h_.questions;
+    o.value = answered > 0 ? static_cast<double>(right) / answered : 0;
     if (!h_.per_question) o.questions.clear();
     return o;
   }
@@ -58,15 +65,28 @@ SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions
   Search search(h.commits + 1, {SeriesSpec{true, sigma}}, options);
   search.Add(runs.At(0));
   search.Add(runs.At(h.commits));
+  if (h.per_question && h.history_runs > 0) {
+    std::vector<std::string> history;
+    for (int k = 0; k < h.history_runs; ++k) history.push_back(runs.At(0).questions);
+    search.SetFlipRates(0, FlipRates::Estimate(history, options.solid_flip, options.fragile_share, options.affected_flip));
+  }
   SimResult r;
   for (int guard = 0; guard < 10 * options.max_runs + 10; ++guard) {
     Decision d = search.Decide();
     if (d.verdict != Verdict::kSearching) {
       r.verdict = d.verdict;
       r.culprit = d.culprit;
+      r.confidence = d.confidence;
       break;
     }
-    search.Add(runs.At(d.next_position));
+    if (h.per_question) {
+      const std::vector<int> chosen = search.QuestionsFor(d.next_position, 0);
+      search.Add(runs.At(d.next_position, &chosen));
+      r.questions += static_cast<double>(chosen.size());
+    } else {
+      search.Add(runs.At(d.next_position));
+      r.questions += h.questions;
+    }
     search.CountRun();
   }
   r.runs = search.runs_requested();
@@ -83,10 +103,12 @@ SimResult SimulatePlainBisect(const SimHistory& h, uint64_t seed, double gate) {
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
     ++r.runs;
+    r.questions += h.questions;
     if (runs.At(mid).value < gate) hi = mid;
     else lo = mid;
   }
   r.verdict = Verdict::kCulprit;  // plain bisection always names a commit
+  r.confidence = 1;
   r.culprit = hi;
   r.correct = h.culprit > 0 && hi == h.culprit;
   return r;

@@ -7,7 +7,11 @@
 // measured 22.9 and 0.246 pp. A culprit turns round(drop * 1319) settled-right questions
 // wrong from its commit on (or right only with probability `affected_right`). The
 // known-good and known-bad commits start with one stored run each, as after a nightly:
-// they cost nothing.
+// they cost nothing. The store also holds `history_runs` earlier nightlies (commits before
+// the known-good one, behaving as it does): the search learns its per-question flip rates
+// from them (flip_rates.h), also at no cost, since the nightly ran them anyway. A run the
+// search asks for evaluates the questions Search::QuestionsFor chooses; its cost is counted
+// in questions.
 #pragma once
 
 #include <cstdint>
@@ -25,12 +29,15 @@ struct SimHistory {
   int fragile = 56;
   double affected_right = 0; // how often an affected question is still right after the culprit
   bool per_question = true;  // hand the search each run's questions, or only its accuracy
+  int history_runs = 8;      // earlier nightlies the flip rates are learned from (0: the fixed prior)
 };
 
 struct SimResult {
   Verdict verdict = Verdict::kSearching;
   int culprit = -1;
   int runs = 0;              // runs asked for (the two stored runs excluded)
+  double questions = 0;      // questions those runs evaluated (a whole eval: SimHistory::questions)
+  double confidence = 0;     // the confidence the answer was given with
   bool correct = false;      // the right culprit, or no-culprit when there is none
 };
 
