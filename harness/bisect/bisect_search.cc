@@ -39,8 +39,6 @@ constexpr std::array<double, 5> kAffectedShares = {0.0025, 0.005, 0.01, 0.02, 0.
 // The per-question model: an affected question that the fault moved only part of the way.
 constexpr std::array<double, 1> kPartlyRight = {0.3};
 
-bool IsAnswer(char c) { return c == '0' || c == '1'; }
-
 double Entropy(const std::vector<double>& p) {
   double h = 0;
   for (double x : p)

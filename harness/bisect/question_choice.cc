@@ -10,8 +10,6 @@ uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-bool IsAnswer(char c) { return c == '0' || c == '1'; }
-
 }  // namespace
 
 bool InControlSet(uint64_t salt, int q, double share) {

@@ -8,9 +8,10 @@
 //   - a control set: each other question with probability `control_share`, drawn from a
 //     hash of (salt, question), so the same salt gives the same set (the search salts with
 //     the position and its run count: each run gets its own).
-// Every run at an end of the range is a whole eval: those runs decide what the runs inside
-// it evaluate (a question an affected fault leaves right on one run of the bad end shows on
-// another), and they are few. With `full` every run is a whole eval (`--full-evals`).
+// A rerun (of an end of the range, or of a culprit and its parent being verified) takes a
+// larger control set, `rerun_control_share`: the end runs decide what the runs inside the
+// range evaluate, and a question an affected fault left right on one run of the bad end
+// shows on another. With `full` every run is a whole eval (`--full-evals`).
 // Leaving a question out is no evidence either way: the per-question model skips an
 // unanswered question, and since the choice depends only on runs already seen, the
 // likelihood of what was evaluated is the right one (the missing answers are ignorable).
@@ -23,6 +24,10 @@
 #include "harness/bisect/flip_rates.h"
 
 namespace harness::bisect {
+
+// A per-question outcome that is an answer: '1' right, '0' wrong; anything else (a
+// question a partial run left out) is none.
+inline bool IsAnswer(char c) { return c == '0' || c == '1'; }
 
 struct QuestionChoice {
   bool full = false;            // whole evals everywhere
