@@ -25,6 +25,7 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
               {"subject", o.subject},
               {"confidence", o.confidence},
               {"runs", o.runs},
+              {"flip_history_runs", o.flip_history_runs},
               {"skipped", o.skipped},
               {"range", o.range},
               {"target", o.target},
@@ -35,6 +36,8 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
 
 std::string BisectOutcomeText(const BisectOutcome& o) {
   std::string out = fmt::format("bisect session {}: {}\n", o.session_id, o.target);
+  if (o.flip_history_runs > 0)
+    out += fmt::format("which questions flip: learned from {} stored runs before the range\n", o.flip_history_runs);
   out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7}  {:<8}  {}\n", "STEP", "COMMIT", "SOURCE", "P(BAD)", "VERDICT", "EVIDENCE");
   for (const auto& s : o.steps) {
     std::vector<std::string> ev;

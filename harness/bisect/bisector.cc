@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/bisect/flip_rates.h"
 #include "harness/bisect/session_lock.h"
 #include "harness/bisect/worktree_command.h"
 #include "harness/run/suite_table.h"
@@ -22,6 +23,10 @@
 
 namespace harness::bisect {
 namespace {
+
+// How many nightlies before the range teach the per-question flip rates (as bisect_bench
+// assumes: docs/bisect.md).
+constexpr int kFlipHistoryCommits = 8;
 
 // The series the search follows: one per case (its metric or its status), plus one for
 // the command's exit code when it stores nothing.
@@ -352,6 +357,35 @@ class Session {
     options.flake_rate = r_.flake_rate;
     options.max_runs = r_.max_runs;
     search_.emplace(n_ + 1, target_.specs, options);
+    return LearnFlipRates(options);
+  }
+
+  // Each per-question series learns which of its questions flip from the stored results of
+  // the nightlies before the range (the first-parent ancestors of the known-good commit, up
+  // to kFlipHistoryCommits; flip_rates.h). They are not observations: they say nothing of
+  // where the culprit is. Without a repository, or with no such results, the fixed prior.
+  Status LearnFlipRates(const SearchOptions& options) {
+    if (target_.status || r_.repo.empty()) return OkStatus();
+    auto ancestors = FirstParentAncestors(r_.repo, commits_.front().sha, kFlipHistoryCommits);
+    if (!ancestors) return ancestors.error();
+    for (int i = 0; i < static_cast<int>(target_.cases.size()); ++i) {
+      if (i >= static_cast<int>(target_.questions.size()) || target_.questions[i].empty()) continue;
+      std::vector<std::string> history;
+      for (const auto& sha : *ancestors) {
+        auto stored = store_.CaseEvidenceAt(target_.cases[i], sha);
+        if (!stored) return stored.error();
+        for (const auto& e : *stored) {
+          if (e.status == CaseStatus::kError) continue;
+          auto q = QuestionOutcomes(store_, e.case_result_id, target_.questions[i]);
+          if (!q) return q.error();
+          if (q->find_first_of("01") != std::string::npos) history.push_back(std::move(*q));
+        }
+      }
+      out_.flip_history_runs += static_cast<int>(history.size());
+      if (!history.empty())
+        search_->SetFlipRates(i, FlipRates::Estimate(history, options.solid_flip, options.fragile_share,
+                                                     options.affected_flip));
+    }
     return OkStatus();
   }
 

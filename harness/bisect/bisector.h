@@ -50,6 +50,7 @@ struct BisectOutcome {
   std::string culprit, subject;           // full sha, its subject
   double confidence = 0;
   int runs = 0;                           // commands run
+  int flip_history_runs = 0;              // stored runs before the range its flip rates were learned from
   std::vector<std::string> skipped, range;
   std::vector<BisectStep> steps;
   std::string target;                     // what was bisected, in words

@@ -103,8 +103,10 @@ TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
 // The seed's story on the noisy stand-in (0.25 pp run-to-run noise): from commit k on, the
 // repo's stack config turns on fp8-scale-unrepaired, which costs about 16 of 1319 GSM8K
 // questions at batch 64. `bisect --metric gsm8k` runs `harness run` per commit (each run
-// draws new noise) and must name k; with the fault never on it must say no-culprit.
-void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
+// draws new noise) and must name k; with the fault never on it must say no-culprit. With
+// `nightlies` > 0, nightlies are stored at the first commits and the range starts after
+// them: the search learns its questions' flip rates from those runs.
+void NoisyGsm8kBisect(int k, const std::string& expect_verdict, int nightlies) {
   TempDir dir;
   testing_util::WriteGsm8kTableWithProfile(dir.path(), "sim/noisy.json");
   auto shas = testing_util::MakeGitRepo(dir / "repo", 64, [&](int i) {
@@ -114,6 +116,11 @@ void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
   });
   const auto db = (dir / "h.db").string();
   const auto suites = (dir / "suites").string();
+  for (int i = 0; i < nightlies; ++i) {
+    auto pre = RunHarness({"run", "--db", db, "--commit", shas[i], "--repo", (dir / "repo").string(), "--suites-dir",
+                           suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1", "--seed", std::to_string(11 + i)});
+    ASSERT_EQ(pre.exit_code, 0) << pre.err << pre.out;
+  }
   if (k == 0) {
     // The nightly's two runs, as after a false alarm: noise seeds 5 and 7 answer 0.9257 and
     // 0.9212 on the same stack, so the known-bad commit looks 6 questions worse.
@@ -123,13 +130,14 @@ void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
       ASSERT_EQ(pre.exit_code, 0) << pre.err << pre.out;
     }
   }
-  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[63], "--metric", "gsm8k", "--repo",
+  auto r = RunHarness({"bisect", "--good", shas[nightlies], "--bad", shas[63], "--metric", "gsm8k", "--repo",
                        (dir / "repo").string(), "--db", db, "--suites-dir", suites, "--format", "json", "--",
                        HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}", "--repo", "{worktree}", "--suites-dir",
                        suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1", "--stack-config", "{worktree}/stack.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["verdict"], expect_verdict) << r.out;
+  EXPECT_EQ(j["flip_history_runs"], nightlies) << "one run per nightly before the range: " << r.out;
   if (k > 0) {
     EXPECT_EQ(j["culprit"], shas[k - 1]) << r.out;
   }
@@ -145,9 +153,9 @@ void NoisyGsm8kBisect(int k, const std::string& expect_verdict) {
   EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
 }
 
-TEST(BisectE2E, NoisyGsm8kDropNamesTheCommitThatBrokeTheFp8Scales) { NoisyGsm8kBisect(37, "culprit"); }
+TEST(BisectE2E, NoisyGsm8kDropNamesTheCommitThatBrokeTheFp8Scales) { NoisyGsm8kBisect(37, "culprit", 4); }
 
-TEST(BisectE2E, NoisyGsm8kWithoutADropIsNoCulprit) { NoisyGsm8kBisect(0, "no-culprit"); }
+TEST(BisectE2E, NoisyGsm8kWithoutADropIsNoCulprit) { NoisyGsm8kBisect(0, "no-culprit", 0); }
 
 // A merge on the first-parent chain: the candidates are main's commits (git bisect
 // --first-parent), so a fault that came in on a merged branch is named at the merge that
