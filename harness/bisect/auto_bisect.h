@@ -24,9 +24,9 @@ struct AutoBisectRequest {
   std::filesystem::path repo;             // as for RunBisect (made absolute)
   std::filesystem::path db;
   std::filesystem::path suites_dir;
-  int max_runs = 60;                      // commands of the whole night, confirmations included
+  int max_runs = BisectDefaults::kMaxRuns;  // commands of the whole night, confirmations included
   int confirm = 1;                        // reruns of the bad commit before any bisection
-  double confidence = 0.95;
+  double confidence = BisectDefaults::kConfidence;
   std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}
   std::optional<double> command_timeout_s;
 };

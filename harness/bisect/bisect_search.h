@@ -80,16 +80,24 @@ struct SeriesSpec {
   double noise_sigma = 0;    // prior run-to-run sd of one value (> 0)
 };
 
+// The defaults every way into a bisect shares: the search, `harness bisect`'s flags,
+// `bisect --auto`, and a replayed log that leaves a field out.
+struct BisectDefaults {
+  static constexpr int kMaxRuns = 60;
+  static constexpr double kConfidence = 0.95;
+  static constexpr double kFlakeRate = 0.01;
+};
+
 struct SearchOptions {
-  double confidence = 0.95;
+  double confidence = BisectDefaults::kConfidence;
   double prior_no_culprit = 0.2;
-  double flake_rate = 0.01;          // statuses
+  double flake_rate = BisectDefaults::kFlakeRate;  // statuses
   double sigma_prior_weight = 10;    // degrees of freedom the sigma prior is worth
   double min_effect = 1.5;           // the smallest drop looked for, in run-to-run noise sds
   double solid_flip = 0.002;         // per-question model: a settled question answered otherwise
   double fragile_share = 0.06;       // per-question model: borderline questions
   double affected_flip = 0.02;       // per-question model: an affected question not showing it
-  int max_runs = 60;                 // runs the search may ask for (evidence already stored is free)
+  int max_runs = BisectDefaults::kMaxRuns;  // runs the search may ask for (evidence already stored is free)
   QuestionChoice questions;          // which questions a run inside the range evaluates (QuestionsFor)
 };
 

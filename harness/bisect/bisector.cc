@@ -634,6 +634,52 @@ Result<std::string> BisectLog(Store& store, int64_t session_id) {
   return out;
 }
 
+namespace {
+
+// A list of strings, or fallback when the key is absent.
+Result<std::vector<std::string>> StringListOr(const JsonObject& o, const Json& j, const std::string& key,
+                                              std::vector<std::string> fallback) {
+  if (!j.contains(key)) return fallback;
+  return o.StringList(key);
+}
+
+template <class T, class U>
+Status Take(Result<T> value, U& out) {
+  if (!value) return value.error();
+  out = std::move(*value);
+  return OkStatus();
+}
+
+// The request a session line records; a field of the wrong type is an error naming its line
+// and key, a field left out is the default.
+Status ParseSessionLine(const JsonObject& o, const Json& j, BisectRequest& r) {
+  using D = BisectDefaults;
+  std::string repo, one_case;  // logs of format 1 name one case as "case"; 2 a list, "cases"
+  int64_t max_runs = 0;
+  double timeout = 0;          // 0 is how a log says "no timeout"; others are checked like --timeout
+  for (const Status& st : {Take(o.String("good", ""), r.good), Take(o.String("bad", ""), r.bad),
+                           Take(o.String("metric", ""), r.metric), Take(o.String("repo", ""), repo),
+                           Take(o.String("case", ""), one_case), Take(StringListOr(o, j, "cases", {}), r.cases),
+                           Take(StringListOr(o, j, "command", {}), r.command),
+                           Take(o.Int("max_runs", D::kMaxRuns), max_runs),
+                           Take(o.Number("confidence", D::kConfidence), r.confidence),
+                           Take(o.Number("flake_rate", D::kFlakeRate), r.flake_rate),
+                           Take(o.Number("command_timeout_s", 0.0), timeout)})
+    if (!st) return st;
+  r.repo = repo;
+  if (!j.contains("cases") && !one_case.empty()) r.cases = {one_case};
+  r.max_runs = static_cast<int>(max_runs);
+  if (timeout != 0) r.command_timeout_s = timeout;
+  if (j.contains("noise_sigma")) {
+    double sigma = 0;
+    if (auto st = Take(o.Number("noise_sigma"), sigma); !st) return st;
+    r.noise_sigma = sigma;
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string& origin) {
   BisectRequest r;
   std::istringstream in(text);
@@ -650,23 +696,12 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
     if (!kind) return kind.error();
     if (*kind == "session") {
       // Format 1 named one case as "case"; 2 names a list, "cases".
-      if (j->value("format_version", 0) != 1)
+      auto version = o.Int("format_version", 0);
+      if (!version) return version.error();
+      if (*version != 1)
         if (auto v = o.RequireVersion(kBisectLogFormat); !v) return v.error();
       header = true;
-      r.good = j->value("good", "");
-      r.bad = j->value("bad", "");
-      r.metric = j->value("metric", "");
-      // Logs of format 1 name one case as "case".
-      if (j->contains("cases")) r.cases = j->value("cases", std::vector<std::string>{});
-      else if (auto one = j->value("case", ""); !one.empty()) r.cases = {one};
-      r.repo = j->value("repo", "");
-      r.max_runs = j->value("max_runs", 60);
-      r.confidence = j->value("confidence", 0.95);
-      r.flake_rate = j->value("flake_rate", 0.01);
-      r.command = j->value("command", std::vector<std::string>{});
-      // 0 is how a log says "no timeout"; any other value is checked like --timeout.
-      if (const double t = j->value("command_timeout_s", 0.0); t != 0) r.command_timeout_s = t;
-      if (j->contains("noise_sigma")) r.noise_sigma = (*j)["noise_sigma"].get<double>();
+      if (auto st = ParseSessionLine(o, *j, r); !st) return st.error();
       if (!j->contains("target")) return o.FieldError("target", "missing");
       r.replay_steps.push_back({{"target", (*j)["target"]}});
     } else if (*kind == "step") {

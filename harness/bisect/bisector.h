@@ -23,10 +23,10 @@ struct BisectRequest {
   std::filesystem::path repo;             // empty: the store's first-parent ordinals (made absolute)
   std::filesystem::path db;               // the store's file: {db}, $HARNESS_DB of the command, the session lock (made absolute)
   std::filesystem::path suites_dir;       // for headline metrics
-  int max_runs = 60;
-  double confidence = 0.95;
+  int max_runs = BisectDefaults::kMaxRuns;
+  double confidence = BisectDefaults::kConfidence;
   std::optional<double> noise_sigma;      // run-to-run sd of the metric (default from its n)
-  double flake_rate = 0.01;               // of statuses
+  double flake_rate = BisectDefaults::kFlakeRate;  // of statuses
   std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}; empty: store only
   std::optional<double> command_timeout_s;  // none: no timeout; else in (0, kMaxTimeoutS]
   std::string made_for;                   // what runs the command stores record (default "session N")

@@ -362,19 +362,31 @@ TEST(BisectSafetyE2E, TimeoutOutsideItsRangeIsExitTwo) {
   EXPECT_EQ(testing_util::StdoutJson(ok)["culprit"], shas[2]) << ok.out;
   auto log = RunHarness({"bisect", "log", "1", "--db", db});
   ASSERT_EQ(log.exit_code, 0) << log.err;
-  const std::string edited = [&] {
+  // The log with one field of its session line given another value ("" when the field is missing).
+  auto edit = [&](const std::string& field, const std::string& value) {
     std::string text = log.out;
-    const std::string key = "\"command_timeout_s\":";
+    const std::string key = "\"" + field + "\":";
     const auto at = text.find(key);
     if (at == std::string::npos) return std::string();
     const auto end = text.find_first_of(",}", at);
-    return text.replace(at + key.size(), end - at - key.size(), "-1");
-  }();
+    return text.replace(at + key.size(), end - at - key.size(), value);
+  };
+  const std::string edited = edit("command_timeout_s", "-1");
   ASSERT_FALSE(edited.empty()) << log.out;
   WriteFile(dir / "edited.log", edited);
   auto replay = RunHarness({"bisect", "replay", (dir / "edited.log").string(), "--db", db});
   EXPECT_EQ(replay.exit_code, 2) << replay.err;
   EXPECT_NE(replay.err.find("--timeout -1"), std::string::npos) << replay.err;
+  // A field of the wrong type is exit 2 naming the log's line and the field, never a crash.
+  for (const auto& [field, value] : {std::pair{"max_runs", "\"sixty\""}, {"confidence", "[]"}, {"metric", "7"}}) {
+    const std::string mistyped = edit(field, value);
+    ASSERT_FALSE(mistyped.empty()) << field << ": " << log.out;
+    WriteFile(dir / "mistyped.log", mistyped);
+    auto r = RunHarness({"bisect", "replay", (dir / "mistyped.log").string(), "--db", db});
+    EXPECT_EQ(r.exit_code, 2) << field << ": " << r.err;
+    EXPECT_NE(r.err.find("mistyped.log:1"), std::string::npos) << field << ": " << r.err;
+    EXPECT_NE(r.err.find(field), std::string::npos) << field << ": " << r.err;
+  }
 }
 
 }  // namespace

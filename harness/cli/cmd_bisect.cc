@@ -134,11 +134,14 @@ CommandMain SetupBisect(CLI::App& app) {
                  "SQLite results database (env HARNESS_DB, default harness.db); {db} and $HARNESS_DB of the command, "
                  "as an absolute path");
   app.add_option("--suites-dir", o->suites_dir, "Folder of suite tables (headline metrics; default $HARNESS_ROOT/suites)");
-  app.add_option("--max-runs", r.max_runs, "Commands the search may run (default 60)");
-  app.add_option("--confidence", r.confidence, "Posterior at which it answers (default 0.95)");
+  using Defaults = bisect::BisectDefaults;
+  app.add_option("--max-runs", r.max_runs, fmt::format("Commands the search may run (default {})", Defaults::kMaxRuns));
+  app.add_option("--confidence", r.confidence,
+                 fmt::format("Posterior at which it answers (default {})", Defaults::kConfidence));
   app.add_option("--noise-sigma", o->noise_sigma,
                  "Run-to-run sd of the metric (default: 0.4 x its binomial SE, 0.3 pp at n = 1319)");
-  app.add_option("--flake-rate", r.flake_rate, "Chance a status is wrong on one run (default 0.01)");
+  app.add_option("--flake-rate", r.flake_rate,
+                 fmt::format("Chance a status is wrong on one run (default {})", Defaults::kFlakeRate));
   app.add_option("--timeout", o->timeout_s, "Seconds the command may take per commit, in (0, 86400] (default: none)");
   app.add_option("--format", o->format, "text|json");
   app.add_flag("--auto", o->automatic,
