@@ -4,7 +4,7 @@
 (harness/store/fleet_db.h), one 10,000-case JUnit file and 30 shard databases of one
 10,000-case nightly, written by tools/fleet_bench/fleet_inputs.cc (only when missing).
 Each command runs --repeat times; the table shows the best wall time and the largest
-peak RSS of the command (its own process, os.wait4), against the goal.
+peak RSS of the command (GNU time's %M), against the goal.
 
   tools/fleet_bench/fleet_bench.py --harness build/bin/harness --inputs build/tools/fleet_inputs \\
       [--dir DIR] [--repeat 3] [--chromium /usr/bin/chromium]
@@ -23,18 +23,19 @@ import tempfile
 import time
 
 
-def timed(argv, **kw):
-    """(seconds, peak RSS in MB, stdout, stderr, exit code) of one command."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+def timed(argv):
+    """(seconds, peak RSS in MB, stdout, stderr, exit code) of one command. The peak RSS is
+    GNU time's (%M): os.wait4 of a child forked from this script would count the script's
+    own pages, which Linux carries into the child's maximum across exec."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as rss:
         start = time.monotonic()
-        p = subprocess.Popen(argv, stdout=out, stderr=err, **kw)
-        _, status, usage = os.wait4(p.pid, 0)
+        code = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name] + argv, stdout=out, stderr=err).returncode
         seconds = time.monotonic() - start
-        p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return seconds, usage.ru_maxrss / 1024, out.read().decode(errors="replace"), \
-            err.read().decode(errors="replace"), p.returncode
+        kb = rss.read().split()[-1]
+        return seconds, int(kb) / 1024, out.read().decode(errors="replace"), err.read().decode(errors="replace"), code
 
 
 def best(argv, repeat, ok=(0,), before=None):
