@@ -94,4 +94,115 @@ Json HistoryJson(const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
   return j;
 }
 
+namespace {
+
+// One value as DumpJson spells it (numbers, strings with invalid UTF-8 replaced, null).
+void Leaf(std::string& out, const Json& v) { out += v.dump(-1, ' ', false, Json::error_handler_t::replace); }
+// Integers and printable ASCII strings without quotes or backslashes, which dump spells as
+// they are, are written directly: they are most of a long history's leaves.
+void Leaf(std::string& out, int64_t v) { fmt::format_to(std::back_inserter(out), "{}", v); }
+void Leaf(std::string& out, std::size_t v) { fmt::format_to(std::back_inserter(out), "{}", v); }
+void Leaf(std::string& out, std::string_view v) {
+  for (unsigned char c : v)
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return Leaf(out, Json(v));
+  out += '"';
+  out += v;
+  out += '"';
+}
+void Leaf(std::string& out, const std::string& v) { Leaf(out, std::string_view(v)); }
+
+// Writes the members of objects in key order at an indent, as nlohmann's dump(2) does.
+struct Writer {
+  std::string out;
+  std::string& Key(int depth, const char* key, bool first) {
+    out += first ? "\n" : ",\n";
+    out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    out += '"';
+    out += key;
+    out += "\": ";
+    return out;
+  }
+  void Close(int depth, char bracket) {
+    out += '\n';
+    out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    out += bracket;
+  }
+  void Open(int depth, bool first) {
+    out += first ? "\n" : ",\n";
+    out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    out += '{';
+  }
+};
+
+void RunMembers(Writer& w, const HistoryQuery& q, const HistoryRow& r, int depth) {
+  const bool metric = !q.metric.empty();
+  bool first = true;
+  auto key = [&](const char* k) -> std::string& {
+    w.Key(depth, k, first);
+    first = false;
+    return w.out;
+  };
+  if (metric && r.high) Leaf(key("high"), Json(*r.high));
+  if (metric && r.low) Leaf(key("low"), Json(*r.low));
+  if (metric && r.n) Leaf(key("n"), r.n);
+  Leaf(key("run_id"), r.run_id);
+  Leaf(key("started_at"), r.started_at);
+  Leaf(key("status"), Word(r.status));
+  if (metric) Leaf(key("value"), r.value ? Json(*r.value) : Json(nullptr));
+  if (metric && !r.label.empty()) Leaf(key("verdict"), r.label);
+}
+
+void CaseObject(Writer& w, const HistoryQuery& q, const HistoryGroup& g, int depth, bool first) {
+  w.Open(depth, first);
+  Leaf(w.Key(depth + 1, "case", true), g.case_id);
+  Leaf(w.Key(depth + 1, "count", false), g.runs.size());
+  if (!q.metric.empty()) Leaf(w.Key(depth + 1, "mean", false), g.mean ? Json(*g.mean) : Json(nullptr));
+  w.Key(depth + 1, "runs", false);
+  w.out += '[';
+  for (std::size_t i = 0; i < g.runs.size(); ++i) {
+    w.Open(depth + 2, i == 0);
+    RunMembers(w, q, g.runs[i], depth + 3);
+    w.Close(depth + 2, '}');
+  }
+  w.Close(depth + 1, ']');
+  w.Close(depth, '}');
+}
+
+void CommitTail(Writer& w, const HistoryGroup& g, int depth) {
+  w.Close(depth + 1, ']');
+  Leaf(w.Key(depth + 1, "commit", false), g.sha);
+  Leaf(w.Key(depth + 1, "ordinal", false), g.ordinal ? Json(*g.ordinal) : Json(nullptr));
+  Leaf(w.Key(depth + 1, "subject", false), g.subject);
+  w.Close(depth, '}');
+}
+
+}  // namespace
+
+std::string HistoryJsonText(const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
+  const auto groups = GroupHistory(rows);
+  Writer w;
+  w.out.reserve(rows.size() * 400);  // about what a run takes with its case around it
+  w.out += '{';
+  Leaf(w.Key(1, "case", true), q.case_id.empty() ? Json(nullptr) : Json(q.case_id));
+  w.Key(1, "commits", false);
+  w.out += '[';
+  // A commit's cases are next to each other (GroupHistory keeps the store's order).
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const bool opens = i == 0 || groups[i - 1].sha != groups[i].sha;
+    if (opens) {
+      w.Open(2, i == 0);
+      w.Key(3, "cases", true);
+      w.out += '[';
+    }
+    CaseObject(w, q, groups[i], 4, opens);
+    if (i + 1 == groups.size() || groups[i + 1].sha != groups[i].sha) CommitTail(w, groups[i], 2);
+  }
+  w.out += groups.empty() ? "]" : "\n  ]";
+  Leaf(w.Key(1, "format_version", false), static_cast<int64_t>(kHistoryFormat));
+  Leaf(w.Key(1, "metric", false), q.metric);
+  Leaf(w.Key(1, "suite", false), q.suite.empty() ? Json(nullptr) : Json(q.suite));
+  w.Close(0, '}');
+  return std::move(w.out);
+}
+
 }  // namespace harness::reports
