@@ -11,25 +11,46 @@
 
 namespace harness::reports {
 
-std::vector<HistoryGroup> GroupHistory(const std::vector<HistoryRow>& rows) {
-  std::vector<HistoryGroup> out;
-  for (const auto& r : rows) {  // the store returns a commit's runs of a case next to each other
-    if (out.empty() || out.back().sha != r.sha || out.back().case_id != r.case_id)
-      out.push_back({r.sha, r.ordinal, r.subject, r.case_id, {}, {}});
-    out.back().runs.push_back(r);
-  }
-  for (auto& g : out) {
+namespace {
+
+// The rows of one case at one commit: consecutive in the store's answer.
+struct RowSpan {
+  std::size_t begin = 0, end = 0;
+  std::optional<double> mean;  // of the runs that stored the metric; none for verdict metrics
+};
+
+std::vector<RowSpan> SpansOf(const std::vector<HistoryRow>& rows) {
+  std::vector<RowSpan> out;
+  for (std::size_t i = 0; i < rows.size(); ++i)  // the store returns a commit's runs of a case next to each other
+    if (i == 0 || rows[i - 1].sha != rows[i].sha || rows[i - 1].case_id != rows[i].case_id) out.push_back({i, i, {}});
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    RowSpan& g = out[k];
+    g.end = k + 1 < out.size() ? out[k + 1].begin : rows.size();
     double sum = 0;
     int values = 0;
     bool verdict = false;
-    for (const auto& r : g.runs) {
-      verdict |= !r.label.empty();
-      if (r.value) {
-        sum += *r.value;
+    for (std::size_t i = g.begin; i < g.end; ++i) {
+      verdict |= !rows[i].label.empty();
+      if (rows[i].value) {
+        sum += *rows[i].value;
         ++values;
       }
     }
     if (values && !verdict) g.mean = sum / values;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<HistoryGroup> GroupHistory(const std::vector<HistoryRow>& rows) {
+  std::vector<HistoryGroup> out;
+  for (const RowSpan& span : SpansOf(rows)) {
+    const HistoryRow& r = rows[span.begin];
+    out.push_back({r.sha, r.ordinal, r.subject, r.case_id,
+                   std::vector<HistoryRow>(rows.begin() + static_cast<std::ptrdiff_t>(span.begin),
+                                           rows.begin() + static_cast<std::ptrdiff_t>(span.end)),
+                   span.mean});
   }
   return out;
 }
@@ -93,6 +114,119 @@ Json HistoryJson(const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
     commits.back()["cases"].push_back(cj);
   }
   return j;
+}
+
+namespace {
+
+// One value as DumpJson spells it (numbers, strings with invalid UTF-8 replaced, null).
+void Leaf(std::string& out, const Json& v) { out += v.dump(-1, ' ', false, Json::error_handler_t::replace); }
+// Integers and printable ASCII strings without quotes or backslashes, which dump spells as
+// they are, are written directly: they are most of a long history's leaves.
+void Leaf(std::string& out, int64_t v) { fmt::format_to(std::back_inserter(out), "{}", v); }
+void Leaf(std::string& out, std::size_t v) { fmt::format_to(std::back_inserter(out), "{}", v); }
+void Leaf(std::string& out, std::string_view v) {
+  for (unsigned char c : v)
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return Leaf(out, Json(v));
+  out += '"';
+  out += v;
+  out += '"';
+}
+void Leaf(std::string& out, const std::string& v) { Leaf(out, std::string_view(v)); }
+
+// Writes the members of objects in key order at an indent, as nlohmann's dump(2) does.
+struct Writer {
+  std::string out;
+  std::string& Key(int depth, const char* key, bool first) {
+    out += first ? "\n" : ",\n";
+    out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    out += '"';
+    out += key;
+    out += "\": ";
+    return out;
+  }
+  void Close(int depth, char bracket) {
+    out += '\n';
+    out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    out += bracket;
+  }
+  void Open(int depth, bool first) {
+    out += first ? "\n" : ",\n";
+    out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    out += '{';
+  }
+};
+
+void RunMembers(Writer& w, const HistoryQuery& q, const HistoryRow& r, int depth) {
+  const bool metric = !q.metric.empty();
+  bool first = true;
+  auto key = [&](const char* k) -> std::string& {
+    w.Key(depth, k, first);
+    first = false;
+    return w.out;
+  };
+  if (metric && r.high) Leaf(key("high"), Json(*r.high));
+  if (metric && r.low) Leaf(key("low"), Json(*r.low));
+  if (metric && r.n) Leaf(key("n"), r.n);
+  Leaf(key("run_id"), r.run_id);
+  Leaf(key("started_at"), r.started_at);
+  Leaf(key("status"), Word(r.status));
+  if (metric) Leaf(key("value"), r.value ? Json(*r.value) : Json(nullptr));
+  if (metric && !r.label.empty()) Leaf(key("verdict"), r.label);
+}
+
+void CaseObject(Writer& w, const HistoryQuery& q, const std::vector<HistoryRow>& rows, const RowSpan& g, int depth,
+                bool first) {
+  w.Open(depth, first);
+  Leaf(w.Key(depth + 1, "case", true), rows[g.begin].case_id);
+  Leaf(w.Key(depth + 1, "count", false), g.end - g.begin);
+  if (!q.metric.empty()) Leaf(w.Key(depth + 1, "mean", false), g.mean ? Json(*g.mean) : Json(nullptr));
+  w.Key(depth + 1, "runs", false);
+  w.out += '[';
+  for (std::size_t i = g.begin; i < g.end; ++i) {
+    w.Open(depth + 2, i == g.begin);
+    RunMembers(w, q, rows[i], depth + 3);
+    w.Close(depth + 2, '}');
+  }
+  w.Close(depth + 1, ']');
+  w.Close(depth, '}');
+}
+
+void CommitTail(Writer& w, const HistoryRow& r, int depth) {
+  w.Close(depth + 1, ']');
+  Leaf(w.Key(depth + 1, "commit", false), r.sha);
+  Leaf(w.Key(depth + 1, "ordinal", false), r.ordinal ? Json(*r.ordinal) : Json(nullptr));
+  Leaf(w.Key(depth + 1, "subject", false), r.subject);
+  w.Close(depth, '}');
+}
+
+}  // namespace
+
+std::string HistoryJsonText(const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
+  const auto spans = SpansOf(rows);
+  Writer w;
+  w.out.reserve(rows.size() * 400);  // about what a run takes with its case around it
+  w.out += '{';
+  Leaf(w.Key(1, "case", true), q.case_id.empty() ? Json(nullptr) : Json(q.case_id));
+  w.Key(1, "commits", false);
+  w.out += '[';
+  // A commit's cases are next to each other (the store's order).
+  auto sha = [&](std::size_t k) -> const std::string& { return rows[spans[k].begin].sha; };
+  for (std::size_t k = 0; k < spans.size(); ++k) {
+    const bool opens = k == 0 || sha(k - 1) != sha(k);
+    if (opens) {
+      w.Open(2, k == 0);
+      w.Key(3, "cases", true);
+      w.out += '[';
+    }
+    CaseObject(w, q, rows, spans[k], 4, opens);
+    if (k + 1 == spans.size() || sha(k + 1) != sha(k)) CommitTail(w, rows[spans[k].begin], 2);
+  }
+  w.out += spans.empty() ? "]" : "\n  ]";
+  Leaf(w.Key(1, "format_version", false), static_cast<int64_t>(kHistoryFormat));
+  Leaf(w.Key(1, "metric", false), q.metric);
+  Leaf(w.Key(1, "suite", false), q.suite.empty() ? Json(nullptr) : Json(q.suite));
+  w.Close(0, '}');
+  return std::move(w.out);
 }
 
 }  // namespace harness::reports

@@ -24,5 +24,9 @@ std::vector<HistoryGroup> GroupHistory(const std::vector<HistoryRow>& rows);
 
 std::string HistoryText(const HistoryQuery& q, const std::vector<HistoryRow>& rows);
 Json HistoryJson(const HistoryQuery& q, const std::vector<HistoryRow>& rows);
+// DumpJson(HistoryJson(q, rows)), byte for byte, written without building the tree: the
+// history of a 10,000-case suite over 20 commits is 200,000 runs, and the tree of it took
+// seconds to build, print and free (docs/store.md, "At fleet scale").
+std::string HistoryJsonText(const HistoryQuery& q, const std::vector<HistoryRow>& rows);
 
 }  // namespace harness::reports

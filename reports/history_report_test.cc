@@ -48,5 +48,29 @@ TEST(HistoryReport, VerdictMetricsShowTheirWordsNotAMean) {
   EXPECT_EQ(j["commits"][0]["cases"][0]["runs"][0]["verdict"], "AT-RISK");
 }
 
+// The text `history --format json` prints is the tree's dump, byte for byte, for every
+// shape: no rows, one commit, several, repeated runs, intervals, counts, verdicts, values
+// missing, no metric, a case or a suite, invalid UTF-8 and quotes in names.
+TEST(HistoryReport, TheJsonTextIsTheDumpOfTheJsonTree) {
+  auto interval = Row("c2", "s/t_0", CaseStatus::kFail, 0.4);
+  interval.n = 1319;
+  interval.low = 0.38;
+  interval.high = 0.42;
+  interval.subject = "fix \"quotes\" and \xff bytes";
+  interval.started_at = "2024-01-01T00:00:00Z";
+  interval.run_id = 7;
+  const std::vector<std::vector<HistoryRow>> cases = {
+      {},
+      {Row("c1", "s/t_0", CaseStatus::kPass, 0.5)},
+      {Row("c1", "s/t_0", CaseStatus::kPass, 0.5), Row("c2", "s/t_0", CaseStatus::kPass, std::nullopt), interval,
+       Row("c2", "s/t_1", CaseStatus::kSkip, 0.9), Row("c2", "s/\xfe", CaseStatus::kError, 1e-300)},
+      {Row("c1", "g/t_0", CaseStatus::kPass, 1, "AT-RISK"), Row("c1", "g/t_0", CaseStatus::kPass, 0, "PASS"),
+       Row("c2", "g/t_0", CaseStatus::kPass, 2, "FAIL")}};
+  for (const auto& rows : cases)
+    for (const HistoryQuery& q : {HistoryQuery{.suite = "s", .metric = "m"}, HistoryQuery{.suite = "s"},
+                                  HistoryQuery{.case_id = "g/t_0", .metric = "gate_verdict"}})
+      EXPECT_EQ(HistoryJsonText(q, rows), DumpJson(HistoryJson(q, rows))) << rows.size() << " rows";
+}
+
 }  // namespace
 }  // namespace harness::reports

@@ -116,6 +116,7 @@ class Builder {
   Builder(Store& store, const ReportQuery& q) : store_(store) { model_.query = q; }
 
   Result<ReportModel> Build() {
+    const Store::ReadSnapshot snapshot(store_);
     if (auto s = LoadWindow(); !s) return s.error();
     if (auto s = Summarize(); !s) return s.error();
     if (auto s = Failures(); !s) return s.error();

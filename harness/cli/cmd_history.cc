@@ -41,7 +41,9 @@ int History(const HistoryOptions& o) {
                                                    known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
   }
   if (o.format == "json") {
-    std::printf("%s\n", DumpJson(reports::HistoryJson(q, rows)).c_str());
+    const std::string text = reports::HistoryJsonText(q, rows);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fputc('\n', stdout);
   } else {
     std::fputs(reports::HistoryText(q, rows).c_str(), stdout);
   }

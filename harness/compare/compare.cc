@@ -110,6 +110,7 @@ CaseComparison CompareCase(const std::string& case_id, const std::optional<Loade
 }
 
 Result<Comparison> CompareStored(Store& store, const CompareSide& a, const CompareSide& b, const CompareFilter& f) {
+  const Store::ReadSnapshot snapshot(store);
   Comparison out{a, b, {}};
   std::map<std::string, std::pair<std::optional<StoredCase>, std::optional<StoredCase>>> by_case;
   auto keep = [&](const std::string& id) {

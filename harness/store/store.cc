@@ -622,6 +622,10 @@ Status SetPragmas(sqlite3* db, const std::string& path, bool read_only) {
     if (auto s = Exec(db, "PRAGMA synchronous=NORMAL", fmt::format("PRAGMA synchronous=NORMAL ({})", path)); !s)
       return s;
   }
+  // A page cache of up to 64 MiB (SQLite's default is 2 MiB): an import of thousands of
+  // cases is one transaction, and a smaller cache spills its pages to the WAL mid-way and
+  // writes them again; a query over a 10,000-case nightly rereads its index pages.
+  if (auto s = Exec(db, "PRAGMA cache_size=-65536", fmt::format("PRAGMA cache_size ({})", path)); !s) return s;
   return Exec(db, "PRAGMA foreign_keys=ON", fmt::format("PRAGMA foreign_keys=ON ({})", path));
 }
 
@@ -676,50 +680,74 @@ Status UpdateRunStatus(sqlite3* db, int64_t run_id, RunStatus status) {
   return StepDone(db, st, "finish run");
 }
 
-Result<int64_t> InsertCase(sqlite3* db, int64_t run_id, const std::string& suite, const std::string& case_id,
-                           const std::string& params_json) {
-  Stmt st(db, R"sql(
+// The statements that write cases, prepared on first use and reused for every case of a
+// batch: an import of a 10,000-case file would otherwise prepare 60,000 statements, most of
+// its time (docs/store.md, "At fleet scale"). Each use starts with Reset.
+class CaseWriter {
+ public:
+  explicit CaseWriter(sqlite3* db) : db_(db) {}
+  sqlite3* db() const { return db_; }
+  Stmt& insert_case() { return Ready(insert_case_, R"sql(
 INSERT INTO case_results(run_id, suite, case_id, params_json, status) VALUES(?1, ?2, ?3, ?4, 'running')
-ON CONFLICT(run_id, case_id) DO UPDATE SET status = 'running' RETURNING id)sql");
+ON CONFLICT(run_id, case_id) DO UPDATE SET status = 'running' RETURNING id)sql"); }
+  Stmt& insert_sample() { return Ready(insert_sample_, R"sql(
+INSERT OR REPLACE INTO samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens,
+                               completion)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql"); }
+  Stmt& finish() { return Ready(finish_, "UPDATE case_results SET status = ?1, duration_s = ?2, message = ?3 WHERE id = ?4"); }
+  Stmt& clear_metrics() { return Ready(clear_metrics_, "DELETE FROM metrics WHERE case_result_id = ?1"); }
+  Stmt& clear_ops() { return Ready(clear_ops_, "DELETE FROM op_rows WHERE case_result_id = ?1"); }
+  Stmt& metric() { return Ready(metric_, R"sql(INSERT OR REPLACE INTO metrics(case_result_id, name, value, n, low, high, label)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql"); }
+  Stmt& op() { return Ready(op_, "INSERT INTO op_rows(case_result_id, op, input_shapes, calls, est_seconds) VALUES(?1, ?2, ?3, ?4, ?5)"); }
+
+ private:
+  Stmt& Ready(std::optional<Stmt>& st, const char* sql) {
+    if (!st) st.emplace(db_, sql);
+    st->Reset();
+    return *st;
+  }
+  sqlite3* db_;
+  std::optional<Stmt> insert_case_, insert_sample_, finish_, clear_metrics_, clear_ops_, metric_, op_;
+};
+
+Result<int64_t> InsertCase(CaseWriter& w, int64_t run_id, const std::string& suite, const std::string& case_id,
+                           const std::string& params_json) {
+  Stmt& st = w.insert_case();
   st.Bind(1, run_id).Bind(2, suite).Bind(3, case_id).Bind(4, params_json);
-  if (st.Step() != SQLITE_ROW) return DbError(db, "store case " + case_id);
+  if (st.Step() != SQLITE_ROW) return DbError(w.db(), "store case " + case_id);
   return st.Int(0);
 }
 
-Status InsertSample(sqlite3* db, int64_t case_result_id, const Sample& s) {
-  Stmt st(db, R"sql(
-INSERT OR REPLACE INTO samples(case_result_id, sample_key, outcome, expected, extracted, latency_s, tokens,
-                               completion)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
+Status InsertSample(CaseWriter& w, int64_t case_result_id, const Sample& s) {
+  Stmt& st = w.insert_sample();
   st.Bind(1, case_result_id).Bind(2, s.key).Bind(3, std::string(Word(s.outcome))).Bind(4, s.expected)
       .Bind(5, s.extracted).Bind(6, s.latency_s).Bind(7, s.tokens)
       .Bind(8, s.completion.substr(0, kMaxStoredCompletionBytes));
-  return StepDone(db, st, "store sample " + s.key);
+  return StepDone(w.db(), st, "store sample " + s.key);
 }
 
 // Status, duration, message; metrics and op rows replaced (a resumed case is finished
 // again: its aggregates are replaced, its samples kept).
-Status WriteCaseOutcome(sqlite3* db, int64_t case_result_id, const CaseResult& o) {
-  Stmt up(db, "UPDATE case_results SET status = ?1, duration_s = ?2, message = ?3 WHERE id = ?4");
+Status WriteCaseOutcome(CaseWriter& w, int64_t case_result_id, const CaseResult& o) {
+  sqlite3* db = w.db();
+  Stmt& up = w.finish();
   up.Bind(1, std::string(Word(o.status))).Bind(2, o.duration_s).Bind(3, o.message).Bind(4, case_result_id);
   if (auto s = StepDone(db, up, "finish case"); !s) return s;
-  Stmt clear_metrics(db, "DELETE FROM metrics WHERE case_result_id = ?1");
+  Stmt& clear_metrics = w.clear_metrics();
   clear_metrics.Bind(1, case_result_id);
   if (auto s = StepDone(db, clear_metrics, "clear metrics"); !s) return s;
-  Stmt clear_ops(db, "DELETE FROM op_rows WHERE case_result_id = ?1");
+  Stmt& clear_ops = w.clear_ops();
   clear_ops.Bind(1, case_result_id);
   if (auto s = StepDone(db, clear_ops, "clear op rows"); !s) return s;
-  Stmt one(db, R"sql(INSERT OR REPLACE INTO metrics(case_result_id, name, value, n, low, high, label)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
   for (const auto& m : o.metrics) {
-    one.Reset();
+    Stmt& one = w.metric();
     one.Bind(1, case_result_id).Bind(2, m.name).Bind(3, m.value).Bind(4, m.n).Bind(5, m.low).Bind(6, m.high)
         .Bind(7, m.label);
     if (auto s = StepDone(db, one, "store metric " + m.name); !s) return s;
   }
-  Stmt op(db, "INSERT INTO op_rows(case_result_id, op, input_shapes, calls, est_seconds) VALUES(?1, ?2, ?3, ?4, ?5)");
   for (const auto& r : o.ops) {
-    op.Reset();
+    Stmt& op = w.op();
     op.Bind(1, case_result_id).Bind(2, r.op).Bind(3, r.input_shapes).Bind(4, r.calls).Bind(5, r.est_seconds);
     if (auto s = StepDone(db, op, "store op row " + r.op); !s) return s;
   }
@@ -789,10 +817,48 @@ Status Store::CreateAtVersionForTest(const std::filesystem::path& path, int vers
   return OkStatus();
 }
 
+// Statements prepared once per connection, by their SQL text (a constant of this file).
+// A lease resets its statement when it goes out of scope, so a read that stops early never
+// keeps a read transaction open.
+struct Store::StatementCache {
+  class Lease {
+   public:
+    explicit Lease(Stmt& st) : st_(st) {}
+    ~Lease() { st_.Reset(); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Stmt& operator*() const { return st_; }
+    Stmt* operator->() const { return &st_; }
+
+   private:
+    Stmt& st_;
+  };
+  Lease Get(sqlite3* db, const char* sql) {
+    auto& st = by_sql[sql];
+    if (!st) st = std::make_unique<Stmt>(db, sql);
+    st->Reset();
+    return Lease(*st);
+  }
+  std::map<std::string, std::unique_ptr<Stmt>> by_sql;
+};
+
+Store::Store(sqlite3* db, std::filesystem::path path)
+    : db_(db), path_(std::move(path)), statements_(std::make_unique<StatementCache>()) {}
+
 Store::~Store() {
+  statements_.reset();
   sqlite3_close(db_);
   std::error_code ec;
   if (!copy_dir_.empty()) std::filesystem::remove_all(copy_dir_, ec);
+}
+
+Store::ReadSnapshot::ReadSnapshot(Store& store) : db_(store.db_) {
+  began_ = sqlite3_get_autocommit(db_) != 0 && sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
+}
+
+Store::ReadSnapshot::~ReadSnapshot() {
+  if (began_ && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 int Store::SchemaVersion() { return PragmaInt(db_, "PRAGMA user_version"); }
@@ -836,19 +902,27 @@ Status Store::ReopenRun(int64_t run_id) {
 
 Result<int64_t> Store::BeginCase(int64_t run_id, const std::string& suite, const std::string& case_id,
                                  const std::string& params_json) {
-  return InsertCase(db_, run_id, suite, case_id, params_json);
+  CaseWriter w(db_);
+  return InsertCase(w, run_id, suite, case_id, params_json);
 }
 
-Status Store::WriteSample(int64_t case_result_id, const Sample& s) { return InsertSample(db_, case_result_id, s); }
+Status Store::WriteSample(int64_t case_result_id, const Sample& s) {
+  CaseWriter w(db_);
+  return InsertSample(w, case_result_id, s);
+}
 
 Status Store::FinishCase(int64_t case_result_id, const CaseResult& o) {
-  return InTransaction(db_, [&] { return WriteCaseOutcome(db_, case_result_id, o); });
+  return InTransaction(db_, [&] {
+    CaseWriter w(db_);
+    return WriteCaseOutcome(w, case_result_id, o);
+  });
 }
 
 Result<std::vector<std::optional<int64_t>>> Store::WriteIngestedRuns(const std::vector<IngestedRun>& runs) {
   std::vector<std::optional<int64_t>> ids;
   auto s = InTransaction(db_, [&]() -> Status {
     ids.clear();
+    CaseWriter w(db_);
     for (const auto& in : runs) {
       const auto& file = in.file;
       Stmt seen(db_, "SELECT run_id FROM ingested_files WHERE content_hash = ?1 AND format = ?2 AND commit_id = ?3");
@@ -863,19 +937,19 @@ Result<std::vector<std::optional<int64_t>>> Store::WriteIngestedRuns(const std::
       if (!id) return id.error();
       std::vector<CaseResult> results;
       for (const auto& c : in.cases) {
-        auto case_row = InsertCase(db_, *id, c.suite, c.result.case_id, "{}");
+        auto case_row = InsertCase(w, *id, c.suite, c.result.case_id, "{}");
         if (!case_row) return case_row.error();
         for (const auto& sample : c.samples)
-          if (auto w = InsertSample(db_, *case_row, sample); !w) return w;
-        if (auto w = WriteCaseOutcome(db_, *case_row, c.result); !w) return w;
+          if (auto e = InsertSample(w, *case_row, sample); !e) return e;
+        if (auto e = WriteCaseOutcome(w, *case_row, c.result); !e) return e;
         results.push_back(c.result);
       }
-      if (auto w = UpdateRunStatus(db_, *id, CountStatuses(results).Overall()); !w) return w;
+      if (auto e = UpdateRunStatus(db_, *id, CountStatuses(results).Overall()); !e) return e;
       Stmt record(db_, R"sql(INSERT INTO ingested_files(content_hash, format, commit_id, path, run_id, at)
 VALUES(?1, ?2, ?3, ?4, ?5, ?6))sql");
       record.Bind(1, file.content_hash).Bind(2, file.format).Bind(3, in.run.commit_id).Bind(4, file.path)
           .Bind(5, *id).Bind(6, NowUtc());
-      if (auto w = StepDone(db_, record, "record ingested file " + file.path); !w) return w;
+      if (auto e = StepDone(db_, record, "record ingested file " + file.path); !e) return e;
       ids.push_back(*id);
     }
     return OkStatus();
@@ -894,6 +968,7 @@ Result<std::optional<AttachedSamples>> Store::AttachIngestedSamples(const Ingest
     else if (rc != SQLITE_ROW) return DbError(db_, "look up ingested file");
     AttachedSamples a;
     a.run_id = seen.Int(0);
+    CaseWriter w(db_);
     for (const auto& c : in.cases) {
       if (c.samples.empty()) continue;
       Stmt row(db_, R"sql(SELECT id, (SELECT count(*) FROM samples s WHERE s.case_result_id = c.id)
@@ -904,8 +979,8 @@ FROM case_results c WHERE run_id = ?1 AND case_id = ?2)sql");
       if (row.Int(1) > 0) continue;  // its samples are stored already
       const int64_t case_row = row.Int(0);
       for (const auto& sample : c.samples)
-        if (auto w = InsertSample(db_, case_row, sample); !w) return w;
-      if (auto w = WriteCaseOutcome(db_, case_row, c.result); !w) return w;
+        if (auto e = InsertSample(w, case_row, sample); !e) return e;
+      if (auto e = WriteCaseOutcome(w, case_row, c.result); !e) return e;
       ++a.cases;
       a.samples += static_cast<int64_t>(c.samples.size());
     }
@@ -917,7 +992,7 @@ FROM case_results c WHERE run_id = ?1 AND case_id = ?2)sql");
       if (auto st = ParseCaseStatus(statuses.Text(0))) counts.Add(*st);
     if (rc != SQLITE_DONE) return DbError(db_, "read ingested run's statuses");
     if (a.cases > 0)
-      if (auto w = UpdateRunStatus(db_, a.run_id, counts.Overall()); !w) return w;
+      if (auto e = UpdateRunStatus(db_, a.run_id, counts.Overall()); !e) return e;
     out = a;
     return OkStatus();
   });
@@ -926,8 +1001,9 @@ FROM case_results c WHERE run_id = ?1 AND case_id = ?2)sql");
 }
 
 Result<std::vector<Sample>> Store::Samples(int64_t case_result_id) {
-  Stmt st(db_, R"sql(SELECT sample_key, outcome, expected, extracted, latency_s, tokens, completion FROM samples
-WHERE case_result_id = ?1 ORDER BY sample_key)sql");
+  auto lease = statements_->Get(db_, R"sql(SELECT sample_key, outcome, expected, extracted, latency_s, tokens, completion
+FROM samples WHERE case_result_id = ?1 ORDER BY sample_key)sql");
+  Stmt& st = *lease;
   st.Bind(1, case_result_id);
   std::vector<Sample> out;
   int rc;
@@ -946,7 +1022,9 @@ WHERE case_result_id = ?1 ORDER BY sample_key)sql");
 }
 
 Result<std::vector<Metric>> Store::Metrics(int64_t case_result_id) {
-  Stmt st(db_, "SELECT name, value, n, low, high, label FROM metrics WHERE case_result_id = ?1 ORDER BY name");
+  auto lease =
+      statements_->Get(db_, "SELECT name, value, n, low, high, label FROM metrics WHERE case_result_id = ?1 ORDER BY name");
+  Stmt& st = *lease;
   st.Bind(1, case_result_id);
   std::vector<Metric> out;
   int rc;
@@ -957,7 +1035,9 @@ Result<std::vector<Metric>> Store::Metrics(int64_t case_result_id) {
 }
 
 Result<std::vector<OpRow>> Store::Ops(int64_t case_result_id) {
-  Stmt st(db_, "SELECT op, input_shapes, calls, est_seconds FROM op_rows WHERE case_result_id = ?1 ORDER BY rowid");
+  auto lease = statements_->Get(
+      db_, "SELECT op, input_shapes, calls, est_seconds FROM op_rows WHERE case_result_id = ?1 ORDER BY rowid");
+  Stmt& st = *lease;
   st.Bind(1, case_result_id);
   std::vector<OpRow> out;
   int rc;
@@ -1026,14 +1106,24 @@ WHERE cr.run_id = ?1 ORDER BY m.case_result_id, m.name)sql");
 
 Result<std::vector<HistoryRow>> Store::History(const HistoryQuery& q) {
   // The last N commits with a finished result of the case (or suite), then every finished
-  // result there. The commits come from one pass over the case's rows (a correlated
-  // EXISTS per commit rescanned them for every commit: quadratic in the history). Commits without an ordinal (stored without git) order by when they were
-  // first seen. The column is chosen from two constants, never from input.
-  const char* const column = q.suite.empty() ? "case_id" : "suite";
-  const std::string sql = fmt::format(R"sql(
-WITH hit AS (
+  // result there. A case's commits come from one pass over its rows (a correlated EXISTS
+  // per commit rescanned them for every commit: quadratic in the history); a suite's from
+  // one index probe per run (a suite of 10,000 cases has 10,000 rows per run to pass
+  // over). Then the picked commits' runs, and their rows by (suite or case, run): the
+  // CROSS JOINs keep SQLite from driving the query from the suite's rows of every run
+  // (docs/store.md, "At fleet scale"). Commits without an ordinal (stored without git)
+  // order by when they were first seen. The column is chosen from two constants, never
+  // from input.
+  const bool by_case = q.suite.empty();
+  const char* const column = by_case ? "case_id" : "suite";
+  const char* const hit = by_case ? R"sql(
   SELECT DISTINCT r.commit_id FROM case_results cr JOIN runs r ON r.id = cr.run_id
-  WHERE cr.{0} = ?1 AND cr.status <> 'running'
+  WHERE cr.case_id = ?1 AND cr.status <> 'running')sql"
+                                  : R"sql(
+  SELECT DISTINCT r.commit_id FROM runs r
+  WHERE EXISTS (SELECT 1 FROM case_results cr WHERE cr.suite = ?1 AND cr.run_id = r.id AND cr.status <> 'running'))sql";
+  const std::string sql = fmt::format(R"sql(
+WITH hit AS ({1}
 ), picked AS (
   SELECT c.id AS commit_id FROM hit h JOIN commits c ON c.id = h.commit_id
   ORDER BY c.first_parent_ordinal IS NULL, c.first_parent_ordinal DESC, c.id DESC
@@ -1042,12 +1132,12 @@ WITH hit AS (
 SELECT c.sha, c.first_parent_ordinal, c.subject, cr.case_id, r.id, r.started_at, cr.status, m.value, m.n, m.low,
        m.high, COALESCE(m.label, '')
 FROM picked p
-JOIN commits c ON c.id = p.commit_id
-JOIN runs r ON r.commit_id = c.id
-JOIN case_results cr ON cr.run_id = r.id AND cr.{0} = ?1 AND cr.status <> 'running'
+CROSS JOIN commits c ON c.id = p.commit_id
+CROSS JOIN runs r ON r.commit_id = c.id
+CROSS JOIN case_results cr ON cr.run_id = r.id AND cr.{0} = ?1 AND cr.status <> 'running'
 LEFT JOIN metrics m ON m.case_result_id = cr.id AND m.name = ?2
 ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, cr.case_id, cr.id)sql",
-                                      column);
+                                      column, hit);
   Stmt st(db_, sql.c_str());
   st.Bind(1, q.suite.empty() ? q.case_id : q.suite).Bind(2, q.metric).Bind(3, static_cast<int64_t>(q.last_n));
   std::vector<HistoryRow> out;

@@ -239,6 +239,22 @@ class Store {
   int SchemaVersion();
   const std::filesystem::path& path() const { return path_; }
 
+  // One read transaction over the reads made while it lives: they see one snapshot of the
+  // file, and SQLite takes and drops its read lock once instead of once per query (compare
+  // and report read per case: thousands of queries at fleet scale). Inside a transaction
+  // already, it does nothing.
+  class ReadSnapshot {
+   public:
+    explicit ReadSnapshot(Store& store);
+    ~ReadSnapshot();
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+   private:
+    sqlite3* db_;
+    bool began_ = false;
+  };
+
   Result<int64_t> UpsertCommit(const CommitInfo& c);
   Result<int64_t> BeginRun(const NewRun& r);
   Status FinishRun(int64_t run_id, RunStatus status);
@@ -391,13 +407,17 @@ class Store {
   Result<std::vector<GoldenChange>> GoldenChanges(const std::string& case_id);
 
  private:
-  Store(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
+  Store(sqlite3* db, std::filesystem::path path);
   static Result<std::unique_ptr<Store>> OpenWith(const std::filesystem::path& path, bool read_only);
   // OpenReadOnly, then the checks MergeFrom makes of an input.
   static Result<std::unique_ptr<Store>> OpenMergeInput(const std::filesystem::path& input);
   sqlite3* db_;
   std::filesystem::path path_;
   std::filesystem::path copy_dir_;   // the migrated copy of an older file this store reads, if any
+  // The per-case reads (Metrics, Ops, Samples) prepared once: compare and report ask them
+  // for every case, thousands at fleet scale. Finalized before the connection closes.
+  struct StatementCache;
+  std::unique_ptr<StatementCache> statements_;
 };
 
 }  // namespace harness

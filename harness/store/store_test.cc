@@ -275,6 +275,30 @@ TEST(Store, FindsCommitsByPrefixAndTheNewestFinishedCasesOfACommit) {
   EXPECT_EQ(store->FinishedCases(cases[0].run_id)->size(), 1u);
 }
 
+// Reads inside a ReadSnapshot see the file as it was when the first of them ran, whatever
+// another connection commits meanwhile; after it, they see the commit.
+TEST(Store, ReadsInASnapshotSeeOneStateOfTheFile) {
+  TempDir dir;
+  auto writer = std::move(Store::Open(dir / "h.db")).value();
+  const int64_t run = AddRun(*writer, "abc1", 1);
+  const int64_t cr = *writer->BeginCase(run, "s", "s/t_0", "{}");
+  auto finish = [&](double v) {
+    ASSERT_TRUE(writer->FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", v, 0, {}, {}}}, {}}).ok());
+  };
+  finish(1);
+  auto reader = std::move(Store::OpenReadOnly(dir / "h.db")).value();
+  {
+    const Store::ReadSnapshot snapshot(*reader);
+    EXPECT_EQ(reader->Metrics(cr)->at(0).value, 1);
+    finish(2);
+    EXPECT_EQ(reader->Metrics(cr)->at(0).value, 1) << "the snapshot's state";
+    EXPECT_EQ(reader->NewestCasesAt("abc1")->size(), 1u);
+  }
+  EXPECT_EQ(reader->Metrics(cr)->at(0).value, 2) << "after the snapshot, the commit";
+  finish(3);
+  EXPECT_EQ(reader->Metrics(cr)->at(0).value, 3) << "no snapshot: every read sees the latest commit";
+}
+
 TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
   for (int v = 0; v < Store::kSchemaVersion; ++v) {
     SCOPED_TRACE("from version " + std::to_string(v));
