@@ -134,7 +134,7 @@ void Leaf(std::string& out, std::string_view v) {
 void Leaf(std::string& out, const std::string& v) { Leaf(out, std::string_view(v)); }
 
 // Writes the members of objects in key order at an indent, as nlohmann's dump(2) does.
-struct Writer {
+struct JsonWriter {
   std::string out;
   std::string& Key(int depth, const char* key, bool first) {
     out += first ? "\n" : ",\n";
@@ -156,7 +156,7 @@ struct Writer {
   }
 };
 
-void RunMembers(Writer& w, const HistoryQuery& q, const HistoryRow& r, int depth) {
+void RunMembers(JsonWriter& w, const HistoryQuery& q, const HistoryRow& r, int depth) {
   const bool metric = !q.metric.empty();
   bool first = true;
   auto key = [&](const char* k) -> std::string& {
@@ -174,7 +174,7 @@ void RunMembers(Writer& w, const HistoryQuery& q, const HistoryRow& r, int depth
   if (metric && !r.label.empty()) Leaf(key("verdict"), r.label);
 }
 
-void CaseObject(Writer& w, const HistoryQuery& q, const std::vector<HistoryRow>& rows, const RowSpan& g, int depth,
+void CaseObject(JsonWriter& w, const HistoryQuery& q, const std::vector<HistoryRow>& rows, const RowSpan& g, int depth,
                 bool first) {
   w.Open(depth, first);
   Leaf(w.Key(depth + 1, "case", true), rows[g.begin].case_id);
@@ -191,7 +191,7 @@ void CaseObject(Writer& w, const HistoryQuery& q, const std::vector<HistoryRow>&
   w.Close(depth, '}');
 }
 
-void CommitTail(Writer& w, const HistoryRow& r, int depth) {
+void CommitTail(JsonWriter& w, const HistoryRow& r, int depth) {
   w.Close(depth + 1, ']');
   Leaf(w.Key(depth + 1, "commit", false), r.sha);
   Leaf(w.Key(depth + 1, "ordinal", false), r.ordinal ? Json(*r.ordinal) : Json(nullptr));
@@ -203,7 +203,7 @@ void CommitTail(Writer& w, const HistoryRow& r, int depth) {
 
 std::string HistoryJsonText(const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
   const auto spans = SpansOf(rows);
-  Writer w;
+  JsonWriter w;
   w.out.reserve(rows.size() * 400);  // about what a run takes with its case around it
   w.out += '{';
   Leaf(w.Key(1, "case", true), q.case_id.empty() ? Json(nullptr) : Json(q.case_id));

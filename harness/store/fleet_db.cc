@@ -15,7 +15,9 @@
 namespace harness::bench {
 namespace {
 
-uint64_t Mix(uint64_t x) {
+// The full 64-bit finalizer (MurmurHash3 fmix64): case k of nightly i must look independent
+// of case k + 1.
+uint64_t MixFull(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
@@ -24,20 +26,6 @@ uint64_t Mix(uint64_t x) {
   return x;
 }
 
-void Check(const Status& s) {
-  if (!s) {
-    std::fprintf(stderr, "fleet database: %s\n", s.error().message.c_str());
-    std::exit(3);
-  }
-}
-template <class T>
-T Check(Result<T> r) {
-  if (!r) {
-    std::fprintf(stderr, "fleet database: %s\n", r.error().message.c_str());
-    std::exit(3);
-  }
-  return std::move(*r);
-}
 
 std::string Module(int k) { return fmt::format("tests.compiler.test_mod{:03}", k / 100); }
 std::string ClassName(int k) { return fmt::format("{}.TestGroup{}", Module(k), (k / 20) % 5); }
@@ -46,7 +34,7 @@ std::string TestName(int k) { return fmt::format("test_case_{:05}", k); }
 // What kind of case k is: the share of each kind is the brief's "realistic" mix.
 enum class Kind { kSteady, kBroken, kFlaky, kRegressed, kErratic, kSkipped };
 Kind KindOf(int k) {
-  const uint64_t h = Mix(static_cast<uint64_t>(k) * 7 + 1) % 1000;
+  const uint64_t h = MixFull(static_cast<uint64_t>(k) * 7 + 1) % 1000;
   if (h < 10) return Kind::kBroken;      // 1 %: fails every nightly
   if (h < 20) return Kind::kFlaky;       // 1 %: fails every other nightly
   if (h < 25) return Kind::kRegressed;   // 0.5 %: fails from some nightly on
@@ -60,7 +48,7 @@ CaseStatus StatusOf(int k, int n) {
     case Kind::kBroken: return CaseStatus::kFail;
     case Kind::kFlaky: return (n + k) % 2 ? CaseStatus::kFail : CaseStatus::kPass;
     case Kind::kRegressed: return n >= k % kFleetNightlies ? CaseStatus::kFail : CaseStatus::kPass;
-    case Kind::kErratic: return Mix(static_cast<uint64_t>(k) * 131 + n) % 4 == 0 ? CaseStatus::kError : CaseStatus::kPass;
+    case Kind::kErratic: return MixFull(static_cast<uint64_t>(k) * 131 + n) % 4 == 0 ? CaseStatus::kError : CaseStatus::kPass;
     case Kind::kSkipped: return CaseStatus::kSkip;
     case Kind::kSteady: return CaseStatus::kPass;
   }
@@ -69,7 +57,7 @@ CaseStatus StatusOf(int k, int n) {
 
 // The message element's attribute and its text, as pytest writes them.
 std::pair<std::string, std::string> MessageOf(int k, int n, CaseStatus s) {
-  const int line = 40 + static_cast<int>(Mix(static_cast<uint64_t>(k)) % 900);
+  const int line = 40 + static_cast<int>(MixFull(static_cast<uint64_t>(k)) % 900);
   const std::string file = fmt::format("tests/compiler/test_mod{:03}.py", k / 100);
   if (s == CaseStatus::kFail)
     return {fmt::format("AssertionError: max abs diff {:.4f} exceeds atol 0.001", 0.001 + 1e-4 * ((k + n) % 97)),
@@ -87,14 +75,14 @@ std::pair<std::string, std::string> MessageOf(int k, int n, CaseStatus s) {
 
 // 2 or 3 numeric properties per case.
 std::vector<Metric> MetricsOf(int k, int n) {
-  const double drift = 1e-3 * static_cast<double>(Mix(static_cast<uint64_t>(k) * 977 + n) % 100);
+  const double drift = 1e-3 * static_cast<double>(MixFull(static_cast<uint64_t>(k) * 977 + n) % 100);
   std::vector<Metric> m = {{"compile_seconds", 0.2 + 0.01 * (k % 50) + drift, 0, {}, {}},
                            {"peak_memory_mb", 512.0 + (k % 300) + 10 * drift, 0, {}, {}}};
   if (k % 3 == 0) m.push_back({"graph_ops", static_cast<double>(10 + k % 90), 0, {}, {}});
   return m;
 }
 
-double DurationOf(int k, int n) { return 0.05 + 0.001 * static_cast<double>(Mix(static_cast<uint64_t>(k) + n) % 2000); }
+double DurationOf(int k, int n) { return 0.05 + 0.001 * static_cast<double>(MixFull(static_cast<uint64_t>(k) + n) % 2000); }
 
 // The run identity `harness ingest --format junit` (no --suite, no --case) gives.
 SplitIdentity JunitIdentity() {

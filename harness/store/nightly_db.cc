@@ -22,20 +22,6 @@ uint64_t Mix(uint64_t x) {
   return x;
 }
 
-void Check(const Status& s) {
-  if (!s) {
-    std::fprintf(stderr, "bench database: %s\n", s.error().message.c_str());
-    std::exit(3);
-  }
-}
-template <class T>
-T Check(Result<T> r) {
-  if (!r) {
-    std::fprintf(stderr, "bench database: %s\n", r.error().message.c_str());
-    std::exit(3);
-  }
-  return std::move(*r);
-}
 
 // About the length of a real GSM8K chain-of-thought answer (300-500 bytes).
 std::string Completion(int q, int answer) {
@@ -48,6 +34,13 @@ std::string Completion(int q, int answer) {
 }
 
 }  // namespace
+
+void Check(const Status& s) {
+  if (!s) {
+    std::fprintf(stderr, "bench database: %s\n", s.error().message.c_str());
+    std::exit(3);
+  }
+}
 
 std::string NightlySha(int i) { return fmt::format("{:08x}{:032x}", 0x5eed0000u + static_cast<unsigned>(i), i * 7919); }
 

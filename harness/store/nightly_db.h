@@ -8,11 +8,22 @@
 #include <filesystem>
 #include <string>
 
+#include "harness/util/error.h"
+
 namespace harness::bench {
 
 inline constexpr int kNightlyCommits = 365;
 inline constexpr int kNightlyQuestions = 1319;
 inline constexpr int kNightlyOpRows = 30;
+
+// The generators stop at the first store error (exit 3 with its message): a benchmark over
+// a partial database would measure nothing.
+void Check(const Status& s);
+template <class T>
+T Check(Result<T> r) {
+  Check(r ? OkStatus() : Status(r.error()));
+  return std::move(*r);
+}
 
 // The sha of nightly i (0-based).
 std::string NightlySha(int i);

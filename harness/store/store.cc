@@ -260,6 +260,12 @@ std::string NowUtc() {
   return buf;
 }
 
+}  // namespace
+
+// A named namespace, not the anonymous one: Store::StatementCache, a member of an
+// exported class, holds statements.
+namespace store_sql {
+
 // A prepared statement with typed binds; finalized on scope exit.
 class Stmt {
  public:
@@ -305,6 +311,11 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
 };
+
+}  // namespace store_sql
+using store_sql::Stmt;
+
+namespace {
 
 // How long a writer waits for another one's lock before it gives up.
 constexpr int kBusyTimeoutMs = 10000;
