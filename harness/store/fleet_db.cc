@@ -184,17 +184,7 @@ void GenerateFleetShards(const std::filesystem::path& dir, int n) {
 }
 
 const std::filesystem::path& FleetDatabase() {
-  static const std::filesystem::path path = [] {
-    if (const char* keep = std::getenv("HARNESS_FLEET_DB"); keep && *keep) {
-      if (!std::filesystem::exists(keep)) GenerateFleetDatabase(keep);
-      return std::filesystem::path(keep);
-    }
-    std::string tmpl = (std::filesystem::temp_directory_path() / "harness-fleet-XXXXXX").string();
-    std::filesystem::path dir = mkdtemp(tmpl.data());
-    GenerateFleetDatabase(dir / "fleet.db");
-    std::atexit([] { std::filesystem::remove_all(FleetDatabase().parent_path()); });
-    return dir / "fleet.db";
-  }();
+  static const std::filesystem::path path = GeneratedDatabase("HARNESS_FLEET_DB", "fleet.db", GenerateFleetDatabase);
   return path;
 }
 

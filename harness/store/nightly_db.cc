@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -94,18 +95,38 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
   }
 }
 
+namespace {
+
+// The temporary folders of the databases made in this process, removed at exit.
+std::vector<std::filesystem::path>& TemporaryFolders() {
+  static std::vector<std::filesystem::path> folders;
+  return folders;
+}
+
+}  // namespace
+
+std::filesystem::path GeneratedDatabase(const char* keep_env, const std::string& file,
+                                        void (*generate)(const std::filesystem::path&)) {
+  if (const char* keep = std::getenv(keep_env); keep && *keep) {
+    if (!std::filesystem::exists(keep)) generate(keep);
+    return keep;
+  }
+  std::string tmpl = (std::filesystem::temp_directory_path() / "harness-bench-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) Check(Status(InfraError("bench database: cannot make a temporary folder")));
+  const std::filesystem::path dir = tmpl;
+  generate(dir / file);
+  // Registered after the list was constructed, so it runs before the list is destroyed.
+  if (TemporaryFolders().empty())
+    std::atexit([] {
+      std::error_code ec;
+      for (const auto& f : TemporaryFolders()) std::filesystem::remove_all(f, ec);
+    });
+  TemporaryFolders().push_back(dir);
+  return dir / file;
+}
+
 const std::filesystem::path& NightlyDatabase() {
-  static const std::filesystem::path path = [] {
-    if (const char* keep = std::getenv("HARNESS_BENCH_DB"); keep && *keep) {
-      if (!std::filesystem::exists(keep)) GenerateNightlyDatabase(keep);
-      return std::filesystem::path(keep);
-    }
-    std::string tmpl = (std::filesystem::temp_directory_path() / "harness-bench-XXXXXX").string();
-    std::filesystem::path dir = mkdtemp(tmpl.data());
-    GenerateNightlyDatabase(dir / "nightly.db");
-    std::atexit([] { std::filesystem::remove_all(NightlyDatabase().parent_path()); });
-    return dir / "nightly.db";
-  }();
+  static const std::filesystem::path path = GeneratedDatabase("HARNESS_BENCH_DB", "nightly.db", GenerateNightlyDatabase);
   return path;
 }
 

@@ -25,6 +25,11 @@ T Check(Result<T> r) {
   return std::move(*r);
 }
 
+// The database generate writes, made once into a temporary folder removed at exit; with
+// $keep_env set, kept in that file instead (made only when it is missing) and reused.
+std::filesystem::path GeneratedDatabase(const char* keep_env, const std::string& file,
+                                        void (*generate)(const std::filesystem::path&));
+
 // The sha of nightly i (0-based).
 std::string NightlySha(int i);
 // Writes the database at path (exits 3 with a message when the store fails).
