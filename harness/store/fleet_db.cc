@@ -18,9 +18,7 @@ namespace {
 // The full 64-bit finalizer (MurmurHash3 fmix64): case k of nightly i must look independent
 // of case k + 1.
 uint64_t MixFull(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
+  x = Mix(x);
   x *= 0xc4ceb9fe1a85ec53ULL;
   x ^= x >> 33;
   return x;

@@ -13,15 +13,15 @@
 #include "harness/store/store.h"
 
 namespace harness::bench {
-namespace {
 
-// Deterministic pseudo-random numbers, so every generated database is the same.
 uint64_t Mix(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
   return x;
 }
+
+namespace {
 
 
 // About the length of a real GSM8K chain-of-thought answer (300-500 bytes).

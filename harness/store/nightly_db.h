@@ -5,6 +5,7 @@
 // API. Deterministic: every generated database is the same.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -15,6 +16,10 @@ namespace harness::bench {
 inline constexpr int kNightlyCommits = 365;
 inline constexpr int kNightlyQuestions = 1319;
 inline constexpr int kNightlyOpRows = 30;
+
+// Deterministic pseudo-random bits (the first half of MurmurHash3's fmix64), so every
+// generated database is the same.
+uint64_t Mix(uint64_t x);
 
 // The generators stop at the first store error (exit 3 with its message): a benchmark over
 // a partial database would measure nothing.
