@@ -267,15 +267,154 @@ bool KillProcessGroupOf(const ProcessIdentity& leader) {
   return true;
 }
 
-Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  if (argv.empty()) return UsageError("RunProcess: empty argv");
-  if (!IsValidTimeout(options.timeout_s))
-    return UsageError(fmt::format("timeout {} s: expected a number of seconds in (0, {}]", options.timeout_s,
-                                  kMaxTimeoutS));
-  Pipe out, err, in;
+namespace {
+
+Clock::duration SecondsFrom(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// One child of RunProcess from its start to its reaping: its pipes and exit fd, the
+// deadlines (timeout, grace after a forwarded stop signal, drain after the exit), its stdin
+// being fed and its output collected.
+class Supervision {
+ public:
+  Supervision(pid_t pid, int exit_fd, Pipe& out, Pipe& err, Pipe& in, const ProcessOptions& options,
+              const sigset_t* wait_mask)
+      : pid_(pid), exit_fd_(exit_fd), out_(out), err_(err), in_(in), options_(options), wait_mask_(wait_mask),
+        input_(options.stdin_data.value_or("")), deadline_(Clock::now() + SecondsFrom(options.timeout_s)) {
+    if (input_.empty()) in_.Close(1);
+    else fcntl(in_.fd[1], F_SETFL, O_NONBLOCK);
+  }
+
+  // Until the child exited and its output is drained (or ppoll failed); then reaped.
+  ProcessResult Run() {
+    for (;;) {
+      if (!exited_) {
+        ForwardStopSignals();
+        EnforceDeadlines();
+      }
+      if (exited_ && (out_.fd[0] < 0 && err_.fd[0] < 0)) break;
+      if (exited_ && Clock::now() >= *drain_until_) break;
+      if (!PollOnce()) break;
+      if (exited_) in_.Close(1);  // nobody reads it any more
+    }
+    close(exit_fd_);
+    if (!exited_) {  // ppoll failed: do not leave it running unseen
+      KillAll();
+      while (waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {}
+    }
+    if (WIFEXITED(status_)) result_.exit_code = WEXITSTATUS(status_);
+    if (WIFSIGNALED(status_)) result_.signal = WTERMSIG(status_);
+    return std::move(result_);
+  }
+
+ private:
+  // What each polled fd is, so one closed earlier in a round is never read.
+  enum Source { kOut, kErr, kIn, kExit };
+
+  bool forwarding() const { return options_.forward_stop_signals; }
+
+  void KillAll() {
+    KillTree(pid_);
+    if (forwarding()) kill(-pid_, SIGKILL);
+    killed_ = true;
+  }
+
+  // A stop signal caught since the last round goes on to the child's group, which then has
+  // kStopGraceS to end.
+  void ForwardStopSignals() {
+    if (!forwarding() || g_stop_count.load() <= forwarded_) return;
+    forwarded_ = g_stop_count.load();
+    kill(-pid_, g_stop_last.load());
+    if (!result_.stop_signal) result_.stop_signal = g_stop_first.load();
+    if (!stop_until_) stop_until_ = Clock::now() + SecondsFrom(kStopGraceS);
+  }
+
+  void EnforceDeadlines() {
+    if (killed_) return;
+    if (options_.timeout_s > 0 && Clock::now() >= deadline_) {
+      result_.timed_out = true;
+      KillAll();
+    } else if (stop_until_ && Clock::now() >= *stop_until_) {
+      KillAll();
+    }
+  }
+
+  // One ppoll over what is still open, bounded by the nearest deadline; false when it failed.
+  bool PollOnce() {
+    std::vector<pollfd> fds;
+    std::vector<Source> sources;
+    auto watch = [&](int fd, short events, Source source) {
+      fds.push_back({fd, events, 0});
+      sources.push_back(source);
+    };
+    if (out_.fd[0] >= 0) watch(out_.fd[0], POLLIN, kOut);
+    if (err_.fd[0] >= 0) watch(err_.fd[0], POLLIN, kErr);
+    if (in_.fd[1] >= 0) watch(in_.fd[1], POLLOUT, kIn);
+    if (!exited_) watch(exit_fd_, POLLIN, kExit);
+    int wait_ms = -1;
+    auto bound = [&](Clock::time_point t) { wait_ms = wait_ms < 0 ? MillisUntil(t) : std::min(wait_ms, MillisUntil(t)); };
+    if (exited_) bound(*drain_until_);
+    else if (!killed_) {
+      if (options_.timeout_s > 0) bound(deadline_);
+      if (stop_until_) bound(*stop_until_);
+    }
+    timespec ts{wait_ms / 1000, (wait_ms % 1000) * 1000000L};
+    const int n = ppoll(fds.data(), fds.size(), wait_ms < 0 ? nullptr : &ts, forwarding() ? wait_mask_ : nullptr);
+    if (n < 0) return errno == EINTR;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      if (sources[i] == kExit) OnExit();
+      else if (sources[i] == kIn) FeedInput();
+      else ReadOutput(sources[i] == kOut ? out_ : err_, sources[i] == kOut ? result_.out : result_.err);
+    }
+    return true;
+  }
+
+  void OnExit() {
+    while (waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {}
+    exited_ = true;
+    drain_until_ = Clock::now() + SecondsFrom(kDrainAfterExitS);
+    // Stopped or killed: what is left of its group goes too (an exit on its own leaves its
+    // background children alone, as git bisect run does).
+    if (forwarding() && (result_.stop_signal || killed_)) kill(-pid_, SIGKILL);
+  }
+
+  void FeedInput() {
+    if (in_.fd[1] < 0) return;
+    const ssize_t w = write(in_.fd[1], input_.data() + written_, input_.size() - written_);
+    if (w > 0) written_ += static_cast<std::size_t>(w);
+    if (w < 0 && errno != EAGAIN) written_ = input_.size();
+    if (written_ >= input_.size()) in_.Close(1);
+  }
+
+  void ReadOutput(Pipe& pipe, std::string& into) {
+    const ssize_t r = read(pipe.fd[0], buf_, sizeof buf_);
+    if (r > 0) into.append(buf_, static_cast<std::size_t>(r));
+    else if (r == 0 || errno != EINTR) pipe.Close(0);
+  }
+
+  const pid_t pid_;
+  const int exit_fd_;
+  Pipe &out_, &err_, &in_;
+  const ProcessOptions& options_;
+  const sigset_t* wait_mask_;
+  const std::string input_;
+  std::size_t written_ = 0;
+  const Clock::time_point deadline_;
+  std::optional<Clock::time_point> drain_until_, stop_until_;
+  int forwarded_ = 0;
+  bool exited_ = false, killed_ = false;
+  int status_ = 0;
+  ProcessResult result_;
+  char buf_[65536];
+};
+
+// The child's stdin, stdout and stderr as pipes, and the child started on them.
+Result<pid_t> SpawnOnPipes(const std::vector<std::string>& argv, const ProcessOptions& options, Pipe& out, Pipe& err,
+                           Pipe& in) {
   if (pipe2(out.fd, O_CLOEXEC) != 0 || pipe2(err.fd, O_CLOEXEC) != 0 || pipe2(in.fd, O_CLOEXEC) != 0)
     return InfraError(fmt::format("cannot create pipes: {}", std::strerror(errno)));
-
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
@@ -284,14 +423,27 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
   auto spawned = Spawn(argv, options.cwd, options.env, options.forward_stop_signals, actions);
   posix_spawn_file_actions_destroy(&actions);
   if (!spawned) return spawned.error();
-  const pid_t pid = *spawned;
   in.Close(0);
   out.Close(1);
   err.Close(1);
+  return spawned;
+}
+
+}  // namespace
+
+Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  if (argv.empty()) return UsageError("RunProcess: empty argv");
+  if (!IsValidTimeout(options.timeout_s))
+    return UsageError(fmt::format("timeout {} s: expected a number of seconds in (0, {}]", options.timeout_s,
+                                  kMaxTimeoutS));
+  Pipe out, err, in;
+  auto spawned = SpawnOnPipes(argv, options, out, err, in);
+  if (!spawned) return spawned.error();
+  const pid_t pid = *spawned;
   // The exit is what we wait for, not the end of the output: a child the program left in
   // the background may hold its stdout for as long as it likes.
   // By syscall: glibc 2.36's <sys/pidfd.h> declares pidfd_open without C linkage.
-  int exit_fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  const int exit_fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (exit_fd < 0) {
     const int e = errno;
     KillTree(pid);
@@ -306,109 +458,9 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
   sigemptyset(&stop_set);
   for (int s : kStopSignalList) sigaddset(&stop_set, s);
   if (options.forward_stop_signals) pthread_sigmask(SIG_BLOCK, &stop_set, &wait_mask);
-
-  ProcessResult result;
-  std::string input = options.stdin_data.value_or("");
-  std::size_t written = 0;
-  if (input.empty()) in.Close(1);
-  else fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);  // a child that exits before reading its stdin must not kill us
-
-  const bool has_timeout = options.timeout_s > 0;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(options.timeout_s));
-  std::optional<Clock::time_point> drain_until, stop_until;
-  int forwarded = 0;
-  bool exited = false, killed = false;
-  int status = 0;
-  char buf[65536];
-  auto kill_all = [&] {
-    KillTree(pid);
-    if (options.forward_stop_signals) kill(-pid, SIGKILL);
-    killed = true;
-  };
-  for (;;) {
-    if (!exited && options.forward_stop_signals && g_stop_count.load() > forwarded) {
-      forwarded = g_stop_count.load();
-      kill(-pid, g_stop_last.load());
-      if (!result.stop_signal) result.stop_signal = g_stop_first.load();
-      if (!stop_until) stop_until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                       std::chrono::duration<double>(kStopGraceS));
-    }
-    if (!exited && !killed && has_timeout && Clock::now() >= deadline) {
-      result.timed_out = true;
-      kill_all();
-    }
-    if (!exited && !killed && stop_until && Clock::now() >= *stop_until) kill_all();
-    if (exited && (out.fd[0] < 0 && err.fd[0] < 0)) break;
-    if (exited && Clock::now() >= *drain_until) break;
-
-    // What each polled fd is, so one closed earlier in this round is never read.
-    enum Source { kOut, kErr, kIn, kExit };
-    std::vector<pollfd> fds;
-    std::vector<Source> sources;
-    auto watch = [&](int fd, short events, Source source) {
-      fds.push_back({fd, events, 0});
-      sources.push_back(source);
-    };
-    if (out.fd[0] >= 0) watch(out.fd[0], POLLIN, kOut);
-    if (err.fd[0] >= 0) watch(err.fd[0], POLLIN, kErr);
-    if (in.fd[1] >= 0) watch(in.fd[1], POLLOUT, kIn);
-    if (!exited) watch(exit_fd, POLLIN, kExit);
-    int wait_ms = -1;
-    auto bound = [&](Clock::time_point t) {
-      wait_ms = wait_ms < 0 ? MillisUntil(t) : std::min(wait_ms, MillisUntil(t));
-    };
-    if (exited) bound(*drain_until);
-    else if (!killed) {
-      if (has_timeout) bound(deadline);
-      if (stop_until) bound(*stop_until);
-    }
-    timespec ts{wait_ms / 1000, (wait_ms % 1000) * 1000000L};
-    int n = ppoll(fds.data(), fds.size(), wait_ms < 0 ? nullptr : &ts,
-                  options.forward_stop_signals ? &wait_mask : nullptr);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
-      switch (sources[i]) {
-        case kExit:
-          while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-          exited = true;
-          drain_until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(kDrainAfterExitS));
-          // Stopped or killed: what is left of its group goes too (an exit on its own
-          // leaves its background children alone, as git bisect run does).
-          if (options.forward_stop_signals && (result.stop_signal || killed)) kill(-pid, SIGKILL);
-          break;
-        case kIn: {
-          if (in.fd[1] < 0) break;
-          ssize_t w = write(in.fd[1], input.data() + written, input.size() - written);
-          if (w > 0) written += static_cast<std::size_t>(w);
-          if (w < 0 && errno != EAGAIN) written = input.size();
-          if (written >= input.size()) in.Close(1);
-          break;
-        }
-        case kOut:
-        case kErr: {
-          Pipe& pipe = sources[i] == kOut ? out : err;
-          ssize_t r = read(pipe.fd[0], buf, sizeof buf);
-          if (r > 0) (sources[i] == kOut ? result.out : result.err).append(buf, static_cast<std::size_t>(r));
-          else if (r == 0 || errno != EINTR) pipe.Close(0);
-          break;
-        }
-      }
-    }
-    if (exited) in.Close(1);  // nobody reads it any more
-  }
-  close(exit_fd);
-  if (!exited) {  // ppoll failed: do not leave it running unseen
-    kill_all();
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  }
+  ProcessResult result = Supervision(pid, exit_fd, out, err, in, options, &wait_mask).Run();
   if (options.forward_stop_signals) pthread_sigmask(SIG_SETMASK, &wait_mask, nullptr);
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
 }
 
