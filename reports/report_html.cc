@@ -243,7 +243,13 @@ class Html {
     out_ += "<div class=\"cards\">\n";
     for (const auto& s : m_.summary) {
       const char* cls = s.error ? "error" : s.fail ? "fail" : s.at_risk ? "risk" : "pass";
-      const char* status = s.error ? "error" : s.fail ? "fail" : s.at_risk ? "at-risk" : "pass";
+      // Every status the suite's cases have (but pass beside others), so the status filter
+      // keeps a suite's card when any of its cases is shown: a suite with errors and
+      // failures stays in view under "fail" too.
+      std::string status;
+      for (auto [n, word] : {std::pair{s.error, "error"}, {s.fail, "fail"}, {s.at_risk, "at-risk"}})
+        if (n > 0) status += status.empty() ? word : std::string(" ") + word;
+      if (status.empty()) status = "pass";
       auto count = [](const char* badge, int n, const char* word) {
         return fmt::format(R"(<span class="badge {}{}">{} {}</span>)", badge, n ? "" : " b-zero", n, word);
       };
