@@ -32,5 +32,23 @@ TEST(KillAtSyscall, StopsTheProgramBeforeTheNthWatchedCall) {
   EXPECT_FALSE(std::filesystem::exists(dir / "f2"));
 }
 
+// A child process of the program runs to its end, its writes made and not counted: the
+// filter it inherits would fail its calls if the tracer did not follow it.
+TEST(KillAtSyscall, AChildProcessWritesUncounted) {
+  TempDir dir;
+  const std::string script = "cd '" + dir.path().string() + "' && (printf c > f3; printf d >> f3) && printf a > f1";
+  TracedRun whole = RunKilledAtSyscall({"/bin/sh", "-c", script}, {}, 0, dir / "out", dir / "err");
+  ASSERT_EQ(whole.error, "");
+  EXPECT_EQ(whole.exit_code, 0) << ReadFile(dir / "err");
+  EXPECT_EQ(ReadFile(dir / "f3"), "cd");
+  EXPECT_EQ(ReadFile(dir / "f1"), "a");
+  EXPECT_EQ(whole.calls, (std::vector<std::string>{"write"}));
+
+  TracedRun killed = RunKilledAtSyscall({"/bin/sh", "-c", script}, {}, 1, dir / "out", dir / "err");
+  ASSERT_EQ(killed.error, "");
+  EXPECT_TRUE(killed.killed);
+  EXPECT_EQ(ReadFile(dir / "f1"), "") << "the program's own write was the first counted";
+}
+
 }  // namespace
 }  // namespace harness::testing_util
