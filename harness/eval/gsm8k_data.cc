@@ -34,13 +34,13 @@ Result<Gsm8kItem> ParseGsm8kLine(const std::string& line, const std::string& fil
   return item;
 }
 
-Result<std::vector<Gsm8kItem>> LoadGsm8k(const std::filesystem::path& path) {
+Result<std::vector<Gsm8kItem>> LoadGsm8k(const std::filesystem::path& path, std::size_t max_items) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return UsageError(path.string() + ": cannot open file");
   std::vector<Gsm8kItem> items;
   std::string line;
   int line_no = 0;
-  while (std::getline(in, line)) {
+  while (items.size() < max_items && std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines carry nothing
     auto item = ParseGsm8kLine(line, path.string(), line_no);

@@ -35,6 +35,24 @@ TEST(Gsm8kData, LoadsTheShippedSplits) {
   EXPECT_EQ(with_commas, 14);
 }
 
+// A few-shot prefix reads the first k items and stops: the train file's first 5 are the
+// full load's first 5, and a bad line after the last one read is never reached.
+TEST(Gsm8kData, LoadsTheFirstItemsOnly) {
+  auto all = LoadGsm8k(Gsm8kTrainFile());
+  auto first = LoadGsm8k(Gsm8kTrainFile(), 5);
+  ASSERT_TRUE(all && first);
+  ASSERT_EQ(first->size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ((*first)[i].answer, (*all)[i].answer) << i;
+  const auto path = WriteTemp("gsm8k_bad_third.jsonl", "\n{\"question\": \"q1\", \"answer\": \"#### 1\"}\n"
+                                                       "{\"question\": \"q2\", \"answer\": \"#### 2\"}\n{\"question\": }\n");
+  auto two = LoadGsm8k(path, 2);
+  ASSERT_TRUE(two) << two.error().message;
+  EXPECT_EQ((*two)[1].label, "2");
+  auto three = LoadGsm8k(path, 3);
+  ASSERT_FALSE(three);
+  EXPECT_THAT(three.error().message, HasSubstr(path.string() + ":4:"));
+}
+
 TEST(Gsm8kData, BadLineNamesFileAndLine) {
   auto path = WriteTemp("gsm8k_bad_line.jsonl",
                         "{\"question\": \"q\", \"answer\": \"a\\n#### 1\"}\n{\"question\": \"q\", \"answer\": }\n");

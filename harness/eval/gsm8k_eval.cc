@@ -25,7 +25,7 @@ Result<std::unique_ptr<Gsm8kEval>> Gsm8kEval::Create(Gsm8kEvalOptions options) {
   eval->questions_ = std::move(questions).value();
   std::vector<Gsm8kItem> shots;
   if (options.shots > 0) {
-    auto loaded = LoadGsm8k(options.shots_file);
+    auto loaded = LoadGsm8k(options.shots_file, static_cast<std::size_t>(options.shots));
     if (!loaded) return loaded.error();
     shots = std::move(loaded).value();
   }
