@@ -30,7 +30,9 @@ if(HARNESS_SANITIZE)
   add_link_options(-no-pie)
   # GCC's uninitialized-use analysis misfires on sanitizer-instrumented code (in libstdc++'s
   # std::regex at -O1); the ci build, uninstrumented at -O2, keeps the warning as an error.
-  target_compile_options(harness_warnings INTERFACE -Wno-maybe-uninitialized)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(harness_warnings INTERFACE -Wno-maybe-uninitialized)
+  endif()
 endif()
 
 # harness_library(NAME SOURCES... DEPS...): a component's static library. Includes are

@@ -259,22 +259,25 @@ TEST(DocumentedE2E, ServeSimServesTheProfileAndStopsOnSigterm) {
 // 4b. Nightlies of one model behind servers on other ports pair with the night before: the
 // endpoint's URL says where a run ran, not what it measured (docs/store.md). A server with
 // the fault on is REGRESSED; another model, requested or served, never pairs.
+// The demo model without its simulated latency and transport trouble (quick.json, returned),
+// and the same served under another model name (other.json): what pairs is the subject, and
+// five nightlies at 20 ms a question were half a minute of waiting.
+std::string WriteQuickDemoProfiles(const fs::path& dir) {
+  const std::string demo = std::string(HARNESS_SOURCE_ROOT) + "/golden/sim/demo.json";
+  Json quick = ValueOrThrow(ParseJson(ReadFile(demo), demo));
+  quick["latency"] = {{"first_token_s", 0}, {"per_token_s", 0}};
+  quick["faults"] = {{"http_5xx", 0}, {"http_429", 0}, {"dropped_connection", 0}};
+  WriteFile(dir / "quick.json", quick.dump());
+  quick["model"] = "other-sim";
+  WriteFile(dir / "other.json", quick.dump());
+  return (dir / "quick.json").string();
+}
+
 TEST(DocumentedE2E, NightliesBehindNewPortsPairWithTheNightBefore) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 5);
-  // The demo model without its simulated latency and transport trouble: what pairs is the
-  // subject here, and five nightlies at 20 ms a question were half a minute of waiting.
-  const std::string demo = std::string(HARNESS_SOURCE_ROOT) + "/golden/sim/demo.json";
-  auto quick = ParseJson(ReadFile(demo), demo);
-  ASSERT_TRUE(quick.ok());
-  (*quick)["latency"] = {{"first_token_s", 0}, {"per_token_s", 0}};
-  (*quick)["faults"] = {{"http_5xx", 0}, {"http_429", 0}, {"dropped_connection", 0}};
-  const std::string profile = (dir / "quick.json").string();
-  WriteFile(profile, quick->dump());
+  const std::string profile = WriteQuickDemoProfiles(dir.path());
   WriteFile(dir / "faulty.json", R"({"format_version": 1, "faults": ["fp8-scale-unrepaired"]})");
-  auto other_profile = *quick;
-  other_profile["model"] = "other-sim";
-  WriteFile(dir / "other.json", other_profile.dump());
   const std::string db = (dir / "h.db").string();
   auto nightly = [&](const std::string& sha, const std::string& url, const std::string& model) {
     return RunHarness({"run", "--suite", "gsm8k", "--endpoint", url, "--model", model, "--db", db, "--repo",

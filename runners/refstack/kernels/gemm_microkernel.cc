@@ -275,11 +275,33 @@ static_assert(kGenericNv == 2);
 static_assert(kAvx2Nv == 2 && kAvx512Nv == 2);
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// The microarchitecture levels the kernels are compiled for. Clang 14 knows the levels as
+// targets but not as __builtin_cpu_supports names (the sanitized build uses clang): there,
+// a level is its features.
+bool SupportsX86_64V3() {
+#if defined(__clang__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("bmi2");
+#else
+  return __builtin_cpu_supports("x86-64-v3");
+#endif
+}
+bool SupportsX86_64V4() {
+#if defined(__clang__)
+  return SupportsX86_64V3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#else
+  return __builtin_cpu_supports("x86-64-v4");
+#endif
+}
+#endif
+
 std::vector<MicroKernel> RunnableMicroKernels() {
   std::vector<MicroKernel> out;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("x86-64-v4")) out.push_back({"avx512", kAvx512Mr, 16 * kAvx512Nv, RunAvx512, 2 * 64, StreamAvx512, UnpackAvx512});
-  if (__builtin_cpu_supports("x86-64-v3")) out.push_back({"avx2", kAvx2Mr, 8 * kAvx2Nv, RunAvx2, 2 * 32, StreamAvx2, UnpackAvx2});
+  if (SupportsX86_64V4()) out.push_back({"avx512", kAvx512Mr, 16 * kAvx512Nv, RunAvx512, 2 * 64, StreamAvx512, UnpackAvx512});
+  if (SupportsX86_64V3()) out.push_back({"avx2", kAvx2Mr, 8 * kAvx2Nv, RunAvx2, 2 * 32, StreamAvx2, UnpackAvx2});
 #endif
   out.push_back({"generic", kGenericMr, 4 * kGenericNv, RunGeneric, 2 * 16, StreamGeneric, UnpackGeneric});
   return out;
