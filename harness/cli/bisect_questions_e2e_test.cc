@@ -112,7 +112,12 @@ TEST_F(BisectQuestionsE2E, ANoisyHistoryIsBisectedForAFewEvalsOfQuestions) {
   const Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["verdict"], "culprit") << r.out;
   EXPECT_EQ(j["culprit"], culprit()) << r.out;
-  EXPECT_EQ(j["flip_history_runs"], 4);
+  EXPECT_EQ(j["flip_history_runs"], 4) << "one run per nightly before the range";
+  EXPECT_EQ(j["cases"], (Json{"gsm8k/test_gsm8k_accuracy_1"})) << "the case is worse at bad: " << r.out;
+  EXPECT_LE(j["runs"].get<int>(), 24) << "plain bisection takes 6 runs, and is usually wrong here: " << r.out;
+  const Json& nightly = j["steps"][0]["evidence"]["observations"][0];
+  ASSERT_TRUE(nightly.contains("questions")) << "read question by question: " << nightly.dump();
+  EXPECT_EQ(nightly["questions"].get<std::string>().size(), static_cast<std::size_t>(kWholeEval));
   const int64_t questions = j["questions_evaluated"].get<int64_t>();
   EXPECT_GT(questions, 0);
   EXPECT_LT(questions, 3 * kWholeEval) << r.out;
