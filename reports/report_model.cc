@@ -132,6 +132,10 @@ class Builder {
   Status LoadWindow() {
     auto runs = store_.FinishedRuns();
     if (!runs) return runs.error();
+    // A partial run (harness run --questions, a bisect step's) holds a few chosen questions:
+    // no point of a trend, no rerun of the flaky ranking, no baseline of the flips, no
+    // nightly. Its session is in the bisect section.
+    std::erase_if(*runs, [](const RunRow& r) { return r.partial_questions.has_value(); });
     if (runs->empty()) return UsageError(fmt::format("{}: the database holds no finished run", store_.path().string()));
     std::vector<ReportCommit> all;
     std::vector<std::size_t> run_commit;

@@ -254,6 +254,40 @@ TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) 
   EXPECT_NE(s.flips[0].before_completion.find("<b>41</b>"), std::string::npos) << "kept as stored; escaped when rendered";
 }
 
+// Partial runs (harness run --questions: a bisect step's few questions) at commits 3, 4 and a
+// commit 5 of their own, each newer than the whole runs: without the report's filter they
+// would be a commit of the window, trend points, reruns of the gate's flaky row, the newest
+// result the flips pair and its baseline.
+TEST_F(ReportModelTest, PartialRunsAreNoCommitTrendPointRerunOrBaseline) {
+  commits_.push_back(*store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  for (int i : {3, 4, 5}) {
+    NewRun r{commits_[i - 1], "refstack", "id1", "{}", "host", "0.2.0"};
+    r.partial_questions = 40;
+    const int64_t run = *store_->BeginRun(r);
+    const int64_t g = *store_->BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
+    for (int q = 0; q < 40; ++q)
+      ASSERT_TRUE(store_->WriteSample(g, {std::to_string(q), SampleOutcome::kWrong, "42", "41", 0, 0, ""}).ok());
+    ASSERT_TRUE(store_->FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 1, "partial",
+                                       {{"accuracy", 0.5, 40, {}, {}}}, {}}).ok());
+    ASSERT_TRUE(store_->FinishRun(run, RunStatus::kPass).ok());
+  }
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->commits.size(), 4u) << "commit 5 holds only a partial run";
+  EXPECT_EQ(m->runs, 6);
+  ASSERT_FALSE(m->trends.empty());
+  EXPECT_EQ(m->trends[0].points.size(), 6u) << "a trend point per whole run";
+  const FlakyEntry* gate = nullptr;
+  for (const auto& e : m->flaky)
+    if (e.kind == "gate") gate = &e;
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->estimate.observations, 3) << gate->detail;
+  EXPECT_NEAR(gate->estimate.center, (0.9128 + 0.9105 + 0.9143) / 3, 1e-12);
+  ASSERT_EQ(m->flips.size(), 1u);
+  EXPECT_EQ(m->flips[0].run_id, 6) << "the newest whole run";
+  EXPECT_EQ(m->flips[0].baseline_run, 3) << "commit 3's whole run, not its partial one";
+}
+
 // A question whose request errored on either side was not answered there: no flip.
 TEST(ReportModel, FlipsLeaveOutQuestionsThatErroredOnEitherSide) {
   testing_util::TempDir dir;

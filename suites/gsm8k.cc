@@ -45,6 +45,20 @@ Gsm8kEvalOptions EvalOptions(const JsonObject& p, const std::string& case_id) {
 void AddRate(CaseRecord& rec, const std::string& name, double value, int64_t n) { rec.AddMetric({name, value, n, {}, {}}); }
 void AddValue(CaseRecord& rec, const std::string& name, double value) { rec.AddMetric({name, value, 0, {}, {}}); }
 
+// What every run stores of a case: accuracy with its Wilson interval, the error, invalid and
+// truncated rates, latency and throughput.
+void AddSummaryMetrics(CaseRecord& rec, const Gsm8kEvalReport& report) {
+  const EvalSummary& s = report.summary;
+  rec.AddMetric({metric_names::kAccuracy, s.accuracy, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high});
+  AddRate(rec, metric_names::kErrorRate, s.error_rate, report.questions);
+  AddRate(rec, metric_names::kInvalidRate, s.invalid_rate, report.questions);
+  AddRate(rec, metric_names::kTruncatedRate, s.truncated_rate, report.questions);
+  AddValue(rec, metric_names::kLatencyP50Seconds, s.latency_p50_s);
+  AddValue(rec, metric_names::kLatencyP90Seconds, s.latency_p90_s);
+  AddValue(rec, metric_names::kLatencyP99Seconds, s.latency_p99_s);
+  AddValue(rec, metric_names::kOutputTokensPerSecond, report.output_tokens_per_s);
+}
+
 // A non-fatal failure whose message is exactly `text` (ADD_FAILURE would put "Failed"
 // first, and that first line is what the run's table and the catalogue show).
 void Fail(const std::string& text) { GTEST_NONFATAL_FAILURE_(text.c_str()); }
@@ -57,6 +71,7 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
   CaseRecord& rec = CurrentCase();
   const std::string case_id = GetParam().CaseId();
   Gsm8kEvalOptions options = EvalOptions(p, case_id);
+  if (run.questions) options.only = *run.questions;
 
   std::unique_ptr<sim::SimServer> stand_in;
   if (run.endpoint) {
@@ -97,15 +112,15 @@ TEST_P(Gsm8kAccuracy, test_gsm8k_accuracy) {
     FAIL() << "gsm8k: " << report.infra_error->message;
   }
 
+  AddSummaryMetrics(rec, report);
+  if (run.questions) {
+    // A partial run is bisect evidence: its few questions, chosen for telling commits apart,
+    // are no sample of the test set, so it is neither gated nor paired with a baseline.
+    rec.AddNote(fmt::format("partial run: {} of {} questions, {}/{} right; no gate, no baseline (bisect evidence)",
+                            questions, eval->questions().size(), s.counts.correct, s.counts.answered()));
+    return;
+  }
   const GateJudgement gate = JudgeGate(s.counts.correct, s.counts.answered(), Need(p.Number("gate")));
-  rec.AddMetric({metric_names::kAccuracy, s.accuracy, s.counts.answered(), s.accuracy_ci.low, s.accuracy_ci.high});
-  AddRate(rec, metric_names::kErrorRate, s.error_rate, questions);
-  AddRate(rec, metric_names::kInvalidRate, s.invalid_rate, questions);
-  AddRate(rec, metric_names::kTruncatedRate, s.truncated_rate, questions);
-  AddValue(rec, metric_names::kLatencyP50Seconds, s.latency_p50_s);
-  AddValue(rec, metric_names::kLatencyP90Seconds, s.latency_p90_s);
-  AddValue(rec, metric_names::kLatencyP99Seconds, s.latency_p99_s);
-  AddValue(rec, metric_names::kOutputTokensPerSecond, report.output_tokens_per_s);
   AddValue(rec, metric_names::kGate, gate.gate);
   rec.AddMetric(VerdictMetric(metric_names::kGateVerdict, gate.verdict));
   std::vector<double> run_accuracies;

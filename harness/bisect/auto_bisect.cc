@@ -40,7 +40,10 @@ Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const st
                               const std::vector<RegressionTarget>& targets, SessionLock& lock) {
   auto before = store.NewestCaseResultId();
   if (!before) return before.error();
-  auto proc = RunCommandAt({r.command, r.repo, r.db, r.command_timeout_s, "confirm"}, sha, lock);
+  WorktreeCommandSpec spec{r.command, r.repo, r.db, r.command_timeout_s, "confirm"};
+  // A confirming rerun is judged as the nightly was (its gate, its pairing): a whole eval.
+  if (UsesQuestions(r.command)) spec.questions = EveryQuestionFile("a confirming rerun evaluates every question");
+  auto proc = RunCommandAt(spec, sha, lock);
   if (!proc) return proc.error();
   const std::string at = ShortSha(sha);
   if (proc->stop_signal)
@@ -124,6 +127,7 @@ BisectRequest BisectRequestFor(const AutoBisectRequest& r, const RegressionTarge
   b.max_runs = max_runs;
   b.confidence = r.confidence;
   b.command = r.command;
+  b.full_evals = r.full_evals;
   b.command_timeout_s = r.command_timeout_s;
   return b;
 }

@@ -27,8 +27,9 @@ struct AutoBisectRequest {
   int max_runs = BisectDefaults::kMaxRuns;  // commands of the whole night, confirmations included
   int confirm = 1;                        // reruns of the bad commit before any bisection
   double confidence = BisectDefaults::kConfidence;
-  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}
+  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}
   std::optional<double> command_timeout_s;
+  bool full_evals = false;                // BisectRequest::full_evals
 };
 
 // One rerun of the bad commit and what it showed of each target.

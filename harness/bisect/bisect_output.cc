@@ -1,5 +1,7 @@
 #include "harness/bisect/bisect_output.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,6 +10,24 @@
 #include "harness/util/versions.h"
 
 namespace harness::bisect {
+namespace {
+
+// Questions evaluated in whole evals of one case (GSM8K: / 1319); none without a count of
+// the questions of one.
+std::optional<double> FullEvals(const BisectOutcome& o) {
+  if (o.questions_per_eval <= 0) return std::nullopt;
+  return static_cast<double>(o.questions_evaluated) / static_cast<double>(o.questions_per_eval);
+}
+
+// "12 runs, 2210 questions evaluated (1.68 full evals of 1319 questions)".
+std::string CostWords(const BisectOutcome& o) {
+  std::string out = fmt::format("{} runs, {} questions evaluated", o.runs, o.questions_evaluated);
+  if (auto full = FullEvals(o))
+    out += fmt::format(" ({:.2f} full evals of {} questions)", *full, o.questions_per_eval);
+  return out;
+}
+
+}  // namespace
 
 Json BisectOutcomeJson(const BisectOutcome& o) {
   Json steps = Json::array();
@@ -25,6 +45,9 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
               {"subject", o.subject},
               {"confidence", o.confidence},
               {"runs", o.runs},
+              {"questions_evaluated", o.questions_evaluated},
+              {"questions_per_eval", o.questions_per_eval > 0 ? Json(o.questions_per_eval) : Json(nullptr)},
+              {"full_eval_equivalents", FullEvals(o) ? Json(*FullEvals(o)) : Json(nullptr)},
               {"flip_history_runs", o.flip_history_runs},
               {"skipped", o.skipped},
               {"range", o.range},
@@ -44,6 +67,8 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
     for (const auto& ob : s.evidence.value("observations", Json::array()))
       ev.push_back(ob.contains("failed") ? (ob["failed"].get<bool>() ? "fail" : "pass")
                                          : fmt::format("{:.4f}", ob.value("value", 0.0)));
+    if (s.evidence.contains("questions_evaluated"))
+      ev.push_back(fmt::format("({} questions)", s.evidence["questions_evaluated"].get<int64_t>()));
     if (s.evidence.value("skip", false)) ev.push_back("skip");
     if (s.exit_code) ev.push_back(fmt::format("exit {}", *s.exit_code));
     out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7.3f}  {:<8}  {}\n", s.index, ShortSha(s.sha), s.source,
@@ -52,17 +77,17 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
   switch (o.verdict) {
     case Verdict::kCulprit:
       out += fmt::format("CULPRIT {} {}\n  posterior {:.3f} that it is the first bad commit (verified by a fresh run of "
-                         "it and of its parent); {} runs\n",
-                         o.culprit, o.subject, o.confidence, o.runs);
+                         "it and of its parent); {}\n",
+                         o.culprit, o.subject, o.confidence, CostWords(o));
       break;
     case Verdict::kNoCulprit:
-      out += fmt::format("NO CULPRIT: the bad result looks like noise (posterior {:.3f}); {} runs{}\n", o.confidence,
-                         o.runs, o.reason.empty() ? "" : "; " + o.reason);
+      out += fmt::format("NO CULPRIT: the bad result looks like noise (posterior {:.3f}); {}{}\n", o.confidence,
+                         CostWords(o), o.reason.empty() ? "" : "; " + o.reason);
       break;
     default:
       out += fmt::format("AMBIGUOUS: {}; the first bad commit is one of:\n", o.reason);
       for (const auto& sha : o.range) out += "  " + sha + "\n";
-      out += fmt::format("  {} runs\n", o.runs);
+      out += fmt::format("  {}\n", CostWords(o));
   }
   if (!o.skipped.empty()) out += fmt::format("skipped: {}\n", fmt::join(o.skipped, " "));
   return TerminalText(out);

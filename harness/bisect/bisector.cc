@@ -131,22 +131,26 @@ std::optional<double> MetricOf(const CaseEvidence& e, const std::string& name, i
 }
 
 // Which of the questions (sample keys, in the target's order) the result got right: '1'
-// right, '0' wrong (wrong, invalid, truncated), 'x' not answered (a request error, or a
-// question this run did not ask).
+// right, '0' wrong (wrong, invalid, truncated), 'x' not answered (a request error), '-' not
+// asked (a partial run's other questions).
 Result<std::string> QuestionOutcomes(Store& store, int64_t case_result_id, const std::vector<std::string>& keys) {
   auto samples = store.Samples(case_result_id);
   if (!samples) return samples.error();
   std::map<std::string, char> outcome;
   for (const auto& s : *samples)
     outcome[s.key] = s.outcome == SampleOutcome::kCorrect ? '1' : s.outcome == SampleOutcome::kError ? 'x' : '0';
-  std::string out(keys.size(), 'x');
+  std::string out(keys.size(), '-');
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (auto it = outcome.find(keys[i]); it != outcome.end()) out[i] = it->second;
   return out;
 }
 
-// Observations (as JSON, the logged form) of one stored case result.
+// Observations (as JSON, the logged form) of one stored case result. A partial run's result
+// is evidence only through its per-question outcomes: its value is over a few chosen
+// questions, and no gate judged its status.
 Status EvidenceObservations(const Target& t, int series, const CaseEvidence& e, Store& store, Json& out) {
+  const bool per_question = series < static_cast<int>(t.questions.size()) && !t.questions[series].empty();
+  if (e.partial && (t.status || !per_question)) return OkStatus();
   if (t.status) {
     if (e.status == CaseStatus::kPass || e.status == CaseStatus::kFail)
       out.push_back({{"series", series}, {"failed", e.status == CaseStatus::kFail}});
@@ -156,10 +160,11 @@ Status EvidenceObservations(const Target& t, int series, const CaseEvidence& e, 
   auto v = MetricOf(e, t.metric);
   if (!v) return OkStatus();
   Json ob{{"series", series}, {"value", *v}};
-  if (series < static_cast<int>(t.questions.size()) && !t.questions[series].empty()) {
+  if (per_question) {
     auto q = QuestionOutcomes(store, e.case_result_id, t.questions[series]);
     if (!q) return q.error();
     if (q->find_first_of("01") != std::string::npos) ob["questions"] = *q;
+    else if (e.partial) return OkStatus();
   }
   out.push_back(std::move(ob));
   return OkStatus();
@@ -242,7 +247,7 @@ Result<std::optional<CaseAtEnds>> MeansAtEnds(Store& store, const std::string& i
     auto ev = store.CaseEvidenceAt(id, side == 0 ? commits.front().sha : commits.back().sha);
     if (!ev) return ev.error();
     for (const auto& e : *ev)
-      if (e.status != CaseStatus::kError)
+      if (e.status != CaseStatus::kError && !e.partial)  // a partial run's value is over a few questions
         if (auto v = MetricOf(e, metric, &ends.n)) {
           sum[side] += *v, count[side] += 1;
           if (side == 0 && !ends.good_result) ends.good_result = e.case_result_id;
@@ -311,7 +316,8 @@ Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vec
 class Session {
  public:
   Session(const BisectRequest& r, Store& store, std::vector<CommitInfo> commits, SessionLock& lock)
-      : r_(r), store_(store), commits_(std::move(commits)), n_(static_cast<int>(commits_.size()) - 1), lock_(lock) {}
+      : r_(r), store_(store), commits_(std::move(commits)), n_(static_cast<int>(commits_.size()) - 1), lock_(lock),
+        uses_questions_(UsesQuestions(r.command)) {}
 
   // The cases and series from a replayed log, else chosen now; when the store has nothing
   // at the endpoints and a command can make it, the endpoints are run first.
@@ -341,7 +347,8 @@ class Session {
     Json args{{"format_version", kBisectLogFormat}, {"good", commits_.front().sha}, {"bad", commits_.back().sha},
               {"metric", r_.metric}, {"cases", r_.cases}, {"repo", r_.repo.string()}, {"max_runs", r_.max_runs},
               {"confidence", r_.confidence}, {"flake_rate", r_.flake_rate}, {"command", r_.command},
-              {"command_timeout_s", r_.command_timeout_s.value_or(0)}, {"target", TargetJson(target_)}};
+              {"command_timeout_s", r_.command_timeout_s.value_or(0)}, {"full_evals", r_.full_evals},
+              {"target", TargetJson(target_)}};
     if (r_.noise_sigma) args["noise_sigma"] = *r_.noise_sigma;
     row_.good = commits_.front().sha;
     row_.bad = commits_.back().sha;
@@ -352,10 +359,14 @@ class Session {
     out_.session_id = *id;
     out_.target = target_.words;
     out_.cases = target_.cases;
+    for (const auto& keys : target_.questions)
+      out_.questions_per_eval = std::max(out_.questions_per_eval, static_cast<int64_t>(keys.size()));
     SearchOptions options;
     options.confidence = r_.confidence;
     options.flake_rate = r_.flake_rate;
     options.max_runs = r_.max_runs;
+    // A command without {questions} evaluates every question: the search plans each run so.
+    options.questions.full = r_.full_evals || !uses_questions_;
     search_.emplace(n_ + 1, target_.specs, options);
     return LearnFlipRates(options);
   }
@@ -449,7 +460,8 @@ class Session {
     fin.confidence = out_.confidence;
     fin.runs = out_.runs;
     fin.result_json = Json{{"verdict", fin.status}, {"culprit", out_.culprit}, {"range", out_.range},
-                           {"skipped", out_.skipped}, {"reason", out_.reason}}.dump();
+                           {"skipped", out_.skipped}, {"reason", out_.reason},
+                           {"questions_evaluated", out_.questions_evaluated}}.dump();
     if (auto s = store_.FinishBisect(out_.session_id, fin); !s) return s.error();
     return out_;
   }
@@ -478,7 +490,10 @@ class Session {
       if (!stored) return stored.error();
       for (const auto& e : *stored)
         if (e.case_result_id > after_id && used_results_.insert(e.case_result_id).second) {
+          const std::size_t observed = ev["observations"].size();
           if (auto st = EvidenceObservations(target_, i, e, store_, ev["observations"]); !st) return st.error();
+          if (auto st = CountQuestions(e.case_result_id, ev); !st) return st.error();
+          if (e.partial && ev["observations"].size() == observed) continue;  // says nothing of this target
           ev["case_results"].push_back(e.case_result_id);
           run_id = e.run_id;
           any = true;
@@ -487,13 +502,56 @@ class Session {
     return any;
   }
 
+  // A case result a command stored (rather than one the store held before): its samples are
+  // the questions the run evaluated, counted in the step's evidence and the session's cost.
+  Status CountQuestions(int64_t case_result_id, Json& ev) {
+    const bool by_command = std::any_of(command_results_.begin(), command_results_.end(), [&](const auto& range) {
+      return case_result_id > range.first && case_result_id <= range.second;
+    });
+    if (!by_command) return OkStatus();
+    auto samples = store_.Samples(case_result_id);
+    if (!samples) return samples.error();
+    const auto asked = static_cast<int64_t>(samples->size());
+    ev["questions_evaluated"] = ev.value("questions_evaluated", int64_t{0}) + asked;
+    out_.questions_evaluated += asked;
+    return OkStatus();
+  }
+
+  // The text of the file {questions} names for a run at position k: one key per line, the
+  // keys Search::QuestionsFor chooses for each per-question series, or '*' (every question)
+  // for a whole eval: before the target is chosen, for a target without per-question
+  // outcomes, and when the search chooses every question (always with --full-evals).
+  std::string QuestionsFileText(int k) const {
+    std::vector<std::string> keys;
+    std::set<std::string> listed;
+    bool whole = !search_ || target_.status;
+    bool any_series = false;
+    for (int i = 0; i < static_cast<int>(target_.questions.size()) && !whole; ++i) {
+      const auto& all = target_.questions[i];
+      if (all.empty()) continue;
+      any_series = true;
+      const std::vector<int> chosen = search_->QuestionsFor(k, i);
+      whole = chosen.empty() || chosen.size() >= all.size();
+      for (int q : chosen)
+        if (q < static_cast<int>(all.size()) && listed.insert(all[q]).second) keys.push_back(all[q]);
+    }
+    whole = whole || !any_series;
+    if (whole) return EveryQuestionFile(fmt::format("every question at {}", commits_[k].sha));
+    std::string text = fmt::format("# harness bisect: {} questions chosen at {}\n", keys.size(), commits_[k].sha);
+    for (const auto& key : keys) text += key + "\n";
+    return text;
+  }
+
   // Runs the command at position k in a worktree of it; the evidence is the run it stored
   // (read_back), else its exit code in git's convention.
   Result<Json> RunCommand(int k, bool read_back, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code) {
     const std::string& sha = commits_[k].sha;
     auto before = store_.NewestCaseResultId();
     if (!before) return before.error();
-    auto proc = RunInWorktree(sha);
+    auto proc = RunInWorktree(k);
+    auto after = store_.NewestCaseResultId();
+    if (!after) return after.error();
+    command_results_.emplace_back(*before, *after);
     if (!proc) return proc.error();
     ++out_.runs;
     if (proc->stop_signal)
@@ -525,10 +583,11 @@ class Session {
     return ev;
   }
 
-  Result<ProcessResult> RunInWorktree(const std::string& sha) {
+  Result<ProcessResult> RunInWorktree(int k) {
     WorktreeCommandSpec spec{r_.command, r_.repo, r_.db, r_.command_timeout_s,
                              r_.made_for.empty() ? fmt::format("session {}", out_.session_id) : r_.made_for};
-    return RunCommandAt(spec, sha, lock_);
+    if (uses_questions_) spec.questions = QuestionsFileText(k);
+    return RunCommandAt(spec, commits_[k].sha, lock_);
   }
 
   Status Record(int k, const std::string& source, const Json& ev, std::optional<int64_t> run_id,
@@ -573,6 +632,9 @@ class Session {
   std::optional<bisect::Search> search_;
   std::set<int64_t> used_results_;
   SessionLock& lock_;
+  const bool uses_questions_;  // the command has {questions}: the search picks each run's questions
+  // The case result ids each command's run added: (newest before it, newest after it].
+  std::vector<std::pair<int64_t, int64_t>> command_results_;
 };
 
 }  // namespace
@@ -655,6 +717,7 @@ Status Take(Result<T> value, U& out) {
 Status ParseSessionLine(const JsonObject& o, const Json& j, BisectRequest& r) {
   using D = BisectDefaults;
   std::string repo, one_case;  // logs of format 1 name one case as "case"; 2 a list, "cases"
+  bool full_evals = false;
   int64_t max_runs = 0;
   double timeout = 0;          // 0 is how a log says "no timeout"; others are checked like --timeout
   for (const Status& st : {Take(o.String("good", ""), r.good), Take(o.String("bad", ""), r.bad),
@@ -664,11 +727,13 @@ Status ParseSessionLine(const JsonObject& o, const Json& j, BisectRequest& r) {
                            Take(o.Int("max_runs", D::kMaxRuns), max_runs),
                            Take(o.Number("confidence", D::kConfidence), r.confidence),
                            Take(o.Number("flake_rate", D::kFlakeRate), r.flake_rate),
-                           Take(o.Number("command_timeout_s", 0.0), timeout)})
+                           Take(o.Number("command_timeout_s", 0.0), timeout),
+                           Take(o.Bool("full_evals", false), full_evals)})
     if (!st) return st;
   r.repo = repo;
   if (!j.contains("cases") && !one_case.empty()) r.cases = {one_case};
   r.max_runs = static_cast<int>(max_runs);
+  r.full_evals = full_evals;
   if (timeout != 0) r.command_timeout_s = timeout;
   if (j.contains("noise_sigma")) {
     double sigma = 0;

@@ -27,7 +27,10 @@ struct BisectRequest {
   double confidence = BisectDefaults::kConfidence;
   std::optional<double> noise_sigma;      // run-to-run sd of the metric (default from its n)
   double flake_rate = BisectDefaults::kFlakeRate;  // of statuses
-  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}; empty: store only
+  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}; empty: store only
+  // Whole evals only: {questions} names a file of every question ('*'). A command without
+  // {questions} evaluates every question anyway, and the search plans for that.
+  bool full_evals = false;
   std::optional<double> command_timeout_s;  // none: no timeout; else in (0, kMaxTimeoutS]
   std::string made_for;                   // what runs the command stores record (default "session N")
   Json replay_steps = Json::array();      // from `bisect replay`: steps whose evidence is used as logged
@@ -50,6 +53,11 @@ struct BisectOutcome {
   std::string culprit, subject;           // full sha, its subject
   double confidence = 0;
   int runs = 0;                           // commands run
+  // Questions the commands' runs evaluated: the samples they stored for the target's cases.
+  int64_t questions_evaluated = 0;
+  // Questions of one whole eval of a case (GSM8K: 1319), from the target's question keys;
+  // 0 when the target reads no per-question outcomes (then there is no full-eval count).
+  int64_t questions_per_eval = 0;
   int flip_history_runs = 0;              // stored runs before the range its flip rates were learned from
   std::vector<std::string> skipped, range;
   std::vector<BisectStep> steps;

@@ -1,6 +1,8 @@
 #include "harness/bisect/worktree_command.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -10,16 +12,54 @@
 namespace harness::bisect {
 namespace {
 
+// Where one command runs: the temporary folder holding the worktree (with a repository)
+// and the {questions} file (when the command uses it); empty paths when it needs neither.
+struct CommandPlace {
+  std::filesystem::path folder, worktree, questions;
+};
+
 // Removes the worktree, its registration and its temporary folder, then tells the lock.
-void RemoveWorktreeAndFolder(const std::filesystem::path& repo, const std::filesystem::path& worktree,
-                             SessionLock& lock) {
-  static_cast<void>(RemoveWorktree(repo, worktree));  // best effort; the error worth reporting is the run's
+void RemovePlace(const std::filesystem::path& repo, const CommandPlace& place, SessionLock& lock) {
+  // Best effort: the error worth reporting is the run's.
+  if (!place.worktree.empty()) static_cast<void>(RemoveWorktree(repo, place.worktree));
   std::error_code ec;
-  std::filesystem::remove_all(worktree.parent_path(), ec);
+  if (!place.folder.empty()) std::filesystem::remove_all(place.folder, ec);
   static_cast<void>(lock.SetWorktree({}, {}));
 }
 
+// Makes the folder, writes the questions file and adds the worktree. The lock names a path
+// inside the folder first, so the cleanup after a dead session removes the folder whole.
+Result<CommandPlace> MakePlace(const WorktreeCommandSpec& spec, const std::string& sha, SessionLock& lock) {
+  CommandPlace place;
+  if (spec.repo.empty() && !spec.questions) return place;
+  auto folder = MakeWorktreeFolder();
+  if (!folder) return folder.error();
+  place.folder = *folder;
+  if (!spec.repo.empty()) place.worktree = place.folder / ShortSha(sha);
+  auto made = lock.SetWorktree(spec.repo, spec.repo.empty() ? place.folder / kQuestionsFileName : place.worktree);
+  if (made && spec.questions) {
+    place.questions = place.folder / kQuestionsFileName;
+    std::ofstream out(place.questions, std::ios::binary);
+    out << *spec.questions;
+    if (!out.flush())
+      made = InfraError(fmt::format("{}: cannot write the questions file", place.questions.string()));
+  }
+  if (made && !spec.repo.empty()) made = AddWorktree(spec.repo, place.worktree, sha);
+  if (!made) {
+    RemovePlace(spec.repo, place, lock);
+    return made.error();
+  }
+  return place;
+}
+
 }  // namespace
+
+bool UsesQuestions(const std::vector<std::string>& command) {
+  return std::any_of(command.begin(), command.end(),
+                     [](const std::string& arg) { return arg.find("{questions}") != std::string::npos; });
+}
+
+std::string EveryQuestionFile(const std::string& why) { return fmt::format("# harness bisect: {}\n*\n", why); }
 
 std::vector<std::string> SubstituteCommand(const std::vector<std::string>& command,
                                            const std::map<std::string, std::string>& vars) {
@@ -44,20 +84,12 @@ std::vector<std::string> SubstituteCommand(const std::vector<std::string>& comma
 
 Result<ProcessResult> RunCommandAt(const WorktreeCommandSpec& spec, const std::string& sha, SessionLock& lock) {
   if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
-  std::filesystem::path worktree;
-  if (!spec.repo.empty()) {
-    auto folder = MakeWorktreeFolder();
-    if (!folder) return folder.error();
-    worktree = *folder / ShortSha(sha);
-    auto added = lock.SetWorktree(spec.repo, worktree);
-    if (added) added = AddWorktree(spec.repo, worktree, sha);
-    if (!added) {
-      RemoveWorktreeAndFolder(spec.repo, worktree, lock);
-      return added.error();
-    }
-  }
+  auto place = MakePlace(spec, sha, lock);
+  if (!place) return place.error();
+  const std::filesystem::path& worktree = place->worktree;
   const auto argv = SubstituteCommand(spec.command, {{"{sha}", sha}, {"{worktree}", worktree.string()},
-                                                     {"{db}", spec.db.string()}});
+                                                     {"{db}", spec.db.string()},
+                                                     {"{questions}", place->questions.string()}});
   ProcessOptions po;
   po.cwd = worktree;
   // A harness the command runs finds the same database and data without {db}: relative
@@ -74,7 +106,7 @@ Result<ProcessResult> RunCommandAt(const WorktreeCommandSpec& spec, const std::s
   // Best effort: a lock that cannot be written loses only the cleanup after a kill -9.
   po.on_start = [&lock](pid_t pid) { static_cast<void>(lock.SetCommand(IdentifyProcess(pid))); };
   auto proc = RunProcess(argv, po);
-  if (!worktree.empty()) RemoveWorktreeAndFolder(spec.repo, worktree, lock);
+  RemovePlace(spec.repo, *place, lock);
   if (proc && !proc->stop_signal)
     if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
   return proc;

@@ -1,8 +1,9 @@
-// The command of `harness bisect`, run at one commit: argv with {sha}, {worktree} and {db}
-// filled in, in a detached git worktree of the commit (with a repository) that is removed
-// afterwards whatever happened, never through a shell. The session lock names the
-// worktree and the command while they exist, so the next bisect can clean up after a
-// process that died.
+// The command of `harness bisect`, run at one commit: argv with {sha}, {worktree}, {db} and
+// {questions} filled in, in a detached git worktree of the commit (with a repository) that
+// is removed afterwards whatever happened, never through a shell. {questions} is a file of
+// the question keys the search chose (eval/question_list.h), written beside the worktree in
+// the same temporary folder. The session lock names the folder and the command while they
+// exist, so the next bisect can clean up after a process that died.
 #pragma once
 
 #include <filesystem>
@@ -18,16 +19,27 @@
 namespace harness::bisect {
 
 struct WorktreeCommandSpec {
-  std::vector<std::string> command;         // argv with {sha}, {worktree}, {db}
+  std::vector<std::string> command;         // argv with {sha}, {worktree}, {db}, {questions}
   std::filesystem::path repo;               // absolute; empty: no worktree, the command runs here
   std::filesystem::path db;                 // absolute
   std::optional<double> timeout_s;          // none: no timeout
   // Recorded by a `harness run` the command starts (in its run's context, as "bisect"), so
   // the runs a bisect made are never taken for a nightly: "session N" or "confirm".
   std::string made_for;
+  // The text of the file {questions} names (absolute path); none: the command does not use it.
+  std::optional<std::string> questions;
 };
 
-// Fills {sha}, {worktree} and {db} inside each argument.
+// The name of the file {questions} names, in the run's temporary folder.
+inline constexpr const char* kQuestionsFileName = "questions.txt";
+
+// Whether the command has {questions}: then each run evaluates the questions the search chose.
+bool UsesQuestions(const std::vector<std::string>& command);
+
+// The text of a {questions} file that asks for a whole eval (every question).
+std::string EveryQuestionFile(const std::string& why);
+
+// Fills {sha}, {worktree}, {db} and {questions} inside each argument.
 std::vector<std::string> SubstituteCommand(const std::vector<std::string>& command,
                                            const std::map<std::string, std::string>& vars);
 

@@ -86,6 +86,7 @@ int AutoBisect(const BisectOptions& o) {
   r.confidence = o.request.confidence;
   r.command = o.request.command;
   r.command_timeout_s = o.timeout_s;
+  r.full_evals = o.request.full_evals;
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto store = ValueOrThrow(Store::Open(o.db));
   const auto out = ValueOrThrow(bisect::RunAutoBisect(r, *store));
@@ -144,6 +145,9 @@ CommandMain SetupBisect(CLI::App& app) {
                  fmt::format("Chance a status is wrong on one run (default {})", Defaults::kFlakeRate));
   app.add_option("--timeout", o->timeout_s, "Seconds the command may take per commit, in (0, 86400] (default: none)");
   app.add_option("--format", o->format, "text|json");
+  app.add_flag("--full-evals", r.full_evals,
+               "Every run evaluates every question: {questions} names a file of '*' (default: the questions the "
+               "search chooses)");
   app.add_flag("--auto", o->automatic,
                "Find the nightly's regressions against the previous nightly, confirm and bisect each (docs/bisect.md)");
   app.add_option("--run", o->run, "With --auto: the nightly run (default: the newest nightly)");
@@ -151,7 +155,8 @@ CommandMain SetupBisect(CLI::App& app) {
                  "With --auto: reruns of the bad commit that must show a regression before it is bisected (default 1)");
   app.add_option("--junit", o->junit,
                  "With --auto: write the nightly's JUnit XML again, each regressed case with its culprit line");
-  app.add_option("command", r.command, "After --: the command run per commit, as argv ({sha}, {worktree}, {db})");
+  app.add_option("command", r.command,
+                 "After --: the command run per commit, as argv ({sha}, {worktree}, {db}, {questions})");
   auto* log = app.add_subcommand("log", "Print a stored session as a replayable log (JSON lines)");
   log->add_option("id", o->log_session, "Session id")->required();
   log->add_option("--db", o->db, "SQLite results database");

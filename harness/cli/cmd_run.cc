@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
+#include "harness/eval/question_list.h"
+#include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/run/run.h"
 #include "harness/stack/catalogue.h"
@@ -44,6 +46,7 @@ struct RunOptions {
   int rerun_at_risk = 0;
   std::string shard;
   std::string nightly;
+  std::string questions;
 };
 
 StackConfig BuildStackConfig(const RunOptions& o) {
@@ -120,6 +123,20 @@ RunRequest BuildRunRequest(const RunOptions& o, std::vector<std::string> selecte
   return request;
 }
 
+// --questions FILE: the question indices of a partial run (none when FILE names every
+// question: a whole run). Only the GSM8K suite evaluates questions.
+std::optional<std::vector<int64_t>> PartialQuestions(const RunOptions& o, const std::vector<std::string>& selected) {
+  if (o.questions.empty()) return std::nullopt;
+  for (const auto& id : selected)
+    if (CaseId(id).suite() != "gsm8k")
+      throw FatalError(ExitCode::kUsage, fmt::format("--questions {}: only the gsm8k suite evaluates questions, and "
+                                                     "{} is selected; run it with --suite gsm8k",
+                                                     o.questions, id));
+  auto list = ValueOrThrow(LoadGsm8kQuestionList(o.questions));
+  if (list.whole()) return std::nullopt;
+  return std::move(list.indices);
+}
+
 // One line on stderr per rerun case: its status, accuracy and gate.
 void PrintReruns(const std::vector<RunResult>& reruns) {
   for (std::size_t k = 0; k < reruns.size(); ++k)
@@ -136,11 +153,14 @@ void PrintReruns(const std::vector<RunResult>& reruns) {
 
 // The run's summary on stdout (text or JSON) and its exit code.
 int ReportRun(const RunOptions& o, const RunRequest& request, const RunResult& result) {
-  if (o.format == "json")
-    std::printf("%s\n", DumpJson(reports::RunSummaryJson(result.run_id, request.commit.sha, result.identity_hash,
-                                                                 result.context, result.cases)).c_str());
-  else
+  if (o.format == "json") {
+    Json j = reports::RunSummaryJson(result.run_id, request.commit.sha, result.identity_hash, result.context,
+                                     result.cases);
+    j["partial_questions"] = request.questions ? Json(request.questions->size()) : Json(nullptr);
+    std::printf("%s\n", DumpJson(j).c_str());
+  } else {
     std::fputs(reports::RunSummaryText(result.cases).c_str(), stdout);
+  }
   if (result.store_error) std::fprintf(stderr, "harness: error: %s\n", result.store_error->message.c_str());
   switch (result.status) {
     case RunStatus::kPass: return static_cast<int>(ExitCode::kPass);
@@ -164,7 +184,9 @@ int RunCommand(const RunOptions& o) {
     return 0;
   }
   std::optional<openai::LaunchSettings> launch;
+  auto questions = PartialQuestions(o, selected);
   RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard, launch);
+  request.questions = std::move(questions);
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto stack = ValueOrThrow(MakeStack(request.stack_config));
   request.commit = ResolveCommitOption(o.commit, o.repo);
@@ -224,6 +246,9 @@ CommandMain SetupRun(CLI::App& app) {
   app.add_option("--shard", o->shard,
                  "Run shard I of N (0-based, e.g. 1/4) of the selected cases, even by expected cost (default: "
                  "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS when set)");
+  app.add_option("--questions", o->questions,
+                 "File of GSM8K question keys, one per line ('#' comments, '*' for all): evaluate only those; the run "
+                 "is stored partial, bisect evidence that never feeds a gate, baseline or trend (docs/gsm8k.md)");
   app.add_option("--nightly", o->nightly,
                  "Id shared by the shards of one nightly; default gitlab-$CI_PIPELINE_ID, else "
                  "github-$GITHUB_RUN_ID when set; needed with --shard");

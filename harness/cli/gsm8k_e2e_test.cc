@@ -1,13 +1,15 @@
 // The gsm8k suite through the real binary: kill -9 a run mid-case, then --resume asks
 // only the questions the killed run had not stored (the endpoint is a stand-in served
 // from this test process, so it can count what each question was asked); reruns of the
-// noisy stand-in pair as baselines and disagree only when their --seed differs.
+// noisy stand-in pair as baselines and disagree only when their --seed differs; a partial
+// run (--questions) asks only its questions and is nobody's baseline.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -137,6 +139,95 @@ TEST(Gsm8kE2E, NoisyStandInRerunsPairAndDifferOnlyByTheirSeed) {
   ASSERT_EQ(derived.exit_code, 0) << derived.err;
   EXPECT_EQ(SummaryMetric(derived.out, "baseline_verdict"), 0);
   EXPECT_GT(SummaryMetric(derived.out, "mcnemar_b") + SummaryMetric(derived.out, "mcnemar_c"), 0) << derived.out;
+}
+
+// The metrics of the first case of a `--format json` summary, by name.
+std::map<std::string, Json> SummaryMetrics(const std::string& out) {
+  std::map<std::string, Json> metrics;
+  auto j = ParseJson(out, "harness run stdout");
+  if (j.ok() && !(*j)["cases"].empty())
+    for (const auto& m : (*j)["cases"][0]["metrics"]) metrics[m["name"].get<std::string>()] = m;
+  return metrics;
+}
+
+// harness run --questions FILE: only the listed questions are asked and stored; the run is
+// stored partial, judged by no gate and paired with no baseline, and the whole run of the
+// next commit pairs with the whole run before it, not with the newer partial one.
+TEST(Gsm8kE2E, APartialRunAsksOnlyItsQuestionsAndIsNobodysBaseline) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 2);
+  const std::string db = (dir / "h.db").string();
+  auto run = [&](const std::string& sha, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run",     "--db",    db,      "--repo", (dir / "repo").string(), "--commit", sha,
+                                     "--suite", "gsm8k", "--filter", "gsm8k/*_1", "--format",            "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing_util::RunHarness(args);
+  };
+  auto whole = run(shas[0], {});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  testing_util::WriteFile(dir / "q.txt", "# three questions\n1318\n5\n\n17  # and a comment\n");
+  auto partial = run(shas[0], {"--questions", (dir / "q.txt").string()});
+  ASSERT_EQ(partial.exit_code, 0) << partial.err;
+  const Json pj = testing_util::StdoutJson(partial);
+  EXPECT_EQ(pj["partial_questions"], 3) << partial.out;
+  auto metrics = SummaryMetrics(partial.out);
+  EXPECT_EQ(metrics.at("accuracy")["n"], 3) << partial.out;
+  EXPECT_EQ(metrics.count("gate_verdict"), 0u) << "no gate judges a partial run: " << partial.out;
+  EXPECT_EQ(metrics.count("baseline_verdict"), 0u) << "nor a baseline: " << partial.out;
+  EXPECT_NE(pj["cases"][0]["message"].get<std::string>().find("partial run: 3 of 1319 questions"), std::string::npos)
+      << partial.out;
+  {
+    auto store = std::move(Store::OpenReadOnly(db)).value();
+    const RunRow stored = *store->Run(pj["run_id"].get<int64_t>());
+    EXPECT_EQ(stored.partial_questions, 3);
+    std::vector<std::string> keys;
+    const auto samples = store->Samples(store->Cases(stored.id)->at(0).id);
+    ASSERT_TRUE(samples.ok());
+    for (const auto& s : *samples) keys.push_back(s.key);
+    EXPECT_EQ(keys, (std::vector<std::string>{"1318", "17", "5"})) << "only the listed questions, by key";
+  }
+  // A file naming every question ('*') asks for a whole run: gated, and paired with the
+  // whole run before it, not with the newer partial one.
+  testing_util::WriteFile(dir / "all.txt", "*\n");
+  auto next = run(shas[1], {"--questions", (dir / "all.txt").string()});
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_TRUE(testing_util::StdoutJson(next)["partial_questions"].is_null()) << next.out;
+  auto paired = SummaryMetrics(next.out);
+  EXPECT_EQ(paired.count("gate_verdict"), 1u) << next.out;
+  EXPECT_EQ(paired.at("baseline_paired")["value"], 1319) << "paired with the whole run: " << next.out;
+}
+
+TEST(Gsm8kE2E, ABadQuestionsFileIsExit2NamingFileAndLine) {
+  TempDir dir;
+  const std::string q = (dir / "q.txt").string();
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"1\n2\n1319\n", q + ":3: '1319' is not a question key"},
+      {"4\n# again\n4\n", q + ":3: question 4 again (first on line 1)"},
+      {"# nothing\n", "--questions " + q + ": lists no question"},
+  };
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "--db", (dir / "h.db").string(), "--commit", "00000001", "--questions", q};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing_util::RunHarness(args);
+  };
+  for (const auto& [text, message] : bad) {
+    testing_util::WriteFile(dir / "q.txt", text);
+    auto r = run({"--suite", "gsm8k"});
+    EXPECT_EQ(r.exit_code, 2) << text << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+  std::filesystem::remove(dir / "q.txt");
+  auto missing = run({"--suite", "gsm8k"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("--questions " + q + ": cannot open"), std::string::npos) << missing.err;
+  testing_util::WriteFile(dir / "q.txt", "1\n");
+  auto other = run({"--suite", "sequence_parallel"});
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("only the gsm8k suite evaluates questions"), std::string::npos) << other.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "h.db")) << "refused before the database was opened";
+  auto resume = run({"--suite", "gsm8k", "--resume"});
+  EXPECT_EQ(resume.exit_code, 2) << resume.err;
+  EXPECT_NE(resume.err.find("a partial run is never resumed"), std::string::npos) << resume.err;
 }
 
 }  // namespace

@@ -29,10 +29,15 @@ Result<std::unique_ptr<Gsm8kEval>> Gsm8kEval::Create(Gsm8kEvalOptions options) {
     if (!loaded) return loaded.error();
     shots = std::move(loaded).value();
   }
+  for (int64_t q : options.only)
+    if (q < 0 || q >= static_cast<int64_t>(eval->questions_.size()))
+      return UsageError(fmt::format("question {} is not one of the {} in {}", q, eval->questions_.size(),
+                                    options.questions_file.string()));
   auto prefix = Gsm8kFewShotPrefix(shots, options.shots);
   if (!prefix) return prefix.error();
   eval->prefix_ = std::move(prefix).value();
-  const auto allowed = static_cast<int64_t>(std::floor(options.max_error_rate * static_cast<double>(eval->questions_.size())));
+  const auto asked = options.only.empty() ? eval->questions_.size() : options.only.size();
+  const auto allowed = static_cast<int64_t>(std::floor(options.max_error_rate * static_cast<double>(asked)));
   options.client.max_errors = allowed;
   auto client = Client::Create(options.client);
   if (!client) return client.error();
@@ -100,17 +105,22 @@ void FinishReport(Gsm8kEvalReport& report, const Status& status, double max_erro
 
 Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
                                        const std::function<void(const Sample&)>& on_sample) {
-  const auto n = static_cast<int64_t>(questions_.size());
+  const auto n = static_cast<int64_t>(options_.only.empty() ? questions_.size() : options_.only.size());
   Gsm8kEvalReport report;
   report.questions = n;
-  report.samples.reserve(questions_.size());
+  report.samples.reserve(static_cast<std::size_t>(n));
   std::vector<bool> done(questions_.size(), false);
   auto prior_errors = KeepPriorSamples(prior, options_.questions_file, done, report);
   if (!prior_errors) return prior_errors.error();
   std::vector<CompletionRequest> requests;
-  for (int64_t q = 0; q < n; ++q)
+  auto ask = [&](int64_t q) {
     if (!done[static_cast<std::size_t>(q)])
       requests.push_back({q, Gsm8kPrompt(prefix_, questions_[static_cast<std::size_t>(q)].question)});
+  };
+  if (options_.only.empty())
+    for (int64_t q = 0; q < n; ++q) ask(q);
+  else
+    for (int64_t q : options_.only) ask(q);
   report.asked = static_cast<int64_t>(requests.size());
 
   std::optional<openai::ProgressLine> progress;

@@ -26,6 +26,9 @@ struct Gsm8kEvalOptions {
   int shots = 5;                                     // from shots_file[0:shots]
   std::filesystem::path questions_file = Gsm8kTestFile();
   std::filesystem::path shots_file = Gsm8kTrainFile();
+  // A partial run (question_list.h): the question indices to ask, ascending, each below the
+  // data set's size. Empty: every question.
+  std::vector<int64_t> only;
   // More failed requests than this share of all questions is an infrastructure
   // failure, never a silent accuracy number.
   double max_error_rate = 0.02;
@@ -35,7 +38,7 @@ struct Gsm8kEvalOptions {
 
 struct Gsm8kEvalReport {
   std::vector<Sample> samples;     // the prior ones and this run's, one per question asked so far
-  int64_t questions = 0;           // in the data set
+  int64_t questions = 0;           // in the data set, or in `only` when it is given
   int64_t asked = 0;               // sent in this run
   double wall_s = 0;               // this run
   int64_t output_tokens = 0;       // this run's answered samples

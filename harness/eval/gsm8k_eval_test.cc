@@ -190,6 +190,29 @@ TEST_F(SimEvalTest, ResumeAsksOnlyTheUnfinishedQuestions) {
   for (const auto& s : streamed) EXPECT_GE(server_->RequestsFor(std::stoi(s.key)), before[std::stoi(s.key)] + 1);
 }
 
+// A partial run (harness run --questions): only the listed questions reach the server, and
+// each is answered as in a whole run.
+TEST_F(SimEvalTest, APartialRunAsksOnlyItsQuestions) {
+  const std::string url = Start(Profile("default.json", 64));
+  const auto whole = Run(Options(url));
+  auto o = Options(url);
+  o.only = {3, 17, 1318};
+  const auto before = server_->TotalRequests();
+  const auto partial = Run(o);
+  EXPECT_FALSE(partial.infra_error);
+  EXPECT_EQ(partial.questions, 3);
+  EXPECT_EQ(partial.asked, 3);
+  EXPECT_EQ(server_->TotalRequests() - before, 3);
+  ASSERT_EQ(partial.samples.size(), 3u);
+  std::map<std::string, SampleOutcome> outcome;
+  for (const auto& s : whole.samples) outcome[s.key] = s.outcome;
+  for (const auto& s : partial.samples) EXPECT_EQ(s.outcome, outcome.at(s.key)) << s.key;
+  o.only = {1319};
+  auto bad = Gsm8kEval::Create(o);
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("question 1319 is not one of the 1319"));
+}
+
 TEST_F(SimEvalTest, ResumeRejectsKeysFromAnotherDataSet) {
   const std::string url = Start(Profile("default.json", 1));
   auto eval = ValueOrThrow(Gsm8kEval::Create(Options(url)));

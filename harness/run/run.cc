@@ -50,6 +50,9 @@ Result<std::optional<int64_t>> FindResumable(Store& store, int64_t commit_id, co
                                              const RunRequest& request) {
   auto runs = store.InterruptedRuns(commit_id);
   if (!runs) return runs.error();
+  // A partial run is never resumed (--questions refuses --resume): finished whole, it would
+  // still be marked partial.
+  std::erase_if(*runs, [](const RunRow& r) { return r.partial_questions.has_value(); });
   const Json faults = FaultsOf(identity.context);
   auto stored_faults = [](const RunRow& r) {
     const Json context = ParseJsonOrDiscarded(r.context_json);
@@ -160,8 +163,10 @@ Result<std::optional<int64_t>> ResumedRun(Store& store, int64_t commit_id, const
 }
 
 NewRun NewRunOf(int64_t commit_id, const RunIdentity& identity, const RunRequest& request) {
-  return NewRun{commit_id, request.stack_config.stack, identity.hash, identity.json.dump(), Hostname(),
-                kHarnessVersion, request.shard.Word(), request.nightly, identity.context.dump()};
+  NewRun run{commit_id, request.stack_config.stack, identity.hash, identity.json.dump(), Hostname(),
+             kHarnessVersion, request.shard.Word(), request.nightly, identity.context.dump()};
+  if (request.questions) run.partial_questions = static_cast<int64_t>(request.questions->size());
+  return run;
 }
 
 // What the suites' bodies read while the run runs: the stack and its endpoint, the noise
@@ -172,6 +177,7 @@ void InstallRunContext(RunContext& ctx, const RunRequest& request, Stack& stack,
   ctx.stack = &stack;
   ctx.endpoint = request.endpoint;
   ctx.noise_seed = request.noise_seed.value_or(static_cast<uint64_t>(run_id));
+  ctx.questions = request.questions;
   ctx.baseline =
       MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity.hash, run_id, params);
   ctx.reruns = [&store, sha = request.commit.sha, hash = identity.hash, run_id, params](
@@ -289,6 +295,9 @@ Result<std::vector<std::string>> SelectCases(const std::vector<SuiteTable>& tabl
 }
 
 Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& store) {
+  if (request.questions && request.resume)
+    return UsageError("--questions with --resume: a partial run is never resumed; run it again without --resume");
+  if (request.questions && request.questions->empty()) return UsageError("--questions: no question to evaluate");
   auto identity = IdentityFor(request, store);
   if (!identity) return identity.error();
   auto commit_id = store.UpsertCommit(request.commit);

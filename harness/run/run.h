@@ -51,6 +51,11 @@ struct RunRequest {
   std::optional<int64_t> rerun_of;
   // The log of the server the run launched (absolute), recorded in its context as server_log.
   std::string server_log;
+  // --questions FILE naming fewer than every question (eval/question_list.h): the question
+  // indices the question suites (gsm8k) evaluate, ascending. The run is stored partial
+  // (Store NewRun::partial_questions): bisect evidence, never a gate, baseline or trend.
+  // Empty: a whole run.
+  std::optional<std::vector<int64_t>> questions;
 };
 
 struct RunResult {

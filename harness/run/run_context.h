@@ -27,6 +27,8 @@ struct RunContext {
   // differs from the last the way a real server's reruns do, yet a resumed run keeps its
   // seed and the database says what each run drew. Empty outside `harness run`.
   std::optional<uint64_t> noise_seed;
+  // A partial run's question indices (RunRequest::questions); empty for a whole run.
+  std::optional<std::vector<int64_t>> questions;
 };
 
 RunContext& CurrentRun();

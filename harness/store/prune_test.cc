@@ -90,6 +90,41 @@ TEST(PruneSamples, KeepsTheBaselineOfAResultInTheWindowAndDeletesTheRest) {
   EXPECT_EQ(store->Cases(r1)->at(0).result.status, CaseStatus::kPass) << "the status stays";
 }
 
+// A partial run (harness run --questions) is nobody's baseline and has none. Whole runs at
+// ordinals 1 and 3, partial ones at 2 and 4, each the newest passing result before the next.
+TEST(PruneSamples, APartialRunIsNoBaselineAndHasNone) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  auto partial = [&](int ordinal) {
+    const int64_t commit = *store->UpsertCommit({fmt::format("{:040x}", ordinal), {}, ordinal, {}, ""});
+    NewRun r{commit, "refstack", "a", "{}", "h", "t"};
+    r.partial_questions = 2;
+    const int64_t run = *store->BeginRun(r);
+    const int64_t cr = *store->BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
+    for (int i = 0; i < 2; ++i)
+      EXPECT_TRUE(store->WriteSample(cr, {std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0, "x"}).ok());
+    EXPECT_TRUE(store->FinishCase(cr, {"gsm8k/test_0", CaseStatus::kPass, 0, "", {}, {}}).ok());
+    EXPECT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+    return run;
+  };
+  const int64_t whole1 = AddRun(*store, 1, "a", "", "0/1", 4);
+  const int64_t partial2 = partial(2);
+  const int64_t whole3 = AddRun(*store, 3, "a", "", "0/1", 4);
+  partial(4);
+  // In the window: run 4 (partial: it paired with nothing) and run 3, whose baseline is run 1.
+  auto two = store->PruneSamples({.keep_nightlies = 2}, /*dry_run=*/true);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  ASSERT_EQ(two->outside.size(), 2u);
+  EXPECT_EQ(two->outside[0].run_id, whole1);
+  EXPECT_THAT(two->outside[0].kept_for, ElementsAre(fmt::format("baseline of run {}", whole3)));
+  EXPECT_EQ(two->outside[1].run_id, partial2);
+  EXPECT_TRUE(two->outside[1].kept_for.empty()) << "a partial run is nobody's baseline";
+  // Only run 4 in the window: a partial run has no baseline to keep.
+  auto one = store->PruneSamples({.keep_nightlies = 1}, /*dry_run=*/true);
+  ASSERT_TRUE(one.ok());
+  EXPECT_TRUE(Dropped(*one).size() == one->outside.size()) << "nothing kept for the partial run 4";
+}
+
 TEST(Prune, ClaimsEveryUnfinishedRunBeforeItChangesAnything) {
   TempDir dir;
   {

@@ -248,6 +248,12 @@ CREATE TABLE regressions(
 );
 CREATE INDEX regressions_by_run ON regressions(run_id);
 )sql",
+    // 11: partial runs (`harness run --questions FILE`, a bisect step's few questions): how
+    // many questions such a run evaluated; NULL for a whole run. A partial run is evidence
+    // for bisect only, so the baseline, rerun, history and report queries leave it out.
+    R"sql(
+ALTER TABLE runs ADD COLUMN partial_questions INTEGER CHECK (partial_questions IS NULL OR partial_questions > 0);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
 
@@ -336,14 +342,15 @@ std::string UnknownOutcome(std::string_view word) {
 // may select more after them.
 constexpr const char* kRunRowColumns =
     "r.id, c.sha, c.subject, r.stack, r.config_hash, r.config_json, r.host, r.started_at, "
-    "COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly, r.context_json";
-constexpr int kRunRowColumnCount = 13;
+    "COALESCE(r.finished_at, ''), r.status, r.shard, r.nightly, r.context_json, r.partial_questions";
+constexpr int kRunRowColumnCount = 14;
 
 RunRow RunRowOf(const Stmt& st) {
   RunRow r{st.Int(0),  st.Text(1), st.Text(2), st.Text(3), st.Text(4),
            st.Text(5), st.Text(6), st.Text(7), st.Text(8), ParseRunStatus(st.Text(9)).value_or(RunStatus::kError),
            st.Text(10), st.Text(11)};
   r.context_json = st.Text(12);
+  r.partial_questions = st.OptInt(13);
   return r;
 }
 
@@ -677,10 +684,11 @@ Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, 
 Result<int64_t> InsertRun(sqlite3* db, const NewRun& r) {
   Stmt st(db, R"sql(
 INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status, shard,
-                 nightly, uid, context_json)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, lower(hex(randomblob(16))), ?10) RETURNING id)sql");
+                 nightly, uid, context_json, partial_questions)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, lower(hex(randomblob(16))), ?10, ?11) RETURNING id)sql");
   st.Bind(1, r.commit_id).Bind(2, r.stack).Bind(3, r.config_hash).Bind(4, r.config_json).Bind(5, r.host)
-      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard).Bind(9, r.nightly).Bind(10, r.context_json);
+      .Bind(6, r.harness_version).Bind(7, NowUtc()).Bind(8, r.shard).Bind(9, r.nightly).Bind(10, r.context_json)
+      .Bind(11, r.partial_questions);
   if (st.Step() != SQLITE_ROW) return DbError(db, "store run");
   return st.Int(0);
 }
@@ -1129,10 +1137,11 @@ Result<std::vector<HistoryRow>> Store::History(const HistoryQuery& q) {
   const char* const column = by_case ? "case_id" : "suite";
   const char* const hit = by_case ? R"sql(
   SELECT DISTINCT r.commit_id FROM case_results cr JOIN runs r ON r.id = cr.run_id
-  WHERE cr.case_id = ?1 AND cr.status <> 'running')sql"
+  WHERE cr.case_id = ?1 AND cr.status <> 'running' AND r.partial_questions IS NULL)sql"
                                   : R"sql(
   SELECT DISTINCT r.commit_id FROM runs r
-  WHERE EXISTS (SELECT 1 FROM case_results cr WHERE cr.suite = ?1 AND cr.run_id = r.id AND cr.status <> 'running'))sql";
+  WHERE r.partial_questions IS NULL
+    AND EXISTS (SELECT 1 FROM case_results cr WHERE cr.suite = ?1 AND cr.run_id = r.id AND cr.status <> 'running'))sql";
   const std::string sql = fmt::format(R"sql(
 WITH hit AS ({1}
 ), picked AS (
@@ -1144,7 +1153,7 @@ SELECT c.sha, c.first_parent_ordinal, c.subject, cr.case_id, r.id, r.started_at,
        m.high, COALESCE(m.label, '')
 FROM picked p
 CROSS JOIN commits c ON c.id = p.commit_id
-CROSS JOIN runs r ON r.commit_id = c.id
+CROSS JOIN runs r ON r.commit_id = c.id AND r.partial_questions IS NULL
 CROSS JOIN case_results cr ON cr.run_id = r.id AND cr.{0} = ?1 AND cr.status <> 'running'
 LEFT JOIN metrics m ON m.case_result_id = cr.id AND m.name = ?2
 ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, cr.case_id, cr.id)sql",
@@ -1198,7 +1207,7 @@ Result<std::vector<StoredCase>> Store::NewestCasesAt(const std::string& sha) {
 SELECT cr.id, cr.run_id, cr.case_id, cr.status, cr.message, COALESCE(cr.duration_s, 0) FROM case_results cr
 WHERE cr.id IN (SELECT MAX(x.id) FROM commits c JOIN runs r ON r.commit_id = c.id
                 JOIN case_results x ON x.run_id = r.id
-                WHERE c.sha = ?1 AND x.status <> 'running' GROUP BY x.case_id)
+                WHERE c.sha = ?1 AND x.status <> 'running' AND r.partial_questions IS NULL GROUP BY x.case_id)
 ORDER BY cr.case_id)sql");
   st.Bind(1, sha);
   return StoredCasesOf(db_, st, "read the newest cases of " + sha);
@@ -1228,7 +1237,7 @@ Result<std::optional<CaseRef>> Store::NewestCaseAt(const CaseMatch& m, const std
 SELECT cr.id, r.id, c.sha, cr.status FROM case_results cr
 JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
 WHERE cr.case_id = ?1 AND c.sha = ?2 AND r.id <> ?3 AND r.config_hash = ?5 AND cr.params_json = ?6
-  AND cr.status IN ('pass', 'fail') AND (?4 = 0 OR cr.status = 'pass')
+  AND cr.status IN ('pass', 'fail') AND (?4 = 0 OR cr.status = 'pass') AND r.partial_questions IS NULL
 ORDER BY cr.id DESC LIMIT 1)sql");
   st.Bind(1, m.case_id).Bind(2, sha).Bind(3, m.exclude_run).Bind(4, static_cast<int64_t>(m.passing_only))
       .Bind(5, m.config_hash).Bind(6, m.params_json);
@@ -1241,7 +1250,7 @@ SELECT mt.value FROM case_results cr
 JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
 JOIN metrics mt ON mt.case_result_id = cr.id AND mt.name = ?4
 WHERE cr.case_id = ?1 AND c.sha = ?2 AND r.config_hash = ?5 AND cr.params_json = ?6 AND r.id <> ?3
-  AND cr.status IN ('pass', 'fail')
+  AND cr.status IN ('pass', 'fail') AND r.partial_questions IS NULL
 ORDER BY cr.id)sql");
   st.Bind(1, m.case_id).Bind(2, sha).Bind(3, m.exclude_run).Bind(4, metric).Bind(5, m.config_hash)
       .Bind(6, m.params_json);
@@ -1257,7 +1266,7 @@ Result<std::optional<CaseRef>> Store::NewestCaseBelowOrdinal(const CaseMatch& m,
 SELECT cr.id, r.id, c.sha, cr.status FROM case_results cr
 JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
 WHERE cr.case_id = ?1 AND c.first_parent_ordinal < ?2 AND r.id <> ?3 AND r.config_hash = ?5 AND cr.params_json = ?6
-  AND cr.status IN ('pass', 'fail') AND (?4 = 0 OR cr.status = 'pass')
+  AND cr.status IN ('pass', 'fail') AND (?4 = 0 OR cr.status = 'pass') AND r.partial_questions IS NULL
 ORDER BY c.first_parent_ordinal DESC, cr.id DESC LIMIT 1)sql");
   st.Bind(1, m.case_id).Bind(2, ordinal).Bind(3, m.exclude_run).Bind(4, static_cast<int64_t>(m.passing_only))
       .Bind(5, m.config_hash).Bind(6, m.params_json);
@@ -1276,7 +1285,7 @@ Result<std::map<std::string, std::string>> Store::CaseParams(int64_t run_id) {
 
 Result<std::vector<CaseEvidence>> Store::CaseEvidenceAt(const std::string& case_id, const std::string& sha) {
   Stmt st(db_, R"sql(
-SELECT cr.id, r.id, cr.status, m.name, m.value, m.n FROM case_results cr
+SELECT cr.id, r.id, cr.status, m.name, m.value, m.n, r.partial_questions IS NOT NULL FROM case_results cr
 JOIN runs r ON r.id = cr.run_id JOIN commits c ON c.id = r.commit_id
 LEFT JOIN metrics m ON m.case_result_id = cr.id
 WHERE cr.case_id = ?1 AND c.sha = ?2 AND cr.status IN ('pass', 'fail', 'error')
@@ -1286,7 +1295,7 @@ ORDER BY cr.id)sql");
   int rc;
   while ((rc = st.Step()) == SQLITE_ROW) {
     if (out.empty() || out.back().case_result_id != st.Int(0))
-      out.push_back(CaseEvidence{st.Int(0), st.Int(1), StatusOf(st.Text(2)), {}});
+      out.push_back(CaseEvidence{st.Int(0), st.Int(1), StatusOf(st.Text(2)), {}, st.Int(6) != 0});
     if (!st.IsNull(3)) out.back().metrics.push_back(Metric{st.Text(3), st.Real(4), st.Int(5), {}, {}, ""});
   }
   if (rc != SQLITE_DONE) return DbError(db_, "read evidence of " + case_id);
@@ -1450,9 +1459,10 @@ SELECT DISTINCT (
   SELECT b.run_id FROM case_results b JOIN runs br ON br.id = b.run_id JOIN commits bc ON bc.id = br.commit_id
   WHERE b.case_id = k.case_id AND b.params_json = k.params_json AND br.config_hash = kr.config_hash
     AND bc.first_parent_ordinal < kc.first_parent_ordinal AND br.id <> k.run_id AND b.status = 'pass'
+    AND br.partial_questions IS NULL
   ORDER BY bc.first_parent_ordinal DESC, b.id DESC LIMIT 1)
 FROM case_results k JOIN runs kr ON kr.id = k.run_id JOIN commits kc ON kc.id = kr.commit_id
-WHERE k.run_id = ?1 AND kc.first_parent_ordinal IS NOT NULL
+WHERE k.run_id = ?1 AND kc.first_parent_ordinal IS NOT NULL AND kr.partial_questions IS NULL
   AND EXISTS (SELECT 1 FROM samples s WHERE s.case_result_id = k.id))sql";
 
 // The stored runs split by whether they are in the prune window.
@@ -1594,7 +1604,7 @@ WHERE session_id = ?1 ORDER BY step)sql");
 Result<std::pair<int64_t, int64_t>> Store::RunsAt(const std::string& sha, const std::string& config_hash) {
   Stmt st(db_, R"sql(
 SELECT COALESCE(SUM(r.config_hash = ?2), 0), COUNT(*) FROM runs r JOIN commits c ON c.id = r.commit_id
-WHERE c.sha = ?1 AND r.status <> 'running')sql");
+WHERE c.sha = ?1 AND r.status <> 'running' AND r.partial_questions IS NULL)sql");
   st.Bind(1, sha).Bind(2, config_hash);
   if (st.Step() != SQLITE_ROW) return DbError(db_, "count runs");
   return std::make_pair(st.Int(0), st.Int(1));
@@ -1689,6 +1699,7 @@ FROM golden_changes WHERE ?1 = '' OR case_id = ?1 ORDER BY id)sql");
 }
 
 bool IsNightlyRun(const RunRow& run) {
+  if (run.partial_questions) return false;
   const Json context = ParseJsonOrDiscarded(run.context_json);
   return !context.is_object() || (!context.contains("bisect") && !context.contains("rerun_of"));
 }
@@ -1756,9 +1767,9 @@ SELECT r.id, r.uid, NOT EXISTS (SELECT 1 FROM main.runs m WHERE m.uid = r.uid)
 FROM src.runs r)sql",
      nullptr},
     {R"sql(INSERT INTO main.runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at,
-                      finished_at, status, shard, nightly, uid, context_json)
+                      finished_at, status, shard, nightly, uid, context_json, partial_questions)
 SELECT c.id, r.stack, r.config_hash, r.config_json, r.host, r.harness_version, r.started_at, r.finished_at, r.status,
-       r.shard, r.nightly, r.uid, r.context_json
+       r.shard, r.nightly, r.uid, r.context_json, r.partial_questions
 FROM src.runs r JOIN temp.merge_runs t ON t.src = r.id AND t.fresh
 JOIN src.commits sc ON sc.id = r.commit_id JOIN main.commits c ON c.sha = sc.sha ORDER BY r.id)sql",
      &MergeCounts::runs_added},

@@ -30,6 +30,10 @@ struct NewRun {
   std::string shard = "0/1";
   std::string nightly;               // groups the shards of one nightly (empty: a run of its own)
   std::string context_json = "{}";   // where and how it ran (endpoint URL, cwd, faults, ...)
+  // A partial run (`harness run --questions FILE`): the questions it evaluated, fewer than
+  // the suite's. Bisect evidence only: never a baseline, a gate's rerun, a trend, the
+  // report's flaky ranking or a nightly. Empty: a whole run.
+  std::optional<int64_t> partial_questions;
 };
 
 // What `history` asks for: one case or every case of a suite, a metric (may be empty) and
@@ -72,11 +76,12 @@ struct RunRow {
   std::string nightly;
   std::string context_json = "{}";
   std::optional<int64_t> ordinal;    // the commit's first-parent ordinal (FinishedRuns only)
+  std::optional<int64_t> partial_questions;  // NewRun::partial_questions
 };
 
 // Whether a run is a nightly: not made by a `harness bisect` command ("bisect" in its
-// context) nor an --rerun-at-risk rerun ("rerun_of"). The others are evidence about a
-// commit; the report's latest runs and bisect --auto's nightlies are nightlies.
+// context), not an --rerun-at-risk rerun ("rerun_of") and not partial. The others are
+// evidence about a commit; the report's latest runs and bisect --auto's nightlies are nightlies.
 bool IsNightlyRun(const RunRow& run);
 
 // A stored case result: its row ids and the result (metrics and ops are read separately).
@@ -100,6 +105,7 @@ struct CaseEvidence {
   int64_t run_id = 0;
   CaseStatus status = CaseStatus::kRunning;
   std::vector<Metric> metrics;     // name, value, n
+  bool partial = false;            // of a partial run: evidence only through its samples
 };
 
 struct BisectStepRow {
@@ -215,7 +221,7 @@ struct PrunePlan {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 10;
+  static constexpr int kSchemaVersion = 11;
   static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
@@ -290,9 +296,10 @@ class Store {
   Result<RunRow> Run(int64_t id);
   // Every finished result of the case (or the suite's cases) at the last_n most recent
   // commits holding one: commits in first-parent order (oldest first), then case id, then
-  // run (oldest first).
+  // run (oldest first). Partial runs are left out: their values are over a few questions.
   Result<std::vector<HistoryRow>> History(const HistoryQuery& q);
-  // Per case, the newest finished (not running) result at commit sha, sorted by case id.
+  // Per case, the newest finished (not running) result of a whole run at commit sha, sorted
+  // by case id (what `compare` pairs when it is given commits).
   Result<std::vector<StoredCase>> NewestCasesAt(const std::string& sha);
   // The finished results of one run, sorted by case id.
   Result<std::vector<StoredCase>> FinishedCases(int64_t run_id);
@@ -303,7 +310,7 @@ class Store {
   // The metrics of every case of a run in one query: case_result_id -> metrics by name.
   Result<std::map<int64_t, std::vector<Metric>>> MetricsOfRun(int64_t run_id);
   // Which stored results may pair with a running case: the same case, run identity and
-  // parameter row, leaving out the running run itself.
+  // parameter row, leaving out the running run itself and every partial run.
   struct CaseMatch {
     std::string case_id;
     std::string config_hash;
@@ -321,7 +328,8 @@ class Store {
   // The parameter row a run stored for each of its cases: case id -> params_json.
   Result<std::map<std::string, std::string>> CaseParams(int64_t run_id);
   // Every finished (pass, fail, error) result of case_id at commit sha, oldest first, with
-  // its metrics: bisect's evidence (any run identity: the bisect command decides).
+  // its metrics: bisect's evidence (any run identity: the bisect command decides; partial
+  // runs too, marked).
   Result<std::vector<CaseEvidence>> CaseEvidenceAt(const std::string& case_id, const std::string& sha);
   // Case ids stored at commit sha that start with prefix ("gsm8k/").
   Result<std::vector<std::string>> CaseIdsAt(const std::string& sha, const std::string& prefix);
@@ -349,7 +357,8 @@ class Store {
 
   // Whether any finished result of case_id exists at commit sha (under any identity).
   Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);
-  // How many finished runs commit sha has: of this identity (config_hash), and of any.
+  // How many finished whole (not partial) runs commit sha has: of this identity (config_hash),
+  // and of any.
   Result<std::pair<int64_t, int64_t>> RunsAt(const std::string& sha, const std::string& config_hash);
   // The runs that make one logical run with run_id: every run of its nightly id at the
   // same commit and identity (the shards of a sharded nightly), sorted by shard then id;

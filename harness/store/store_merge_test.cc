@@ -149,6 +149,21 @@ TEST(StoreMerge, TheRecordOfIngestedFilesTravelsAndOneFileIngestedTwiceIsCopiedO
   EXPECT_EQ(Count(dir / "out.db", "runs"), 2);
 }
 
+// A bisect step's partial run stays partial in the merged database (else it would become
+// a baseline there).
+TEST(StoreMerge, APartialRunTravelsMarked) {
+  TempDir dir;
+  {
+    auto s = std::move(Store::Open(dir / "in.db")).value();
+    NewRun r{*s->UpsertCommit({"abc", {}, 7, 1700000000, "c"}), "refstack", "hash", "{}", "h", "0.2.0"};
+    r.partial_questions = 7;
+    ASSERT_TRUE(s->FinishRun(*s->BeginRun(r), RunStatus::kPass).ok());
+  }
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "in.db").ok());
+  EXPECT_EQ(out->Run(0)->partial_questions, 7);
+}
+
 TEST(StoreMerge, ARunOfItsOwnIsItsOwnLogicalRun) {
   TempDir dir;
   auto s = std::move(Store::Open(dir / "h.db")).value();

@@ -522,6 +522,82 @@ TEST(Store, MigrationSplitsStoredIdentitiesByTheIdentityRule) {
   EXPECT_EQ(measured["format_version"], kRunIdentityFormat);
 }
 
+// Migration 11: runs stored before it are whole runs; a partial run says how many
+// questions it evaluated, never zero.
+TEST(Store, MigrationElevenKeepsStoredRunsWhole) {
+  TempDir dir;
+  auto path = dir / "v10.db";
+  ASSERT_TRUE(Store::CreateAtVersionForTest(path, 10).ok());
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "INSERT INTO commits(sha) VALUES('old');"
+                           "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, "
+                           "started_at, status, uid) VALUES(1, 'refstack', 'h', '{}', 'x', '0.0.1', "
+                           "'2026-01-01T00:00:00Z', 'pass', 'u1');",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = std::move(Store::Open(path)).value();
+  EXPECT_FALSE(store->Run(1)->partial_questions.has_value()) << "stored before partial runs existed: whole";
+  const int64_t c = *store->UpsertCommit({"new", {}, 2, 1700000000, "s"});
+  NewRun partial{c, "refstack", "h", "{}", "host", "0.1.0"};
+  partial.partial_questions = 120;
+  EXPECT_EQ(store->Run(*store->BeginRun(partial))->partial_questions, 120);
+  partial.partial_questions = 0;
+  EXPECT_FALSE(store->BeginRun(partial).ok()) << "a partial run of no question";
+}
+
+// A partial run (harness run --questions) is newer than the whole runs around it in every
+// query below, so each would pick it without its filter: it is never a baseline (at a
+// commit, below an ordinal, as the prune's baseline), never a rerun of a gate, never a
+// history row (nor a commit of the history), never what compare pairs at a commit, never
+// counted as a run for --baseline, never a nightly; bisect still reads it, marked.
+TEST(Store, APartialRunFeedsNoBaselineGateHistoryOrComparison) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  auto add = [&](const std::string& sha, int64_t ordinal, std::optional<int64_t> partial, double accuracy) {
+    NewRun r{*store->UpsertCommit({sha, {}, ordinal, 1700000000, "s"}), "refstack", "h", "{}", "host", "0.1.0"};
+    r.partial_questions = partial;
+    const int64_t run = *store->BeginRun(r);
+    const int64_t cr = *store->BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
+    EXPECT_TRUE(store->WriteSample(cr, {"0", SampleOutcome::kCorrect, "1", "1", 0, 0, ""}).ok());
+    EXPECT_TRUE(store->FinishCase(cr, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {{"accuracy", accuracy, 1, {}, {}}}, {}})
+                    .ok());
+    EXPECT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+    return run;
+  };
+  const int64_t whole = add("c1", 1, std::nullopt, 0.92);
+  const int64_t partial = add("c1", 1, 120, 0.50);
+  add("c3", 3, 40, 0.40);  // a commit only a partial run measured
+  const Store::CaseMatch match{"gsm8k/t_0", "h", "{}", 0, true};
+  EXPECT_EQ((*store->NewestCaseAt(match, "c1"))->run_id, whole) << "baseline at a commit";
+  EXPECT_EQ((*store->NewestCaseBelowOrdinal(match, 2))->run_id, whole) << "baseline without git";
+  EXPECT_FALSE(store->NewestCaseBelowOrdinal(match, 4)->value().sha == "c3") << "baseline without git";
+  EXPECT_EQ(*store->MetricAt(match, "c1", "accuracy"), std::vector<double>{0.92}) << "a gate's reruns";
+  EXPECT_EQ(*store->RunsAt("c1", "h"), std::make_pair(int64_t{1}, int64_t{1})) << "runs an explicit --baseline counts";
+  EXPECT_EQ(*store->RunsAt("c3", "h"), std::make_pair(int64_t{0}, int64_t{0}));
+  for (const HistoryQuery& q : {HistoryQuery{.case_id = "gsm8k/t_0", .last_n = 5},
+                                HistoryQuery{.suite = "gsm8k", .last_n = 5}}) {
+    auto rows = *store->History(q);
+    ASSERT_EQ(rows.size(), 1u) << "history (a trend) of " << q.case_id << q.suite;
+    EXPECT_EQ(rows[0].run_id, whole);
+  }
+  for (const HistoryQuery& q : {HistoryQuery{.case_id = "gsm8k/t_0", .last_n = 1},
+                                HistoryQuery{.suite = "gsm8k", .last_n = 1}})
+    EXPECT_EQ(store->History(q)->size(), 1u) << "the newest commit of the history is one a whole run measured";
+  EXPECT_EQ(store->NewestCasesAt("c1")->at(0).run_id, whole) << "compare at a commit";
+  EXPECT_TRUE(store->NewestCasesAt("c3")->empty());
+  EXPECT_TRUE(IsNightlyRun(*store->Run(whole)));
+  EXPECT_FALSE(IsNightlyRun(*store->Run(partial)));
+  auto evidence = *store->CaseEvidenceAt("gsm8k/t_0", "c1");
+  ASSERT_EQ(evidence.size(), 2u) << "bisect evidence holds both";
+  EXPECT_FALSE(evidence[0].partial);
+  EXPECT_TRUE(evidence[1].partial);
+}
+
 TEST(IdentityRule, MovesOnlyTheContextPathsAndKeepsTheirPlace) {
   Json whole = {{"format_version", 1},
                 {"stack_config", {{"stack", "exec"}, {"batch", 4},

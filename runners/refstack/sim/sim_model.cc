@@ -76,7 +76,7 @@ SimModel::SimModel(const SimProfile& profile, bool scale_unrepaired, std::vector
     const double u1 = 1.0 - Uniform01(Mix(profile_.seed, kRerunRadiusStream, uq, noise_seed));
     const double u2 = Uniform01(Mix(profile_.seed, kRerunAngleStream, uq, noise_seed));
     const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-    draws_[static_cast<std::size_t>(q)] -= kRerunRankNoise * z;
+    draws_[static_cast<std::size_t>(q)] -= profile_.rerun_rank_sd * z;
   }
 }
 

@@ -21,8 +21,9 @@
 // temperature 0 is not reproducible under dynamic batching, and the questions that flip
 // between its reruns are the borderline ones. So each run, question q is perturbed
 // (s_q = 1) with probability r, drawn from (seed, noise seed, q), and its rank moves by
-// w * z_q, z_q ~ N(0, 1) from the same draw: w = 2 pp of rank, so only questions within a
-// few pp of the boundary (about 100 of 1319) can ever flip and far-away ones never do.
+// w * z_q, z_q ~ N(0, 1) from the same draw: w (the profile's rerun_rank_sd, default 2 pp
+// of rank) keeps the questions that can ever flip within a few w of the boundary (about 100
+// of 1319 at 2 pp) and far-away ones never do; E[D] below grows in proportion to w.
 // Because the ranks are evenly spread around the boundary, symmetric noise leaves the
 // expected number of right answers where it was (healthy 1218/1319 at M = 64) and a
 // fault's row errors cost on average what they cost without noise. With P_q the
@@ -47,8 +48,6 @@ namespace harness::sim {
 
 // delta above: the accuracy healthy kernels may cost at most.
 inline constexpr double kHealthyAccuracyShift = 0.005;
-// w above: how far (in accuracy rank) a rerun moves a perturbed question, one standard deviation.
-inline constexpr double kRerunRankNoise = 0.02;
 // B above, for the GEMM's inner size K.
 double HealthyRowErrorBound(int k);
 

@@ -32,7 +32,7 @@ Result<SimProfile> ParseSimProfile(const Json& j, const std::string& origin) {
   if (!j.is_object()) return UsageError(origin + ": a sim profile is a JSON object");
   JsonObject o(j, origin);
   if (auto s = o.KnownKeys({"format_version", "description", "model", "seed", "base_accuracy", "batch_rows",
-                                 "gemm", "no_number_share", "rerun_flip_rate", "latency", "faults"});
+                                 "gemm", "no_number_share", "rerun_flip_rate", "rerun_rank_sd", "latency", "faults"});
       !s)
     return s.error();
   if (auto v = o.RequireVersion(kSimProfileFormat); !v) return v.error();
@@ -52,6 +52,7 @@ Result<SimProfile> ParseSimProfile(const Json& j, const std::string& origin) {
   check(ReadInt(o, "batch_rows", 1, 4096, p.batch_rows));
   check(ReadNumber(o, "no_number_share", 0, 1, p.no_number_share));
   check(ReadNumber(o, "rerun_flip_rate", 0, 1, p.rerun_flip_rate));
+  check(ReadNumber(o, "rerun_rank_sd", 0, 0.5, p.rerun_rank_sd));
   if (error) return *error;
   if (o.Has("gemm")) {
     auto gemm = o.Object("gemm");

@@ -35,6 +35,9 @@ struct SimProfile {
   // Share of questions whose margin a run perturbs (sim_model.h): 0 answers identically
   // on every run, above 0 reruns disagree the way a real server's do under dynamic batching.
   double rerun_flip_rate = 0;
+  // How far a rerun moves a perturbed question's rank, one sd (sim_model.h's w): a wider
+  // spread puts more questions near enough to the boundary to flip.
+  double rerun_rank_sd = 0.02;
   double first_token_s = 0;         // latency = first_token_s + per_token_s * tokens
   double per_token_s = 0;
   SimFaultRates faults;

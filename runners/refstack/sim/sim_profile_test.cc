@@ -13,14 +13,20 @@ using ::testing::HasSubstr;
 Json Minimal() { return Json{{"format_version", 1}, {"seed", 7}}; }
 
 TEST(SimProfile, ShippedProfilesLoad) {
-  for (const char* name : {"default.json", "faults.json", "demo.json", "noisy.json"}) {
+  for (const char* name : {"default.json", "faults.json", "demo.json", "noisy.json", "flaky.json"}) {
     auto p = LoadSimProfile(GoldenDir() / "sim" / name);
     ASSERT_TRUE(p) << p.error().message;
     EXPECT_DOUBLE_EQ(p->base_accuracy, 0.925) << name;
   }
-  // Only noisy.json has rerun noise: the suite's default answers identically on every run.
+  // Only noisy.json and flaky.json have rerun noise: the suite's default answers identically
+  // on every run; flaky.json spreads it three times as wide.
   EXPECT_DOUBLE_EQ(ValueOrThrow(LoadSimProfile(GoldenDir() / "sim" / "default.json")).rerun_flip_rate, 0);
-  EXPECT_DOUBLE_EQ(ValueOrThrow(LoadSimProfile(GoldenDir() / "sim" / "noisy.json")).rerun_flip_rate, 0.65);
+  const SimProfile noisy = ValueOrThrow(LoadSimProfile(GoldenDir() / "sim" / "noisy.json"));
+  const SimProfile flaky = ValueOrThrow(LoadSimProfile(GoldenDir() / "sim" / "flaky.json"));
+  EXPECT_DOUBLE_EQ(noisy.rerun_flip_rate, 0.65);
+  EXPECT_DOUBLE_EQ(noisy.rerun_rank_sd, 0.02);
+  EXPECT_DOUBLE_EQ(flaky.rerun_flip_rate, 0.65);
+  EXPECT_DOUBLE_EQ(flaky.rerun_rank_sd, 0.06);
   auto faults = LoadSimProfile(GoldenDir() / "sim" / "faults.json");
   ASSERT_TRUE(faults);
   EXPECT_DOUBLE_EQ(faults->faults.http_5xx, 0.05);
@@ -43,6 +49,7 @@ TEST(SimProfile, DefaultsAndOverrides) {
   EXPECT_DOUBLE_EQ(p->faults.retry_after_s, 2);
   EXPECT_EQ(p->model, "refstack-sim");
   EXPECT_DOUBLE_EQ(p->rerun_flip_rate, 0);   // no rerun noise unless a profile asks for it
+  EXPECT_DOUBLE_EQ(p->rerun_rank_sd, 0.02);
 }
 
 TEST(SimProfile, ErrorsNameFileAndField) {
@@ -75,6 +82,9 @@ TEST(SimProfile, ErrorsNameFileAndField) {
   expect_error(j, "p.json: rerun_flip_rate: must be in [0, 1], got -0.1");
   j["rerun_flip_rate"] = 1.5;
   expect_error(j, "p.json: rerun_flip_rate: must be in [0, 1], got 1.5");
+  j = Minimal();
+  j["rerun_rank_sd"] = 0.7;
+  expect_error(j, "p.json: rerun_rank_sd: must be in [0, 0.5], got 0.7");
   j = Minimal();
   j["gemm"] = {{"k", "big"}};
   expect_error(j, "p.json: gemm.k: expected an integer");
