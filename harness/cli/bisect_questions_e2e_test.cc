@@ -73,6 +73,14 @@ class BisectQuestionsE2E : public ::testing::Test {
     return RunHarness(args);
   }
 
+  // The bisect's own flags and the step command: one GSM8K case of the suites table at
+  // suites, on the questions the search chose ({questions}).
+  static std::vector<std::string> QuestionsCommand(const std::string& suites) {
+    return {"--suites-dir", suites, "--", HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}",
+            "--repo", "{worktree}", "--suites-dir", suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1",
+            "--stack-config", "{worktree}/stack.json", "--questions", "{questions}"};
+  }
+
   // The questions the bisect's own runs evaluated, read from the store: the samples of every
   // run a bisect command made; and how many of those runs were partial.
   std::pair<int64_t, int> StoredQuestions() {
@@ -105,9 +113,7 @@ class BisectQuestionsE2E : public ::testing::Test {
 TEST_F(BisectQuestionsE2E, ANoisyHistoryIsBisectedForAFewEvalsOfQuestions) {
   const std::string suites = testing_util::WriteGsm8kTableWithProfile(dir_.path(), "sim/noisy.json").string();
   StoreNightlies(4, {"--suites-dir", suites, "--filter", "gsm8k/*_1", "--stack-config", "stack.json"});
-  auto r = Bisect("json", {"--suites-dir", suites, "--", HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}",
-                           "--repo", "{worktree}", "--suites-dir", suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1",
-                           "--stack-config", "{worktree}/stack.json", "--questions", "{questions}"});
+  auto r = Bisect("json", QuestionsCommand(suites));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const Json j = testing_util::StdoutJson(r);
   EXPECT_EQ(j["verdict"], "culprit") << r.out;
@@ -199,9 +205,7 @@ TEST_F(BisectQuestionsE2E, ALaunchedServerPerCommitNamesItTooAndLeavesNoServer) 
 TEST_F(BisectQuestionsE2E, AFlakyQuestionHeavyHistoryStillNamesTheCulprit) {
   const std::string suites = testing_util::WriteGsm8kTableWithProfile(dir_.path(), "sim/flaky.json").string();
   StoreNightlies(8, {"--suites-dir", suites, "--filter", "gsm8k/*_1", "--stack-config", "stack.json"});
-  auto r = Bisect("text", {"--suites-dir", suites, "--", HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}",
-                           "--repo", "{worktree}", "--suites-dir", suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1",
-                           "--stack-config", "{worktree}/stack.json", "--questions", "{questions}"});
+  auto r = Bisect("text", QuestionsCommand(suites));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("CULPRIT " + culprit() + " commit 37\n"), std::string::npos) << r.out;
   std::smatch cost;
