@@ -64,6 +64,8 @@ Result<FinishedCase> ReadTest(const JsonObject& t, const std::string& suite, con
   }
   for (const auto& [key, value] : t.json().items()) {
     if (IsTestField(key)) continue;
+    // A recorded property becomes a metric by its name: one without a name has none to store.
+    if (key.empty()) return t.FieldError(key, "a recorded property has no name");
     std::optional<double> v;
     if (value.is_number()) v = value.get<double>();
     else if (value.is_string()) v = ParseNumber(value.get<std::string>());

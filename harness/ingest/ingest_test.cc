@@ -247,6 +247,23 @@ TEST(JunitXml, CaseIdsPerProducer) {
   EXPECT_EQ((*gtest_json)[0].result.case_id, (*gtest)[0].result.case_id);
 }
 
+// A recorded property becomes a metric by its name; one without a name (a fuzzer's find) is
+// refused with the file and the test it is in, never stored as an unnamed metric.
+TEST(GtestJson, AnUnnamedPropertyIsRefused) {
+  auto named = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [{"name": "T", "max_ulp": "3"}]}]})",
+                              "g.json", "");
+  ASSERT_TRUE(named.ok()) << named.error().message;
+  ASSERT_EQ((*named)[0].result.metrics.size(), 1u);
+  EXPECT_EQ((*named)[0].result.metrics[0].name, "max_ulp");
+  auto unnamed = ParseGtestJson(R"({"testsuites": [{"name": "S", "testsuite": [{"name": "T", "": "3"}]}]})",
+                                "g.json", "");
+  ASSERT_FALSE(unnamed.ok());
+  EXPECT_EQ(unnamed.error().code, ExitCode::kUsage);
+  EXPECT_NE(unnamed.error().message.find("g.json"), std::string::npos) << unnamed.error().message;
+  EXPECT_NE(unnamed.error().message.find("a recorded property has no name"), std::string::npos)
+      << unnamed.error().message;
+}
+
 // Reports of other producers (harness/ingest/testdata/, written from their documented
 // layouts): every case with the id, status and message its producer meant.
 TEST(JunitXml, ReportsOfJestMochaScalatestAndXunit) {
