@@ -394,8 +394,7 @@ class Session {
       }
       out_.flip_history_runs += static_cast<int>(history.size());
       if (!history.empty())
-        search_->SetFlipRates(i, FlipRates::Estimate(history, options.solid_flip, options.fragile_share,
-                                                     options.affected_flip));
+        search_->SetFlipRates(i, FlipRates::Estimate(history, options.solid_flip, options.fragile_share));
     }
     return OkStatus();
   }
