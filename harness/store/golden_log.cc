@@ -3,42 +3,20 @@
 #include <fmt/format.h>
 
 #include "harness/store/sqlite_db.h"
+#include "harness/store/store_rows.h"
 
 namespace harness {
 namespace {
 
-using store_sql::ColumnList;
 using store_sql::DbError;
 using store_sql::InTransaction;
 using store_sql::Stmt;
 using store_sql::StepDone;
 
-// The columns of golden_changes and golden_intents (an intent is a change not yet made).
-constexpr ColumnList<10> kGoldenChangeColumns{{{
-    {"id", "id"},
-    {"case_id", "case_id"},
-    {"path", "path"},
-    {"old_hash", "old_hash"},
-    {"new_hash", "new_hash"},
-    {"reason", "reason"},
-    {"sha", "sha"},
-    {"user", "user"},
-    {"at", "at"},
-    {"from_case_result_id", "from_case_result_id"},
-}}};
-
-GoldenChange GoldenChangeOf(const Stmt& st) {
-  constexpr const auto& c = kGoldenChangeColumns;
-  return GoldenChange{st.Int(c["id"]),       st.Text(c["case_id"]), st.Text(c["path"]),
-                      st.Text(c["old_hash"]), st.Text(c["new_hash"]), st.Text(c["reason"]),
-                      st.Text(c["sha"]),      st.Text(c["user"]),     st.Text(c["at"]),
-                      st.OptInt(c["from_case_result_id"])};
-}
-
 Result<std::vector<GoldenChange>> QueryGoldenChanges(sqlite3* db, const char* tail, std::string_view what,
                                                      const auto&... args) {
-  const std::string sql = "SELECT " + kGoldenChangeColumns.Select() + tail;
-  return store_sql::QueryAll<GoldenChange>(db, sql.c_str(), what, GoldenChangeOf, args...);
+  const std::string sql = "SELECT " + store_sql::kGoldenChangeColumns.Select() + tail;
+  return store_sql::QueryAll<GoldenChange>(db, sql.c_str(), what, store_sql::GoldenChangeOf, args...);
 }
 
 }  // namespace
@@ -76,11 +54,6 @@ Status GoldenLog::AbandonGoldenChange(int64_t intent_id) {
 
 Result<std::vector<GoldenChange>> GoldenLog::PendingGoldenChanges() {
   return QueryGoldenChanges(connection_.db, " FROM golden_intents ORDER BY id", "read pending golden changes");
-}
-
-Result<std::vector<GoldenChange>> GoldenLog::GoldenChanges(const std::string& case_id) {
-  return QueryGoldenChanges(connection_.db, " FROM golden_changes WHERE ?1 = '' OR case_id = ?1 ORDER BY id",
-                            "read golden changes", case_id);
 }
 
 }  // namespace harness

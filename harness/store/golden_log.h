@@ -36,8 +36,6 @@ class GoldenLog : private StoreDoor {
   Status AbandonGoldenChange(int64_t intent_id);
   // Intents neither finished nor abandoned (an accept was killed), oldest first; id is the intent's.
   Result<std::vector<GoldenChange>> PendingGoldenChanges();
-  // The recorded changes of case_id (every case when empty), oldest first.
-  Result<std::vector<GoldenChange>> GoldenChanges(const std::string& case_id);
 
  protected:
   using StoreDoor::StoreDoor;

@@ -35,6 +35,14 @@ RunRow RunRowOf(const Stmt& st) {
   return r;
 }
 
+GoldenChange GoldenChangeOf(const Stmt& st) {
+  constexpr const auto& c = kGoldenChangeColumns;
+  return GoldenChange{st.Int(c["id"]),       st.Text(c["case_id"]), st.Text(c["path"]),
+                      st.Text(c["old_hash"]), st.Text(c["new_hash"]), st.Text(c["reason"]),
+                      st.Text(c["sha"]),      st.Text(c["user"]),     st.Text(c["at"]),
+                      st.OptInt(c["from_case_result_id"])};
+}
+
 CaseStatus StatusOf(const std::string& word) { return ParseCaseStatus(word).value_or(CaseStatus::kError); }
 
 std::string UnknownOutcome(std::string_view word) {

@@ -1,11 +1,13 @@
-// What more than one of the store's files reads the same way, for those files only: the
-// columns of a RunRow and their reader, and the words of stored statuses and outcomes.
+// What more than one of the store's files reads the same way, for those files (and the
+// store's test helpers) only: the columns of a RunRow and of a golden change and their
+// readers, and the words of stored statuses and outcomes.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "harness/results/results.h"
+#include "harness/store/golden_log.h"
 #include "harness/store/run_row.h"
 #include "harness/store/sqlite_db.h"
 
@@ -30,6 +32,22 @@ inline constexpr ColumnList<14> kRunRowColumns{{{
 }}};
 
 RunRow RunRowOf(const Stmt& st);
+
+// The columns of golden_changes and golden_intents (an intent is a change not yet made).
+inline constexpr ColumnList<10> kGoldenChangeColumns{{{
+    {"id", "id"},
+    {"case_id", "case_id"},
+    {"path", "path"},
+    {"old_hash", "old_hash"},
+    {"new_hash", "new_hash"},
+    {"reason", "reason"},
+    {"sha", "sha"},
+    {"user", "user"},
+    {"at", "at"},
+    {"from_case_result_id", "from_case_result_id"},
+}}};
+
+GoldenChange GoldenChangeOf(const Stmt& st);
 
 // Stored words are written by the store only; an unknown one means a damaged row.
 CaseStatus StatusOf(const std::string& word);
