@@ -13,12 +13,6 @@ using store_sql::InTransaction;
 using store_sql::Stmt;
 using store_sql::StepDone;
 
-Result<std::vector<GoldenChange>> QueryGoldenChanges(sqlite3* db, const char* tail, std::string_view what,
-                                                     const auto&... args) {
-  const std::string sql = "SELECT " + store_sql::kGoldenChangeColumns.Select() + tail;
-  return store_sql::QueryAll<GoldenChange>(db, sql.c_str(), what, store_sql::GoldenChangeOf, args...);
-}
-
 }  // namespace
 
 Result<int64_t> GoldenLog::BeginGoldenChange(const GoldenChange& c) {
@@ -53,7 +47,10 @@ Status GoldenLog::AbandonGoldenChange(int64_t intent_id) {
 }
 
 Result<std::vector<GoldenChange>> GoldenLog::PendingGoldenChanges() {
-  return QueryGoldenChanges(connection_.db, " FROM golden_intents ORDER BY id", "read pending golden changes");
+  static const std::string sql =
+      "SELECT " + store_sql::kGoldenChangeColumns.Select() + " FROM golden_intents ORDER BY id";
+  return store_sql::QueryAll<GoldenChange>(connection_.db, sql.c_str(), "read pending golden changes",
+                                           store_sql::GoldenChangeOf);
 }
 
 }  // namespace harness
