@@ -131,8 +131,9 @@ Result<std::vector<Sample>> ResultReader::Samples(int64_t case_result_id) {
   auto lease = connection_.statements.Get(connection_.db, sql);
   // Outcomes are read as much as they are written: a word this harness does not know
   // (another tool's, a damaged row) would count as something it is not.
-  return store_sql::ReadAll<Sample>(connection_.db, lease->BindAll(case_result_id), "read samples",
-                                    [&](const Stmt& st) -> Result<Sample> {
+  std::vector<Sample> out;
+  auto s = store_sql::ForEachRow(connection_.db, lease->BindAll(case_result_id), "read samples",
+                                 [&](const Stmt& st) -> Status {
     constexpr const auto& c = kSampleColumns;
     const auto outcome = ParseSampleOutcome(st.Text(c["outcome"]));
     if (!outcome)
@@ -140,9 +141,12 @@ Result<std::vector<Sample>> ResultReader::Samples(int64_t case_result_id) {
                                     connection_.path.string(), case_result_id,
                                     TerminalText(Utf8Prefix(st.Text(c["key"]), 64)),
                                     store_sql::UnknownOutcome(st.Text(c["outcome"]))));
-    return Sample{st.Text(c["key"]),        *outcome,           st.Text(c["expected"]), st.Text(c["extracted"]),
-                  st.Real(c["latency_s"]), st.Int(c["tokens"]), st.Text(c["completion"])};
+    out.push_back(Sample{st.Text(c["key"]), *outcome, st.Text(c["expected"]), st.Text(c["extracted"]),
+                         st.Real(c["latency_s"]), st.Int(c["tokens"]), st.Text(c["completion"])});
+    return OkStatus();
   });
+  if (!s) return s.error();
+  return out;
 }
 
 Result<std::vector<Metric>> ResultReader::Metrics(int64_t case_result_id) {
