@@ -338,8 +338,8 @@ std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra
   logp[0] = std::log(options_.prior_no_culprit);
   for (int j = 1; j <= n; ++j) logp[j] = std::log((1 - options_.prior_no_culprit) / n);
   const SeriesEvidence e = GatherEvidence(observations_, extra, static_cast<int>(series_.size()), positions_);
-  for (const auto& runs : e.question_runs)
-    if (!runs.empty()) AddQuestionEvidence(runs, static_cast<int>(&runs - e.question_runs.data()), logp);
+  for (int si = 0; si < static_cast<int>(e.question_runs.size()); ++si)
+    if (!e.question_runs[si].empty()) AddQuestionEvidence(e.question_runs[si], si, logp);
   if (e.any_status) AddStatusEvidence(e.stats, options_.flake_rate, logp);
   for (std::size_t si = 0; si < series_.size(); ++si) AddValueEvidence(e.stats[si], series_[si], options_, logp);
   return logp;
