@@ -22,7 +22,7 @@ ALLOWED = {
     "harness/store": ["harness/results", "harness/util"],
     "harness/stack": ["harness/results", "harness/util"],
     "harness/golden": ["harness/results", "harness/util"],
-    "harness/ingest": ["harness/stack", "harness/results", "harness/util"],
+    "harness/ingest": ["harness/stack", "harness/store", "harness/results", "harness/util"],
     "runners/openai": ["harness/stack", "harness/results", "harness/util"],
     "harness/eval": ["harness/stats", "harness/results", "harness/util", "harness/stack", "runners/openai"],
     "runners/refstack/kernels": ["harness/util"],
