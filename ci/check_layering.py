@@ -21,7 +21,7 @@ ALLOWED = {
     "harness/stats": ["harness/results"],
     "harness/store": ["harness/results", "harness/util"],
     "harness/stack": ["harness/results", "harness/util"],
-    "harness/golden": ["harness/results", "harness/util"],
+    "harness/golden": ["harness/store", "harness/results", "harness/util"],
     "harness/ingest": ["harness/stack", "harness/store", "harness/results", "harness/util"],
     "runners/openai": ["harness/stack", "harness/results", "harness/util"],
     "harness/eval": ["harness/stats", "harness/results", "harness/util", "harness/stack", "runners/openai"],

@@ -1,6 +1,6 @@
 // harness ingest --format FORMAT FILE... --commit SHA [--repo PATH] [--suite NAME]
 //                [--case ID] [--samples FILE]... [--filter-name NAME] [--db PATH]
-// Imports results produced elsewhere (docs/ingest.md; the work is ingest/ingest_files.h):
+// Imports results produced elsewhere (docs/ingest.md; the work is harness/ingest/ingest_files.h):
 // each file is read whole, then written in one transaction; the same file again for the same
 // commit adds nothing.
 #include <cstdio>
