@@ -15,6 +15,7 @@
 #include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/stats/stats.h"
+#include "harness/store/bisect_evidence.h"
 #include "harness/store/resolve_commit.h"
 #include "harness/util/git.h"
 #include "harness/util/json_file.h"
@@ -497,12 +498,11 @@ class Builder {
       auto s = store_.BisectSession(id);
       if (!s) return s.error();
       if (s->status == "culprit" && commit_index.count(s->culprit)) {
+        // The cases the session bisected, from its header; one that names none (or does not
+        // read) marks every trend.
         std::set<std::string> cases;
-        const Json args = ParseJsonOrDiscarded(s->args_json);
-        if (args.is_object() && args.contains("target") && args["target"].contains("cases") &&
-            args["target"]["cases"].is_array())
-          for (const auto& c : args["target"]["cases"])
-            if (c.is_string()) cases.insert(c.get<std::string>());
+        auto header = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(s->args_json), fmt::format("bisect session {}", id));
+        if (header && header->target) cases.insert(header->target->cases.begin(), header->target->cases.end());
         for (auto& t : model_.trends)
           if (cases.empty() || cases.count(t.case_id))
             t.culprits.push_back({commit_index[s->culprit], s->id,

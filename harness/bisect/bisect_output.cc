@@ -32,7 +32,7 @@ std::string CostWords(const BisectOutcome& o) {
 Json BisectOutcomeJson(const BisectOutcome& o) {
   Json steps = Json::array();
   for (const auto& s : o.steps) {
-    Json j{{"commit", s.sha}, {"source", s.source}, {"evidence", s.evidence}, {"probability_bad", s.probability_bad},
+    Json j{{"commit", s.sha}, {"source", s.source}, {"evidence", ToJson(s.evidence)}, {"probability_bad", s.probability_bad},
            {"verdict", s.verdict}};
     j["run_id"] = s.run_id ? Json(*s.run_id) : Json(nullptr);
     j["exit_code"] = s.exit_code ? Json(*s.exit_code) : Json(nullptr);
@@ -64,12 +64,10 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
   out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7}  {:<8}  {}\n", "STEP", "COMMIT", "SOURCE", "P(BAD)", "VERDICT", "EVIDENCE");
   for (const auto& s : o.steps) {
     std::vector<std::string> ev;
-    for (const auto& ob : s.evidence.value("observations", Json::array()))
-      ev.push_back(ob.contains("failed") ? (ob["failed"].get<bool>() ? "fail" : "pass")
-                                         : fmt::format("{:.4f}", ob.value("value", 0.0)));
-    if (s.evidence.contains("questions_evaluated"))
-      ev.push_back(fmt::format("({} questions)", s.evidence["questions_evaluated"].get<int64_t>()));
-    if (s.evidence.value("skip", false)) ev.push_back("skip");
+    for (const auto& ob : s.evidence.observations)
+      ev.push_back(ob.failed ? (*ob.failed ? "fail" : "pass") : fmt::format("{:.4f}", ob.value));
+    if (s.evidence.questions_evaluated) ev.push_back(fmt::format("({} questions)", *s.evidence.questions_evaluated));
+    if (s.evidence.skip) ev.push_back("skip");
     if (s.exit_code) ev.push_back(fmt::format("exit {}", *s.exit_code));
     out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7.3f}  {:<8}  {}\n", s.index, ShortSha(s.sha), s.source,
                        s.probability_bad, s.verdict, fmt::join(ev, " "));

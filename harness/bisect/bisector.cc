@@ -19,7 +19,6 @@
 #include "harness/util/git.h"
 #include "harness/util/paths.h"
 #include "harness/util/subprocess.h"
-#include "harness/util/versions.h"
 
 namespace harness::bisect {
 namespace {
@@ -28,61 +27,12 @@ namespace {
 // assumes: docs/bisect.md).
 constexpr int kFlipHistoryCommits = 8;
 
-// The series the search follows: one per case (its metric or its status), plus one for
-// the command's exit code when it stores nothing.
-struct Target {
-  bool status = false;
-  std::string metric;
-  std::vector<std::string> cases;
-  std::vector<SeriesSpec> specs;  // cases.size() + 1 (the exit-code series)
-  std::string words;
-  // Per case, the sample keys of its questions when the metric is the suite's headline and
-  // the known-good commit stored its samples: each run then reports which of them it got
-  // right, and the search reads that (bisect_search.h, the per-question model). Empty: the
-  // metric's value only.
-  std::vector<std::vector<std::string>> questions;
-};
-
-Json TargetJson(const Target& t) {
-  Json specs = Json::array();
-  for (const auto& s : t.specs) specs.push_back({{"higher_is_better", s.higher_is_better}, {"noise_sigma", s.noise_sigma}});
-  return Json{{"status", t.status}, {"metric", t.metric}, {"cases", t.cases},
-              {"specs", specs},   {"words", t.words},   {"questions", t.questions}};
-}
-
-Result<Target> TargetFromJson(const Json& j, const std::string& origin) {
-  JsonObject o(j, origin, "target");
-  Target t;
-  auto status = o.Bool("status");
-  if (!status) return status.error();
-  t.status = *status;
-  auto metric = o.String("metric", "");
-  if (!metric) return metric.error();
-  t.metric = *metric;
-  auto cases = o.StringList("cases");
-  if (!cases) return cases.error();
-  t.cases = *cases;
-  auto words = o.String("words", "");
-  if (!words) return words.error();
-  t.words = *words;
-  if (!j.contains("specs") || !j["specs"].is_array()) return o.FieldError("specs", "expected a list");
-  for (const auto& s : j["specs"])
-    t.specs.push_back({s.value("higher_is_better", true), s.value("noise_sigma", 0.0)});
-  if (t.specs.size() != t.cases.size() + 1) return o.FieldError("specs", "one per case plus one");
-  if (j.contains("questions")) {
-    const Json& q = j["questions"];
-    auto bad = [&] { return o.FieldError("questions", "expected one list of sample keys per case"); };
-    if (!q.is_array() || (!q.empty() && q.size() != t.cases.size())) return bad();
-    for (const auto& keys : q) {
-      if (!keys.is_array()) return bad();
-      auto& out = t.questions.emplace_back();
-      for (const auto& k : keys) {
-        if (!k.is_string()) return bad();
-        out.push_back(k.get<std::string>());
-      }
-    }
-  }
-  return t;
+// The series the search follows (BisectTarget, one per case plus one for the command's
+// exit code when it stores nothing), as the search takes them.
+std::vector<SeriesSpec> SeriesSpecs(const BisectTarget& t) {
+  std::vector<SeriesSpec> out;
+  for (const auto& s : t.specs) out.push_back(SeriesSpec{s.higher_is_better, s.noise_sigma});
+  return out;
 }
 
 // The commits from good (position 0) to bad (the last position).
@@ -145,46 +95,46 @@ Result<std::string> QuestionOutcomes(ResultReader& store, int64_t case_result_id
   return out;
 }
 
-// Observations (as JSON, the logged form) of one stored case result. A partial run's result
-// is evidence only through its per-question outcomes: its value is over a few chosen
-// questions, and no gate judged its status.
-Status EvidenceObservations(const Target& t, int series, const CaseEvidence& e, ResultReader& store, Json& out) {
+// Observations of one stored case result. A partial run's result is evidence only through
+// its per-question outcomes: its value is over a few chosen questions, and no gate judged
+// its status.
+Status EvidenceObservations(const BisectTarget& t, int series, const CaseEvidence& e, ResultReader& store,
+                            std::vector<LoggedObservation>& out) {
   const bool per_question = series < static_cast<int>(t.questions.size()) && !t.questions[series].empty();
   if (e.partial && (t.status || !per_question)) return OkStatus();
   if (t.status) {
     if (e.status == CaseStatus::kPass || e.status == CaseStatus::kFail)
-      out.push_back({{"series", series}, {"failed", e.status == CaseStatus::kFail}});
+      out.push_back(LoggedObservation{.series = series, .failed = e.status == CaseStatus::kFail});
     return OkStatus();
   }
   if (e.status == CaseStatus::kError) return OkStatus();  // an infrastructure error says nothing of the stack
   auto v = MetricOf(e, t.metric);
   if (!v) return OkStatus();
-  Json ob{{"series", series}, {"value", *v}};
+  LoggedObservation ob{.series = series, .value = *v};
   if (per_question) {
     auto q = QuestionOutcomes(store, e.case_result_id, t.questions[series]);
     if (!q) return q.error();
-    if (q->find_first_of("01") != std::string::npos) ob["questions"] = *q;
+    if (q->find_first_of("01") != std::string::npos) ob.questions = *q;
     else if (e.partial) return OkStatus();
   }
   out.push_back(std::move(ob));
   return OkStatus();
 }
 
-void AddObservations(Search& search, int position, const Json& evidence) {
-  for (const auto& o : evidence.value("observations", Json::array())) {
+void AddObservations(Search& search, int position, const StepEvidence& evidence) {
+  for (const auto& logged : evidence.observations) {
     Observation ob;
     ob.position = position;
-    ob.series = o.value("series", 0);
-    if (o.contains("failed")) {
-      ob.is_status = true;
-      ob.failed = o["failed"].get<bool>();
-    } else {
-      ob.value = o.value("value", 0.0);
-      ob.questions = o.value("questions", "");
+    ob.series = logged.series;
+    ob.is_status = logged.failed.has_value();
+    ob.failed = logged.failed.value_or(false);
+    if (!ob.is_status) {
+      ob.value = logged.value;
+      ob.questions = logged.questions;
     }
     search.Add(ob);
   }
-  if (evidence.value("skip", false)) search.Skip(position);
+  if (evidence.skip) search.Skip(position);
 }
 
 std::string StepVerdict(double p_bad, bool skipped, double confidence) {
@@ -195,12 +145,12 @@ std::string StepVerdict(double p_bad, bool skipped, double confidence) {
 }
 
 // The target of a bisect by status: the cases, each a series that fails or passes.
-Target StatusTarget(const BisectRequest& r) {
-  Target t;
+BisectTarget StatusTarget(const BisectRequest& r) {
+  BisectTarget t;
   t.status = true;
   t.cases = r.cases;
   t.words = fmt::format("status of {}", fmt::join(r.cases, ", "));
-  t.specs.assign(r.cases.size() + 1, SeriesSpec{true, 0});
+  t.specs.assign(r.cases.size() + 1, LoggedSeries{true, 0});
   return t;
 }
 
@@ -268,12 +218,12 @@ double NoiseSigma(const BisectRequest& r, double good, int64_t n) {
 }
 
 // Picks the cases and the metric, and the noise prior of each series.
-Result<Target> ChooseTarget(const BisectRequest& r, ResultReader& store, const std::vector<CommitInfo>& commits) {
+Result<BisectTarget> ChooseTarget(const BisectRequest& r, ResultReader& store, const std::vector<CommitInfo>& commits) {
   if (r.metric.empty()) {
     if (r.cases.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
     return StatusTarget(r);
   }
-  Target t;
+  BisectTarget t;
   const auto slash = r.metric.find('/');
   const std::string suite = r.metric.substr(0, slash);
   auto table = SuiteNamed(r, suite);
@@ -295,7 +245,7 @@ Result<Target> ChooseTarget(const BisectRequest& r, ResultReader& store, const s
     const bool higher_better = higher.value_or(bad < good);  // unknown direction: the way it moved is worse
     if (higher_better ? !(bad < good) : !(bad > good)) continue;
     t.cases.push_back(id);
-    t.specs.push_back(SeriesSpec{higher_better, NoiseSigma(r, good, (*ends)->n)});
+    t.specs.push_back(LoggedSeries{higher_better, NoiseSigma(r, good, (*ends)->n)});
     // Right answers are what the headline metric counts (a share of questions right), so its
     // per-question outcomes say which questions a drop lost.
     std::vector<std::string> keys;
@@ -306,7 +256,7 @@ Result<Target> ChooseTarget(const BisectRequest& r, ResultReader& store, const s
     }
     t.questions.push_back(std::move(keys));
   }
-  t.specs.push_back(SeriesSpec{true, 0});
+  t.specs.push_back(LoggedSeries{true, 0});
   t.words = fmt::format("{} of {}", t.metric, t.cases.empty() ? suite + " (no case worse at bad)" : fmt::format("{}", fmt::join(t.cases, ", ")));
   return t;
 }
@@ -322,10 +272,8 @@ class Session {
   // The cases and series from a replayed log, else chosen now; when the store has nothing
   // at the endpoints and a command can make it, the endpoints are run first.
   Status ChooseTarget() {
-    if (r_.replay_steps.is_array() && !r_.replay_steps.empty() && r_.replay_steps.front().contains("target")) {
-      auto t = TargetFromJson(r_.replay_steps.front()["target"], "replayed log");
-      if (!t) return t.error();
-      target_ = *t;
+    if (r_.replay) {
+      target_ = r_.replay->target;
       return OkStatus();
     }
     auto t = bisect::ChooseTarget(r_, store_, commits_);
@@ -344,16 +292,16 @@ class Session {
   }
 
   Status Begin() {
-    Json args{{"format_version", kBisectLogFormat}, {"good", commits_.front().sha}, {"bad", commits_.back().sha},
-              {"metric", r_.metric}, {"cases", r_.cases}, {"repo", r_.repo.string()}, {"max_runs", r_.max_runs},
-              {"confidence", r_.confidence}, {"flake_rate", r_.flake_rate}, {"command", r_.command},
-              {"command_timeout_s", r_.command_timeout_s.value_or(0)}, {"full_evals", r_.full_evals},
-              {"target", TargetJson(target_)}};
-    if (r_.noise_sigma) args["noise_sigma"] = *r_.noise_sigma;
+    const BisectSessionHeader header{.good = commits_.front().sha, .bad = commits_.back().sha, .metric = r_.metric,
+                                     .cases = r_.cases, .repo = r_.repo.string(), .max_runs = r_.max_runs,
+                                     .confidence = r_.confidence, .flake_rate = r_.flake_rate,
+                                     .noise_sigma = r_.noise_sigma, .command = r_.command,
+                                     .command_timeout_s = r_.command_timeout_s, .full_evals = r_.full_evals,
+                                     .target = target_};
     row_.good = commits_.front().sha;
     row_.bad = commits_.back().sha;
     row_.target = target_.words;
-    row_.args_json = args.dump();
+    row_.args_json = ToJson(header).dump();
     auto id = lock_.Begin(store_, row_);
     if (!id) return id.error();
     out_.session_id = *id;
@@ -367,7 +315,7 @@ class Session {
     options.max_runs = r_.max_runs;
     // A command without {questions} evaluates every question: the search plans each run so.
     options.questions.full = r_.full_evals || !uses_questions_;
-    search_.emplace(n_ + 1, target_.specs, options);
+    search_.emplace(n_ + 1, SeriesSpecs(target_), options);
     return LearnFlipRates(options);
   }
 
@@ -402,9 +350,9 @@ class Session {
   // Free evidence: a replayed log's steps as written, else every stored result.
   Status SeedEvidence() {
     if (!target_.status && target_.cases.empty()) return OkStatus();
-    if (r_.replay_steps.is_array() && !r_.replay_steps.empty()) return SeedFromReplay();
+    if (r_.replay) return SeedFromReplay();
     for (int k = 0; k <= n_; ++k) {
-      Json ev{{"observations", Json::array()}, {"skip", false}};
+      StepEvidence ev;
       std::optional<int64_t> run_id;
       auto added = CollectStored(k, 0, ev, run_id);
       if (!added) return added.error();
@@ -469,31 +417,29 @@ class Session {
   Status SeedFromReplay() {
     std::map<std::string, int> index;
     for (int k = 0; k <= n_; ++k) index[commits_[k].sha] = k;
-    for (const auto& s : r_.replay_steps) {
-      if (!s.contains("sha")) continue;  // the header's target
-      auto it = index.find(s.value("sha", ""));
-      if (it == index.end()) return UsageError(fmt::format("replayed step {}: not a commit of the range", s.value("sha", "")));
-      const Json ev = s.value("evidence", Json::object());
-      for (const auto& id : ev.value("case_results", Json::array())) used_results_.insert(id.get<int64_t>());
-      if (auto st = Record(it->second, "replay", ev, std::nullopt, std::nullopt); !st) return st;
+    for (const auto& s : r_.replay->steps) {
+      auto it = index.find(s.sha);
+      if (it == index.end()) return UsageError(fmt::format("replayed step {}: not a commit of the range", s.sha));
+      used_results_.insert(s.evidence.case_results.begin(), s.evidence.case_results.end());
+      if (auto st = Record(it->second, "replay", s.evidence, std::nullopt, std::nullopt); !st) return st;
     }
     return OkStatus();
   }
 
   // Adds the observations of every not yet used stored result at position k newer than
   // after_id to ev; true when there was any.
-  Result<bool> CollectStored(int k, int64_t after_id, Json& ev, std::optional<int64_t>& run_id) {
+  Result<bool> CollectStored(int k, int64_t after_id, StepEvidence& ev, std::optional<int64_t>& run_id) {
     bool any = false;
     for (int i = 0; i < static_cast<int>(target_.cases.size()); ++i) {
       auto stored = store_.CaseEvidenceAt(target_.cases[i], commits_[k].sha);
       if (!stored) return stored.error();
       for (const auto& e : *stored)
         if (e.case_result_id > after_id && used_results_.insert(e.case_result_id).second) {
-          const std::size_t observed = ev["observations"].size();
-          if (auto st = EvidenceObservations(target_, i, e, store_, ev["observations"]); !st) return st.error();
+          const std::size_t observed = ev.observations.size();
+          if (auto st = EvidenceObservations(target_, i, e, store_, ev.observations); !st) return st.error();
           if (auto st = CountQuestions(e.case_result_id, ev); !st) return st.error();
-          if (e.partial && ev["observations"].size() == observed) continue;  // says nothing of this target
-          ev["case_results"].push_back(e.case_result_id);
+          if (e.partial && ev.observations.size() == observed) continue;  // says nothing of this target
+          ev.case_results.push_back(e.case_result_id);
           run_id = e.run_id;
           any = true;
         }
@@ -503,7 +449,7 @@ class Session {
 
   // A case result a command stored (rather than one the store held before): its samples are
   // the questions the run evaluated, counted in the step's evidence and the session's cost.
-  Status CountQuestions(int64_t case_result_id, Json& ev) {
+  Status CountQuestions(int64_t case_result_id, StepEvidence& ev) {
     const bool by_command = std::any_of(command_results_.begin(), command_results_.end(), [&](const auto& range) {
       return case_result_id > range.first && case_result_id <= range.second;
     });
@@ -511,7 +457,7 @@ class Session {
     auto samples = store_.Samples(case_result_id);
     if (!samples) return samples.error();
     const auto asked = static_cast<int64_t>(samples->size());
-    ev["questions_evaluated"] = ev.value("questions_evaluated", int64_t{0}) + asked;
+    ev.questions_evaluated = ev.questions_evaluated.value_or(0) + asked;
     out_.questions_evaluated += asked;
     return OkStatus();
   }
@@ -543,7 +489,7 @@ class Session {
 
   // Runs the command at position k in a worktree of it; the evidence is the run it stored
   // (read_back), else its exit code in git's convention.
-  Result<Json> RunCommand(int k, bool read_back, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code) {
+  Result<StepEvidence> RunCommand(int k, bool read_back, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code) {
     const std::string& sha = commits_[k].sha;
     auto before = store_.NewestCaseResultId();
     if (!before) return before.error();
@@ -560,7 +506,7 @@ class Session {
     if (proc->signal)
       return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, ShortSha(sha)));
     exit_code = proc->exit_code;
-    Json ev{{"observations", Json::array()}, {"skip", false}, {"exit_code", proc->exit_code}};
+    StepEvidence ev{.exit_code = proc->exit_code};
     if (read_back) {
       auto stored = CollectStored(k, *before, ev, run_id);
       if (!stored) return stored.error();
@@ -575,9 +521,9 @@ class Session {
       if (k == 0 || k == n_)
         return UsageError(fmt::format("the command cannot test the {} commit {} (exit 125)",
                                       k == 0 ? "known-good" : "known-bad", ShortSha(sha)));
-      ev["skip"] = true;
+      ev.skip = true;
     } else if (read_back) {
-      ev["observations"].push_back({{"series", static_cast<int>(target_.cases.size())}, {"failed", code != 0}});
+      ev.observations.push_back(LoggedObservation{.series = static_cast<int>(target_.cases.size()), .failed = code != 0});
     }
     return ev;
   }
@@ -589,7 +535,7 @@ class Session {
     return RunCommandAt(spec, commits_[k].sha, lock_);
   }
 
-  Status Record(int k, const std::string& source, const Json& ev, std::optional<int64_t> run_id,
+  Status Record(int k, const std::string& source, const StepEvidence& ev, std::optional<int64_t> run_id,
                 std::optional<int64_t> exit_code) {
     AddObservations(*search_, k, ev);
     BisectStep step;
@@ -605,7 +551,7 @@ class Session {
                   {"no_culprit", search_->Posterior()[0]}};
     out_.steps.push_back(step);
     return store_.AddBisectStep(out_.session_id, BisectStepRow{step.index, step.sha, source, run_id, exit_code,
-                                                               ev.dump(), decision.dump()});
+                                                               ToJson(ev).dump(), decision.dump()});
   }
 
   // Ends the session as an error, stored as far as it went.
@@ -625,7 +571,7 @@ class Session {
   Store& store_;
   std::vector<CommitInfo> commits_;
   int n_;
-  Target target_;
+  BisectTarget target_;
   BisectSessionRow row_;
   BisectOutcome out_;
   std::optional<bisect::Search> search_;
@@ -679,15 +625,18 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
 Result<std::string> BisectLog(BisectRecord& store, int64_t session_id) {
   auto s = store.BisectSession(session_id);
   if (!s) return s.error();
-  Json header = ParseJsonOrDiscarded(s->args_json);
-  if (header.is_discarded()) header = Json::object();
+  const std::string origin = fmt::format("bisect session {}", s->id);
+  auto read = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(s->args_json), origin);
+  if (!read) return read.error();
+  Json header = ToJson(*read);
   header["kind"] = "session";
   header["session"] = s->id;
   header["status"] = s->status;
   std::string out = DumpJson(header, -1) + "\n";
   for (const auto& step : s->steps) {
-    Json ev = ParseJsonOrDiscarded(step.evidence_json);
-    Json line{{"kind", "step"}, {"step", step.step}, {"sha", step.sha}, {"source", step.source}, {"evidence", ev}};
+    auto ev = StepEvidenceFromJson(ParseJsonOrDiscarded(step.evidence_json), fmt::format("{} step {}", origin, step.step));
+    if (!ev) return ev.error();
+    Json line{{"kind", "step"}, {"step", step.step}, {"sha", step.sha}, {"source", step.source}, {"evidence", ToJson(*ev)}};
     if (step.run_id) line["run_id"] = *step.run_id;
     if (step.exit_code) line["exit_code"] = *step.exit_code;
     out += DumpJson(line, -1) + "\n";
@@ -697,49 +646,44 @@ Result<std::string> BisectLog(BisectRecord& store, int64_t session_id) {
 
 namespace {
 
-// A list of strings, or fallback when the key is absent.
-Result<std::vector<std::string>> StringListOr(const JsonObject& o, const Json& j, const std::string& key,
-                                              std::vector<std::string> fallback) {
-  if (!j.contains(key)) return fallback;
-  return o.StringList(key);
-}
-
-template <class T, class U>
-Status Take(Result<T> value, U& out) {
-  if (!value) return value.error();
-  out = std::move(*value);
+// The request a session line records: the header's fields, the defaults where it leaves
+// them out. The target is what the search needs: one series per case plus one.
+Status RequestFromLog(const JsonObject& o, BisectRequest& r) {
+  auto header = BisectSessionHeaderFromJson(o.json(), o.origin());
+  if (!header) return header.error();
+  if (!header->target) return o.FieldError("target", "missing");
+  const BisectTarget& target = *header->target;
+  if (target.specs.size() != target.cases.size() + 1) return o.FieldError("target.specs", "one per case plus one");
+  if (!target.status && target.metric.empty()) return o.FieldError("target", "names neither a status nor a metric");
+  r.good = header->good;
+  r.bad = header->bad;
+  r.metric = header->metric;
+  r.cases = header->cases;
+  r.repo = header->repo;
+  r.command = header->command;
+  r.max_runs = static_cast<int>(header->max_runs.value_or(BisectDefaults::kMaxRuns));
+  r.confidence = header->confidence.value_or(BisectDefaults::kConfidence);
+  r.flake_rate = header->flake_rate.value_or(BisectDefaults::kFlakeRate);
+  r.noise_sigma = header->noise_sigma;
+  r.command_timeout_s = header->command_timeout_s;
+  r.full_evals = header->full_evals;
+  r.replay = ReplayLog{target, {}};
   return OkStatus();
 }
 
-// The request a session line records; a field of the wrong type is an error naming its line
-// and key, a field left out is the default.
-Status ParseSessionLine(const JsonObject& o, const Json& j, BisectRequest& r) {
-  using D = BisectDefaults;
-  std::string repo, one_case;  // logs of format 1 name one case as "case"; 2 a list, "cases"
-  bool full_evals = false;
-  int64_t max_runs = 0;
-  double timeout = 0;          // 0 is how a log says "no timeout"; others are checked like --timeout
-  for (const Status& st : {Take(o.String("good", ""), r.good), Take(o.String("bad", ""), r.bad),
-                           Take(o.String("metric", ""), r.metric), Take(o.String("repo", ""), repo),
-                           Take(o.String("case", ""), one_case), Take(StringListOr(o, j, "cases", {}), r.cases),
-                           Take(StringListOr(o, j, "command", {}), r.command),
-                           Take(o.Int("max_runs", D::kMaxRuns), max_runs),
-                           Take(o.Number("confidence", D::kConfidence), r.confidence),
-                           Take(o.Number("flake_rate", D::kFlakeRate), r.flake_rate),
-                           Take(o.Number("command_timeout_s", 0.0), timeout),
-                           Take(o.Bool("full_evals", false), full_evals)})
-    if (!st) return st;
-  r.repo = repo;
-  if (!j.contains("cases") && !one_case.empty()) r.cases = {one_case};
-  r.max_runs = static_cast<int>(max_runs);
-  r.full_evals = full_evals;
-  if (timeout != 0) r.command_timeout_s = timeout;
-  if (j.contains("noise_sigma")) {
-    double sigma = 0;
-    if (auto st = Take(o.Number("noise_sigma"), sigma); !st) return st;
-    r.noise_sigma = sigma;
-  }
-  return OkStatus();
+// A step line's commit and evidence; an observation of a series the target does not have
+// is an error naming it.
+Result<ReplayedStep> ReplayedStepFromLog(const JsonObject& o, const BisectTarget& target) {
+  if (!o.Has("evidence")) return o.FieldError("evidence", "a step needs sha and evidence");
+  auto sha = o.String("sha");
+  if (!sha) return sha.error();
+  auto ev = StepEvidenceFromJson(o.json().at("evidence"), o.origin());
+  if (!ev) return ev.error();
+  for (std::size_t i = 0; i < ev->observations.size(); ++i)
+    if (ev->observations[i].series >= static_cast<int>(target.specs.size()))
+      return o.FieldError(fmt::format("evidence.observations[{}].series", i),
+                          fmt::format("the target has series 0 to {}", target.specs.size() - 1));
+  return ReplayedStep{*sha, std::move(*ev)};
 }
 
 }  // namespace
@@ -749,7 +693,6 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
   std::istringstream in(text);
   std::string line;
   int lineno = 0;
-  bool header = false;
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty() || line[0] == '#') continue;  // lines may be commented out, as in git bisect replay
@@ -759,24 +702,18 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
     auto kind = o.String("kind");
     if (!kind) return kind.error();
     if (*kind == "session") {
-      // Format 1 named one case as "case"; 2 names a list, "cases".
-      auto version = o.Int("format_version", 0);
-      if (!version) return version.error();
-      if (*version != 1)
-        if (auto v = o.RequireVersion(kBisectLogFormat); !v) return v.error();
-      header = true;
-      if (auto st = ParseSessionLine(o, *j, r); !st) return st.error();
-      if (!j->contains("target")) return o.FieldError("target", "missing");
-      r.replay_steps.push_back({{"target", (*j)["target"]}});
+      if (r.replay) return UsageError(fmt::format("{}:{}: a second session line (a log is one session)", origin, lineno));
+      if (auto st = RequestFromLog(o, r); !st) return st.error();
     } else if (*kind == "step") {
-      if (!header) return UsageError(fmt::format("{}:{}: a step before the session line", origin, lineno));
-      if (!j->contains("sha") || !j->contains("evidence")) return o.FieldError("evidence", "a step needs sha and evidence");
-      r.replay_steps.push_back(*j);
+      if (!r.replay) return UsageError(fmt::format("{}:{}: a step before the session line", origin, lineno));
+      auto step = ReplayedStepFromLog(o, r.replay->target);
+      if (!step) return step.error();
+      r.replay->steps.push_back(std::move(*step));
     } else {
       return o.FieldError("kind", fmt::format("unknown kind '{}' (session or step)", *kind));
     }
   }
-  if (!header) return UsageError(origin + ": no session line: not a bisect log");
+  if (!r.replay) return UsageError(origin + ": no session line: not a bisect log");
   return r;
 }
 

@@ -10,11 +10,21 @@
 #include <vector>
 
 #include "harness/bisect/bisect_search.h"
+#include "harness/store/bisect_evidence.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
-#include "harness/util/json_file.h"
 
 namespace harness::bisect {
+
+// A `bisect replay`: the logged target and the logged steps, whose evidence is used as written.
+struct ReplayedStep {
+  std::string sha;
+  StepEvidence evidence;
+};
+struct ReplayLog {
+  BisectTarget target;
+  std::vector<ReplayedStep> steps;
+};
 
 struct BisectRequest {
   std::string good, bad;                  // revisions of repo, or stored sha prefixes without one
@@ -33,7 +43,7 @@ struct BisectRequest {
   bool full_evals = false;
   std::optional<double> command_timeout_s;  // none: no timeout; else in (0, kMaxTimeoutS]
   std::string made_for;                   // what runs the command stores record (default "session N")
-  Json replay_steps = Json::array();      // from `bisect replay`: steps whose evidence is used as logged
+  std::optional<ReplayLog> replay;        // from `bisect replay`: the target and the steps as logged
 };
 
 struct BisectStep {
@@ -42,7 +52,7 @@ struct BisectStep {
   std::string source;                     // store | command | replay
   std::optional<int64_t> run_id;
   std::optional<int64_t> exit_code;
-  Json evidence;                          // {"observations": [...], "skip": bool, ...}
+  StepEvidence evidence;
   double probability_bad = 0;             // P(this commit is bad) after the step
   std::string verdict;                    // good | bad | unknown | skip (at the time)
 };
@@ -74,7 +84,8 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store);
 
 // The session as JSON lines: a header with the request, then one line per step.
 Result<std::string> BisectLog(BisectRecord& store, int64_t session_id);
-// Parses a log written by BisectLog back into a request (its steps become replay_steps).
+// Parses a log written by BisectLog back into a request (its target and steps become
+// replay); a field of the wrong type is an error naming its line and key (exit 2).
 Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string& origin);
 
 }  // namespace harness::bisect

@@ -1,11 +1,13 @@
 // harness bisect around its command, through the real binary on tiny git repositories:
 // the paths the command is handed (absolute, whatever the spelling of --db), a command
 // that leaves a child in the background, signals to the harness alone, a harness killed
-// with kill -9 and the bisect after it, and the --timeout rules.
+// with kill -9 and the bisect after it, the --timeout rules, and edited logs and stored rows
+// of the wrong shape.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -387,6 +389,48 @@ TEST(BisectSafetyE2E, TimeoutOutsideItsRangeIsExitTwo) {
     EXPECT_NE(r.err.find("mistyped.log:1"), std::string::npos) << field << ": " << r.err;
     EXPECT_NE(r.err.find(field), std::string::npos) << field << ": " << r.err;
   }
+}
+
+// A step's evidence of the wrong shape, in an edited log or a stored row, is exit 2 naming
+// the log's line or the session's step, and the key: never a crash.
+TEST(BisectSafetyE2E, MistypedEvidenceIsExitTwoNamingItsLineAndKey) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 4, [](int i) {
+    return std::map<std::string, std::string>{{"test.sh", i >= 3 ? "exit 1\n" : "exit 0\n"}};
+  });
+  const std::string db = (dir / "h.db").string();
+  auto ok = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo",
+                        (dir / "repo").string(), "--db", db, "--", "sh", "{worktree}/test.sh"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  auto log = RunHarness({"bisect", "log", "1", "--db", db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const auto line = std::count(log.out.begin(), log.out.end(), '\n') + 1;  // the step appended below
+  const std::pair<std::string, std::string> mistyped[] = {
+      {R"({"observations":"x"})", "evidence.observations: expected a list"},
+      {R"({"observations":[{"series":"one","failed":true}]})", "evidence.observations[0].series"},
+      {R"({"observations":[{"series":1,"failed":"yes"}]})", "evidence.observations[0].failed"},
+      {R"({"observations":[{"series":7,"failed":true}]})", "evidence.observations[0].series"},
+      {R"({"observations":[],"skip":"no"})", "evidence.skip"},
+      {R"({"observations":[],"case_results":[1.5]})", "evidence.case_results"},
+  };
+  for (const auto& [evidence, key] : mistyped) {
+    WriteFile(dir / "mistyped.log",
+              log.out + R"({"kind":"step","sha":")" + shas[1] + R"(","source":"command","evidence":)" + evidence + "}\n");
+    auto r = RunHarness({"bisect", "replay", (dir / "mistyped.log").string(), "--db", db});
+    EXPECT_EQ(r.exit_code, 2) << evidence << ": " << r.err;
+    EXPECT_NE(r.err.find("mistyped.log:" + std::to_string(line)), std::string::npos) << evidence << ": " << r.err;
+    EXPECT_NE(r.err.find(key), std::string::npos) << evidence << ": " << r.err;
+  }
+  {
+    auto store = Store::Open(db);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    ASSERT_TRUE((*store)->AddBisectStep(1, {99, shas[1], "command", std::nullopt, std::nullopt,
+                                            R"({"observations":[{"series":"one","failed":true}],"skip":false})", "{}"})
+                    .ok());
+  }
+  auto stored = RunHarness({"bisect", "log", "1", "--db", db});
+  EXPECT_EQ(stored.exit_code, 2) << stored.err;
+  EXPECT_NE(stored.err.find("bisect session 1 step 99: evidence.observations[0].series"), std::string::npos) << stored.err;
 }
 
 }  // namespace
