@@ -1,6 +1,7 @@
 // The GoogleTest listener of `harness run`: each case goes to the store in its own
 // transaction as it finishes (so a crash loses at most the running case), a progress
-// line goes to stderr, and a summary row is kept for the table at the end.
+// line goes to stderr, and a summary row is kept for the table at the end. It only writes:
+// what a case reads (its prior samples, its baseline) the run reads for it (RunContext).
 #pragma once
 
 #include <chrono>
@@ -21,7 +22,8 @@ std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestI
 
 class RunListener : public testing::EmptyTestEventListener, public SampleSink {
  public:
-  RunListener(Store& store, int64_t run_id, bool resume);
+  // record: the installed RunContext's, which the case bodies fill.
+  RunListener(Store& store, int64_t run_id, CaseRecord& record);
   void OnTestStart(const testing::TestInfo& info) override;
   void OnTestPartResult(const testing::TestPartResult& result) override;
   void OnTestEnd(const testing::TestInfo& info) override;
@@ -35,7 +37,7 @@ class RunListener : public testing::EmptyTestEventListener, public SampleSink {
   void Keep(const Status& s);
   Store& store_;
   int64_t run_id_;
-  bool resume_;
+  CaseRecord& record_;
   int64_t case_row_ = 0;
   std::string failure_text_;
   std::chrono::steady_clock::time_point started_;
