@@ -102,11 +102,4 @@ Gsm8kJudgement JudgeGsm8k(const Gsm8kJudgeInputs& in) {
   return j;
 }
 
-std::string Gsm8kJudgement::Words() const {
-  std::string words;
-  if (gate) words = fmt::format("gate {}", Word(*gate));
-  if (paired) words += fmt::format("{}baseline {}", words.empty() ? "" : "; ", Word(*paired));
-  return words;
-}
-
 }  // namespace harness

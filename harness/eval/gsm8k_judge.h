@@ -1,7 +1,8 @@
 // The verdicts of a GSM8K case as a pure function: from this run's eval report, the
-// baseline's samples and the earlier reruns' accuracies, the metrics the store keeps, the
-// notes and failure lines a person reads, and the gate and paired verdicts in words
-// (docs/gsm8k.md, "Statistics and verdicts"). The gsm8k suite runs the eval and hands its
+// baseline's samples and the earlier reruns' accuracies, the metrics the store keeps (the
+// verdicts among them as words: gate_verdict PASS / AT-RISK / FAIL, baseline_verdict
+// REGRESSED / IMPROVED / SAME), the notes and failure lines a person reads, and the two
+// verdicts as values (docs/gsm8k.md, "Statistics and verdicts"). The gsm8k suite runs the eval and hands its
 // report here; nothing in it reads the store or GoogleTest.
 #pragma once
 
@@ -37,8 +38,6 @@ struct Gsm8kJudgement {
   CaseOutcome outcome;
   std::optional<GateVerdict> gate;           // none: a partial run or an infrastructure error
   std::optional<BaselineVerdict> paired;     // none: nothing to pair with
-  // "gate AT-RISK; baseline SAME", "gate PASS", "" (no verdict): the words JUnit shows.
-  std::string Words() const;
 };
 
 Gsm8kJudgement JudgeGsm8k(const Gsm8kJudgeInputs& in);

@@ -51,7 +51,7 @@ class SuiteTest : public testing::TestWithParam<CaseParam> {
   static T Need(Result<T> r) { return ValueOrThrow(std::move(r)); }
 
   // The installed run's context (RunContext): the stack, the endpoint, the run's options.
-  static RunContext& Context() { return CurrentRun(); }
+  static const RunContext& Context() { return CurrentRun(); }
   // The running case's record: metrics, samples, op rows, notes.
   static CaseRecord& Record() { return CurrentRun().record; }
   // What this case asks the run to read for it before its body starts; nothing by default.
