@@ -52,13 +52,14 @@ std::string SkipReason(const JsonObject& p, const RunContext& run) {
                      run.stack_config.stack);
 }
 
-// The stand-in endpoint of the row's profile and batch, answering through the reference
-// kernels with the run's fault switches and noise seed (not yet started), and its model.
+// The stand-in endpoint a case starts, and the model name it answers to.
 struct StandIn {
   std::unique_ptr<sim::SimServer> server;
   std::string model;
 };
 
+// The stand-in of the row's profile and batch, answering through the reference kernels
+// with the run's fault switches and noise seed; not yet started.
 StandIn StandInFor(const JsonObject& p, const RunContext& run, const std::string& questions) {
   auto profile = ValueOrThrow(sim::LoadSimProfile(GoldenDir() / ValueOrThrow(p.String("sim_profile"))));
   if (p.Has("sim_batch_rows")) {
