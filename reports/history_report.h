@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/store/store.h"
+#include "harness/store/result_reader.h"
 #include "harness/util/json_file.h"
 
 namespace harness::reports {

@@ -120,8 +120,7 @@ class Writer {
   // The culprit linked (with --commit-url), else the words every rendering shows.
   std::string CulpritLine(const CulpritNote& n) const {
     if (n.verdict != "culprit") return MarkdownEscape(CulpritWords(n));
-    return fmt::format("culprit {} {} (confidence {:.3f}, {} runs, bisect session {})", Sha(n.culprit),
-                       MarkdownEscape(n.subject), n.confidence, n.runs, n.session);
+    return fmt::format("culprit {} {} {}", Sha(n.culprit), MarkdownEscape(n.subject), CulpritEvidence(n));
   }
 
   // Sessions that bisected into the window (their bad commit is in it), newest first.

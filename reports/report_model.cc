@@ -581,10 +581,12 @@ class Builder {
 
 Result<ReportModel> BuildReport(Store& store, const ReportQuery& q) { return Builder(store, q).Build(); }
 
+std::string CulpritEvidence(const CulpritNote& n) {
+  return fmt::format("(confidence {:.3f}, {} runs, bisect session {})", n.confidence, n.runs, n.session);
+}
+
 std::string CulpritWords(const CulpritNote& n) {
-  if (n.verdict == "culprit")
-    return fmt::format("culprit {} {} (confidence {:.3f}, {} runs, bisect session {})", ShortSha(n.culprit),
-                       n.subject, n.confidence, n.runs, n.session);
+  if (n.verdict == "culprit") return fmt::format("culprit {} {} {}", ShortSha(n.culprit), n.subject, CulpritEvidence(n));
   if (n.verdict == "not-confirmed")
     return "not confirmed (flaky): a rerun of the bad commit did not show the regression; not bisected";
   if (n.verdict == "no-culprit")

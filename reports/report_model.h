@@ -78,6 +78,9 @@ struct CulpritNote {
 // "culprit abc123def456 subject (confidence 0.990, 6 runs, bisect session 3)", "not confirmed
 // (flaky): ...", "bisect ambiguous: ...": the words every rendering shows.
 std::string CulpritWords(const CulpritNote& note);
+// A culprit's "(confidence ..., N runs, bisect session S)", for renderings that write the
+// sha and subject their own way (a link in Markdown).
+std::string CulpritEvidence(const CulpritNote& note);
 
 struct RegressionEntry {
   int64_t id = 0;

@@ -3,9 +3,10 @@
 # several draws (docs/bisect.md, "On the stand-in"): the scenario of
 # harness/cli/bisect_questions_e2e_test.cc (64 commits, fp8-scale-unrepaired from commit K,
 # HISTORY nightlies before the range, one at each end), for K in 20 37 50 and three seeds
-# of the nightlies' noise. One line per draw: verdict, whether the culprit is right, runs,
-# questions evaluated, full-eval equivalents, the commit it named; then the share right and
-# the mean cost.
+# of the nightlies' noise; then no fault anywhere (K 0: the bad end's run is as noisy as any,
+# and the right answer is no-culprit), three seeds. One line per draw: verdict, whether it
+# is right, runs, questions evaluated, full-eval equivalents, the commit it named ("refused"
+# when bisect printed nothing: counted wrong); then the share right and the mean cost.
 #
 #   tools/bisect_sweep.sh [PROFILE [HISTORY]]     PROFILE under golden/ (default sim/noisy.json),
 #                                                 HISTORY nightlies before the range (default 4)
@@ -19,7 +20,8 @@ export HARNESS_ROOT="$root"
 work=$(mktemp -d /tmp/harness-bisect-sweep-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-stack_json() { if [ "$1" -ge "$2" ]; then echo '{"format_version": 1, "faults": ["fp8-scale-unrepaired"]}'; else echo '{"format_version": 1}'; fi; }
+# stack_json COMMIT K: the commit's stack config (K 0: no commit has the fault).
+stack_json() { if [ "$2" -gt 0 ] && [ "$1" -ge "$2" ]; then echo '{"format_version": 1, "faults": ["fp8-scale-unrepaired"]}'; else echo '{"format_version": 1}'; fi; }
 
 # draw K SEEDBASE: prints "verdict right runs questions evals"
 draw() {
@@ -48,17 +50,17 @@ draw() {
     --suites-dir "$d/suites" --format json -- "$harness" run --db '{db}' --commit '{sha}' --repo '{worktree}' \
     --suites-dir "$d/suites" --suite gsm8k --filter 'gsm8k/*_1' --stack-config '{worktree}/stack.json' \
     --questions '{questions}' 2> /dev/null |
-    python3 -c 'import json, sys; j = json.load(sys.stdin); shas = sys.argv[2:]; named = shas.index(j["culprit"]) + 1 if j["culprit"] in shas else "-"; print(j["verdict"], int(j["culprit"] == shas[int(sys.argv[1]) - 1]), j["runs"], j["questions_evaluated"], "%.2f" % j["full_eval_equivalents"], "named", named)' \
-      "$k" "${shas[@]}"
+    python3 -c 'import json, sys; text = sys.stdin.read(); j = json.loads(text) if text.strip() else {"verdict": "refused", "culprit": "", "runs": 0, "questions_evaluated": 0, "full_eval_equivalents": 0}; k = int(sys.argv[1]); shas = sys.argv[2:]; named = shas.index(j["culprit"]) + 1 if j["culprit"] in shas else "-"; right = j["verdict"] == "no-culprit" if k == 0 else j["culprit"] == shas[k - 1]; print(j["verdict"], int(right), j["runs"] or 0, j["questions_evaluated"] or 0, "%.2f" % (j["full_eval_equivalents"] or 0), "named", named)' \
+      "$k" "${shas[@]}" || true
   rm -rf "$d"
 }
 
 echo "profile $profile, $history nightlies before the range"
 results=()
-for k in 20 37 50; do
+for k in 20 37 50 0; do
   for base in 0 100 200; do
     line=$(draw "$k" "$base")
-    echo "culprit at commit $k, nightly seeds $base+: $line"
+    if [ "$k" -gt 0 ]; then echo "culprit at commit $k, nightly seeds $base+: $line"; else echo "no culprit, nightly seeds $base+: $line"; fi
     results+=("$line")
   done
 done

@@ -98,7 +98,7 @@ std::string ConfirmationOf(const AutoBisectRequest& r, const AutoBisectOutcome& 
 }
 
 // Stores each target as a regression with its confirmation, into out.regressions.
-Status RecordRegressions(const AutoBisectRequest& r, Store& store, const NightlyPair& pair,
+Status RecordRegressions(const AutoBisectRequest& r, BisectRecord& store, const NightlyPair& pair,
                          const std::vector<RegressionTarget>& targets, AutoBisectOutcome& out) {
   for (std::size_t i = 0; i < targets.size(); ++i) {
     AutoRegression g;

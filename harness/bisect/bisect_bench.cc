@@ -9,12 +9,15 @@
 // (questions evaluated / 1319), then the calibration of the per-question search's answers
 // over every family (share right per confidence bin, expected calibration error).
 // Deterministic (fixed seeds).
-//   build/harness/bisect/bisect_bench [--family all|default|f81-ar25|f160|f160-ar50]
-//       [--fragile N] [--affected-right P] [--max-runs N] [--history N] [--full-evals]
+//   build/harness/bisect/bisect_bench [--family all|default|f81-ar25|f160|f160-ar50|f160-b75]
+//       [--fragile N] [--affected-right P] [--affected-before P] [--max-runs N] [--history N]
+//       [--full-evals]
 // The families: default (56 borderline questions, the stand-in's 0.25 pp), f81-ar25
 // (`--fragile 81 --affected-right 0.25`: real-server noise, faults that move margins part
-// way), f160 (`--fragile 160`), f160-ar50 (`--fragile 160 --affected-right 0.5`). --fragile
-// or --affected-right alone run one custom family. --history N: earlier nightlies the flip
+// way), f160 (`--fragile 160`), f160-ar50 (`--fragile 160 --affected-right 0.5`), f160-b75
+// (`--fragile 160 --affected-before 0.75 --affected-right 0.25`: the stand-in's fault under
+// heavy noise, which moves questions that were already borderline). --fragile,
+// --affected-right or --affected-before alone run one custom family. --history N: earlier nightlies the flip
 // rates are learned from (default 4; 0: the fixed prior); --full-evals: whole evals only.
 #include <cmath>
 #include <cstdio>
@@ -39,6 +42,7 @@ struct Family {
   std::string name;
   int fragile = 56;
   double affected_right = 0;
+  double affected_before = 1;
 };
 
 struct Tally {
@@ -104,6 +108,7 @@ FamilyResult RunFamily(const Family& f, const SearchOptions& options, int histor
       h.drop = kDrops[d];
       h.fragile = f.fragile;
       h.affected_right = f.affected_right;
+      h.affected_before = f.affected_before;
       h.history_runs = history;
       h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
       const SimResult q = SimulateSearch(h, 1000 + i, options);
@@ -118,8 +123,8 @@ FamilyResult RunFamily(const Family& f, const SearchOptions& options, int histor
 }
 
 void PrintFamily(const FamilyResult& r, int n) {
-  std::printf("\nfamily %s: %d borderline questions, affected right %.2f\n", r.family.name.c_str(), r.family.fragile,
-              r.family.affected_right);
+  std::printf("\nfamily %s: %d borderline questions, affected right %.2f before the culprit, %.2f after\n",
+              r.family.name.c_str(), r.family.fragile, r.family.affected_before, r.family.affected_right);
   std::printf("%-7s %-5s | %-36s | %-16s | %-16s\n", "drop", "hist.", "search, per question", "accuracy only",
               "plain bisect");
   std::printf("%-7s %-5s | %-9s %-6s %-10s %-8s | %-9s %-6s | %-9s %-6s\n", "", "", "correct", "runs", "full evals",
@@ -151,7 +156,7 @@ void PrintSummary(const std::vector<FamilyResult>& results, int n) {
 int main(int argc, char** argv) {
   SearchOptions options;
   std::string family = "all";
-  Family custom{"custom", SimHistory{}.fragile, 0};
+  Family custom{"custom", SimHistory{}.fragile, 0, 1};
   bool is_custom = false;
   int history = SimHistory{}.history_runs;
   for (int i = 1; i < argc; ++i) {
@@ -163,8 +168,13 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
     if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
+    if (std::strcmp(argv[i], "--affected-before") == 0) custom.affected_before = std::atof(argv[i + 1]), is_custom = true;
   }
-  std::vector<Family> families = {{"default", 56, 0}, {"f81-ar25", 81, 0.25}, {"f160", 160, 0}, {"f160-ar50", 160, 0.5}};
+  std::vector<Family> families = {{"default", 56, 0, 1},
+                                  {"f81-ar25", 81, 0.25, 1},
+                                  {"f160", 160, 0, 1},
+                                  {"f160-ar50", 160, 0.5, 1},
+                                  {"f160-b75", 160, 0.25, 0.75}};
   if (is_custom) families = {custom};
   else if (family != "all") std::erase_if(families, [&](const Family& f) { return f.name != family; });
   const int n = SimHistory{}.questions;

@@ -36,9 +36,6 @@ double LogAddExp(double a, double b) {
 // The per-question model's prior on the share of affected questions under a culprit.
 constexpr std::array<double, 5> kAffectedShares = {0.0025, 0.005, 0.01, 0.02, 0.04};
 
-// The per-question model: an affected question that the fault moved only part of the way.
-constexpr std::array<double, 1> kPartlyRight = {0.3};
-
 double Entropy(const std::vector<double>& p) {
   double h = 0;
   for (double x : p)
@@ -187,17 +184,53 @@ double LogUnaffected(const ClassWeights& w, const ClassWeights& p, double right,
   return out;
 }
 
-// log P(outcomes | affected at the culprit): right before it (but for fa), from it on wrong
-// outright (but for fa) or, with even odds, right with one of kPartlyRight's probabilities
-// (a fault that moves a question's margin need not move it all the way: the question
-// becomes borderline).
-double LogAffected(double fa, double right_before, double wrong_before, double right_after, double wrong_after) {
-  const double before = right_before * std::log(1 - fa) + wrong_before * std::log(fa);
-  double after = std::log(0.5) + wrong_after * std::log(1 - fa) + right_after * std::log(fa);
-  const double part = std::log(0.5 / static_cast<double>(kPartlyRight.size()));
-  for (double p : kPartlyRight)
-    after = LogAddExp(after, part + wrong_after * std::log(1 - p) + right_after * std::log(p));
-  return before + after;
+// The per-question model's affected questions: how often one is right before its culprit
+// and from it on. A fault is of one of two kinds, and all the questions it affects are of
+// its kind. Three faults in four break questions that were settled right (right but for fa
+// before it); from it on they are wrong but for fa or, with even odds, right in 0.3 of runs
+// (a fault that moved its margin part of the way). One in four moves questions near the
+// accuracy boundary: right in 0.8 of runs before it (or, 3 in 10, settled right), from it on
+// wrong but for fa or right in a quarter of runs, even odds. The second kind is what the
+// stand-in's fault does under rerun noise (docs/bisect.md, "On the stand-in"); it weighs
+// less because it explains noise more easily: noise that it fits makes no-culprit slower.
+struct AffectedShape {
+  double log_weight, log_before_right, log_before_wrong, log_after_right, log_after_wrong;
+  double before;  // P(right) before the culprit, for the question's history
+};
+
+struct FaultKind {
+  double log_weight;
+  std::vector<AffectedShape> shapes;
+};
+
+std::vector<FaultKind> FaultKinds(double fa) {
+  struct Rate {
+    double p, weight;
+  };
+  auto kind = [](double weight, std::vector<Rate> befores, std::vector<Rate> afters) {
+    FaultKind out{std::log(weight), {}};
+    for (const Rate& b : befores)
+      for (const Rate& a : afters)
+        out.shapes.push_back({std::log(b.weight * a.weight), std::log(b.p), std::log(1 - b.p), std::log(a.p),
+                              std::log(1 - a.p), b.p});
+    return out;
+  };
+  return {kind(0.75, {{1 - fa, 1}}, {{fa, 0.5}, {0.3, 0.5}}),
+          kind(0.25, {{0.8, 0.7}, {1 - fa, 0.3}}, {{fa, 0.5}, {0.25, 0.5}})};
+}
+
+// log P(outcomes | affected at the culprit by a fault of this kind), each shape's history term given (log P(the
+// question's earlier runs | that before-rate) - log P(them | unaffected); 0 without any).
+double LogAffected(const std::vector<AffectedShape>& shapes, const std::vector<double>& history, double right_before,
+                   double wrong_before, double right_after, double wrong_after) {
+  double out = -std::numeric_limits<double>::infinity();
+  for (std::size_t c = 0; c < shapes.size(); ++c) {
+    const AffectedShape& a = shapes[c];
+    out = LogAddExp(out, a.log_weight + history[c] + right_before * a.log_before_right +
+                             wrong_before * a.log_before_wrong + right_after * a.log_after_right +
+                             wrong_after * a.log_after_wrong);
+  }
+  return out;
 }
 
 // What a run's outcome at a position may be, per series: a status, or a value drawn
@@ -305,8 +338,8 @@ std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra
   logp[0] = std::log(options_.prior_no_culprit);
   for (int j = 1; j <= n; ++j) logp[j] = std::log((1 - options_.prior_no_culprit) / n);
   const SeriesEvidence e = GatherEvidence(observations_, extra, static_cast<int>(series_.size()), positions_);
-  for (const auto& runs : e.question_runs)
-    if (!runs.empty()) AddQuestionEvidence(runs, static_cast<int>(&runs - e.question_runs.data()), logp);
+  for (int si = 0; si < static_cast<int>(e.question_runs.size()); ++si)
+    if (!e.question_runs[si].empty()) AddQuestionEvidence(e.question_runs[si], si, logp);
   if (e.any_status) AddStatusEvidence(e.stats, options_.flake_rate, logp);
   for (std::size_t si = 0; si < series_.size(); ++si) AddValueEvidence(e.stats[si], series_[si], options_, logp);
   return logp;
@@ -321,7 +354,10 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
       series < static_cast<int>(rates_.size()) && !rates_[series].empty() ? &rates_[series] : nullptr;
   const QuestionPatterns patterns = GroupQuestions(runs, rates);
   const ClassWeights p = RightProbabilities(options_.solid_flip);
-  const double fa = std::clamp(options_.affected_flip, 1e-6, 0.4);
+  const std::vector<FaultKind> kinds = FaultKinds(std::clamp(options_.affected_flip, 1e-6, 0.4));
+  std::vector<std::vector<double>> history(kinds.size());
+  for (std::size_t k = 0; k < kinds.size(); ++k) history[k].assign(kinds[k].shapes.size(), 0.0);
+  const std::size_t cells = kinds.size() * kAffectedShares.size();  // (fault kind, affected share)
   const double alpha = patterns.answered_total > 0 ? patterns.right_total / patterns.answered_total : 0.9;
   const ClassWeights fixed = FixedClassPrior(alpha, options_.fragile_share);
   // H_j splits the runs (by position) into the first split[j] before the culprit and the rest.
@@ -332,31 +368,35 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
     needed[split[j]] = 1;
     if (j < n) split[j + 1] = split[j];
   }
-  std::vector<std::array<double, kAffectedShares.size()>> sum(runs.size() + 1);
-  for (auto& a : sum) a.fill(0);
+  std::vector<std::vector<double>> sum(runs.size() + 1, std::vector<double>(cells, 0.0));
+  for (auto& row : sum)
+    for (std::size_t c = 0; c < cells; ++c) row[c] = kinds[c / kAffectedShares.size()].log_weight;
   for (const auto& [key, count] : patterns.count) {
     const int kind = static_cast<unsigned char>(key[0]) | static_cast<unsigned char>(key[1]) << 8;
     double right = 0, wrong = 0;
     for (std::size_t r = 2; r < key.size(); ++r) right += key[r] == '1', wrong += key[r] == '0';
     if (right + wrong == 0) continue;
     const double log_unaffected = LogUnaffected(rates ? rates->WeightsOfKind(kind) : fixed, p, right, wrong);
-    const double history = rates ? rates->AffectedLogRatioOfKind(kind) : 0;
+    for (std::size_t k = 0; rates && k < kinds.size(); ++k)
+      for (std::size_t c = 0; c < kinds[k].shapes.size(); ++c)
+        history[k][c] = rates->HistoryLogRatioOfKind(kind, kinds[k].shapes[c].before);
     double right_before = 0, wrong_before = 0;
     for (std::size_t s = 0; s <= runs.size(); ++s) {
       if (s > 0) right_before += key[s + 1] == '1', wrong_before += key[s + 1] == '0';
       if (!needed[s]) continue;
-      const double log_ratio =
-          LogAffected(fa, right_before, wrong_before, right - right_before, wrong - wrong_before) + history -
-          log_unaffected;
-      for (std::size_t g = 0; g < kAffectedShares.size(); ++g) {
-        const double pi = kAffectedShares[g];
-        sum[s][g] += count * LogAddExp(std::log(1 - pi), std::log(pi) + log_ratio);
+      for (std::size_t k = 0; k < kinds.size(); ++k) {
+        const double log_ratio = LogAffected(kinds[k].shapes, history[k], right_before, wrong_before, right - right_before,
+                                             wrong - wrong_before) -
+                                 log_unaffected;
+        for (std::size_t g = 0; g < kAffectedShares.size(); ++g) {
+          const double pi = kAffectedShares[g];
+          sum[s][k * kAffectedShares.size() + g] += count * LogAddExp(std::log(1 - pi), std::log(pi) + log_ratio);
+        }
       }
     }
   }
   for (int j = 1; j <= n; ++j)
-    logp[j] += LogSumExp(std::vector<double>(sum[split[j]].begin(), sum[split[j]].end())) -
-               std::log(static_cast<double>(kAffectedShares.size()));
+    logp[j] += LogSumExp(sum[split[j]]) - std::log(static_cast<double>(kAffectedShares.size()));
 }
 
 void Search::SetFlipRates(int series, FlipRates rates) {

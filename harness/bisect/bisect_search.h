@@ -27,10 +27,13 @@
 //   loses the same questions on every run, while run-to-run noise flips different ones,
 //   mostly among a few borderline questions. Each question is either unaffected (settled
 //   right or settled wrong, answered otherwise with probability `solid_flip`, or, a share
-//   `fragile_share` of them, borderline: right with probability 0.2, 0.5 or 0.8), or
-//   affected: right before the culprit and wrong from it on, each run showing the other
-//   answer with probability `affected_flip`, or, with even odds, from the culprit on right
-//   with probability 0.3 (a fault that moved its margin part of the way). Under H_j a
+//   `fragile_share` of them, borderline: right with probability 0.1, 0.2, 0.5, 0.8 or 0.9),
+//   or affected by the culprit. A fault is one of two kinds and affects questions of its
+//   kind only (bisect_search.cc, FaultKinds): three in four break settled-right questions
+//   (right before the culprit but for `affected_flip`; from it on wrong but for
+//   `affected_flip` or, even odds, right in 0.3 of runs: a fault that moved a margin part of
+//   the way), one in four moves questions near the accuracy boundary (right in 0.8 of runs
+//   before it, from it on wrong or right in a quarter of runs). Under H_j a
 //   share pi of the questions is affected (pi from the grid 0.25 %, 0.5 %, 1 %, 2 %, 4 %,
 //   equally likely); under H_0 none is. Each question's likelihood mixes both, so the Bayes
 //   factor of H_j weighs every question that consistently changed at j against the noise
@@ -39,7 +42,8 @@
 //   the evidence twice). A question a run did not answer is no evidence (a partial run,
 //   QuestionsFor). With SetFlipRates, each question's class prior is learned from earlier
 //   runs (flip_rates.h) instead of the fixed fragile_share, and its history weighs in on
-//   whether it could be affected (an affected question was right before the culprit).
+//   whether it could be affected (as often right before the culprit as the fault kind's
+//   shape says: a question that flipped before cannot be a settled one broken).
 // - Pass/fail statuses (a compile case, or a command's git-style exit code): a two-sided
 //   flake model; a run shows the wrong status with probability flake_rate.
 //

@@ -33,7 +33,7 @@ class Runs {
     o.questions.assign(h_.questions, only ? '-' : '0');
     int right = 0, answered = 0;
     auto evaluate = [&](int q) {
-      const double p = bad && affected_[q] ? h_.affected_right : right_[q];
+      const double p = !affected_[q] ? right_[q] : bad ? h_.affected_right : h_.affected_before;
       const bool is_right = p >= 1 || (p > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p);
       o.questions[q] = is_right ? '1' : '0';
       right += is_right;
@@ -68,7 +68,7 @@ SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions
   if (h.per_question && h.history_runs > 0) {
     std::vector<std::string> history;
     for (int k = 0; k < h.history_runs; ++k) history.push_back(runs.At(0).questions);
-    search.SetFlipRates(0, FlipRates::Estimate(history, options.solid_flip, options.fragile_share, options.affected_flip));
+    search.SetFlipRates(0, FlipRates::Estimate(history, options.solid_flip, options.fragile_share));
   }
   SimResult r;
   for (int guard = 0; guard < 10 * options.max_runs + 10; ++guard) {

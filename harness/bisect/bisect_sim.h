@@ -5,9 +5,9 @@
 // probability drawn uniformly from 0.1..0.9 on every run. That gives two reruns about 22
 // discordant questions and accuracy a run-to-run sd of about 0.25 pp, the stand-in's
 // measured 22.9 and 0.246 pp. A culprit turns round(drop * 1319) settled-right questions
-// wrong from its commit on (or right only with probability `affected_right`). The
-// known-good and known-bad commits start with one stored run each, as after a nightly:
-// they cost nothing. The store also holds `history_runs` earlier nightlies (commits before
+// wrong from its commit on (or right only with probability `affected_right`; and right
+// before it only with probability `affected_before`, when below 1). The known-good and
+// known-bad commits start with one stored run each, as after a nightly: they cost nothing. The store also holds `history_runs` earlier nightlies (commits before
 // the known-good one, behaving as it does): the search learns its per-question flip rates
 // from them (flip_rates.h), also at no cost, since the nightly ran them anyway. A run the
 // search asks for evaluates the questions Search::QuestionsFor chooses; its cost is counted
@@ -28,6 +28,10 @@ struct SimHistory {
   int questions = 1319;
   int fragile = 56;
   double affected_right = 0; // how often an affected question is still right after the culprit
+  // How often an affected question was right before the culprit: 1, a settled-right question
+  // the fault breaks; below 1, a borderline one it moves further (the stand-in's fault moves
+  // the questions just below its accuracy boundary, right in about 0.7 of runs before it).
+  double affected_before = 1;
   bool per_question = true;  // hand the search each run's questions, or only its accuracy
   int history_runs = 8;      // earlier nightlies the flip rates are learned from (0: the fixed prior)
 };

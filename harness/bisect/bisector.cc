@@ -86,7 +86,7 @@ Result<Target> TargetFromJson(const Json& j, const std::string& origin) {
 }
 
 // The commits from good (position 0) to bad (the last position).
-Result<std::vector<CommitInfo>> Positions(const BisectRequest& r, Store& store) {
+Result<std::vector<CommitInfo>> Positions(const BisectRequest& r, ResultReader& store) {
   if (!r.repo.empty()) {
     auto good = ReadCommit(r.repo, r.good);
     if (!good) return UsageError(fmt::format("--good {}: {}", r.good, good.error().message));
@@ -133,7 +133,7 @@ std::optional<double> MetricOf(const CaseEvidence& e, const std::string& name, i
 // Which of the questions (sample keys, in the target's order) the result got right: '1'
 // right, '0' wrong (wrong, invalid, truncated), 'x' not answered (a request error), '-' not
 // asked (a partial run's other questions).
-Result<std::string> QuestionOutcomes(Store& store, int64_t case_result_id, const std::vector<std::string>& keys) {
+Result<std::string> QuestionOutcomes(ResultReader& store, int64_t case_result_id, const std::vector<std::string>& keys) {
   auto samples = store.Samples(case_result_id);
   if (!samples) return samples.error();
   std::map<std::string, char> outcome;
@@ -148,7 +148,7 @@ Result<std::string> QuestionOutcomes(Store& store, int64_t case_result_id, const
 // Observations (as JSON, the logged form) of one stored case result. A partial run's result
 // is evidence only through its per-question outcomes: its value is over a few chosen
 // questions, and no gate judged its status.
-Status EvidenceObservations(const Target& t, int series, const CaseEvidence& e, Store& store, Json& out) {
+Status EvidenceObservations(const Target& t, int series, const CaseEvidence& e, ResultReader& store, Json& out) {
   const bool per_question = series < static_cast<int>(t.questions.size()) && !t.questions[series].empty();
   if (e.partial && (t.status || !per_question)) return OkStatus();
   if (t.status) {
@@ -214,7 +214,7 @@ Result<SuiteTable> SuiteNamed(const BisectRequest& r, const std::string& suite) 
 
 // The cases to compare: --case's (each of the suite), else the suite's cases stored at
 // either end.
-Result<std::vector<std::string>> CasesToCompare(const BisectRequest& r, const std::string& suite, Store& store,
+Result<std::vector<std::string>> CasesToCompare(const BisectRequest& r, const std::string& suite, ResultReader& store,
                                                 const std::vector<CommitInfo>& commits) {
   if (!r.cases.empty()) {
     for (const auto& id : r.cases)
@@ -239,7 +239,7 @@ struct CaseAtEnds {
 };
 
 // None when either end has no result of the case with the metric.
-Result<std::optional<CaseAtEnds>> MeansAtEnds(Store& store, const std::string& id, const std::string& metric,
+Result<std::optional<CaseAtEnds>> MeansAtEnds(ResultReader& store, const std::string& id, const std::string& metric,
                                               const std::vector<CommitInfo>& commits) {
   CaseAtEnds ends;
   double sum[2] = {0, 0}, count[2] = {0, 0};
@@ -268,7 +268,7 @@ double NoiseSigma(const BisectRequest& r, double good, int64_t n) {
 }
 
 // Picks the cases and the metric, and the noise prior of each series.
-Result<Target> ChooseTarget(const BisectRequest& r, Store& store, const std::vector<CommitInfo>& commits) {
+Result<Target> ChooseTarget(const BisectRequest& r, ResultReader& store, const std::vector<CommitInfo>& commits) {
   if (r.metric.empty()) {
     if (r.cases.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
     return StatusTarget(r);
@@ -394,8 +394,7 @@ class Session {
       }
       out_.flip_history_runs += static_cast<int>(history.size());
       if (!history.empty())
-        search_->SetFlipRates(i, FlipRates::Estimate(history, options.solid_flip, options.fragile_share,
-                                                     options.affected_flip));
+        search_->SetFlipRates(i, FlipRates::Estimate(history, options.solid_flip, options.fragile_share));
     }
     return OkStatus();
   }
@@ -677,7 +676,7 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
   return session.Finish(*decision);
 }
 
-Result<std::string> BisectLog(Store& store, int64_t session_id) {
+Result<std::string> BisectLog(BisectRecord& store, int64_t session_id) {
   auto s = store.BisectSession(session_id);
   if (!s) return s.error();
   Json header = ParseJsonOrDiscarded(s->args_json);

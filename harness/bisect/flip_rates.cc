@@ -32,17 +32,20 @@ ClassWeights PosteriorOf(const ClassWeights& w, const ClassWeights& p, int right
 
 ClassWeights RightProbabilities(double solid_flip) {
   const double f0 = std::clamp(solid_flip, 1e-6, 0.1);
-  return {1 - f0, f0, 0.2, 0.5, 0.8};
+  return {1 - f0, f0, 0.1, 0.2, 0.5, 0.8, 0.9};
 }
 
 ClassWeights FixedClassPrior(double right_share, double fragile_share) {
   const double alpha = std::clamp(right_share, 1e-3, 1 - 1e-3);
   const double phi = std::clamp(fragile_share, 1e-6, 0.5);
-  return {alpha * (1 - phi), (1 - alpha) * (1 - phi), phi / 3, phi / 3, phi / 3};
+  constexpr double kBorderline = kQuestionClasses - kFirstBorderlineClass;
+  ClassWeights out{alpha * (1 - phi), (1 - alpha) * (1 - phi)};
+  for (int c = kFirstBorderlineClass; c < kQuestionClasses; ++c) out[c] = phi / kBorderline;
+  return out;
 }
 
 FlipRates FlipRates::Estimate(const std::vector<std::string>& runs, double solid_flip, double fragile_share,
-                              double affected_flip, double prior_questions) {
+                              double prior_questions) {
   FlipRates out;
   out.solid_flip_ = solid_flip;
   out.runs_ = static_cast<int>(runs.size());
@@ -89,18 +92,20 @@ FlipRates FlipRates::Estimate(const std::vector<std::string>& runs, double solid
     for (double& x : next) x /= total;
     out.mixture_ = next;
   }
-  const double fa = std::clamp(affected_flip, 1e-6, 0.4);
-  for (auto& k : out.kinds_) {
-    double log_unaffected = 0;
-    k.weights = PosteriorOf(out.mixture_, p, k.right, k.answered, &log_unaffected);
-    k.affected_log_ratio = LogLikelihood(1 - fa, k.right, k.answered) - log_unaffected;
-  }
+  for (auto& k : out.kinds_) k.weights = PosteriorOf(out.mixture_, p, k.right, k.answered, &k.log_unaffected);
   return out;
+}
+
+double FlipRates::HistoryLogRatioOfKind(int kind, double before_right) const {
+  const KindInfo& k = kinds_[kind];
+  return LogLikelihood(before_right, k.right, k.answered) - k.log_unaffected;
 }
 
 double FlipRates::Borderline(int q) const {
   const ClassWeights& w = Weights(q);
-  return w[2] + w[3] + w[4];
+  double share = 0;
+  for (int c = kFirstBorderlineClass; c < kQuestionClasses; ++c) share += w[c];
+  return share;
 }
 
 double FlipRates::FlipRate(int q) const {

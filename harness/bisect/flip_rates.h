@@ -2,12 +2,14 @@
 // identity repeated, and the nightly history, tell which GSM8K questions are borderline.
 //
 // The search's per-question model (bisect_search.h) puts each unaffected question in one of
-// five classes: settled right (right with probability 1 - solid_flip), settled wrong (right
-// with probability solid_flip) and borderline, right with probability 0.2, 0.5 or 0.8. The
-// fixed prior weighs them alpha (1 - fragile_share), (1 - alpha)(1 - fragile_share) and
-// fragile_share / 3 each, alpha the share of right answers. The estimator:
+// seven classes: settled right (right with probability 1 - solid_flip), settled wrong (right
+// with probability solid_flip) and borderline, right with probability 0.1, 0.2, 0.5, 0.8 or
+// 0.9 (the outer two for questions that flip now and then: without them a question right in
+// 9 of 10 runs reads as settled, and its one wrong answer as a culprit's work). The fixed
+// prior weighs them alpha (1 - fragile_share), (1 - alpha)(1 - fragile_share) and
+// fragile_share / 5 each, alpha the share of right answers. The estimator:
 //   1. counts, per question, its right answers r and answers k over the given runs;
-//   2. fits the five class weights to all questions by EM (the class probabilities stay
+//   2. fits the seven class weights to all questions by EM (the class probabilities stay
 //      fixed), the fixed prior worth `prior_questions` questions as a Dirichlet pseudo-count
 //      (it holds the weights where the data cannot: with no question answered twice,
 //      borderline and settled cannot be told apart and the fixed prior is used as it is);
@@ -28,10 +30,11 @@
 
 namespace harness::bisect {
 
-inline constexpr int kQuestionClasses = 5;
+inline constexpr int kQuestionClasses = 7;
+inline constexpr int kFirstBorderlineClass = 2;
 using ClassWeights = std::array<double, kQuestionClasses>;
 
-// P(right) of each class: settled right, settled wrong, borderline 0.2, 0.5, 0.8.
+// P(right) of each class: settled right, settled wrong, borderline 0.1, 0.2, 0.5, 0.8, 0.9.
 ClassWeights RightProbabilities(double solid_flip);
 // The fixed prior's class weights.
 ClassWeights FixedClassPrior(double right_share, double fragile_share);
@@ -40,10 +43,9 @@ class FlipRates {
  public:
   FlipRates() = default;  // no history: every question keeps the fixed prior
   // runs: per-question outcomes ('1' right, '0' wrong, anything else no answer), one string
-  // per run, all of commits before the culprit could be. affected_flip is the search's: how
-  // often an affected question shows its old answer (for AffectedLogRatio).
+  // per run, all of commits before the culprit could be.
   static FlipRates Estimate(const std::vector<std::string>& runs, double solid_flip, double fragile_share,
-                            double affected_flip, double prior_questions = 200);
+                            double prior_questions = 200);
 
   bool empty() const { return kind_.empty(); }
   int questions() const { return static_cast<int>(kind_.size()); }
@@ -51,9 +53,9 @@ class FlipRates {
   int Kind(int q) const { return q < questions() ? kind_[q] : 0; }
   int kinds() const { return static_cast<int>(kinds_.size()); }
   const ClassWeights& WeightsOfKind(int kind) const { return kinds_[kind].weights; }
-  // log P(its history | affected by a culprit) - log P(its history | unaffected): an
-  // affected question was right before the culprit (but for affected_flip).
-  double AffectedLogRatioOfKind(int kind) const { return kinds_[kind].affected_log_ratio; }
+  // log P(its history | right with probability before_right, as an affected question was
+  // before its culprit) - log P(its history | unaffected, the fitted mixture).
+  double HistoryLogRatioOfKind(int kind, double before_right) const;
   const ClassWeights& Weights(int q) const { return WeightsOfKind(Kind(q)); }
   double Borderline(int q) const;  // posterior probability the question is borderline
   double FlipRate(int q) const;    // probability two runs disagree
@@ -64,7 +66,7 @@ class FlipRates {
   struct KindInfo {
     int right = 0, answered = 0;
     ClassWeights weights{};
-    double affected_log_ratio = 0;
+    double log_unaffected = 0;  // log P(its history | unaffected)
   };
   std::vector<int> kind_;
   std::vector<KindInfo> kinds_;

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/store/store.h"
+#include "harness/store/result_reader.h"
 #include "harness/util/error.h"
 
 namespace harness::bisect {
 
-// A nightly: every shard run of one logical run (Store::LogicalRun), first shard first.
+// A nightly: every shard run of one logical run (ResultReader::LogicalRun), first shard first.
 struct Nightly {
   std::vector<RunRow> runs;
   const RunRow& first() const { return runs.front(); }
@@ -26,7 +26,7 @@ struct NightlyPair {
   Nightly current;
   std::optional<Nightly> previous;
 };
-Result<NightlyPair> FindNightlyPair(Store& store, std::optional<int64_t> run_id);
+Result<NightlyPair> FindNightlyPair(ResultReader& store, std::optional<int64_t> run_id);
 
 // One case's regression, in words: "paired" (its paired verdict against its baseline is
 // REGRESSED), "gate" (its gate went from PASS or AT-RISK to FAIL), "status" (it passed in
@@ -49,14 +49,14 @@ struct RegressionTarget {
 };
 
 // The nightly's regressions against the previous one, as targets sorted by suite.
-Result<std::vector<RegressionTarget>> FindRegressions(Store& store, const NightlyPair& pair,
+Result<std::vector<RegressionTarget>> FindRegressions(ResultReader& store, const NightlyPair& pair,
                                                       const std::filesystem::path& suites_dir);
 
 // Whether the results stored after `after_case_result_id` at sha show the target's
 // regression again: a case fails again (status), its gate is FAIL again (gate), or its
 // samples are again REGRESSED against the previous nightly's (paired). Empty when the
 // rerun stored no result of any of the target's cases.
-Result<std::optional<bool>> Reproduces(Store& store, const RegressionTarget& target, const std::string& sha,
+Result<std::optional<bool>> Reproduces(ResultReader& store, const RegressionTarget& target, const std::string& sha,
                                        int64_t after_case_result_id);
 
 }  // namespace harness::bisect

@@ -109,7 +109,7 @@ std::vector<std::string> Undo(const Json& left, const std::string& who) {
   return notes;
 }
 
-Status MarkInterrupted(Store& store, int64_t id, const std::string& why) {
+Status MarkInterrupted(BisectRecord& store, int64_t id, const std::string& why) {
   auto row = store.BisectSession(id);
   if (!row) return row.error();
   if (row->status != "running") return OkStatus();
@@ -153,7 +153,7 @@ SessionLock::~SessionLock() {
   close(fd_);
 }
 
-Result<int64_t> SessionLock::Begin(Store& store, const BisectSessionRow& row) {
+Result<int64_t> SessionLock::Begin(BisectRecord& store, const BisectSessionRow& row) {
   auto registry = RegistryLock::Take(db_);
   if (!registry) return registry.error();
   auto id = store.BeginBisect(row);
@@ -193,7 +193,7 @@ Status SessionLock::Write() {
   return OkStatus();
 }
 
-Result<std::vector<std::string>> RecoverDeadSessions(const fs::path& db, Store& store) {
+Result<std::vector<std::string>> RecoverDeadSessions(const fs::path& db, BisectRecord& store) {
   auto registry = RegistryLock::Take(db);
   if (!registry) return registry.error();
   std::vector<std::string> notes;

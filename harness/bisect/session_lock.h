@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/store/store.h"
+#include "harness/store/bisect_record.h"
 #include "harness/util/error.h"
 #include "harness/util/subprocess.h"
 
@@ -33,7 +33,7 @@ class SessionLock {
 
   // Stores the session row through begin() and renames the lock to the session's id, both
   // while DB.bisect.lock is held.
-  Result<int64_t> Begin(Store& store, const BisectSessionRow& row);
+  Result<int64_t> Begin(BisectRecord& store, const BisectSessionRow& row);
   // What to undo if this process dies: the worktree of repo (empty: none) and the command
   // started in it (its process group's leader).
   Status SetWorktree(const std::filesystem::path& repo, const std::filesystem::path& worktree);
@@ -59,6 +59,6 @@ Result<std::filesystem::path> MakeWorktreeFolder();
 // (and its registration in the repository), and marks the session interrupted (status
 // error). A session marked running without any lock (written by a harness before locks,
 // or copied by `harness merge`) is marked too. Returns one line per thing it did.
-Result<std::vector<std::string>> RecoverDeadSessions(const std::filesystem::path& db, Store& store);
+Result<std::vector<std::string>> RecoverDeadSessions(const std::filesystem::path& db, BisectRecord& store);
 
 }  // namespace harness::bisect

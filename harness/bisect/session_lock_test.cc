@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/store/store.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
 

@@ -72,7 +72,7 @@ std::vector<std::string> AllGoldenCases(const std::filesystem::path& root) {
   return ids;
 }
 
-Review Load(Store& store, const std::filesystem::path& root, const std::string& case_id) {
+Review Load(ResultReader& store, const std::filesystem::path& root, const std::string& case_id) {
   Review r;
   r.case_id = case_id;
   r.path = ValueOrThrow(GoldenOpTablePath(root, case_id));
@@ -130,7 +130,7 @@ Json ReviewJson(const Review& r) {
 }
 
 // A change a killed `golden accept` left half done: its file has been rewritten or not.
-void NotePending(Store& store) {
+void NotePending(GoldenLog& store) {
   for (const auto& c : ValueOrThrow(store.PendingGoldenChanges()))
     std::fprintf(stderr, "harness: note: an interrupted golden accept of %s into %s is pending; the next golden accept "
                  "finishes or drops it\n", PrintableCaseId(c.case_id).c_str(), c.path.c_str());
@@ -170,7 +170,7 @@ std::string CurrentUser() {
 // Settles a change whose file write may or may not have happened, by what the file holds
 // now: the new content is recorded as the change (with its own reason and time); anything
 // else (the old content, or someone's edit since) drops it, recording nothing.
-bool Settle(Store& store, const GoldenChange& intent) {
+bool Settle(GoldenLog& store, const GoldenChange& intent) {
   RemoveOutputTemporaries(intent.path);
   if (Fnv1a64Hex(ReadBytes(intent.path)) == intent.new_hash) {
     ValueOrThrow(store.FinishGoldenChange(intent.id));
@@ -183,7 +183,7 @@ bool Settle(Store& store, const GoldenChange& intent) {
 // What killed accepts left pending, settled. Only changes of this golden folder are
 // touched (the path is rebuilt from the case id and compared), so a crafted or foreign
 // database never makes accept read or clean up a file elsewhere.
-void SettleInterrupted(Store& store, const std::filesystem::path& root) {
+void SettleInterrupted(GoldenLog& store, const std::filesystem::path& root) {
   for (const auto& c : ValueOrThrow(store.PendingGoldenChanges())) {
     auto here = GoldenOpTablePath(root, c.case_id);
     if (!here || here->string() != c.path) {

@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "harness/store/golden_log_test_util.h"
 #include "harness/store/store.h"
 #include "harness/testing/kill_at_syscall.h"
 #include "harness/testing/test_util.h"
@@ -118,7 +119,7 @@ void ExpectAcceptRewritesAndLogs(const Fixture& f) {
   EXPECT_EQ(accepted["calls"][2]["calls"], 1);
   auto store = Store::OpenReadOnly(f.db);
   ASSERT_TRUE(store.ok());
-  auto changes = (*store)->GoldenChanges(kCase);
+  auto changes = RecordedGoldenChanges(f.db, kCase);
   ASSERT_TRUE(changes.ok());
   ASSERT_EQ(changes->size(), 1u);
   const GoldenChange& c = (*changes)[0];
@@ -157,7 +158,7 @@ TEST(GoldenE2E, StaleMxfp4ExpectationFailsWithTheHintAndAcceptFixesIt) {
   const std::string now = ReadFile(f.golden_file);
   EXPECT_EQ(RunHarness({"golden", "accept", kCase, "--db", f.db.string(), "--reason", "again"}, f.env).exit_code, 0);
   EXPECT_EQ(ReadFile(f.golden_file), now);
-  EXPECT_EQ((*(*Store::OpenReadOnly(f.db))->GoldenChanges(kCase)).size(), 1u);
+  EXPECT_EQ(RecordedGoldenChanges(f.db, kCase)->size(), 1u);
 }
 
 TEST(GoldenE2E, AcceptRefusesAnErroredCaseAndBadRequests) {
@@ -174,7 +175,7 @@ TEST(GoldenE2E, AcceptRefusesAnErroredCaseAndBadRequests) {
   EXPECT_THAT(refused.err, ::testing::HasSubstr("refusing to accept gmm/test_qwen3_dynamic_quant_3"));
   EXPECT_THAT(refused.err, ::testing::HasSubstr("is error"));
   EXPECT_EQ(ReadFile(f.golden_file), kPreFix);
-  EXPECT_TRUE((*(*Store::OpenReadOnly(f.db))->GoldenChanges("")).empty());
+  EXPECT_TRUE(RecordedGoldenChanges(f.db, "")->empty());
 
   auto no_reason = RunHarness({"golden", "accept", kCase, "--db", f.db.string()}, f.env);
   EXPECT_EQ(no_reason.exit_code, 2);
@@ -250,7 +251,7 @@ struct KilledAccepts {
     EXPECT_EQ(ReadFile(f.golden_file), accepted);
     auto store = Store::OpenReadOnly(f.db);
     ASSERT_TRUE(store.ok()) << store.error().message;
-    auto changes = (*store)->GoldenChanges(kCase);
+    auto changes = RecordedGoldenChanges(f.db, kCase);
     ASSERT_TRUE(changes.ok());
     ASSERT_EQ(changes->size(), 1u) << ReadFile(f.dir / "out");
     EXPECT_EQ((*changes)[0].old_hash, Fnv1a64Hex(kPreFix));
@@ -373,7 +374,7 @@ TEST(GoldenE2E, CaseIdsThatLeaveTheGoldenFolderAreRefusedAtEveryEntry) {
     EXPECT_EQ(diff.exit_code, 2) << diff.err;
   }
   EXPECT_EQ(ReadFile(outside), bait);
-  EXPECT_TRUE((*(*Store::OpenReadOnly(crafted))->GoldenChanges("")).empty());
+  EXPECT_TRUE(RecordedGoldenChanges(crafted, "")->empty());
 }
 
 // An expectation that is a symlink (say, into a shared checkout) is rewritten where it

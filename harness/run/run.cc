@@ -47,7 +47,7 @@ Json FaultsOf(const Json& context) {
 // Finds the interrupted run to resume, or says why none may be. Where the run ran may have
 // changed (a server restarted on another port); what it measured may not, and neither may
 // its fault switches: half a run with a fault and half without would be no one measurement.
-Result<std::optional<int64_t>> FindResumable(Store& store, int64_t commit_id, const RunIdentity& identity,
+Result<std::optional<int64_t>> FindResumable(RunWriter& store, int64_t commit_id, const RunIdentity& identity,
                                              const RunRequest& request) {
   auto runs = store.InterruptedRuns(commit_id);
   if (!runs) return runs.error();
@@ -90,7 +90,7 @@ std::map<std::string, std::string> ParamsByCase(const std::vector<SuiteTable>& t
 }
 
 // A resumed run keeps its finished cases, so their rows must not have changed since.
-Status CheckResumedParams(Store& store, int64_t run_id, const std::map<std::string, std::string>& current) {
+Status CheckResumedParams(ResultReader& store, int64_t run_id, const std::map<std::string, std::string>& current) {
   auto stored = store.CaseParams(run_id);
   if (!stored) return stored.error();
   for (const auto& [case_id, params] : *stored) {
@@ -106,7 +106,7 @@ Status CheckResumedParams(Store& store, int64_t run_id, const std::map<std::stri
 
 // The whole run's cases for its summary: this invocation's, and the ones a resumed run
 // finished before, read back with their metrics.
-Result<std::vector<CaseResult>> WholeRun(Store& store, int64_t run_id, std::vector<CaseResult> now) {
+Result<std::vector<CaseResult>> WholeRun(ResultReader& store, int64_t run_id, std::vector<CaseResult> now) {
   auto stored = store.Cases(run_id);
   if (!stored) return stored.error();
   std::vector<CaseResult> all;
@@ -148,7 +148,7 @@ Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::str
 
 // The run's identity, with what the run is made for in its context; an explicit baseline
 // must have been run with the same identity.
-Result<RunIdentity> IdentityFor(const RunRequest& request, Store& store) {
+Result<RunIdentity> IdentityFor(const RunRequest& request, ResultReader& store) {
   auto identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables);
   if (!identity) return identity.error();
   if (!request.made_for.empty()) identity->context["bisect"] = request.made_for;
@@ -161,7 +161,7 @@ Result<RunIdentity> IdentityFor(const RunRequest& request, Store& store) {
 
 // The interrupted run --resume continues; none without --resume or when there is none to
 // resume (then a new run begins).
-Result<std::optional<int64_t>> ResumedRun(Store& store, int64_t commit_id, const RunIdentity& identity,
+Result<std::optional<int64_t>> ResumedRun(RunWriter& store, int64_t commit_id, const RunIdentity& identity,
                                           const RunRequest& request) {
   if (!request.resume) return std::optional<int64_t>();
   auto found = FindResumable(store, commit_id, identity, request);

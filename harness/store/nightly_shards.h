@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/store/store.h"
+#include "harness/store/run_row.h"
 
 namespace harness {
 

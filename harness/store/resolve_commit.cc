@@ -12,7 +12,7 @@
 
 namespace harness {
 
-Result<CommitInfo> ResolveCommit(Store& store, std::string_view spec, std::string_view flag) {
+Result<CommitInfo> ResolveCommit(ResultReader& store, std::string_view spec, std::string_view flag) {
   const std::string shown = TerminalText(Utf8Prefix(spec, 2 * kMaxShaDigits));
   const std::string named = flag.empty() ? fmt::format("'{}'", shown) : fmt::format("{} {}", flag, shown);
   std::string prefix(spec);

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "harness/store/store.h"
+#include "harness/store/result_reader.h"
 #include "harness/util/error.h"
 #include "harness/util/git.h"
 
@@ -24,6 +24,6 @@ inline constexpr std::size_t kMaxNamedCandidates = 10;
 
 // The commit spec names. Messages name it as flag and spec ("--since abc1") or, with no
 // flag, as the quoted spec ("'abc1'").
-Result<CommitInfo> ResolveCommit(Store& store, std::string_view spec, std::string_view flag = "");
+Result<CommitInfo> ResolveCommit(ResultReader& store, std::string_view spec, std::string_view flag = "");
 
 }  // namespace harness

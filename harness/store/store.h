@@ -1,162 +1,32 @@
-// The results store: one SQLite file. Versioned schema (application_id + user_version,
-// numbered migrations each in one BEGIN IMMEDIATE transaction), WAL, busy timeout,
-// prepared statements only. All SQL of the project lives in store.cc. Schema: docs/store.md.
+// The results store: one SQLite file (docs/store.md). Store opens it (checked, migrated or
+// read through a migrated copy: schema.h) and is every door its consumers use, each a class
+// of its own with its own row types: RunWriter (run_writer.h: `harness run`, ingest),
+// ResultReader (result_reader.h: compare, history, report, baselines, bisect's evidence),
+// BisectRecord (bisect_record.h: bisect sessions and regressions) and GoldenLog
+// (golden_log.h: golden accept). A consumer takes the narrowest door it needs. Merge
+// (store_merge.cc) and prune (store_prune.cc) are the store's own. All SQL of the project
+// lives in the store's files: the doors' .cc files, schema.cc, store_merge.cc,
+// store_prune.cc and the SQLite helpers (sqlite_db.h).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "harness/results/results.h"
+#include "harness/store/bisect_record.h"
+#include "harness/store/golden_log.h"
+#include "harness/store/result_reader.h"
+#include "harness/store/run_writer.h"
+#include "harness/store/schema.h"
 #include "harness/util/error.h"
-#include "harness/util/git.h"
 
 struct sqlite3;
 
 namespace harness {
-
-struct NewRun {
-  int64_t commit_id = 0;
-  std::string stack;
-  std::string config_hash;           // the measured identity's hash (store/identity_rule.h)
-  std::string config_json;           // the measured identity itself, canonical JSON
-  std::string host;
-  std::string harness_version;
-  std::string shard = "0/1";
-  std::string nightly;               // groups the shards of one nightly (empty: a run of its own)
-  std::string context_json = "{}";   // where and how it ran (endpoint URL, cwd, faults, ...)
-  // A partial run (`harness run --questions FILE`): the questions it evaluated, fewer than
-  // the suite's. Bisect evidence only: never a baseline, a gate's rerun, a trend, the
-  // report's flaky ranking or a nightly. Empty: a whole run.
-  std::optional<int64_t> partial_questions;
-};
-
-// What `history` asks for: one case or every case of a suite, a metric (may be empty) and
-// how many of the most recent commits that hold a finished result.
-struct HistoryQuery {
-  std::string case_id;               // exactly one of case_id and suite is set
-  std::string suite;
-  std::string metric;
-  int last_n = 20;
-};
-
-// One row of `history`: one finished result of a case at a commit. A commit run more than
-// once has one row per run.
-struct HistoryRow {
-  std::string sha;
-  std::optional<int64_t> ordinal;
-  std::string subject;
-  std::string case_id;
-  int64_t run_id = 0;
-  std::string started_at;
-  CaseStatus status = CaseStatus::kRunning;
-  std::optional<double> value;       // the metric, when asked for and present
-  int64_t n = 0;
-  std::optional<double> low, high;
-  std::string label;                 // the metric's word, when it is a verdict
-};
-
-struct RunRow {
-  int64_t id = 0;
-  std::string sha;
-  std::string subject;
-  std::string stack;
-  std::string config_hash;
-  std::string config_json;
-  std::string host;
-  std::string started_at;
-  std::string finished_at;
-  RunStatus status = RunStatus::kRunning;
-  std::string shard = "0/1";
-  std::string nightly;
-  std::string context_json = "{}";
-  std::optional<int64_t> ordinal;    // the commit's first-parent ordinal (FinishedRuns only)
-  std::optional<int64_t> partial_questions;  // NewRun::partial_questions
-};
-
-// Whether a run is a nightly: not made by a `harness bisect` command ("bisect" in its
-// context), not an --rerun-at-risk rerun ("rerun_of") and not partial. The others are
-// evidence about a commit; the report's latest runs and bisect --auto's nightlies are nightlies.
-bool IsNightlyRun(const RunRow& run);
-
-// A stored case result: its row ids and the result (metrics and ops are read separately).
-struct StoredCase {
-  int64_t id = 0;
-  int64_t run_id = 0;
-  CaseResult result;
-};
-
-// A stored case result and where it comes from.
-struct CaseRef {
-  int64_t case_result_id = 0;
-  int64_t run_id = 0;
-  std::string sha;
-  CaseStatus status = CaseStatus::kRunning;
-};
-
-// One stored result of a case at a commit, as bisect evidence.
-struct CaseEvidence {
-  int64_t case_result_id = 0;
-  int64_t run_id = 0;
-  CaseStatus status = CaseStatus::kRunning;
-  std::vector<Metric> metrics;     // name, value, n
-  bool partial = false;            // of a partial run: evidence only through its samples
-};
-
-struct BisectStepRow {
-  int64_t step = 0;
-  std::string sha;
-  std::string source;              // store | command
-  std::optional<int64_t> run_id;
-  std::optional<int64_t> exit_code;
-  std::string evidence_json;
-  std::string decision_json;
-};
-
-struct BisectSessionRow {
-  int64_t id = 0;
-  std::string started_at, finished_at;
-  std::string good, bad, target;
-  std::string args_json;
-  std::string status;              // running | culprit | no-culprit | ambiguous | error
-  std::string culprit;
-  double confidence = 0;
-  int64_t runs = 0;
-  std::string result_json;
-  std::vector<BisectStepRow> steps;
-};
-
-// A regression `harness bisect --auto` found in a nightly against the previous one.
-struct RegressionRow {
-  int64_t id = 0;
-  int64_t run_id = 0;              // the nightly (its first shard's run)
-  int64_t baseline_run_id = 0;     // the previous nightly of the same measured identity
-  std::string suite;
-  std::string kind;                // paired | gate | status
-  std::vector<std::string> cases;
-  std::string confirmation;        // confirmed | not-confirmed | not-tried
-  std::string confirm_json;        // the confirming reruns: [{"exit_code", "reproduced", "runs"}]
-  std::optional<int64_t> session_id;  // the bisect session of a confirmed regression
-  std::string at;
-};
-
-// One reviewed change of a golden expectation (`harness golden accept`).
-struct GoldenChange {
-  int64_t id = 0;
-  std::string case_id;
-  std::string path;                // the expectation file as the command named it
-  std::string old_hash, new_hash;  // Fnv1a64Hex of the file's bytes before and after
-  std::string reason;
-  std::string sha;                 // the commit of the run whose actual table was accepted
-  std::string user;
-  std::string at;                  // ISO-8601 UTC; filled by the store
-  std::optional<int64_t> from_case_result_id;
-};
 
 // What `harness merge` copied from one input database.
 struct MergeCounts {
@@ -168,27 +38,6 @@ struct MergeCounts {
   int64_t bisect_sessions = 0, bisect_steps = 0;
   int64_t regressions = 0;
   std::set<std::string> nightlies;   // the nightly ids of the runs added (merge checks they are whole)
-};
-
-// The file a run was ingested from (`harness ingest`): the same bytes in the same format for
-// the same commit are stored once.
-struct IngestedFile {
-  std::string content_hash;        // Fnv1a64Hex of the file's bytes
-  std::string format;              // junit | gtest-json | lm-eval | sglang-gsm8k | tensorcast-table
-  std::string path;                // as the command named it
-};
-
-// What AttachIngestedSamples added to an ingested run.
-struct AttachedSamples {
-  int64_t run_id = 0;
-  int cases = 0;                   // cases that received samples
-  int64_t samples = 0;
-};
-
-struct IngestedRun {
-  NewRun run;
-  std::vector<FinishedCase> cases;
-  IngestedFile file;
 };
 
 // The retention window of `harness prune` (store/prune.h): a run is in it when it is one
@@ -219,10 +68,23 @@ struct PrunePlan {
   std::vector<PruneCandidate> outside;  // runs outside the window with samples, oldest first
 };
 
-class Store {
+// Holds the connection the doors share; a base of Store, first, so that it is built before
+// the doors that keep a reference to it.
+class StoreConnection {
+ protected:
+  explicit StoreConnection(std::unique_ptr<store_sql::Connection> connection);
+  ~StoreConnection();
+  std::unique_ptr<store_sql::Connection> shared_connection_;
+};
+
+class Store final : private StoreConnection,
+                    public RunWriter,
+                    public ResultReader,
+                    public BisectRecord,
+                    public GoldenLog {
  public:
-  static constexpr int kSchemaVersion = 11;
-  static constexpr int32_t kApplicationId = 0x48524e53;  // "HRNS"
+  static constexpr int kSchemaVersion = store_schema::kVersion;
+  static constexpr int32_t kApplicationId = store_schema::kApplicationId;
 
   // Opens for writing, creating the file and migrating as needed. Only a missing or empty
   // file or a harness database is accepted: anything else (another application's SQLite
@@ -243,130 +105,6 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   int SchemaVersion();
-  const std::filesystem::path& path() const { return path_; }
-
-  // One read transaction over the reads made while it lives: they see one snapshot of the
-  // file, and SQLite takes and drops its read lock once instead of once per query (compare
-  // and report read per case: thousands of queries at fleet scale). Inside a transaction
-  // already, it does nothing.
-  class ReadSnapshot {
-   public:
-    explicit ReadSnapshot(Store& store);
-    ~ReadSnapshot();
-    ReadSnapshot(const ReadSnapshot&) = delete;
-    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
-
-   private:
-    sqlite3* db_;
-    bool began_ = false;
-  };
-
-  Result<int64_t> UpsertCommit(const CommitInfo& c);
-  Result<int64_t> BeginRun(const NewRun& r);
-  Status FinishRun(int64_t run_id, RunStatus status);
-  // Runs of this commit that did not finish (status running), newest first, with their
-  // identity; --resume picks the one whose identity matches.
-  Result<std::vector<RunRow>> InterruptedRuns(int64_t commit_id);
-  Status ReopenRun(int64_t run_id);
-
-  // Creates the case row in status "running" (or returns the existing one on resume).
-  Result<int64_t> BeginCase(int64_t run_id, const std::string& suite, const std::string& case_id,
-                            const std::string& params_json);
-  Status WriteSample(int64_t case_result_id, const Sample& s);
-  // Status, duration, message, metrics and op rows in one transaction.
-  Status FinishCase(int64_t case_result_id, const CaseResult& result);
-
-  // Imported runs (one file's) written whole in one transaction: per run the run row
-  // (finished, status from its cases), every case with metrics, op rows and samples, and
-  // its ingested_files row. A run whose (content hash, format, commit) was ingested before
-  // is skipped: its entry in the answer is empty. On any error nothing is written.
-  Result<std::vector<std::optional<int64_t>>> WriteIngestedRuns(const std::vector<IngestedRun>& runs);
-  // Samples given after their file was ingested (lm-eval --samples, sglang's raw results):
-  // for each case of `in` with samples whose stored case, in the run the same file became at
-  // the same commit, has none yet, the samples are added and its outcome (status, message,
-  // metrics) replaced by `in`'s, which the samples informed. One transaction. Empty when
-  // the file was not ingested for that commit.
-  Result<std::optional<AttachedSamples>> AttachIngestedSamples(const IngestedRun& in);
-
-  Result<std::vector<Sample>> Samples(int64_t case_result_id);
-  Result<std::vector<Metric>> Metrics(int64_t case_result_id);
-  Result<std::vector<OpRow>> Ops(int64_t case_result_id);
-  Result<std::vector<StoredCase>> Cases(int64_t run_id);
-  // A run by id, or the newest run when id is 0; an unknown id is a usage error.
-  Result<RunRow> Run(int64_t id);
-  // Every finished result of the case (or the suite's cases) at the last_n most recent
-  // commits holding one: commits in first-parent order (oldest first), then case id, then
-  // run (oldest first). Partial runs are left out: their values are over a few questions.
-  Result<std::vector<HistoryRow>> History(const HistoryQuery& q);
-  // Per case, the newest finished (not running) result of a whole run at commit sha, sorted
-  // by case id (what `compare` pairs when it is given commits).
-  Result<std::vector<StoredCase>> NewestCasesAt(const std::string& sha);
-  // The finished results of one run, sorted by case id.
-  Result<std::vector<StoredCase>> FinishedCases(int64_t run_id);
-  // Every finished run (not running), commits in the order history uses (commits stored
-  // without git first, by when they were first seen; then first-parent ordinal), runs of
-  // one commit oldest first: the report's window is cut from this.
-  Result<std::vector<RunRow>> FinishedRuns();
-  // The metrics of every case of a run in one query: case_result_id -> metrics by name.
-  Result<std::map<int64_t, std::vector<Metric>>> MetricsOfRun(int64_t run_id);
-  // Which stored results may pair with a running case: the same case, run identity and
-  // parameter row, leaving out the running run itself and every partial run.
-  struct CaseMatch {
-    std::string case_id;
-    std::string config_hash;
-    std::string params_json;
-    int64_t exclude_run = 0;
-    bool passing_only = false;
-  };
-  // The newest finished matching result at commit sha.
-  Result<std::optional<CaseRef>> NewestCaseAt(const CaseMatch& match, const std::string& sha);
-  // The value of `metric` in every finished matching result at commit sha (its reruns),
-  // oldest first.
-  Result<std::vector<double>> MetricAt(const CaseMatch& match, const std::string& sha, const std::string& metric);
-  // The same over every commit whose first-parent ordinal is below `ordinal`, newest first.
-  Result<std::optional<CaseRef>> NewestCaseBelowOrdinal(const CaseMatch& match, int64_t ordinal);
-  // The parameter row a run stored for each of its cases: case id -> params_json.
-  Result<std::map<std::string, std::string>> CaseParams(int64_t run_id);
-  // Every finished (pass, fail, error) result of case_id at commit sha, oldest first, with
-  // its metrics: bisect's evidence (any run identity: the bisect command decides; partial
-  // runs too, marked).
-  Result<std::vector<CaseEvidence>> CaseEvidenceAt(const std::string& case_id, const std::string& sha);
-  // Case ids stored at commit sha that start with prefix ("gsm8k/").
-  Result<std::vector<std::string>> CaseIdsAt(const std::string& sha, const std::string& prefix);
-  // The stored commits whose sha starts with sha_prefix (lowercase hex), sorted by sha; at
-  // most 20. A commit named on the command line goes through ResolveCommit (resolve_commit.h).
-  Result<std::vector<CommitInfo>> MatchCommits(const std::string& sha_prefix);
-  // Commits with a first-parent ordinal in (after, up_to], in that order.
-  Result<std::vector<CommitInfo>> CommitsInOrdinalRange(int64_t after, int64_t up_to);
-  Result<int64_t> NewestCaseResultId();
-
-  // Bisect sessions: begun, one row per step as it happens, finished with the answer.
-  Result<int64_t> BeginBisect(const BisectSessionRow& session);
-  Status AddBisectStep(int64_t session_id, const BisectStepRow& step);
-  Status FinishBisect(int64_t session_id, const BisectSessionRow& session);
-  Result<BisectSessionRow> BisectSession(int64_t session_id);
-  // Every stored bisect session's id, oldest first.
-  Result<std::vector<int64_t>> BisectSessionIds();
-  // The sessions still marked running (live, or left so by a process that died), oldest first.
-  Result<std::vector<int64_t>> RunningBisectSessionIds();
-
-  // Regressions found by `bisect --auto`, linked to their nightly and bisect session.
-  Result<int64_t> AddRegression(const RegressionRow& regression);
-  Status SetRegressionSession(int64_t regression_id, int64_t session_id);
-  Result<std::vector<RegressionRow>> Regressions();  // oldest first
-
-  // Whether any finished result of case_id exists at commit sha (under any identity).
-  Result<bool> HasCaseAt(const std::string& case_id, const std::string& sha);
-  // How many finished whole (not partial) runs commit sha has: of this identity (config_hash),
-  // and of any.
-  Result<std::pair<int64_t, int64_t>> RunsAt(const std::string& sha, const std::string& config_hash);
-  // The runs that make one logical run with run_id: every run of its nightly id at the
-  // same commit and identity (the shards of a sharded nightly), sorted by shard then id;
-  // just run_id when it has no nightly id.
-  Result<std::vector<RunRow>> LogicalRun(int64_t run_id);
-  // Every run (any status) with this nightly id, by commit, identity, shard and id
-  // (store/nightly_shards.h counts their shards).
-  Result<std::vector<RunRow>> NightlyRuns(const std::string& nightly);
 
   // Copies every run (with its cases, metrics, samples and op rows), golden change and
   // bisect session of the harness database at `input` that this one does not hold yet, in
@@ -397,36 +135,12 @@ class Store {
   // what it holds.
   Status Compact();
 
-  // Every case id ever stored, sorted (for "unknown case" messages).
-  Result<std::vector<std::string>> KnownCases();
-
-  // The newest finished (not running) result of case_id under any run: the run that
-  // started last, then the newest row. Empty when the case was never stored.
-  Result<std::optional<CaseRef>> LatestCaseResult(const std::string& case_id);
-  // A golden change in three steps, so that a kill at any point leaves something the next
-  // `golden accept` can finish (docs/golden.md): Begin commits the intent and returns its
-  // id, the caller rewrites the file, Finish moves the intent into golden_changes in one
-  // transaction. Abandon drops an intent whose file was not rewritten: nothing is recorded.
-  Result<int64_t> BeginGoldenChange(const GoldenChange& change);
-  Status FinishGoldenChange(int64_t intent_id);
-  Status AbandonGoldenChange(int64_t intent_id);
-  // Intents neither finished nor abandoned (an accept was killed), oldest first; id is the intent's.
-  Result<std::vector<GoldenChange>> PendingGoldenChanges();
-  // The recorded changes of case_id (every case when empty), oldest first.
-  Result<std::vector<GoldenChange>> GoldenChanges(const std::string& case_id);
-
  private:
-  Store(sqlite3* db, std::filesystem::path path);
+  explicit Store(std::unique_ptr<store_sql::Connection> connection);
+  sqlite3* db() const;
   static Result<std::unique_ptr<Store>> OpenWith(const std::filesystem::path& path, bool read_only);
   // OpenReadOnly, then the checks MergeFrom makes of an input.
   static Result<std::unique_ptr<Store>> OpenMergeInput(const std::filesystem::path& input);
-  sqlite3* db_;
-  std::filesystem::path path_;
-  std::filesystem::path copy_dir_;   // the migrated copy of an older file this store reads, if any
-  // The per-case reads (Metrics, Ops, Samples) prepared once: compare and report ask them
-  // for every case, thousands at fleet scale. Finalized before the connection closes.
-  struct StatementCache;
-  std::unique_ptr<StatementCache> statements_;
 };
 
 }  // namespace harness

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/store/golden_log_test_util.h"
 #include "harness/store/identity_rule.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/versions.h"
@@ -457,19 +458,19 @@ TEST(Store, LatestCaseResultSkipsRunningAndGoldenChangesGoThroughAnIntent) {
   auto dropped = s.BeginGoldenChange(c);
   ASSERT_TRUE(dropped.ok());
   ASSERT_EQ(s.PendingGoldenChanges()->size(), 2u);
-  EXPECT_TRUE(s.GoldenChanges("gmm/t_0")->empty()) << "an intent is not a change until it is finished";
+  EXPECT_TRUE(RecordedGoldenChanges(s.path(), "gmm/t_0")->empty()) << "an intent is not a change until it is finished";
   ASSERT_TRUE(s.FinishGoldenChange(*kept).ok());
   ASSERT_TRUE(s.AbandonGoldenChange(*dropped).ok());
   EXPECT_TRUE(s.PendingGoldenChanges()->empty());
   EXPECT_FALSE(s.FinishGoldenChange(*dropped).ok()) << "an abandoned intent records nothing";
-  auto changes = s.GoldenChanges("gmm/t_0");
+  auto changes = RecordedGoldenChanges(s.path(), "gmm/t_0");
   ASSERT_TRUE(changes.ok());
   ASSERT_EQ(changes->size(), 1u);
   EXPECT_EQ((*changes)[0].reason, "fusion learned its tail");
   EXPECT_EQ((*changes)[0].from_case_result_id, cr1);
   EXPECT_FALSE((*changes)[0].at.empty());
-  EXPECT_TRUE(s.GoldenChanges("other/t_0")->empty());
-  EXPECT_EQ(s.GoldenChanges("")->size(), 1u);
+  EXPECT_TRUE(RecordedGoldenChanges(s.path(), "other/t_0")->empty());
+  EXPECT_EQ(RecordedGoldenChanges(s.path(), "")->size(), 1u);
 }
 
 

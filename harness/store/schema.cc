@@ -1,0 +1,538 @@
+#include "harness/store/schema.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/store/identity_rule.h"
+#include "harness/store/sqlite_db.h"
+
+namespace harness::store_schema {
+namespace {
+
+using store_sql::DbError;
+using store_sql::Exec;
+using store_sql::InTransaction;
+using store_sql::PragmaInt;
+using store_sql::Stmt;
+
+
+// Each migration runs in one BEGIN IMMEDIATE transaction that also bumps user_version.
+// Never edit a migration that has shipped: add the next one.
+const char* const kMigrations[] = {
+    // 1: commits, runs, case results, metrics.
+    R"sql(
+CREATE TABLE commits(
+  id INTEGER PRIMARY KEY,
+  sha TEXT NOT NULL UNIQUE,
+  parents TEXT NOT NULL DEFAULT '',
+  first_parent_ordinal INTEGER,
+  author_time INTEGER,
+  subject TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  commit_id INTEGER NOT NULL REFERENCES commits(id),
+  stack TEXT NOT NULL,
+  config_hash TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  host TEXT NOT NULL,
+  harness_version TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  status TEXT NOT NULL CHECK (status IN ('running','passed','failed','error')),
+  shard TEXT NOT NULL DEFAULT '0/1'
+);
+CREATE INDEX runs_by_commit ON runs(commit_id, config_hash);
+CREATE TABLE case_results(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  suite TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  params_json TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running','pass','fail','error','skip')),
+  duration_s REAL,
+  message TEXT NOT NULL DEFAULT '',
+  UNIQUE(run_id, case_id)
+);
+CREATE TABLE metrics(
+  case_result_id INTEGER NOT NULL REFERENCES case_results(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  value REAL NOT NULL,
+  n INTEGER NOT NULL DEFAULT 0,
+  low REAL,
+  high REAL,
+  PRIMARY KEY(case_result_id, name)
+);
+)sql",
+    // 2: raw per-sample outcomes and op rows; indexes for history and per-commit samples.
+    R"sql(
+CREATE TABLE samples(
+  case_result_id INTEGER NOT NULL REFERENCES case_results(id) ON DELETE CASCADE,
+  sample_key TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  expected TEXT NOT NULL DEFAULT '',
+  extracted TEXT NOT NULL DEFAULT '',
+  latency_s REAL NOT NULL DEFAULT 0,
+  tokens INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(case_result_id, sample_key)
+);
+CREATE TABLE op_rows(
+  case_result_id INTEGER NOT NULL REFERENCES case_results(id) ON DELETE CASCADE,
+  op TEXT NOT NULL,
+  input_shapes TEXT NOT NULL,
+  calls INTEGER NOT NULL,
+  est_seconds REAL NOT NULL
+);
+CREATE INDEX op_rows_by_case ON op_rows(case_result_id);
+CREATE INDEX case_results_by_case ON case_results(case_id, run_id);
+CREATE INDEX metrics_by_name ON metrics(name, case_result_id);
+CREATE INDEX commits_by_ordinal ON commits(first_parent_ordinal);
+)sql",
+    // 3: one status vocabulary (runs said passed/failed, cases pass/fail), and verdict
+    // metrics carry their word beside the code. SQLite cannot change a CHECK constraint,
+    // so runs is rebuilt (foreign keys are off while migrations run).
+    R"sql(
+CREATE TABLE runs_v3(
+  id INTEGER PRIMARY KEY,
+  commit_id INTEGER NOT NULL REFERENCES commits(id),
+  stack TEXT NOT NULL,
+  config_hash TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  host TEXT NOT NULL,
+  harness_version TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  status TEXT NOT NULL CHECK (status IN ('running','pass','fail','error')),
+  shard TEXT NOT NULL DEFAULT '0/1'
+);
+INSERT INTO runs_v3(id, commit_id, stack, config_hash, config_json, host, harness_version, started_at, finished_at,
+                    status, shard)
+SELECT id, commit_id, stack, config_hash, config_json, host, harness_version, started_at, finished_at,
+       CASE status WHEN 'passed' THEN 'pass' WHEN 'failed' THEN 'fail' ELSE status END, shard
+FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
+CREATE INDEX runs_by_commit ON runs(commit_id, config_hash);
+ALTER TABLE metrics ADD COLUMN label TEXT NOT NULL DEFAULT '';
+UPDATE metrics SET label = CASE CAST(value AS INTEGER) WHEN 0 THEN 'PASS' WHEN 1 THEN 'AT-RISK' ELSE 'FAIL' END
+WHERE name = 'gate_verdict';
+UPDATE metrics SET label = CASE CAST(value AS INTEGER) WHEN 0 THEN 'SAME' WHEN 1 THEN 'IMPROVED' ELSE 'REGRESSED' END
+WHERE name = 'baseline_verdict';
+)sql",
+    // 4: bisect sessions and their steps (the replayable log of `harness bisect`), and an
+    // index so `history --suite` finds a suite's results without scanning every case result.
+    R"sql(
+CREATE TABLE bisect_sessions(
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  good TEXT NOT NULL,
+  bad TEXT NOT NULL,
+  target TEXT NOT NULL,
+  args_json TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'culprit', 'no-culprit', 'ambiguous', 'error')),
+  culprit TEXT,
+  confidence REAL,
+  runs INTEGER NOT NULL DEFAULT 0,
+  result_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE bisect_steps(
+  session_id INTEGER NOT NULL REFERENCES bisect_sessions(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL,
+  sha TEXT NOT NULL,
+  source TEXT NOT NULL,
+  run_id INTEGER,
+  exit_code INTEGER,
+  evidence_json TEXT NOT NULL,
+  decision_json TEXT NOT NULL,
+  PRIMARY KEY(session_id, step)
+);
+CREATE INDEX bisect_sessions_by_culprit ON bisect_sessions(culprit);
+CREATE INDEX case_results_by_suite ON case_results(suite, run_id);
+)sql",
+    // 5: the completion text of a sample (the report's per-question flips show it; bounded
+    // by the writer, stored as sent) and the log of reviewed golden expectation changes.
+    R"sql(
+ALTER TABLE samples ADD COLUMN completion TEXT NOT NULL DEFAULT '';
+CREATE TABLE golden_changes(
+  id INTEGER PRIMARY KEY,
+  case_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  old_hash TEXT NOT NULL,
+  new_hash TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  sha TEXT NOT NULL,
+  user TEXT NOT NULL,
+  at TEXT NOT NULL,
+  from_case_result_id INTEGER
+);
+CREATE INDEX golden_changes_by_case ON golden_changes(case_id, id);
+)sql",
+    // 6: what `harness merge` needs. Every run and bisect session gets a random uid, so a
+    // merge recognizes a run it already holds (the same input twice adds nothing); a run's
+    // nightly id groups the shards of one sharded nightly into one logical run.
+    R"sql(
+ALTER TABLE runs ADD COLUMN uid TEXT;
+UPDATE runs SET uid = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX runs_by_uid ON runs(uid);
+ALTER TABLE runs ADD COLUMN nightly TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_nightly ON runs(nightly, commit_id, config_hash);
+ALTER TABLE bisect_sessions ADD COLUMN uid TEXT;
+UPDATE bisect_sessions SET uid = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX bisect_sessions_by_uid ON bisect_sessions(uid);
+)sql",
+    // 7: which files `harness ingest` imported, so the same file for the same commit in the
+    // same format is imported once (the run it became is kept beside it).
+    R"sql(
+CREATE TABLE ingested_files(
+  id INTEGER PRIMARY KEY,
+  content_hash TEXT NOT NULL,
+  format TEXT NOT NULL,
+  commit_id INTEGER NOT NULL REFERENCES commits(id),
+  path TEXT NOT NULL,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  at TEXT NOT NULL,
+  UNIQUE(content_hash, format, commit_id)
+);
+)sql",
+    // 8: golden changes under way. `golden accept` commits its intent here before it rewrites
+    // the expectation file and moves it to golden_changes after, so a kill in between leaves
+    // a row the next accept completes (the file was rewritten) or drops (it was not).
+    R"sql(
+CREATE TABLE golden_intents(
+  id INTEGER PRIMARY KEY,
+  case_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  old_hash TEXT NOT NULL,
+  new_hash TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  sha TEXT NOT NULL,
+  user TEXT NOT NULL,
+  at TEXT NOT NULL,
+  from_case_result_id INTEGER
+);
+)sql",
+    // 9: a run's identity split in two (store/identity_rule.h): config_json and config_hash
+    // keep what was measured, context_json where and how it ran (endpoint URL, exec cwd,
+    // env and timeout, fault switches). Stored identities of format 1 are re-keyed with the
+    // same rule as new runs, by the SQL functions RegisterIdentityFunctions adds.
+    R"sql(
+ALTER TABLE runs ADD COLUMN context_json TEXT NOT NULL DEFAULT '{}';
+UPDATE runs SET config_hash = harness_rekeyed_hash(config_json, config_hash),
+                context_json = harness_rekeyed_context(config_json),
+                config_json = harness_rekeyed_measured(config_json);
+)sql",
+    // 10: what `harness bisect --auto` found in a nightly: each regression against the
+    // previous nightly (its cases, how they regressed), whether a rerun of the bad commit
+    // confirmed it, and the bisect session that looked for its culprit.
+    R"sql(
+CREATE TABLE regressions(
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  baseline_run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  suite TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  cases_json TEXT NOT NULL,
+  confirmation TEXT NOT NULL CHECK (confirmation IN ('confirmed', 'not-confirmed', 'not-tried')),
+  confirm_json TEXT NOT NULL,
+  session_id INTEGER REFERENCES bisect_sessions(id) ON DELETE SET NULL,
+  at TEXT NOT NULL
+);
+CREATE INDEX regressions_by_run ON regressions(run_id);
+)sql",
+    // 11: partial runs (`harness run --questions FILE`, a bisect step's few questions): how
+    // many questions such a run evaluated; NULL for a whole run. A partial run is evidence
+    // for bisect only, so the baseline, rerun, history and report queries leave it out.
+    R"sql(
+ALTER TABLE runs ADD COLUMN partial_questions INTEGER CHECK (partial_questions IS NULL OR partial_questions > 0);
+)sql",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kVersion);
+
+// One row of sqlite_master, the part that says what an object is (rootpage left out).
+struct SchemaObject {
+  std::string type, name, tbl_name, sql;
+  auto operator<=>(const SchemaObject&) const = default;
+};
+
+// What a file holds before we touch it: read in one read transaction, which writes nothing
+// and sees one snapshot (another process may be creating the schema this very moment).
+struct FileKind {
+  int app = 0, version = 0;
+  std::vector<SchemaObject> schema;
+};
+
+bool PlainIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// The sql SQLite keeps for an object is the text that created it, edited by ALTER TABLE
+// (which may quote a renamed table's name): compared without its layout (runs of
+// whitespace, spaces beside parentheses and commas) or the quotes of plain identifiers.
+// String literals are kept as written.
+std::string NormalizedSql(std::string_view sql) {
+  std::string out;
+  bool space = false, literal = false;
+  for (std::size_t i = 0; i < sql.size(); ++i) {
+    const char c = sql[i];
+    if (c == '\'') literal = !literal;  // a doubled quote inside a literal toggles twice
+    if (!literal && std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty() && out.back() != '(' && out.back() != ',' && c != ')' && c != ',' && c != '(') out += ' ';
+    space = false;
+    if (!literal && c == '"') {
+      const std::size_t end = sql.find('"', i + 1);
+      if (end != std::string_view::npos && PlainIdentifier(sql.substr(i + 1, end - i - 1))) {
+        out += sql.substr(i + 1, end - i - 1);
+        i = end;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+Result<std::vector<SchemaObject>> ReadSchema(sqlite3* db) {
+  auto out = store_sql::QueryAll<SchemaObject>(
+      db, "SELECT type, name, tbl_name, COALESCE(sql, '') FROM main.sqlite_master", "read the schema",
+      [](const Stmt& st) { return SchemaObject{st.Text(0), st.Text(1), st.Text(2), NormalizedSql(st.Text(3))}; });
+  if (out) std::sort(out->begin(), out->end());
+  return out;
+}
+
+Result<FileKind> ReadKind(sqlite3* db, const std::string& path) {
+  Stmt st(db, "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM "
+              "pragma_user_version)");
+  if (st.Step() != SQLITE_ROW) return InfraError(fmt::format("{}: not a harness database: {}", path, sqlite3_errmsg(db)));
+  auto schema = ReadSchema(db);
+  if (!schema) return InfraError(fmt::format("{}: not a harness database: {}", path, schema.error().message));
+  return FileKind{static_cast<int>(st.Int(0)), static_cast<int>(st.Int(1)), std::move(*schema)};
+}
+
+Result<FileKind> Inspect(sqlite3* db, const std::string& path) {
+  if (auto s = Exec(db, "BEGIN", fmt::format("{}: begin reading", path)); !s) return s.error();
+  auto kind = ReadKind(db, path);
+  static_cast<void>(Exec(db, "COMMIT", "end reading"));  // a read: there is nothing to lose
+  return kind;
+}
+
+// Only an empty file or a harness database of a schema we understand may be written.
+Status CheckOwnership(const FileKind& k, const std::string& path) {
+  if (k.app == kApplicationId) {
+    if (k.version > kVersion)
+      return InfraError(fmt::format(
+          "{}: database schema version {} is newer than this harness understands ({}); use a newer harness", path,
+          k.version, kVersion));
+    return OkStatus();
+  }
+  if (k.app == 0 && k.version == 0 && k.schema.empty()) return OkStatus();  // empty: ours to create
+  return InfraError(fmt::format(
+      "{}: not a harness database (application_id {}, user_version {}, {} schema objects); refusing to touch it",
+      path, k.app, k.version, k.schema.size()));
+}
+
+}  // namespace
+
+Result<std::string> OrphanRow(sqlite3* db) {
+  Stmt st(db, R"sql(
+SELECT f."table", f.rowid, l."from", f.parent, (SELECT count(*) FROM pragma_foreign_key_check)
+FROM pragma_foreign_key_check AS f JOIN pragma_foreign_key_list(f."table") AS l ON l.id = f.fkid LIMIT 1)sql");
+  const int rc = st.Step();
+  if (rc == SQLITE_DONE) return std::string();
+  if (rc != SQLITE_ROW) return DbError(db, "check that every row has its parent");
+  return fmt::format("table {} row {} has a {} that names no row of {} ({} such rows)", st.Text(0), st.Int(1),
+                     st.Text(2), st.Text(3), st.Int(4));
+}
+
+
+namespace {
+
+// The SQL functions of the re-keying migration: each applies store/identity_rule.h to one
+// stored config_json, so old runs are keyed exactly as new ones.
+void RekeyedPart(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  const RekeyedIdentity r = RekeyStoredIdentity(text ? std::string_view(text, sqlite3_value_bytes(argv[0])) : "");
+  const auto part = static_cast<const char*>(sqlite3_user_data(ctx));
+  std::string out = part[0] == 'm' ? r.measured_json : part[0] == 'c' ? r.context_json : r.hash;
+  if (out.empty() && argc > 1) {  // not an identity of format 1: keep the stored hash
+    sqlite3_result_value(ctx, argv[1]);
+    return;
+  }
+  sqlite3_result_text(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+}
+
+Status RegisterIdentityFunctions(sqlite3* db) {
+  struct Fn {
+    const char* name;
+    int args;
+    const char* part;
+  };
+  static const Fn fns[] = {{"harness_rekeyed_measured", 1, "m"}, {"harness_rekeyed_context", 1, "c"},
+                           {"harness_rekeyed_hash", 2, "h"}};
+  for (const auto& f : fns)
+    if (sqlite3_create_function_v2(db, f.name, f.args, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY,
+                                   const_cast<char*>(f.part), RekeyedPart, nullptr, nullptr, nullptr) != SQLITE_OK)
+      return DbError(db, fmt::format("register {}", f.name));
+  return OkStatus();
+}
+
+}  // namespace
+
+Status Migrate(sqlite3* db, const std::string& path, int target) {
+  if (auto s = RegisterIdentityFunctions(db); !s) return s;
+  // Foreign keys off while tables are rebuilt (a DROP would cascade); checked before each commit.
+  if (auto s = Exec(db, "PRAGMA foreign_keys=OFF", "migrations"); !s) return s;
+  for (int v = PragmaInt(db, "PRAGMA user_version") + 1; v <= target; ++v) {
+    auto s = InTransaction(db, [&]() -> Status {
+      // Re-read inside the write lock: another process may have migrated meanwhile.
+      if (PragmaInt(db, "PRAGMA user_version") >= v) return OkStatus();
+      if (auto e = Exec(db, kMigrations[v - 1], fmt::format("{}: migration {}", path, v)); !e) return e;
+      auto orphan = OrphanRow(db);
+      if (!orphan) return orphan.error();
+      if (!orphan->empty()) return InfraError(fmt::format("{}: after migration {}: {}", path, v, *orphan));
+      std::string bump = fmt::format("PRAGMA user_version = {}; PRAGMA application_id = {};", v, kApplicationId);
+      return Exec(db, bump.c_str(), "set schema version");
+    });
+    if (!s) return s;
+  }
+  return Exec(db, "PRAGMA foreign_keys=ON", "migrations");
+}
+
+namespace {
+
+
+// The schema objects of a database at `version`: migrations 1..version run on an empty
+// in-memory database, so the answer stays right as migrations are added. Once per version.
+Result<std::vector<SchemaObject>> ExpectedSchema(int version) {
+  static std::mutex mu;
+  static std::map<int, std::vector<SchemaObject>> known;
+  std::lock_guard lock(mu);
+  if (auto it = known.find(version); it != known.end()) return it->second;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return InfraError("database: cannot open an in-memory database");
+  }
+  auto schema = [&]() -> Result<std::vector<SchemaObject>> {
+    if (auto s = Migrate(db, "the expected schema", version); !s) return s.error();
+    return ReadSchema(db);
+  }();
+  sqlite3_close(db);
+  if (schema) known[version] = *schema;
+  return schema;
+}
+
+std::string Describe(const SchemaObject& o) {
+  return o.tbl_name == o.name ? fmt::format("{} {}", o.type, o.name)
+                              : fmt::format("{} {} on {}", o.type, o.name, o.tbl_name);
+}
+
+// A harness database holds exactly the objects its migrations create. Anything else (a view
+// in place of a table, a trigger, another table or index) would run inside the harness's
+// queries and migrations, so such a file is refused before any of them runs.
+Status CheckSchema(const FileKind& k, const std::string& path) {
+  auto expected = ExpectedSchema(k.version);
+  if (!expected) return expected.error();
+  if (k.schema == *expected) return OkStatus();
+  std::map<std::pair<std::string, std::string>, const SchemaObject*> ours;
+  for (const auto& o : *expected) ours[{o.type, o.name}] = &o;
+  std::vector<std::string> foreign, changed, missing;
+  for (const auto& o : k.schema) {
+    auto it = ours.find({o.type, o.name});
+    if (it == ours.end()) {
+      foreign.push_back(Describe(o));
+      continue;
+    }
+    if (*it->second != o) changed.push_back(Describe(o));
+    ours.erase(it);
+  }
+  for (const auto& [key, o] : ours) missing.push_back(Describe(*o));
+  auto list = [](const char* what, const std::vector<std::string>& items) -> std::string {
+    constexpr std::size_t kNamed = 5;
+    if (items.empty()) return "";
+    std::string text = fmt::format("; {}: {}", what,
+                                   fmt::join(items.begin(), items.begin() + std::min(items.size(), kNamed), ", "));
+    if (items.size() > kNamed) text += fmt::format(" and {} more", items.size() - kNamed);
+    return text;
+  };
+  return InfraError(fmt::format(
+      "{}: its schema is not the one harness schema version {} creates{}{}{}; refusing to open it (a view or "
+      "trigger would run inside the harness's own queries)",
+      path, k.version, list("not created by the harness", foreign), list("changed", changed),
+      list("missing", missing)));
+}
+
+}  // namespace
+
+Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, int migrate_to) {
+  if (path.empty()) return UsageError("--db is empty: name the results database file");
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (read_only && !exists) return UsageError(fmt::format("{}: no results database there", path.string()));
+  if (exists && std::filesystem::is_directory(path, ec))
+    return UsageError(fmt::format("{}: is a folder, not a results database", path.string()));
+  // SQLite would write a device or fifo as if it were a file, and put its -wal beside it.
+  if (exists && !std::filesystem::is_regular_file(path, ec))
+    return UsageError(fmt::format("{}: is not a regular file (a device, fifo or socket), not a results database",
+                                  path.string()));
+  const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+  auto db = store_sql::OpenRaw(path, flags);
+  if (!db) return db.error();
+  auto fail = [&](Error e) -> Result<sqlite3*> {
+    sqlite3_close(*db);
+    return e;
+  };
+  auto kind = Inspect(*db, path.string());
+  if (!kind) return fail(kind.error());
+  if (auto s = CheckOwnership(*kind, path.string()); !s) return fail(s.error());
+  if (kind->app == kApplicationId)
+    if (auto s = CheckSchema(*kind, path.string()); !s) return fail(s.error());
+  if (read_only && kind->app != kApplicationId)
+    return fail(InfraError(fmt::format("{}: holds no harness results yet", path.string())));
+  if (auto s = store_sql::SetPragmas(*db, path.string(), read_only); !s) return fail(s.error());
+  if (!read_only)
+    if (auto s = Migrate(*db, path.string(), migrate_to); !s) return fail(s.error());
+  return *db;
+}
+
+Result<std::filesystem::path> MigratedCopy(sqlite3* src, const std::filesystem::path& path) {
+  std::error_code ec;
+  std::string tmpl = (std::filesystem::temp_directory_path(ec) / "harness-migrated-XXXXXX").string();
+  if (ec || !mkdtemp(tmpl.data()))
+    return InfraError(fmt::format("{}: no temporary folder for a migrated copy of its older schema", path.string()));
+  const std::filesystem::path dir = tmpl;
+  auto fail = [&](const std::string& why) -> Result<std::filesystem::path> {
+    std::filesystem::remove_all(dir, ec);
+    return InfraError(fmt::format("{}: its schema is older than this harness's ({}) and a migrated copy in {} "
+                                  "failed: {}",
+                                  path.string(), kVersion, dir.string(), why));
+  };
+  auto dst = store_sql::OpenRaw(dir / "copy.db", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (!dst) return fail(dst.error().message);
+  sqlite3_backup* backup = sqlite3_backup_init(*dst, "main", src, "main");
+  const int step = backup ? sqlite3_backup_step(backup, -1) : SQLITE_ERROR;
+  const int finish = sqlite3_backup_finish(backup);
+  const std::string copy_error = sqlite3_errmsg(*dst);
+  sqlite3_close(*dst);
+  if (step != SQLITE_DONE || finish != SQLITE_OK) return fail(copy_error);
+  // Opened like any file for writing: its schema is checked again, then migrated.
+  auto migrated = OpenChecked(dir / "copy.db", false, kVersion);
+  if (!migrated) return fail(migrated.error().message);
+  sqlite3_close(*migrated);
+  return dir;
+}
+
+}  // namespace harness::store_schema

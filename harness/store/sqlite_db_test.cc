@@ -1,0 +1,75 @@
+#include "harness/store/sqlite_db.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace harness::store_sql {
+namespace {
+
+// An in-memory database with one table of three rows.
+class SqliteDbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK);
+    ASSERT_TRUE(Exec(db_, "CREATE TABLE t(k TEXT, v INTEGER); INSERT INTO t VALUES('a', 1), ('b', 2), ('c', 3);",
+                     "fill")
+                    .ok());
+  }
+  void TearDown() override { sqlite3_close(db_); }
+  sqlite3* db_ = nullptr;
+};
+
+constexpr ColumnList<2> kColumns{{{{"key", "k"}, {"value", "v * 10"}}}};
+
+struct Row {
+  std::string key;
+  int64_t value = 0;
+};
+
+Row RowOf(const Stmt& st) { return Row{st.Text(kColumns["key"]), st.Int(kColumns["value"])}; }
+
+TEST_F(SqliteDbTest, QueryAllBindsInOrderAndReadsColumnsByName) {
+  EXPECT_EQ(kColumns.Select(), "k, v * 10");
+  const std::string sql = "SELECT " + kColumns.Select() + " FROM t WHERE v >= ?1 AND k <> ?2 ORDER BY v";
+  auto rows = QueryAll<Row>(db_, sql.c_str(), "read t", RowOf, int64_t{2}, "c");
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].key, "b");
+  EXPECT_EQ((*rows)[0].value, 20);
+}
+
+TEST_F(SqliteDbTest, QueryOneIsEmptyWithoutARow) {
+  auto none = QueryOne<int64_t>(db_, "SELECT v FROM t WHERE k = ?1", "find", IntColumn, "z");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  auto one = QueryOne<int64_t>(db_, "SELECT v FROM t WHERE k = ?1", "find", IntColumn, "b");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->value_or(0), 2);
+}
+
+TEST_F(SqliteDbTest, AReadersErrorStopsTheQueryAndAFailedStatementNamesIt) {
+  int read = 0;
+  Stmt st(db_, "SELECT v FROM t ORDER BY v");
+  auto stopped = ForEachRow(db_, st, "read t", [&](const Stmt& row) -> Status {
+    ++read;
+    return row.Int(0) == 2 ? Status(InfraError("row 2 refused")) : OkStatus();
+  });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.error().message, "row 2 refused");
+  EXPECT_EQ(read, 2);
+  auto bad = QueryAll<int64_t>(db_, "SELECT nope FROM t", "read the missing column", IntColumn);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, ::testing::HasSubstr("database: read the missing column: no such column: nope"));
+}
+
+TEST_F(SqliteDbTest, InTransactionRollsBackOnError) {
+  auto s = InTransaction(db_, [&]() -> Status {
+    if (auto e = Exec(db_, "DELETE FROM t", "delete"); !e) return e;
+    return InfraError("changed my mind");
+  });
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(PragmaInt(db_, "SELECT count(*) FROM t"), 3);
+}
+
+}  // namespace
+}  // namespace harness::store_sql
