@@ -19,7 +19,7 @@ std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestI
   return std::make_pair(suite, suite + "/" + name.substr(0, name_slash) + "_" + name.substr(name_slash + 1));
 }
 
-RunListener::RunListener(Store& store, int64_t run_id, CaseRecord& record)
+RunListener::RunListener(RunWriter& store, int64_t run_id, CaseRecord& record)
     : store_(store), run_id_(run_id), record_(record) {}
 
 void RunListener::Keep(const Status& s) {

@@ -1,7 +1,8 @@
 // The GoogleTest listener of `harness run`: each case goes to the store in its own
 // transaction as it finishes (so a crash loses at most the running case), a progress
-// line goes to stderr, and a summary row is kept for the table at the end. It only writes:
-// what a case reads (its prior samples, its baseline) the run reads for it (RunContext).
+// line goes to stderr, and a summary row is kept for the table at the end. It only writes,
+// through the store's RunWriter door: what a case reads (its prior samples, its baseline)
+// the run reads for it (RunContext).
 #pragma once
 
 #include <chrono>
@@ -12,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/run/case_record.h"
-#include "harness/store/store.h"
+#include "harness/store/run_writer.h"
 
 namespace harness {
 
@@ -23,7 +24,7 @@ std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestI
 class RunListener : public testing::EmptyTestEventListener, public SampleSink {
  public:
   // record: the installed RunContext's, which the case bodies fill.
-  RunListener(Store& store, int64_t run_id, CaseRecord& record);
+  RunListener(RunWriter& store, int64_t run_id, CaseRecord& record);
   void OnTestStart(const testing::TestInfo& info) override;
   void OnTestPartResult(const testing::TestPartResult& result) override;
   void OnTestEnd(const testing::TestInfo& info) override;
@@ -35,7 +36,7 @@ class RunListener : public testing::EmptyTestEventListener, public SampleSink {
 
  private:
   void Keep(const Status& s);
-  Store& store_;
+  RunWriter& store_;
   int64_t run_id_;
   CaseRecord& record_;
   int64_t case_row_ = 0;
