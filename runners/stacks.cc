@@ -14,6 +14,7 @@ class OpenAiStack : public Stack {
  public:
   std::string_view name() const override { return "openai"; }
   bool SupportsCompile() const override { return false; }
+  bool ServesEvalEndpoint() const override { return true; }
   Result<CompileResult> Compile(const CompileRequest&) override {
     return UsageError("the openai stack serves eval loops only; it cannot compile");
   }

@@ -34,16 +34,16 @@ class Gmm : public SuiteTest {
   // Compiles the row's request and checks the calls its golden expectation names
   // (golden/ops/gmm/<case>.json, docs/golden.md).
   void CompileAndCheckCalls() {
-    const RunContext& run = CurrentRun();
+    const RunContext& run = Context();
     if (run.stack == nullptr || !run.stack->SupportsCompile())
       GTEST_SKIP() << "gmm needs a stack that compiles; stack '" << run.stack_config.stack << "' does not";
     const JsonObject p = Param();
     const CompileRequest request = Need(CompileRequestFromParams(p));
     auto result = CompileForCase(request);
     ASSERT_TRUE(result.ok()) << result.error().message;
-    CurrentCase().SetOps(result->ops);
+    Record().SetOps(result->ops);
     // The step time history can track.
-    CurrentCase().AddMetric({metric_names::kEstTotalSeconds, result->total_seconds});
+    Record().AddMetric({metric_names::kEstTotalSeconds, result->total_seconds});
     const auto golden_path = Need(GoldenOpTablePath(GoldenDir(), GetParam().CaseId()));
     const GoldenOpTable golden = Need(LoadGoldenOpTable(golden_path));
     const GoldenCheck check = CheckGolden(golden, result->ops);

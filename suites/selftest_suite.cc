@@ -20,7 +20,10 @@
 namespace harness {
 namespace {
 
-class SelftestOutcome : public SuiteTest {};
+class SelftestOutcome : public SuiteTest {
+ protected:
+  CaseNeeds Needs() const override { return {.baseline = Need(Param().Bool("report_baseline", false))}; }
+};
 
 TEST_P(SelftestOutcome, test_outcome) {
   auto p = Param();
@@ -34,10 +37,10 @@ TEST_P(SelftestOutcome, test_outcome) {
   }
   const int64_t ops = Need(p.Int("ops", 0));
   const int64_t sleep_ms = Need(p.Int("sleep_ms", 0));
-  CaseRecord& rec = CurrentCase();
+  CaseRecord& rec = Record();
   for (int64_t i = 0; i < samples; ++i) {
     bool done_before = false;
-    for (const auto& s : rec.prior_samples()) done_before |= s.key == std::to_string(i);
+    for (const auto& s : Inputs().prior_samples) done_before |= s.key == std::to_string(i);
     if (done_before) continue;
     rec.AddSample({std::to_string(i), i % 2 ? SampleOutcome::kWrong : SampleOutcome::kCorrect, std::to_string(i),
                    std::to_string(i), 0.001 * i, i});
@@ -49,7 +52,7 @@ TEST_P(SelftestOutcome, test_outcome) {
   rec.SetOps(rows);
   rec.AddMetric({metric_names::kSelftestValue, Need(p.Number("metric", 0)), samples, std::nullopt, std::nullopt});
   if (Need(p.Bool("report_baseline", false))) {
-    auto baseline = Need(CurrentRun().baseline(GetParam().CaseId()));
+    const auto& baseline = Inputs().baseline;
     const double seen = baseline ? static_cast<double>(baseline->samples.size()) : -1.0;
     rec.AddMetric({metric_names::kSelftestBaselineSamples, seen, 0, {}, {}});
   }

@@ -30,7 +30,7 @@ std::vector<std::string> RowsOf(const CompileResult& result, std::string_view op
 class SequenceParallel : public SuiteTest {};
 
 TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
-  const RunContext& run = CurrentRun();
+  const RunContext& run = Context();
   if (run.stack == nullptr || !run.stack->SupportsCompile())
     GTEST_SKIP() << "sequence_parallel needs a stack that compiles; stack '" << run.stack_config.stack << "' does not";
   const JsonObject p = Param();
@@ -40,8 +40,8 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
 
   auto result = CompileForCase(request);
   ASSERT_TRUE(result.ok()) << result.error().message;
-  CurrentCase().SetOps(result->ops);
-  CurrentCase().AddMetric({metric_names::kEstTotalSeconds, result->total_seconds});  // the step time history can track
+  Record().SetOps(result->ops);
+  Record().AddMetric({metric_names::kEstTotalSeconds, result->total_seconds});  // the step time history can track
 
   const std::string norm_shapes = fmt::format("[{}, {}, {}], [{}]", request.num_queries, local_seq, hidden, hidden);
   bool local_norm = false;

@@ -1,16 +1,8 @@
 #include "harness/bisect/question_choice.h"
 
+#include "harness/util/hash.h"
+
 namespace harness::bisect {
-namespace {
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 bool InControlSet(uint64_t salt, int q, double share) {
   const uint64_t h = SplitMix64(SplitMix64(salt) ^ static_cast<uint64_t>(q));

@@ -67,13 +67,13 @@ constexpr double kModelListTimeoutS = 10;
 
 // The eval endpoint: --endpoint, else the openai stack's config section, whose launch
 // settings (when it has them) are for the caller to start the server with.
-std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config,
+std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config, const Stack& stack,
                                             std::optional<openai::LaunchSettings>& launch) {
   std::optional<EndpointTarget> target;
   if (!o.endpoint.empty()) {
     if (o.model.empty()) throw FatalError(ExitCode::kUsage, "--endpoint needs --model NAME");
     target = EndpointTarget{o.endpoint, o.model, o.chat, o.api_key_env};
-  } else if (config.stack == "openai") {
+  } else if (stack.ServesEvalEndpoint()) {
     auto settings = ValueOrThrow(
         openai::ParseOpenAiSettings(config, o.stack_config.empty() ? "stack config" : o.stack_config));
     target = EndpointTarget{settings.base_url, settings.model, settings.chat, settings.api_key_env};
@@ -100,12 +100,13 @@ Shard ChooseShard(const RunOptions& o) {
 // What RunSuites is asked: the selected cases of this shard, the stack and endpoint, the
 // baseline, resume and nightly; launch gets the openai server's launch settings, if any.
 RunRequest BuildRunRequest(const RunOptions& o, std::vector<std::string> selected, std::vector<SuiteTable> tables,
-                           const Shard& shard, std::optional<openai::LaunchSettings>& launch) {
+                           const Shard& shard, const StackConfig& config, const Stack& stack,
+                           std::optional<openai::LaunchSettings>& launch) {
   RunRequest request;
   request.case_ids = std::move(selected);
   request.tables = std::move(tables);
-  request.stack_config = BuildStackConfig(o);
-  request.endpoint = BuildEndpoint(o, request.stack_config, launch);
+  request.stack_config = config;
+  request.endpoint = BuildEndpoint(o, request.stack_config, stack, launch);
   request.repo = o.repo;
   request.baseline_rev = o.baseline;
   request.resume = o.resume;
@@ -185,10 +186,11 @@ int RunCommand(const RunOptions& o) {
   }
   std::optional<openai::LaunchSettings> launch;
   auto questions = PartialQuestions(o, selected);
-  RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard, launch);
+  const StackConfig config = BuildStackConfig(o);
+  auto stack = ValueOrThrow(MakeStack(config));
+  RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard, config, *stack, launch);
   request.questions = std::move(questions);
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
-  auto stack = ValueOrThrow(MakeStack(request.stack_config));
   request.commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
   // Started once every input is checked; stopped with its process group when this scope

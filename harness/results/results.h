@@ -100,6 +100,25 @@ struct FinishedCase {
   std::vector<Sample> samples;
 };
 
+// A stored earlier result of a case that a running one is compared with, question by
+// question (the baseline policy, harness/store/baseline.h, finds it).
+struct Baseline {
+  std::string sha;
+  int64_t run_id = 0;
+  CaseStatus status = CaseStatus::kRunning;
+  std::vector<Sample> samples;
+};
+
+// What a case body found, for the run's listener to store: metrics, notes for the person
+// triaging (a verdict short of failure, say AT-RISK), the lines the case fails with (none:
+// it passes) and an infrastructure failure (the case is stored as error, the run exits 3).
+struct CaseOutcome {
+  std::vector<Metric> metrics;
+  std::vector<std::string> notes;
+  std::vector<std::string> failures;
+  std::optional<std::string> infra_error;
+};
+
 // Counts per status over a list of cases, and the run status they add up to.
 struct StatusCounts {
   int pass = 0, fail = 0, error = 0, skip = 0, running = 0;

@@ -7,15 +7,9 @@ void CaseRecord::AddSample(const Sample& s) {
   if (sink_) sink_->WriteSample(s);
 }
 
-void CaseRecord::Reset(SampleSink* sink, std::vector<Sample> prior) {
+void CaseRecord::Reset(SampleSink* sink) {
   *this = CaseRecord();
   sink_ = sink;
-  prior_samples_ = std::move(prior);
-}
-
-CaseRecord& CurrentCase() {
-  static CaseRecord record;
-  return record;
 }
 
 }  // namespace harness

@@ -1,6 +1,7 @@
 // What the running case reports besides pass/fail: metrics, per-sample outcomes and
 // op rows. The run's listener stores them; samples stream to the store as they are
-// added, so a killed run keeps them and `harness run --resume` can skip them.
+// added, so a killed run keeps them and `harness run --resume` can skip them. The record
+// lives in the installed RunContext (run_context.h).
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,6 @@ class CaseRecord {
   // An infrastructure failure (endpoint down, too many request errors): the case is
   // stored with status "error" and the run exits 3.
   void SetInfraError(std::string message) { infra_error_ = std::move(message); }
-  // Samples stored for this case by the interrupted run being resumed.
-  const std::vector<Sample>& prior_samples() const { return prior_samples_; }
 
   const std::vector<Metric>& metrics() const { return metrics_; }
   const std::vector<Sample>& samples() const { return samples_; }
@@ -41,20 +40,16 @@ class CaseRecord {
   const std::vector<std::string>& notes() const { return notes_; }
   const std::optional<std::string>& infra_error() const { return infra_error_; }
 
-  // Used by the listener when a case starts.
-  void Reset(SampleSink* sink, std::vector<Sample> prior);
+  // Used by the listener when a case starts (its sink) and ends (none).
+  void Reset(SampleSink* sink);
 
  private:
   std::vector<Metric> metrics_;
   std::vector<Sample> samples_;
-  std::vector<Sample> prior_samples_;
   std::vector<OpRow> ops_;
   std::vector<std::string> notes_;
   std::optional<std::string> infra_error_;
   SampleSink* sink_ = nullptr;
 };
-
-// The record of the case that is running now (one case runs at a time).
-CaseRecord& CurrentCase();
 
 }  // namespace harness

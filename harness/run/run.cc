@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -123,18 +124,25 @@ Result<std::vector<CaseResult>> WholeRun(ResultReader& store, int64_t run_id, st
   return all;
 }
 
-// Reopens the interrupted run (its finished cases go into finished) after checking that
-// its cases' rows are unchanged.
-Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::string>& params,
-              std::set<std::string>& finished) {
+// The cases a resumed run stored before: the finished ones are kept, the one that was
+// running gets its stored samples back.
+struct ResumedCases {
+  std::set<std::string> finished;
+  std::map<std::string, int64_t> interrupted;  // case id -> its stored row
+};
+
+// Reopens the interrupted run after checking that its cases' rows are unchanged.
+Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::string>& params, ResumedCases& resumed) {
   if (auto s = CheckResumedParams(store, run_id, params); !s) return s;
   if (auto s = store.ReopenRun(run_id); !s) return s;
   auto cases = store.Cases(run_id);
   if (!cases) return cases.error();
-  for (const auto& c : *cases)
-    if (c.result.status != CaseStatus::kRunning) finished.insert(c.result.case_id);
+  for (const auto& c : *cases) {
+    if (c.result.status != CaseStatus::kRunning) resumed.finished.insert(c.result.case_id);
+    else resumed.interrupted[c.result.case_id] = c.id;
+  }
   std::fprintf(stderr, "harness: resuming run %lld (%zu cases already finished)\n", static_cast<long long>(run_id),
-               finished.size());
+               resumed.finished.size());
   return OkStatus();
 }
 
@@ -169,28 +177,52 @@ NewRun NewRunOf(int64_t commit_id, const RunIdentity& identity, const RunRequest
   return run;
 }
 
-// What the suites' bodies read while the run runs: the stack and its endpoint, the noise
-// seed, the baseline and the stored reruns of a case's metric.
-void InstallRunContext(RunContext& ctx, const RunRequest& request, Stack& stack, Store& store,
-                       const RunIdentity& identity, int64_t run_id, const std::map<std::string, std::string>& params) {
+// How a case's inputs are read before it runs: its samples stored by the interrupted run,
+// and as it asks, its baseline and its earlier reruns' metric at this commit.
+using InputsReader = std::function<Result<CaseInputs>(const std::string& case_id, const CaseNeeds& needs)>;
+InputsReader ReadInputsFrom(Store& store, const RunRequest& request, const RunIdentity& identity, int64_t run_id,
+                            const std::map<std::string, std::string>& params, const ResumedCases& resumed) {
+  BaselineLookup baseline =
+      MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity.hash, run_id, params);
+  return [&store, &resumed, baseline = std::move(baseline), sha = request.commit.sha, hash = identity.hash, run_id,
+          params](const std::string& case_id, const CaseNeeds& needs) -> Result<CaseInputs> {
+    CaseInputs in;
+    if (auto row = resumed.interrupted.find(case_id); row != resumed.interrupted.end()) {
+      auto samples = store.Samples(row->second);
+      if (!samples) return samples.error();
+      in.prior_samples = std::move(samples).value();
+    }
+    if (needs.baseline) {
+      auto b = baseline(case_id);
+      if (!b) return b.error();
+      in.baseline = std::move(b).value();
+    }
+    if (!needs.rerun_metric.empty()) {
+      auto it = params.find(case_id);
+      auto values =
+          store.MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha, needs.rerun_metric);
+      if (!values) return values.error();
+      in.reruns = std::move(values).value();
+    }
+    return in;
+  };
+}
+
+// What the suites' bodies see while the run runs: the stack and its endpoint, the noise
+// seed, the questions of a partial run, and their inputs.
+void FillRunContext(RunContext& ctx, const RunRequest& request, Stack& stack, int64_t run_id, InputsReader inputs) {
   ctx.stack_config = request.stack_config;
   ctx.stack = &stack;
   ctx.endpoint = request.endpoint;
   ctx.noise_seed = request.noise_seed.value_or(static_cast<uint64_t>(run_id));
   ctx.questions = request.questions;
-  ctx.baseline =
-      MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity.hash, run_id, params);
-  ctx.reruns = [&store, sha = request.commit.sha, hash = identity.hash, run_id, params](
-                   const std::string& case_id, const std::string& metric) -> Result<std::vector<double>> {
-    auto it = params.find(case_id);
-    return store.MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha, metric);
-  };
+  ctx.inputs = std::move(inputs);
 }
 
 // Runs the requested cases a resumed run has not finished through GoogleTest; the returned
 // listener has stored them and holds their results.
 std::unique_ptr<RunListener> RunCases(const RunRequest& request, const std::set<std::string>& finished, Store& store,
-                                      int64_t run_id) {
+                                      int64_t run_id, CaseRecord& record) {
   std::vector<std::string> names;
   for (const auto& id : request.case_ids)
     if (!finished.count(id)) names.push_back(Registered().at(id));
@@ -203,7 +235,7 @@ std::unique_ptr<RunListener> RunCases(const RunRequest& request, const std::set<
   auto& listeners = testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());
   // Ours again after the run, so a rerun (RerunAtRisk) appends a fresh one for its own run.
-  std::unique_ptr<RunListener> listener(new RunListener(store, run_id, request.resume));
+  std::unique_ptr<RunListener> listener(new RunListener(store, run_id, record));
   listeners.Append(listener.get());
   if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its results decide the exit code
   listeners.Release(listener.get());
@@ -317,17 +349,16 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   auto lock = RunLock::Acquire(store.path(), run_id);
   if (!lock) return lock.error();
   const auto params = ParamsByCase(request.tables);
-  std::set<std::string> finished;  // cases a resumed run already finished
+  ResumedCases resumed_cases;
+  // The run has its row: its context is installed from here and removed on every way out.
+  RunContext ctx;
+  FillRunContext(ctx, request, stack, run_id,
+                 ReadInputsFrom(store, request, *identity, run_id, params, resumed_cases));
+  const ScopedRunContext installed(ctx);
   if (*resumed)
-    if (auto s = Reopen(store, run_id, params, finished); !s) return s.error();
-
-  RunContext& ctx = CurrentRun();
-  InstallRunContext(ctx, request, stack, store, *identity, run_id, params);
-  const std::unique_ptr<RunListener> listener = RunCases(request, finished, store, run_id);
-  auto result = FinishedRun(store, run_id, resumed->has_value(), *identity, *listener);
-  if (!result) return result.error();
-  ctx = RunContext();
-  return result;
+    if (auto s = Reopen(store, run_id, params, resumed_cases); !s) return s.error();
+  const std::unique_ptr<RunListener> listener = RunCases(request, resumed_cases.finished, store, run_id, ctx.record);
+  return FinishedRun(store, run_id, resumed->has_value(), *identity, *listener);
 }
 
 namespace {

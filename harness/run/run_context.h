@@ -1,5 +1,8 @@
-// What a suite may ask about the run it is part of: the stack, its config, an explicit
-// eval endpoint. Set by `harness run` before the cases start.
+// The one bridge between `harness run` and the GoogleTest bodies of the suites: a
+// RunContext that RunSuites fills and installs with a ScopedRunContext for as long as the
+// cases run, removed on every path out (an error, an exception). A case body reads the
+// installed context through its fixture (SuiteTest): the stack, the run's options, the
+// inputs the run read for it before it started, and the record its outcome goes into.
 #pragma once
 
 #include <cstdint>
@@ -8,29 +11,62 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/results.h"
+#include "harness/run/case_record.h"
 #include "harness/stack/stack.h"
 #include "harness/stack/stack_config.h"
-#include "harness/store/baseline.h"
 
 namespace harness {
+
+// What a case asks the run to read for it before its body starts.
+struct CaseNeeds {
+  bool baseline = false;      // the stored result it pairs with (the baseline policy)
+  std::string rerun_metric;   // this metric's values at the case's earlier reruns; empty: none
+};
+
+// What the run read for a case before its body started: the body never reads the store.
+struct CaseInputs {
+  std::vector<Sample> prior_samples;   // stored by the interrupted run being resumed
+  std::optional<Baseline> baseline;    // CaseNeeds::baseline, when there is one to pair with
+  // CaseNeeds::rerun_metric at the case's earlier reruns at this commit (same measured
+  // identity and parameter row, finished, oldest first): the spread a gate's flip
+  // probability needs.
+  std::vector<double> reruns;
+};
 
 struct RunContext {
   StackConfig stack_config;
   Stack* stack = nullptr;
   std::optional<EndpointTarget> endpoint;
-  BaselineLookup baseline;  // empty outside `harness run`
-  // A metric of the case's earlier reruns at this commit (same measured identity and
-  // parameter row, finished, oldest first): the rerun spread a gate's flip probability
-  // needs. Empty outside `harness run`.
-  std::function<Result<std::vector<double>>(const std::string& case_id, const std::string& metric)> reruns;
   // Draws a stand-in's rerun noise: --seed, else the run id, so every run of one identity
   // differs from the last the way a real server's reruns do, yet a resumed run keeps its
-  // seed and the database says what each run drew. Empty outside `harness run`.
+  // seed and the database says what each run drew.
   std::optional<uint64_t> noise_seed;
   // A partial run's question indices (RunRequest::questions); empty for a whole run.
   std::optional<std::vector<int64_t>> questions;
+  // Reads a case's inputs (RunSuites: from the store); empty, a case gets none.
+  std::function<Result<CaseInputs>(const std::string& case_id, const CaseNeeds& needs)> inputs;
+  // The running case's record (one case runs at a time); the run's listener resets it when
+  // a case starts and stores it when the case ends.
+  CaseRecord record;
 };
 
+// Installs a context for its lifetime and puts back whatever was installed before.
+class ScopedRunContext {
+ public:
+  explicit ScopedRunContext(RunContext& context);
+  ~ScopedRunContext();
+  ScopedRunContext(const ScopedRunContext&) = delete;
+  ScopedRunContext& operator=(const ScopedRunContext&) = delete;
+
+ private:
+  RunContext* previous_;
+};
+
+// The installed context, or null when no run is running.
+RunContext* InstalledRunContext();
+
+// The installed context; a suite body run outside `harness run` throws FatalError.
 RunContext& CurrentRun();
 
 // Compiles with the run's stack for the running case. A stack that could not answer (an

@@ -19,8 +19,8 @@ std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestI
   return std::make_pair(suite, suite + "/" + name.substr(0, name_slash) + "_" + name.substr(name_slash + 1));
 }
 
-RunListener::RunListener(Store& store, int64_t run_id, bool resume)
-    : store_(store), run_id_(run_id), resume_(resume) {}
+RunListener::RunListener(RunWriter& store, int64_t run_id, CaseRecord& record)
+    : store_(store), run_id_(run_id), record_(record) {}
 
 void RunListener::Keep(const Status& s) {
   if (!s && !store_error_) store_error_ = s.error();
@@ -44,17 +44,11 @@ void RunListener::OnTestStart(const testing::TestInfo& info) {
   if (!row) {
     Keep(row.error());
     case_row_ = 0;
-    CurrentCase().Reset(nullptr, {});
+    record_.Reset(nullptr);
     return;
   }
   case_row_ = *row;
-  std::vector<Sample> prior;
-  if (resume_) {
-    auto samples = store_.Samples(case_row_);
-    if (samples) prior = std::move(samples).value();
-    else Keep(samples.error());
-  }
-  CurrentCase().Reset(this, std::move(prior));
+  record_.Reset(this);
 }
 
 void RunListener::WriteSample(const Sample& s) {
@@ -74,7 +68,7 @@ void RunListener::OnTestEnd(const testing::TestInfo& info) {
   auto id = CaseIdOf(info);
   if (!id) return;
   const auto* r = info.result();
-  CaseRecord& rec = CurrentCase();
+  const CaseRecord& rec = record_;
   CaseResult s;
   s.case_id = id->second;
   s.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
@@ -91,7 +85,7 @@ void RunListener::OnTestEnd(const testing::TestInfo& info) {
   s.metrics = rec.metrics();
   s.ops = rec.ops();
   if (case_row_) Keep(store_.FinishCase(case_row_, s));
-  CurrentCase().Reset(nullptr, {});
+  record_.Reset(nullptr);
   case_row_ = 0;
   std::fprintf(stderr, "[%5s] %s (%.0f ms)\n", std::string(Label(s.status)).c_str(), s.case_id.c_str(),
                s.duration_s * 1000);

@@ -1,6 +1,8 @@
 // The GoogleTest listener of `harness run`: each case goes to the store in its own
 // transaction as it finishes (so a crash loses at most the running case), a progress
-// line goes to stderr, and a summary row is kept for the table at the end.
+// line goes to stderr, and a summary row is kept for the table at the end. It only writes,
+// through the store's RunWriter door: what a case reads (its prior samples, its baseline)
+// the run reads for it (RunContext).
 #pragma once
 
 #include <chrono>
@@ -11,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/run/case_record.h"
-#include "harness/store/store.h"
+#include "harness/store/run_writer.h"
 
 namespace harness {
 
@@ -21,7 +23,8 @@ std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestI
 
 class RunListener : public testing::EmptyTestEventListener, public SampleSink {
  public:
-  RunListener(Store& store, int64_t run_id, bool resume);
+  // record: the installed RunContext's, which the case bodies fill.
+  RunListener(RunWriter& store, int64_t run_id, CaseRecord& record);
   void OnTestStart(const testing::TestInfo& info) override;
   void OnTestPartResult(const testing::TestPartResult& result) override;
   void OnTestEnd(const testing::TestInfo& info) override;
@@ -33,9 +36,9 @@ class RunListener : public testing::EmptyTestEventListener, public SampleSink {
 
  private:
   void Keep(const Status& s);
-  Store& store_;
+  RunWriter& store_;
   int64_t run_id_;
-  bool resume_;
+  CaseRecord& record_;
   int64_t case_row_ = 0;
   std::string failure_text_;
   std::chrono::steady_clock::time_point started_;

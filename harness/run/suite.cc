@@ -32,6 +32,20 @@ std::string CaseParamName(const testing::TestParamInfo<CaseParam>& info) {
   return std::to_string(info.param.index);
 }
 
+void SuiteTest::SetUp() {
+  const RunContext& run = CurrentRun();
+  if (run.inputs) inputs_ = ValueOrThrow(run.inputs(GetParam().CaseId(), Needs()));
+}
+
+void SuiteTest::Report(const CaseOutcome& outcome) {
+  CaseRecord& record = CurrentRun().record;
+  for (const auto& m : outcome.metrics) record.AddMetric(m);
+  if (outcome.infra_error) record.SetInfraError(*outcome.infra_error);
+  // Not ADD_FAILURE: it would put "Failed" first.
+  for (const auto& line : outcome.failures) GTEST_NONFATAL_FAILURE_(line.c_str());
+  for (const auto& note : outcome.notes) record.AddNote(note);
+}
+
 void InstallSuiteTables(const std::vector<SuiteTable>& tables) {
   Registry().clear();
   for (const auto& t : tables)

@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "harness/results/case_id.h"
+#include "harness/results/results.h"
+#include "harness/run/run_context.h"
 #include "harness/util/json_file.h"
 
 namespace harness {
@@ -37,14 +39,33 @@ void PrintTo(const CaseParam& p, std::ostream* os);
 std::vector<CaseParam> SuiteCases(const std::string& suite, const std::string& test);
 std::string CaseParamName(const testing::TestParamInfo<CaseParam>& info);
 
-// Base fixture: typed access to the case's parameters. A malformed field fails the case
-// with a message that names the table file and the field.
+// Base fixture: typed access to the case's parameters (a malformed field fails the case
+// with a message that names the table file and the field), and the case's side of the
+// installed run context: what the run read for it before its body started, and the record
+// its outcome goes into.
 class SuiteTest : public testing::TestWithParam<CaseParam> {
  protected:
   JsonObject Param() const { return GetParam().Object(); }
   // Unwraps a parameter or throws; the listener stores the message as the case's error.
   template <class T>
   static T Need(Result<T> r) { return ValueOrThrow(std::move(r)); }
+
+  // The installed run's context (RunContext): the stack, the endpoint, the run's options.
+  static const RunContext& Context() { return CurrentRun(); }
+  // The running case's record: metrics, samples, op rows, notes.
+  static CaseRecord& Record() { return CurrentRun().record; }
+  // What this case asks the run to read for it before its body starts; nothing by default.
+  virtual CaseNeeds Needs() const { return {}; }
+  // What the run read for this case (Needs()) before its body started.
+  const CaseInputs& Inputs() const { return inputs_; }
+  // A body's outcome into the record; each failure line fails the case with exactly that
+  // text (its first line is what the run's table and the catalogue show).
+  static void Report(const CaseOutcome& outcome);
+
+  void SetUp() override;
+
+ private:
+  CaseInputs inputs_;
 };
 
 }  // namespace harness

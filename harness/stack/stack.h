@@ -1,9 +1,10 @@
 // The stack interface: what the compile suites (sequence_parallel, gmm) ask of the system
 // under test, whichever stack `harness run --stack NAME` picked from the table in
 // runners/stacks.cc (refstack, exec, openai); a stack that does not compile makes them skip.
-// Not every suite goes through it: gsm8k asks an OpenAI-compatible endpoint (--endpoint, or
-// with refstack the stand-in it starts) and fp8_scale_layout calls the reference kernels
-// itself, skipping under any other stack.
+// Not every suite goes through Compile: gsm8k asks an OpenAI-compatible endpoint
+// (--endpoint, or the stand-in it starts when the stack runs the reference kernels) and
+// fp8_scale_layout calls the reference kernels itself, skipping on a stack that does not run
+// them. Suites ask a stack what it can do, never its name.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +65,14 @@ class Stack {
   virtual std::string_view name() const = 0;
   // False for stacks that only serve eval loops (openai): compile suites skip there.
   virtual bool SupportsCompile() const { return true; }
+  // True for the embedded reference stack: its FP8 kernels run in this process, so a suite
+  // may call them itself (fp8_scale_layout) or start the stand-in LM endpoint that answers
+  // through them (gsm8k without --endpoint). Other stacks bring such results in otherwise
+  // (`harness ingest`, an endpoint).
+  virtual bool RunsReferenceKernels() const { return false; }
+  // True for a stack that is an OpenAI-compatible server (openai): its config's "openai"
+  // section names the endpoint the eval suites ask (or the server to launch).
+  virtual bool ServesEvalEndpoint() const { return false; }
   virtual Result<CompileResult> Compile(const CompileRequest& request) = 0;
 };
 

@@ -18,15 +18,7 @@ namespace harness {
 
 class ResultReader;
 
-// A stored earlier result of the running case to compare against (paired tests).
-struct Baseline {
-  std::string sha;
-  int64_t run_id = 0;
-  CaseStatus status = CaseStatus::kRunning;
-  std::vector<Sample> samples;
-};
-
-// Finds the baseline of a case: the newest finished result at --baseline SHA when given,
+// Finds the baseline of a case (Baseline, harness/results/results.h): the newest finished result at --baseline SHA when given,
 // else the newest passing result on a first-parent ancestor of the run's commit.
 using BaselineLookup = std::function<Result<std::optional<Baseline>>(const std::string& case_id)>;
 

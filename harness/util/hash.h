@@ -1,4 +1,7 @@
-// A stable content digest for identities ("the same config"), not a security digest.
+// Stable hashes, not security digests: a content digest for identities ("the same
+// config"), and the SplitMix64 mixer that seeded draws (random tensors, the stand-in's
+// answers, a bisect's control questions) are made of. Their outputs are fixed: goldens,
+// known-answer tests and stored identities depend on every bit.
 #pragma once
 
 #include <cstdint>
@@ -18,5 +21,17 @@ inline std::string Fnv1a64Hex(std::string_view bytes) {
   }
   return fmt::format("{:016x}", h);
 }
+
+// SplitMix64's step: advances state by the golden gamma and returns the new state mixed to
+// 64 bits that look independent of its neighbours'. A stream calls it on its state.
+inline uint64_t SplitMix64Next(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// The same step as a hash of x: chained with ^, it mixes several keys into one draw.
+inline uint64_t SplitMix64(uint64_t x) { return SplitMix64Next(x); }
 
 }  // namespace harness

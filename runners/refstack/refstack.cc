@@ -16,6 +16,7 @@ class RefStack final : public harness::Stack {
   }
 
   std::string_view name() const override { return "refstack"; }
+  bool RunsReferenceKernels() const override { return true; }
 
   harness::Result<harness::CompileResult> Compile(const harness::CompileRequest& request) override {
     auto compiled = harness::compiler::CompileModel(request, env_);

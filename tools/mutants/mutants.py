@@ -164,7 +164,10 @@ def same_file(a, b):
 def sync_tree(root, scratch):
     """Makes scratch hold the tree's files. Unchanged files keep their times, so the
     scratch build stays incremental across invocations; a file a killed run left mutated
-    is restored here."""
+    is restored here. A changed file gets the time of the copy, not the tree's: an edit
+    made before the scratch build last ran would otherwise look older than its objects,
+    and the build would link stale ones (a header's new virtual method once called
+    another's slot)."""
     files = tree_files(root)
     wanted = set(files)
     copied = 0
@@ -178,7 +181,7 @@ def sync_tree(root, scratch):
         if os.path.islink(src):
             os.symlink(os.readlink(src), dst)
         else:
-            shutil.copy2(src, dst)
+            shutil.copy(src, dst)
         copied += 1
     for dirpath, dirnames, names in os.walk(scratch):
         if dirpath == scratch:

@@ -120,10 +120,15 @@ class ScratchTest(unittest.TestCase):
             write(scratch, "build/keep.o", "object\n")
             past = time.time() - 3600
             os.utime(os.path.join(scratch, "lib/b.cc"), (past, past))
+            # The tree's edit is older than the scratch build's objects.
+            os.utime(os.path.join(root, "lib/a.cc"), (past, past))
             os.remove(os.path.join(root, "gone.txt"))
             self.assertEqual(mutants.sync_tree(root, scratch), 1)
             with open(os.path.join(scratch, "lib/a.cc")) as f:
                 self.assertEqual(f.read(), "int f() { return 1; }\n")
+            self.assertGreaterEqual(os.path.getmtime(os.path.join(scratch, "lib/a.cc")),
+                                    os.path.getmtime(os.path.join(scratch, "build/keep.o")),
+                                    "a changed file is newer than the objects built before: the build redoes them")
             self.assertAlmostEqual(os.path.getmtime(os.path.join(scratch, "lib/b.cc")), past, delta=1,
                                    msg="an unchanged file keeps its time: the build stays incremental")
             self.assertFalse(os.path.exists(os.path.join(scratch, "gone.txt")))

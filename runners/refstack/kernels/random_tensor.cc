@@ -7,20 +7,17 @@
 #include <numbers>
 #include <vector>
 
+#include "harness/util/hash.h"
 #include "runners/refstack/kernels/number_formats.h"
 
 namespace harness::kernels {
 namespace {
 
-class SplitMix64 {
+// A SplitMix64 stream of the seed.
+class NormalStream {
  public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  explicit NormalStream(uint64_t seed) : state_(seed) {}
+  uint64_t Next() { return SplitMix64Next(state_); }
   // Uniform in (0, 1]: never 0, so log() below is finite.
   double Uniform() { return (static_cast<double>(Next() >> 11) + 1.0) * 0x1p-53; }
   // One standard normal per call (Box-Muller, using the cosine branch only).
@@ -50,14 +47,14 @@ class NormalStreams {
  private:
   struct Stream {
     uint64_t seed;
-    SplitMix64 rng;
+    NormalStream rng;
     std::vector<double> values;
   };
   static constexpr std::size_t kMaxCachedValues = std::size_t{4} << 20;  // 32 MiB of doubles
 
   Stream& Find(uint64_t seed) {
     auto it = std::find_if(streams_.begin(), streams_.end(), [&](const Stream& s) { return s.seed == seed; });
-    if (it == streams_.end()) return streams_.emplace_front(Stream{seed, SplitMix64(seed), {}});
+    if (it == streams_.end()) return streams_.emplace_front(Stream{seed, NormalStream(seed), {}});
     streams_.splice(streams_.begin(), streams_, it);  // most recently used first
     return streams_.front();
   }

@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "harness/eval/answer_extract.h"
+#include "harness/util/hash.h"
 #include "runners/refstack/kernels/fp8_error.h"
 #include "runners/refstack/kernels/row_error.h"
 
@@ -23,13 +24,6 @@ enum Stream : uint64_t {
   kRerunAngleStream = 8,
 };
 
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 constexpr std::string_view kNoNumberAnswer =
     " I am not able to work this one out from the information given.";
 
@@ -43,7 +37,7 @@ std::string Trim(std::string_view s) {
 }  // namespace
 
 uint64_t Mix(uint64_t seed, uint64_t stream, uint64_t a, uint64_t b) {
-  return SplitMix(SplitMix(SplitMix(SplitMix(seed) ^ stream) ^ a) ^ b);
+  return SplitMix64(SplitMix64(SplitMix64(SplitMix64(seed) ^ stream) ^ a) ^ b);
 }
 
 double Uniform01(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1p-53; }
