@@ -186,13 +186,17 @@ double LogUnaffected(const ClassWeights& w, const ClassWeights& p, double right,
 
 // The per-question model's affected questions: how often one is right before its culprit
 // and from it on. A fault is of one of two kinds, and all the questions it affects are of
-// its kind. Three faults in four break questions that were settled right (right but for fa
-// before it); from it on they are wrong but for fa or, with even odds, right in 0.3 of runs
-// (a fault that moved its margin part of the way). One in four moves questions near the
-// accuracy boundary: right in 0.8 of runs before it (or, 3 in 10, settled right), from it on
-// wrong but for fa or right in a quarter of runs, even odds. The second kind is what the
-// stand-in's fault does under rerun noise (docs/bisect.md, "On the stand-in"); it weighs
-// less because it explains noise more easily: noise that it fits makes no-culprit slower.
+// its kind; from the culprit on they share one rate (a fault is one change: the questions
+// it affects do not each pick their own). Three faults in four break questions that were
+// settled right (right but for fa before it): half of them leave those questions wrong but
+// for fa, a quarter right in 0.3 of runs, a quarter right in half of them (faults that moved
+// a margin part of the way). One in four moves questions near the accuracy boundary: right
+// in 0.8 of runs before it (or, 3 in 10, settled right), from it on wrong but for fa or right
+// in a quarter of runs, even odds. The second kind is what the stand-in's fault does under
+// rerun noise (docs/bisect.md, "On the stand-in"); it weighs less because it explains noise
+// more easily: noise that it fits makes no-culprit slower. A fault that leaves its questions
+// right half the time is told from borderline noise only when it affects many of them, so
+// its shares start at 1 % (docs/bisect.md, "Known limits").
 struct AffectedShape {
   double log_weight, log_before_right, log_before_wrong, log_after_right, log_after_wrong;
   double before;  // P(right) before the culprit, for the question's history
@@ -200,23 +204,54 @@ struct AffectedShape {
 
 struct FaultKind {
   double log_weight;
-  std::vector<AffectedShape> shapes;
+  std::vector<AffectedShape> shapes;  // the before-rates a question it affects may have had
+  std::vector<double> shares;         // the shares of questions it may affect, equally likely
 };
 
 std::vector<FaultKind> FaultKinds(double fa) {
   struct Rate {
     double p, weight;
   };
-  auto kind = [](double weight, std::vector<Rate> befores, std::vector<Rate> afters) {
-    FaultKind out{std::log(weight), {}};
+  auto kind = [](double weight, std::vector<Rate> befores, double after, std::vector<double> shares) {
+    FaultKind out{std::log(weight), {}, std::move(shares)};
     for (const Rate& b : befores)
-      for (const Rate& a : afters)
-        out.shapes.push_back({std::log(b.weight * a.weight), std::log(b.p), std::log(1 - b.p), std::log(a.p),
-                              std::log(1 - a.p), b.p});
+      out.shapes.push_back({std::log(b.weight), std::log(b.p), std::log(1 - b.p), std::log(after), std::log(1 - after), b.p});
     return out;
   };
-  return {kind(0.75, {{1 - fa, 1}}, {{fa, 0.5}, {0.3, 0.5}}),
-          kind(0.25, {{0.8, 0.7}, {1 - fa, 0.3}}, {{fa, 0.5}, {0.25, 0.5}})};
+  const std::vector<double> all(kAffectedShares.begin(), kAffectedShares.end());
+  const std::vector<Rate> settled = {{1 - fa, 1}}, borderline = {{0.8, 0.7}, {1 - fa, 0.3}};
+  return {kind(0.75 * 0.5, settled, fa, all), kind(0.75 * 0.25, settled, 0.3, all),
+          kind(0.75 * 0.25, settled, 0.5, {0.01, 0.02, 0.04}), kind(0.25 * 0.5, borderline, fa, all),
+          kind(0.25 * 0.5, borderline, 0.25, all)};
+}
+
+// One cell of the prior over (fault kind, affected share pi), its prior mass spread evenly
+// over the kind's shares.
+struct ShareCell {
+  std::size_t kind;
+  double log_prior, log_share, log_other;  // log P(cell), log pi, log(1 - pi)
+};
+
+std::vector<ShareCell> ShareCells(const std::vector<FaultKind>& kinds) {
+  std::vector<ShareCell> cells;
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    for (double share : kinds[k].shares)
+      cells.push_back({k, kinds[k].log_weight - std::log(static_cast<double>(kinds[k].shares.size())), std::log(share),
+                       std::log1p(-share)});
+  return cells;
+}
+
+// A culprit changes at least one question. Each cell's mixture, sum over questions of
+// log((1 - pi) + pi LR_q), also holds "none of them affected", which is H_0 itself, with
+// probability (1 - pi)^N (log: none). Taking it out (the mixture conditioned on at least one
+// affected question) lets the data rule a culprit out entirely; left in, the smallest share
+// could never fall below (1 - pi)^N of H_0's likelihood, and no-culprit was reached slowly.
+void ConditionOnSomeAffected(std::vector<double>& row, const std::vector<ShareCell>& cells, const std::vector<double>& none) {
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const double evidence = row[c];  // >= none[c]: every LR_q >= 0
+    row[c] = cells[c].log_prior + evidence + std::log(-std::expm1(std::min(0.0, none[c] - evidence))) -
+             std::log(-std::expm1(none[c]));
+  }
 }
 
 // log P(outcomes | affected at the culprit by a fault of this kind), each shape's history term given (log P(the
@@ -355,9 +390,9 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
   const QuestionPatterns patterns = GroupQuestions(runs, rates);
   const ClassWeights p = RightProbabilities(options_.solid_flip);
   const std::vector<FaultKind> kinds = FaultKinds(std::clamp(options_.affected_flip, 1e-6, 0.4));
+  const std::vector<ShareCell> cells = ShareCells(kinds);
   std::vector<std::vector<double>> history(kinds.size());
   for (std::size_t k = 0; k < kinds.size(); ++k) history[k].assign(kinds[k].shapes.size(), 0.0);
-  const std::size_t cells = kinds.size() * kAffectedShares.size();  // (fault kind, affected share)
   const double alpha = patterns.answered_total > 0 ? patterns.right_total / patterns.answered_total : 0.9;
   const ClassWeights fixed = FixedClassPrior(alpha, options_.fragile_share);
   // H_j splits the runs (by position) into the first split[j] before the culprit and the rest.
@@ -368,10 +403,11 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
     needed[split[j]] = 1;
     if (j < n) split[j + 1] = split[j];
   }
-  std::vector<std::vector<double>> sum(runs.size() + 1, std::vector<double>(cells, 0.0));
-  for (auto& row : sum)
-    for (std::size_t c = 0; c < cells; ++c) row[c] = kinds[c / kAffectedShares.size()].log_weight;
+  std::vector<std::vector<double>> sum(runs.size() + 1, std::vector<double>(cells.size(), 0.0));
+  std::vector<double> none(cells.size(), 0.0);  // per cell: log P(no question affected)
+  std::vector<double> log_ratio(kinds.size());
   for (const auto& [key, count] : patterns.count) {
+    for (std::size_t c = 0; c < cells.size(); ++c) none[c] += count * cells[c].log_other;
     const int kind = static_cast<unsigned char>(key[0]) | static_cast<unsigned char>(key[1]) << 8;
     double right = 0, wrong = 0;
     for (std::size_t r = 2; r < key.size(); ++r) right += key[r] == '1', wrong += key[r] == '0';
@@ -384,19 +420,17 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
     for (std::size_t s = 0; s <= runs.size(); ++s) {
       if (s > 0) right_before += key[s + 1] == '1', wrong_before += key[s + 1] == '0';
       if (!needed[s]) continue;
-      for (std::size_t k = 0; k < kinds.size(); ++k) {
-        const double log_ratio = LogAffected(kinds[k].shapes, history[k], right_before, wrong_before, right - right_before,
-                                             wrong - wrong_before) -
-                                 log_unaffected;
-        for (std::size_t g = 0; g < kAffectedShares.size(); ++g) {
-          const double pi = kAffectedShares[g];
-          sum[s][k * kAffectedShares.size() + g] += count * LogAddExp(std::log(1 - pi), std::log(pi) + log_ratio);
-        }
-      }
+      for (std::size_t k = 0; k < kinds.size(); ++k)
+        log_ratio[k] = LogAffected(kinds[k].shapes, history[k], right_before, wrong_before, right - right_before,
+                                   wrong - wrong_before) -
+                       log_unaffected;
+      for (std::size_t c = 0; c < cells.size(); ++c)
+        sum[s][c] += count * LogAddExp(cells[c].log_other, cells[c].log_share + log_ratio[cells[c].kind]);
     }
   }
-  for (int j = 1; j <= n; ++j)
-    logp[j] += LogSumExp(sum[split[j]]) - std::log(static_cast<double>(kAffectedShares.size()));
+  for (std::size_t s = 0; s <= runs.size(); ++s)
+    if (needed[s]) ConditionOnSomeAffected(sum[s], cells, none);
+  for (int j = 1; j <= n; ++j) logp[j] += LogSumExp(sum[split[j]]);
 }
 
 void Search::SetFlipRates(int series, FlipRates rates) {

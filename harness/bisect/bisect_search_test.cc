@@ -302,14 +302,47 @@ TEST(BisectSearch, AFaultThatMovesBorderlineQuestionsIsFound) {
   EXPECT_GE(correct, 14);
 }
 
-TEST(BisectSearch, NoisyMetricWithoutADropIsNoCulprit) {
+// Heavy noise, faults that leave their questions right in half the runs from the culprit
+// on: a model in which each affected question picked its own rate after the culprit, none of
+// them 0.5, named a commit or two after the culprit here (18 of these 20).
+TEST(BisectSearch, AFaultThatLeavesItsQuestionsRightHalfTheTimeIsFound) {
+  std::mt19937_64 pick(16);
   int correct = 0;
   for (int i = 0; i < 20; ++i) {
     SimHistory h;
+    h.fragile = 160;
+    h.affected_right = 0.5;
+    h.culprit = 1 + static_cast<int>(pick() % 64);
+    correct += SimulateSearch(h, 900 + i, SearchOptions{}).correct;
+  }
+  EXPECT_GE(correct, 20);
+}
+
+// Four runs at each end that agree question by question leave no question a culprit could
+// have changed: no-culprit is all but certain. A culprit hypothesis that kept "no question
+// affected" in its mixture could not fall below (1 - pi)^N of H_0: 0.71 was the most this
+// evidence gave no-culprit.
+TEST(BisectSearch, RerunsThatAgreeQuestionByQuestionRuleEveryCulpritOut) {
+  Search s(3, {SeriesSpec{true, 0.005}}, SearchOptions{});
+  for (int k = 0; k < 4; ++k) {
+    s.Add(RunAt(0, {}));
+    s.Add(RunAt(2, {}));
+  }
+  EXPECT_GT(s.Posterior()[0], 0.99);
+}
+
+TEST(BisectSearch, NoisyMetricWithoutADropIsNoCulprit) {
+  int correct = 0;
+  double runs = 0;
+  for (int i = 0; i < 20; ++i) {
+    SimHistory h;
     h.culprit = 0;
-    correct += SimulateSearch(h, 200 + i, SearchOptions{}).correct;
+    const SimResult r = SimulateSearch(h, 200 + i, SearchOptions{});
+    correct += r.correct;
+    runs += r.runs;
   }
   EXPECT_GE(correct, 18);
+  EXPECT_LT(runs / 20, 12) << "no-culprit is settled at the ends, not by searching the range (15.5 runs before)";
 }
 
 TEST(BisectSearch, PlainBisectionAtTheGateMissesTheSeedsDrop) {
