@@ -620,6 +620,11 @@ Decision Search::Decide() {
     d.confidence = std::max(post[0], mass[best]);
     return d;
   }
+  if (any_value && post[0] >= 0.5 && RunsAt(n) < 10) {
+    d.next_position = n;
+    d.confidence = std::max(post[0], mass[best]);
+    return d;
+  }
   double best_h = std::numeric_limits<double>::infinity();
   for (int k : MedianCandidates(post)) {
     if (skipped_.count(k)) continue;

@@ -29,32 +29,38 @@
 //   right or settled wrong, answered otherwise with probability `solid_flip`, or, a share
 //   `fragile_share` of them, borderline: right with probability 0.1, 0.2, 0.5, 0.8 or 0.9),
 //   or affected by the culprit. A fault is one of two kinds and affects questions of its
-//   kind only (bisect_search.cc, FaultKinds): three in four break settled-right questions
+//   kind only (bisect_search.cc, FaultKinds), and from the culprit on all its questions
+//   share one rate (a fault is one change): three in four break settled-right questions
 //   (right before the culprit but for `affected_flip`; from it on wrong but for
-//   `affected_flip` or, even odds, right in 0.3 of runs: a fault that moved a margin part of
-//   the way), one in four moves questions near the accuracy boundary (right in 0.8 of runs
-//   before it, from it on wrong or right in a quarter of runs). Under H_j a
-//   share pi of the questions is affected (pi from the grid 0.25 %, 0.5 %, 1 %, 2 %, 4 %,
-//   equally likely); under H_0 none is. Each question's likelihood mixes both, so the Bayes
-//   factor of H_j weighs every question that consistently changed at j against the noise
-//   that could have flipped it. A series with per-question outcomes uses this model instead
-//   of the value model (the value is a function of the outcomes: counting both would count
-//   the evidence twice). A question a run did not answer is no evidence (a partial run,
-//   QuestionsFor). With SetFlipRates, each question's class prior is learned from earlier
-//   runs (flip_rates.h) instead of the fixed fragile_share, and its history weighs in on
-//   whether it could be affected (as often right before the culprit as the fault kind's
-//   shape says: a question that flipped before cannot be a settled one broken).
+//   `affected_flip`, or right in 0.3 of runs, or in half of them: faults that moved a margin
+//   part of the way), one in four moves questions near the accuracy boundary (right in 0.8
+//   of runs before it, from it on wrong or right in a quarter of runs). Under H_j a share pi
+//   of the questions is affected (pi from the grid 0.25 %, 0.5 %, 1 %, 2 %, 4 %, equally
+//   likely; 1 % up for the half-the-time faults, which borderline noise mimics), at least
+//   one of them (the mixture without "none affected", which is H_0 itself); under H_0 none
+//   is. Each question's likelihood mixes both, so the Bayes factor of H_j weighs every
+//   question that consistently changed at j against the noise that could have flipped it.
+//   A series with per-question outcomes uses this model instead of the value model (the
+//   value is a function of the outcomes: counting both would count the evidence twice). A
+//   question a run did not answer is no evidence (a partial run, QuestionsFor). With
+//   SetFlipRates, each question's class prior is learned from earlier runs (flip_rates.h)
+//   instead of the fixed fragile_share, and its history weighs in on whether it could be
+//   affected (as often right before the culprit as the fault kind's shape says: a question
+//   that flipped before cannot be a settled one broken).
 // - Pass/fail statuses (a compile case, or a command's git-style exit code): a two-sided
 //   flake model; a run shows the wrong status with probability flake_rate.
 //
 // The next position is, among the endpoints and the unskipped positions either side of the
 // culprit posterior's median, the one whose run is expected to leave the least posterior
 // entropy; the known-good end goes first whenever it has fewer than half the runs of the
-// known-bad end (metric series). The search stops when one hypothesis (or one group of
-// hypotheses that skipped commits make indistinguishable) holds `confidence`. A culprit is
-// then verified while runs are left: it and its parent each need two runs (stored runs
-// count; the target cases of one run are one run, not one each), and the search asks for
-// a run of whichever has fewer before it reports.
+// known-bad end, and the known-bad end while no culprit is the likelier answer and it has
+// fewer than 10 runs (metric series: a rerun there tests every culprit hypothesis at once,
+// which the entropy estimate, with the last end runs standing in for the outcome, cannot
+// see). The search stops when one hypothesis (or one group of hypotheses that skipped
+// commits make indistinguishable) holds `confidence`. A culprit is then verified while runs
+// are left: it and its parent each need two runs (stored runs count; the target cases of
+// one run are one run, not one each), and the search asks for a run of whichever has fewer
+// before it reports.
 #pragma once
 
 #include <cstdint>
