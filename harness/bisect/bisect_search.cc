@@ -221,7 +221,7 @@ std::vector<FaultKind> FaultKinds(double fa) {
   const std::vector<double> all(kAffectedShares.begin(), kAffectedShares.end());
   const std::vector<Rate> settled = {{1 - fa, 1}}, borderline = {{0.8, 0.7}, {1 - fa, 0.3}};
   return {kind(0.75 * 0.5, settled, fa, all), kind(0.75 * 0.25, settled, 0.3, all),
-          kind(0.75 * 0.25, settled, 0.5, {0.01, 0.02, 0.04}), kind(0.25 * 0.5, borderline, fa, all),
+          kind(0.75 * 0.25, settled, 0.5, {0.005, 0.01, 0.02, 0.04}), kind(0.25 * 0.5, borderline, fa, all),
           kind(0.25 * 0.5, borderline, 0.25, all)};
 }
 
