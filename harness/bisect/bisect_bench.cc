@@ -11,15 +11,20 @@
 // Deterministic (fixed seeds).
 //   build/harness/bisect/bisect_bench [--family all|default|f81-ar25|f160|f160-ar50|f160-b75]
 //       [--fragile N] [--affected-right P] [--affected-before P] [--max-runs N] [--history N]
-//       [--full-evals]
+//       [--full-evals] [--histories N] [--seed-base B]
 // The families: default (56 borderline questions, the stand-in's 0.25 pp), f81-ar25
 // (`--fragile 81 --affected-right 0.25`: real-server noise, faults that move margins part
 // way), f160 (`--fragile 160`), f160-ar50 (`--fragile 160 --affected-right 0.5`), f160-b75
 // (`--fragile 160 --affected-before 0.75 --affected-right 0.25`: the stand-in's fault under
 // heavy noise, which moves questions that were already borderline). --fragile,
 // --affected-right or --affected-before alone run one custom family. --history N: earlier nightlies the flip
-// rates are learned from (default 4; 0: the fixed prior); --full-evals: whole evals only.
+// rates are learned from (default 8; 0: the fixed prior); --full-evals: whole evals only;
+// --histories N: N histories per drop and N / 2 without one (default 100); --seed-base B:
+// history i is drawn from seed B + i (default 1000: another B draws other questions and
+// noise, the culprits stay where they were).
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -98,25 +103,31 @@ struct FamilyResult {
 constexpr double kDrops[] = {0.013, 0.006, 0.0};
 const char* DropName(int d) { return d == 0 ? "1.3 pp" : d == 1 ? "0.6 pp" : "none"; }
 
-FamilyResult RunFamily(const Family& f, const SearchOptions& options, int history, Calibration& calibration) {
+struct Draws {
+  int history = SimHistory{}.history_runs;  // earlier nightlies
+  int histories = 100;                       // per drop; half as many without one
+  uint64_t seed_base = 1000;
+};
+
+FamilyResult RunFamily(const Family& f, const SearchOptions& options, const Draws& draws, Calibration& calibration) {
   FamilyResult out{f, {}, {}, {}};
   std::mt19937_64 pick(7);
   for (int d = 0; d < 3; ++d) {
-    const int histories = kDrops[d] > 0 ? 100 : 50;
+    const int histories = kDrops[d] > 0 ? draws.histories : draws.histories / 2;
     for (int i = 0; i < histories; ++i) {
       SimHistory h;
       h.drop = kDrops[d];
       h.fragile = f.fragile;
       h.affected_right = f.affected_right;
       h.affected_before = f.affected_before;
-      h.history_runs = history;
+      h.history_runs = draws.history;
       h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
-      const SimResult q = SimulateSearch(h, 1000 + i, options);
+      const SimResult q = SimulateSearch(h, draws.seed_base + i, options);
       out.q[d].Add(q);
       calibration.Add(q);
-      out.p[d].Add(SimulatePlainBisect(h, 1000 + i, 0.91));
+      out.p[d].Add(SimulatePlainBisect(h, draws.seed_base + i, 0.91));
       h.per_question = false;
-      out.v[d].Add(SimulateSearch(h, 1000 + i, options));
+      out.v[d].Add(SimulateSearch(h, draws.seed_base + i, options));
     }
   }
   return out;
@@ -158,13 +169,15 @@ int main(int argc, char** argv) {
   std::string family = "all";
   Family custom{"custom", SimHistory{}.fragile, 0, 1};
   bool is_custom = false;
-  int history = SimHistory{}.history_runs;
+  Draws draws;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--full-evals") == 0) options.questions.full = true;
     if (!has_value) continue;
     if (std::strcmp(argv[i], "--max-runs") == 0) options.max_runs = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--history") == 0) history = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--history") == 0) draws.history = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--histories") == 0) draws.histories = std::max(2, std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--seed-base") == 0) draws.seed_base = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
     if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
@@ -181,13 +194,14 @@ int main(int argc, char** argv) {
   Calibration calibration;
   std::vector<FamilyResult> results;
   for (const Family& f : families) {
-    results.push_back(RunFamily(f, options, history, calibration));
+    results.push_back(RunFamily(f, options, draws, calibration));
     PrintFamily(results.back(), n);
     std::fflush(stdout);
   }
   PrintSummary(results, n);
   calibration.Print();
-  std::printf("max runs %d, %d earlier nightlies for the flip rates, %s\n", options.max_runs, history,
-              options.questions.full ? "whole evals (--full-evals)" : "chosen questions inside the range");
+  std::printf("max runs %d, %d earlier nightlies for the flip rates, %s, seeds from %llu\n", options.max_runs,
+              draws.history, options.questions.full ? "whole evals (--full-evals)" : "chosen questions inside the range",
+              static_cast<unsigned long long>(draws.seed_base));
   return 0;
 }

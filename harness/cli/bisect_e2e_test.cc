@@ -127,11 +127,13 @@ TEST(BisectE2E, NoisyGsm8kWithoutADropIsNoCulprit) {
   EXPECT_EQ(j["verdict"], "no-culprit") << r.out;
   EXPECT_EQ(j["flip_history_runs"], 0) << "no nightly before the range: " << r.out;
   // Plain bisection takes 6 runs over 64 commits (and names a commit). Reading which
-  // questions each run got right settles it in 30 today, 12 of them reruns of the bad end:
-  // with no nightly before the range, a fault that moved a few borderline questions at the
-  // bad end is refuted only slowly (it was 14 before the search allowed for such faults;
-  // docs/bisect.md, "Known limits").
-  EXPECT_LE(j["runs"].get<int>(), 32) << r.out;
+  // questions each run got right settles it in 36 in this draw, 16 of them reruns of the bad
+  // end: with no nightly before the range nothing says which questions are borderline, and a
+  // fault that moved a few of them at the bad end is refuted only slowly. This draw is a slow
+  // one: over the benchmark's 50 no-fault histories without nightlies (`bisect_bench
+  // --family default --history 0`) no-culprit takes 15.1 runs on average (19.9 before the search conditioned its culprits on at least
+  // one affected question; docs/bisect.md, "Known limits").
+  EXPECT_LE(j["runs"].get<int>(), 40) << r.out;
   EXPECT_EQ(j["cases"], (Json{"gsm8k/test_gsm8k_accuracy_1"})) << "the case is worse at bad: " << r.out;
   // The search read which questions each run got right, not only its accuracy, and every
   // run evaluated every question: the command has no {questions}.

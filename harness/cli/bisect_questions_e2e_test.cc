@@ -200,7 +200,7 @@ TEST_F(BisectQuestionsE2E, ALaunchedServerPerCommitNamesItTooAndLeavesNoServer) 
 // (c) The flaky stand-in (flaky.json: about 62 questions differ between two reruns, where
 // noisy.json has 23), with eight nightlies before the range: the questions the fault moves
 // were borderline before it, and the search still names the culprit, for fewer than 3 whole
-// evals' questions (tools/bisect_sweep.sh's nine draws of flaky.json: 9 named, 2.87 full
+// evals' questions (tools/bisect_sweep.sh's nine draws of flaky.json: 9 named, 2.42 full
 // evals on average; docs/bisect.md, "On the stand-in"). Read in the text output, as a user
 // sees it.
 TEST_F(BisectQuestionsE2E, AFlakyQuestionHeavyHistoryStillNamesTheCulprit) {
