@@ -1,5 +1,6 @@
 #include "harness/bisect/bisect_search.h"
 
+#include <cstdint>
 #include <map>
 #include <random>
 
@@ -144,16 +145,28 @@ TEST(BisectSearch, ARunBudgetEndsAmbiguousWithACredibleRange) {
   EXPECT_GE(d.range.back(), 40);
 }
 
+struct SimTally {
+  int correct = 0;
+  double mean_runs = 0;
+};
+
+// `count` histories shaped like `h`, history i drawn from seed seed_base + i; with a
+// culprit when pick_seed > 0, at a commit drawn from pick_seed's generator.
+SimTally Simulate(SimHistory h, int count, uint64_t seed_base, uint64_t pick_seed = 0) {
+  std::mt19937_64 pick(pick_seed);
+  SimTally t;
+  for (int i = 0; i < count; ++i) {
+    h.culprit = pick_seed > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
+    const SimResult r = SimulateSearch(h, seed_base + i, SearchOptions{});
+    t.correct += r.correct;
+    t.mean_runs += static_cast<double>(r.runs) / count;
+  }
+  return t;
+}
+
 // The noisy metric: 0.3 pp run-to-run noise at n = 1319, as the calibrated stand-in.
 TEST(BisectSearch, NoisyMetricDropsOfTheSeedAreFound) {
-  std::mt19937_64 pick(11);
-  int correct = 0;
-  for (int i = 0; i < 30; ++i) {
-    SimHistory h;
-    h.culprit = 1 + static_cast<int>(pick() % 64);
-    correct += SimulateSearch(h, 100 + i, SearchOptions{}).correct;
-  }
-  EXPECT_GE(correct, 30) << "1.3 pp is 4 noise sds: every culprit is found";
+  EXPECT_GE(Simulate(SimHistory{}, 30, 100, 11).correct, 30) << "1.3 pp is 4 noise sds: every culprit is found";
 }
 
 TEST(BisectSearch, ASmallDropIsFoundFromTheQuestionsItLoses) {
@@ -289,33 +302,21 @@ TEST(BisectSearch, PartialRunsFindTheCulpritForLessThanThreeFullEvals) {
 // borderline, right in 3 of 4 runs before it and 1 in 4 after (bisect_sim.h). A model in
 // which every affected question was settled right names wrong commits here.
 TEST(BisectSearch, AFaultThatMovesBorderlineQuestionsIsFound) {
-  std::mt19937_64 pick(14);
-  int correct = 0;
-  for (int i = 0; i < 15; ++i) {
-    SimHistory h;
-    h.fragile = 160;
-    h.affected_before = 0.75;
-    h.affected_right = 0.25;
-    h.culprit = 1 + static_cast<int>(pick() % 64);
-    correct += SimulateSearch(h, 700 + i, SearchOptions{}).correct;
-  }
-  EXPECT_GE(correct, 14);
+  SimHistory h;
+  h.fragile = 160;
+  h.affected_before = 0.75;
+  h.affected_right = 0.25;
+  EXPECT_GE(Simulate(h, 15, 700, 14).correct, 14);
 }
 
 // Heavy noise, faults that leave their questions right in half the runs from the culprit
 // on: a model in which each affected question picked its own rate after the culprit, none of
 // them 0.5, named a commit or two after the culprit here (18 of these 20).
 TEST(BisectSearch, AFaultThatLeavesItsQuestionsRightHalfTheTimeIsFound) {
-  std::mt19937_64 pick(16);
-  int correct = 0;
-  for (int i = 0; i < 20; ++i) {
-    SimHistory h;
-    h.fragile = 160;
-    h.affected_right = 0.5;
-    h.culprit = 1 + static_cast<int>(pick() % 64);
-    correct += SimulateSearch(h, 900 + i, SearchOptions{}).correct;
-  }
-  EXPECT_GE(correct, 20);
+  SimHistory h;
+  h.fragile = 160;
+  h.affected_right = 0.5;
+  EXPECT_GE(Simulate(h, 20, 900, 16).correct, 20);
 }
 
 // Four runs at each end that agree question by question leave no question a culprit could
@@ -332,17 +333,9 @@ TEST(BisectSearch, RerunsThatAgreeQuestionByQuestionRuleEveryCulpritOut) {
 }
 
 TEST(BisectSearch, NoisyMetricWithoutADropIsNoCulprit) {
-  int correct = 0;
-  double runs = 0;
-  for (int i = 0; i < 20; ++i) {
-    SimHistory h;
-    h.culprit = 0;
-    const SimResult r = SimulateSearch(h, 200 + i, SearchOptions{});
-    correct += r.correct;
-    runs += r.runs;
-  }
-  EXPECT_GE(correct, 18);
-  EXPECT_LT(runs / 20, 12) << "no-culprit is settled at the ends, not by searching the range (15.5 runs before)";
+  const SimTally t = Simulate(SimHistory{}, 20, 200);
+  EXPECT_GE(t.correct, 18);
+  EXPECT_LT(t.mean_runs, 12) << "no-culprit is settled at the ends, not by searching the range (15.5 runs before)";
 }
 
 // Heavy noise (160 borderline questions) and no fault: borderline questions that happen to
@@ -351,18 +344,11 @@ TEST(BisectSearch, NoisyMetricWithoutADropIsNoCulprit) {
 // the search bisected the range instead, it missed 3 of these 20 and took 19.2 runs on
 // average.
 TEST(BisectSearch, HeavyNoiseWithoutADropIsSettledAtTheBadEnd) {
-  int correct = 0;
-  double runs = 0;
-  for (int i = 0; i < 20; ++i) {
-    SimHistory h;
-    h.fragile = 160;
-    h.culprit = 0;
-    const SimResult r = SimulateSearch(h, 200 + i, SearchOptions{});
-    correct += r.correct;
-    runs += r.runs;
-  }
-  EXPECT_GE(correct, 19);
-  EXPECT_LT(runs / 20, 16);
+  SimHistory h;
+  h.fragile = 160;
+  const SimTally t = Simulate(h, 20, 200);
+  EXPECT_GE(t.correct, 19);
+  EXPECT_LT(t.mean_runs, 16);
 }
 
 TEST(BisectSearch, PlainBisectionAtTheGateMissesTheSeedsDrop) {
