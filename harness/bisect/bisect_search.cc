@@ -195,8 +195,8 @@ double LogUnaffected(const ClassWeights& w, const ClassWeights& p, double right,
 // in a quarter of runs, even odds. The second kind is what the stand-in's fault does under
 // rerun noise (docs/bisect.md, "On the stand-in"); it weighs less because it explains noise
 // more easily: noise that it fits makes no-culprit slower. A fault that leaves its questions
-// right half the time is told from borderline noise only when it affects many of them, so
-// its shares start at 1 % (docs/bisect.md, "Known limits").
+// right half the time is told from borderline noise only when it affects several of them,
+// so its shares start at 0.5 % (docs/bisect.md, "Known limits").
 struct AffectedShape {
   double log_weight, log_before_right, log_before_wrong, log_after_right, log_after_wrong;
   double before;  // P(right) before the culprit, for the question's history

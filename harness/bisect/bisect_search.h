@@ -36,7 +36,7 @@
 //   part of the way), one in four moves questions near the accuracy boundary (right in 0.8
 //   of runs before it, from it on wrong or right in a quarter of runs). Under H_j a share pi
 //   of the questions is affected (pi from the grid 0.25 %, 0.5 %, 1 %, 2 %, 4 %, equally
-//   likely; 1 % up for the half-the-time faults, which borderline noise mimics), at least
+//   likely; 0.5 % up for the half-the-time faults, which borderline noise mimics), at least
 //   one of them (the mixture without "none affected", which is H_0 itself); under H_0 none
 //   is. Each question's likelihood mixes both, so the Bayes factor of H_j weighs every
 //   question that consistently changed at j against the noise that could have flipped it.
