@@ -147,6 +147,7 @@ void AddValueEvidence(const Stats& s, const SeriesSpec& spec, const SearchOption
 // wrong, 'x' no answer) with how many questions show it.
 struct QuestionPatterns {
   std::map<std::string, double> count;
+  double questions = 0;  // of the series: the counts' sum
   double right_total = 0, answered_total = 0;  // over the runs that answered nearly every question
 };
 
@@ -160,6 +161,7 @@ QuestionPatterns GroupQuestions(const std::vector<const Observation*>& runs, con
     whole[r] = static_cast<double>(answered) >= 0.9 * static_cast<double>(questions);
   }
   QuestionPatterns out;
+  out.questions = static_cast<double>(questions);
   std::string key(runs.size() + 2, 'x');
   for (std::size_t q = 0; q < questions; ++q) {
     const int kind = rates ? rates->Kind(static_cast<int>(q)) : 0;
@@ -243,14 +245,15 @@ std::vector<ShareCell> ShareCells(const std::vector<FaultKind>& kinds) {
 
 // A culprit changes at least one question. Each cell's mixture, sum over questions of
 // log((1 - pi) + pi LR_q), also holds "none of them affected", which is H_0 itself, with
-// probability (1 - pi)^N (log: none). Taking it out (the mixture conditioned on at least one
+// probability (1 - pi)^N, N the series' questions. Taking it out (the mixture conditioned on at least one
 // affected question) lets the data rule a culprit out entirely; left in, the smallest share
 // could never fall below (1 - pi)^N of H_0's likelihood, and no-culprit was reached slowly.
-void ConditionOnSomeAffected(std::vector<double>& row, const std::vector<ShareCell>& cells, const std::vector<double>& none) {
+void ConditionOnSomeAffected(std::vector<double>& row, const std::vector<ShareCell>& cells, double questions) {
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    const double evidence = row[c];  // >= none[c]: every LR_q >= 0
-    row[c] = cells[c].log_prior + evidence + std::log(-std::expm1(std::min(0.0, none[c] - evidence))) -
-             std::log(-std::expm1(none[c]));
+    const double none = questions * cells[c].log_other;  // log (1 - pi)^N
+    const double evidence = row[c];                      // >= none: every LR_q >= 0
+    row[c] = cells[c].log_prior + evidence + std::log(-std::expm1(std::min(0.0, none - evidence))) -
+             std::log(-std::expm1(none));
   }
 }
 
@@ -404,10 +407,8 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
     if (j < n) split[j + 1] = split[j];
   }
   std::vector<std::vector<double>> sum(runs.size() + 1, std::vector<double>(cells.size(), 0.0));
-  std::vector<double> none(cells.size(), 0.0);  // per cell: log P(no question affected)
   std::vector<double> log_ratio(kinds.size());
   for (const auto& [key, count] : patterns.count) {
-    for (std::size_t c = 0; c < cells.size(); ++c) none[c] += count * cells[c].log_other;
     const int kind = static_cast<unsigned char>(key[0]) | static_cast<unsigned char>(key[1]) << 8;
     double right = 0, wrong = 0;
     for (std::size_t r = 2; r < key.size(); ++r) right += key[r] == '1', wrong += key[r] == '0';
@@ -429,7 +430,7 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
     }
   }
   for (std::size_t s = 0; s <= runs.size(); ++s)
-    if (needed[s]) ConditionOnSomeAffected(sum[s], cells, none);
+    if (needed[s]) ConditionOnSomeAffected(sum[s], cells, patterns.questions);
   for (int j = 1; j <= n; ++j) logp[j] += LogSumExp(sum[split[j]]);
 }
 
