@@ -57,7 +57,6 @@ TESTING = "harness/testing"
 # drive the code against a real peer (the stand-in endpoint).
 TEST_ALLOWED = {
     "harness/eval": ["runners/refstack/sim"],
-    "runners/openai": ["harness/eval", "runners/refstack/sim"],
     "harness/compare": ["reports"],  # compare_bench times the whole answer, rendering included
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

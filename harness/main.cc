@@ -1,10 +1,3 @@
-#include <curl/curl.h>
-
 #include "harness/cli/commands.h"
 
-int main(int argc, char** argv) {
-  curl_global_init(CURL_GLOBAL_DEFAULT);  // once, before any thread uses libcurl
-  int code = harness::Main(argc, argv);
-  curl_global_cleanup();
-  return code;
-}
+int main(int argc, char** argv) { return harness::Main(argc, argv); }

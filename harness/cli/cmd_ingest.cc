@@ -6,8 +6,6 @@
 #include <cstdio>
 #include <memory>
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,6 +13,7 @@
 #include "harness/cli/commands.h"
 #include "harness/ingest/ingest_files.h"
 #include "harness/store/store.h"
+#include "harness/util/host.h"
 
 namespace harness {
 namespace {
@@ -25,12 +24,6 @@ struct IngestCliOptions {
   std::string repo = ".";
   std::string db = DefaultDbPath();
 };
-
-std::string Hostname() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
 
 int IngestCommand(const IngestCliOptions& o) {
   const IngestOptions options = ValueOrThrow(PrepareIngest(o.request));  // before the database is created

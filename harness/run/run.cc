@@ -1,7 +1,6 @@
 #include "harness/run/run.h"
 
 #include <fnmatch.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -21,6 +20,7 @@
 #include "harness/run/run_lock.h"
 #include "harness/stats/false_verdict.h"
 #include "harness/store/baseline.h"
+#include "harness/util/host.h"
 #include "harness/util/versions.h"
 
 namespace harness {
@@ -30,12 +30,6 @@ namespace {
 std::map<std::string, std::string>& Registered() {
   static std::map<std::string, std::string> cases;
   return cases;
-}
-
-std::string Hostname() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
 }
 
 // The fault switches of a run's context (an empty list when it has none).

@@ -181,9 +181,4 @@ void GenerateFleetShards(const std::filesystem::path& dir, int n) {
   }
 }
 
-const std::filesystem::path& FleetDatabase() {
-  static const std::filesystem::path path = GeneratedDatabase("HARNESS_FLEET_DB", "fleet.db", GenerateFleetDatabase);
-  return path;
-}
-
 }  // namespace harness::bench

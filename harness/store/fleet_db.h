@@ -39,8 +39,5 @@ void GenerateFleetDatabase(const std::filesystem::path& path);
 // `harness run --shard I/N --nightly fleet-N` splits a suite (case k in shard k % N),
 // the input of a `harness merge` of one sharded 10,000-case nightly.
 void GenerateFleetShards(const std::filesystem::path& dir, int n);
-// The database, generated once per process into a temporary folder removed at exit
-// (minutes); HARNESS_FLEET_DB=FILE keeps it in FILE and reuses it on the next run.
-const std::filesystem::path& FleetDatabase();
 
 }  // namespace harness::bench

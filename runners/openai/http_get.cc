@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "runners/openai/curl_global.h"
+
 namespace harness::openai {
 namespace {
 
@@ -27,6 +29,7 @@ size_t Append(char* data, size_t size, size_t count, void* user) {
 
 std::optional<HttpAnswer> HttpGet(const std::string& url, const std::string& api_key_env, double timeout_s,
                                   std::size_t max_body_bytes) {
+  CurlGlobalInitOnce();
   std::unique_ptr<CURL, void (*)(CURL*)> easy(curl_easy_init(), curl_easy_cleanup);
   if (!easy) return std::nullopt;
   std::unique_ptr<curl_slist, void (*)(curl_slist*)> headers(nullptr, curl_slist_free_all);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/util/json_file.h"
+#include "runners/openai/curl_global.h"
 
 namespace harness::openai {
 namespace {
@@ -31,11 +32,6 @@ struct MultiCleanup {
 struct SlistCleanup {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
-
-void GlobalInitOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 // One in-flight request: an easy handle reused for every request it carries, so the
 // multi handle's connection cache keeps the keep-alive connections warm.
@@ -346,7 +342,7 @@ std::string EndpointUrl(const EndpointTarget& target) {
   return V1Url(target.base_url, target.chat ? "/chat/completions" : "/completions");
 }
 
-Client::Client(ClientOptions options) : options_(std::move(options)) { GlobalInitOnce(); }
+Client::Client(ClientOptions options) : options_(std::move(options)) { CurlGlobalInitOnce(); }
 Client::~Client() = default;
 
 Result<std::unique_ptr<Client>> Client::Create(ClientOptions o) {

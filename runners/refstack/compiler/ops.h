@@ -97,8 +97,5 @@ std::optional<OpKind> FindOp(std::string_view name);
 inline bool IsComm(OpKind k) {
   return k == OpKind::kAllReduce || k == OpKind::kReduceScatter || k == OpKind::kAllGather;
 }
-inline bool IsGroupedMatmul(OpKind k) {
-  return k >= OpKind::kGroupedMatmul && k <= OpKind::kGroupedMatmulMxfp4SwigluQuant;
-}
 
 }  // namespace harness::compiler

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python baseline for openai_bench: the pattern of common Python eval scripts
+"""The Python baseline for gsm8k_eval_bench: the pattern of common Python eval scripts
 (urllib.request + ThreadPoolExecutor, standard library only) sending every prompt to
 /v1/completions. Prints one JSON line: requests, ok, wall_s, cpu_s (process CPU of all
 threads, measured around the request loop only, like the C++ side)."""

@@ -50,7 +50,7 @@ double ThreadCpuSeconds() {
 struct Fixture {
   std::vector<Gsm8kItem> questions = ValueOrThrow(LoadGsm8k(Gsm8kTestFile()));
   std::vector<CompletionRequest> requests;
-  std::filesystem::path prompts_file = std::filesystem::temp_directory_path() / "openai_bench_prompts.jsonl";
+  std::filesystem::path prompts_file = std::filesystem::temp_directory_path() / "gsm8k_eval_bench_prompts.jsonl";
   std::unique_ptr<sim::SimServer> server;
   std::string url;
 
