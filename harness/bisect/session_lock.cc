@@ -141,6 +141,8 @@ std::string WhyNotTheSession(BisectRecord& store, int64_t id, const fs::path& re
 std::vector<std::string> Undo(BisectRecord& store, int64_t id, const Json& left, const std::string& who) {
   std::vector<std::string> notes;
   const fs::path repo = StringField(left, "repo"), worktree = StringField(left, "worktree");
+  const bool command = left.contains("command") && left["command"].is_object();
+  if (worktree.empty() && !command) return notes;  // it names nothing to undo
   std::string why_not = WhyNotTheSession(store, id, repo);
   if (why_not.empty() && !worktree.empty()) why_not = WhyNotOurs(repo, worktree);
   if (!why_not.empty()) {
@@ -149,7 +151,7 @@ std::vector<std::string> Undo(BisectRecord& store, int64_t id, const Json& left,
                                 who, worktree.string(), why_not));
     return notes;
   }
-  if (left.contains("command") && left["command"].is_object()) {
+  if (command) {
     const Json& c = left["command"];
     ProcessIdentity leader{IntField(c, "pid"), IntField(c, "start_ticks"), StringField(c, "boot_id")};
     if (leader.pid > 0 && KillProcessGroupOf(leader))
