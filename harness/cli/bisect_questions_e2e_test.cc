@@ -223,7 +223,10 @@ TEST_F(BisectQuestionsE2E, AFlakyQuestionHeavyHistoryStillNamesTheCulprit) {
 // The {questions} file itself, with the command a script that keeps a copy: an absolute
 // path, gone after the step; keys chosen by the search inside the range ('*' nowhere), and
 // '*' (every question) in every file with --full-evals. The ends' runs are stored first,
-// question by question (the last one loses 20 questions).
+// question by question (the last one loses 20 questions). The command stores nothing, so for
+// a metric target it cannot test a commit (docs/bisect.md, "What a step's exit means"): the
+// first step (inside the range) is skipped, the known-good end is run to vouch for the
+// command (a whole eval), cannot be tested either, and the bisect stops: two files.
 TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 8);
@@ -244,10 +247,7 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
       ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
     }
   }
-  // Each step: the path it was handed, then a copy of the file; exit 0. It stores nothing, so
-  // for a metric target it cannot test the commit (docs/bisect.md, "What a step's exit
-  // means"): the first step (inside the range) is skipped, the known-good end is run to vouch
-  // for the command (a whole eval), cannot be tested either, and the bisect stops: two files.
+  // Each step: the path it was handed, then a copy of the file; exit 0, storing nothing.
   auto bisect = [&](const std::string& copies, std::vector<std::string> flags) {
     fs::create_directories(dir / copies);
     std::vector<std::string> args = {"bisect", "--good", shas[0], "--bad", shas[7], "--metric", "gsm8k", "--repo",
