@@ -550,7 +550,9 @@ class Builder {
   CulpritNote NoteOf(const RegressionRow& g) const {
     CulpritNote n;
     if (!g.session_id) {
-      n.verdict = g.confirmation == "not-confirmed" ? "not-confirmed" : "ambiguous";
+      // A confirming rerun that could not test it records why (confirm_json's "untestable").
+      const bool untestable = g.confirm_json.find("\"untestable\"") != std::string::npos;
+      n.verdict = g.confirmation != "not-confirmed" ? "ambiguous" : untestable ? "untestable" : "not-confirmed";
       return n;
     }
     n.session = *g.session_id;
@@ -589,6 +591,8 @@ std::string CulpritWords(const CulpritNote& n) {
   if (n.verdict == "culprit") return fmt::format("culprit {} {} {}", ShortSha(n.culprit), n.subject, CulpritEvidence(n));
   if (n.verdict == "not-confirmed")
     return "not confirmed (flaky): a rerun of the bad commit did not show the regression; not bisected";
+  if (n.verdict == "untestable")
+    return "unconfirmed: the rerun of the bad commit could not test it (bisect --auto says why); not bisected";
   if (n.verdict == "no-culprit")
     return fmt::format("bisect found no culprit: the drop looks like noise (bisect session {})", n.session);
   std::vector<std::string> shas;

@@ -67,7 +67,7 @@ struct SuiteSummary {
 // What `harness bisect --auto` said of a regression (Store::Regressions): for the failing
 // cases it names and the report's summary.
 struct CulpritNote {
-  std::string verdict;              // culprit | no-culprit | ambiguous | not-confirmed
+  std::string verdict;              // culprit | no-culprit | ambiguous | not-confirmed | untestable
   std::string culprit, subject;     // with verdict culprit
   double confidence = 0;
   int64_t runs = 0;                 // commands its bisection ran

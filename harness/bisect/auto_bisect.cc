@@ -1,14 +1,22 @@
 #include "harness/bisect/auto_bisect.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/bisect/session_lock.h"
+#include "harness/bisect/step_exit.h"
 #include "harness/bisect/worktree_command.h"
+#include "harness/util/file_lock.h"
 #include "harness/util/git.h"
+#include "harness/util/input_file.h"
 #include "harness/util/json_file.h"
 #include "harness/util/subprocess.h"
+#include "harness/util/utf8.h"
 
 namespace harness::bisect {
 namespace {
@@ -34,8 +42,9 @@ Status CheckRequest(const AutoBisectRequest& r) {
 }
 
 // One rerun of the bad commit: what it showed of each target. Without a stored result of
-// a target's cases, the exit code speaks as in git bisect run (0 good, 125 cannot test,
-// 1-127 bad).
+// a target's cases, the exit code speaks as in a bisect step (step_exit.h): for a status
+// target 0 not shown, 1 and 4-124 shown; otherwise (any code for a metric target; 2, 3,
+// 125, 126, 127 for a status) the rerun could not test it, which confirms nothing.
 Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const std::string& sha,
                               const std::vector<RegressionTarget>& targets, SessionLock& lock) {
   auto before = store.NewestCaseResultId();
@@ -46,19 +55,31 @@ Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const st
   auto proc = RunCommandAt(spec, sha, lock);
   if (!proc) return proc.error();
   const std::string at = ShortSha(sha);
+  const std::string tail = StderrTail(proc->err);
+  const std::string stderr_words = tail.empty() ? "; its stderr was empty" : "; stderr: " + tail;
   if (proc->stop_signal)
     return InfraError(fmt::format("interrupted by {} while confirming at {}", SignalName(proc->stop_signal), at));
-  if (proc->timed_out) return InfraError(fmt::format("the command timed out confirming at {}", at));
-  if (proc->signal) return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, at));
-  if (proc->exit_code >= 128 || proc->exit_code < 0)
-    return InfraError(fmt::format("the command exited {} confirming at {}: no answer; stderr: {}", proc->exit_code, at,
-                                  proc->err.substr(0, 500)));
-  ConfirmingRun run{proc->exit_code, {}};
+  if (proc->timed_out) return InfraError(fmt::format("the command timed out confirming at {}{}", at, stderr_words));
+  if (proc->signal)
+    return InfraError(fmt::format("the command was killed by signal {} at {}{}", proc->signal, at, stderr_words));
+  if (MeaningOfExit(proc->exit_code, true) == ExitMeaning::kAbort)
+    return InfraError(fmt::format("the command exited {} confirming at {}: no answer{}", proc->exit_code, at,
+                                  stderr_words));
+  ConfirmingRun run{proc->exit_code, {}, {}};
   for (const auto& t : targets) {
     auto again = Reproduces(store, t, sha, *before);
     if (!again) return again.error();
-    if (!*again && proc->exit_code != 125) *again = proc->exit_code != 0;
+    std::string untestable;
+    if (!*again) {
+      const ExitMeaning meaning = MeaningOfExit(proc->exit_code, t.metric.empty());
+      if (meaning == ExitMeaning::kGood || meaning == ExitMeaning::kBad)
+        *again = meaning == ExitMeaning::kBad;
+      else
+        untestable = fmt::format("{}; it stored no result of {} at {}{}", ExitWords(proc->exit_code),
+                                 fmt::join(t.CaseIds(), ", "), at, stderr_words);
+    }
     run.reproduced.push_back(*again);
+    run.untestable.push_back(std::move(untestable));
   }
   return run;
 }
@@ -67,7 +88,9 @@ Json ConfirmJson(const std::vector<ConfirmingRun>& runs, std::size_t target) {
   Json out = Json::array();
   for (const auto& c : runs) {
     const auto& r = c.reproduced[target];
-    out.push_back({{"exit_code", c.exit_code}, {"reproduced", r ? Json(*r) : Json(nullptr)}});
+    Json j{{"exit_code", c.exit_code}, {"reproduced", r ? Json(*r) : Json(nullptr)}};
+    if (!c.untestable[target].empty()) j["untestable"] = c.untestable[target];
+    out.push_back(std::move(j));
   }
   return out;
 }
@@ -92,8 +115,8 @@ std::string ConfirmationOf(const AutoBisectRequest& r, const AutoBisectOutcome& 
   if (r.confirm == 0) return "not-tried";
   if (static_cast<int>(out.confirming.size()) != r.confirm)
     return "not-tried";  // the budget ran out before every confirming rerun
-  bool all = true;
-  for (const auto& c : out.confirming) all = all && c.reproduced[i].value_or(false);
+  bool all = true;  // a rerun that could not test it has no answer (reproduced empty): not confirmed
+  for (const auto& c : out.confirming) all = all && c.untestable[i].empty() && c.reproduced[i].value_or(false);
   return all ? "confirmed" : "not-confirmed";
 }
 
@@ -104,6 +127,8 @@ Status RecordRegressions(const AutoBisectRequest& r, BisectRecord& store, const 
     AutoRegression g;
     g.target = targets[i];
     g.confirmation = ConfirmationOf(r, out, i);
+    for (const auto& c : out.confirming)
+      if (g.untestable.empty() && !c.untestable[i].empty()) g.untestable = c.untestable[i];
     auto id = store.AddRegression({0, pair.current.first().id, pair.previous->first().id, g.target.suite,
                                    g.target.kind, g.target.CaseIds(), g.confirmation, ConfirmJson(out.confirming, i).dump(),
                                    std::nullopt, ""});
@@ -153,6 +178,131 @@ Status BisectConfirmed(const AutoBisectRequest& r, Store& store, const std::stri
   return OkStatus();
 }
 
+// The verdict a finished session stored; none for one that did not finish (error, running).
+std::optional<Verdict> FinishedVerdict(const std::string& status) {
+  if (status == "culprit") return Verdict::kCulprit;
+  if (status == "no-culprit") return Verdict::kNoCulprit;
+  if (status == "ambiguous") return Verdict::kAmbiguous;
+  return std::nullopt;
+}
+
+std::vector<std::string> StringsOf(const Json& j, const char* key) {
+  std::vector<std::string> out;
+  if (j.is_object() && j.contains(key) && j[key].is_array())
+    for (const auto& v : j[key])
+      if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+// A stored session as the outcome its bisect reported (without its steps); none when it did
+// not finish.
+Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t id, const std::filesystem::path& repo) {
+  auto s = store.BisectSession(id);
+  if (!s) return s.error();
+  const auto verdict = FinishedVerdict(s->status);
+  if (!verdict) return std::optional<BisectOutcome>();
+  BisectOutcome o;
+  o.session_id = id;
+  o.verdict = *verdict;
+  o.culprit = s->culprit;
+  o.confidence = s->confidence;
+  o.runs = static_cast<int>(s->runs);
+  o.target = s->target;
+  const Json result = ParseJsonOrDiscarded(s->result_json);
+  o.range = StringsOf(result, "range");
+  o.skipped = StringsOf(result, "skipped");
+  if (result.is_object() && result.contains("reason") && result["reason"].is_string()) o.reason = result["reason"];
+  if (!o.culprit.empty() && !repo.empty())
+    if (auto c = ReadCommit(repo, o.culprit)) o.subject = c->subject;
+  return std::optional<BisectOutcome>(std::move(o));
+}
+
+// A stored regression as the run that stored it reported it; none when that run stopped
+// part-way (a confirmed regression without a finished bisect).
+Result<std::optional<AutoRegression>> StoredRegression(const AutoBisectRequest& r, BisectRecord& store,
+                                                       const RegressionRow& row,
+                                                       const std::vector<RegressionTarget>& targets) {
+  AutoRegression g;
+  for (const auto& t : targets)
+    if (t.suite == row.suite && t.CaseIds() == row.cases) g.target = t;  // the same store finds the same targets
+  if (g.target.cases.empty()) {
+    g.target.suite = row.suite;
+    g.target.kind = row.kind;
+    for (const auto& id : row.cases) g.target.cases.push_back({id, row.kind, 0, 0});
+  }
+  g.regression_id = row.id;
+  g.confirmation = row.confirmation;
+  const Json confirm = ParseJsonOrDiscarded(row.confirm_json);
+  if (confirm.is_array())
+    for (const auto& c : confirm)
+      if (g.untestable.empty() && c.is_object() && c.contains("untestable") && c["untestable"].is_string())
+        g.untestable = c["untestable"];
+  if (!row.session_id) {
+    if (row.confirmation == "confirmed") return std::optional<AutoRegression>();
+    return std::optional<AutoRegression>(std::move(g));
+  }
+  auto outcome = StoredOutcome(store, *row.session_id, r.repo);
+  if (!outcome) return outcome.error();
+  if (!*outcome) return std::optional<AutoRegression>();
+  g.bisect = std::move(**outcome);
+  return std::optional<AutoRegression>(std::move(g));
+}
+
+// The answer an earlier bisect --auto stored for the nightly: its regressions with their
+// confirmations and finished sessions. None when it stored none, or stopped part-way: then
+// the nightly is answered anew.
+Result<std::optional<AutoBisectOutcome>> StoredAnswer(const AutoBisectRequest& r, Store& store,
+                                                      const NightlyPair& pair) {
+  using Answer = std::optional<AutoBisectOutcome>;
+  auto rows = store.Regressions();
+  if (!rows) return rows.error();
+  auto targets = FindRegressions(store, pair, r.suites_dir);
+  if (!targets) return targets.error();
+  AutoBisectOutcome out;
+  out.nightly = pair.current;
+  out.previous = pair.previous;
+  out.stored = true;
+  for (const auto& row : *rows) {
+    if (row.run_id != pair.current.first().id) continue;
+    auto g = StoredRegression(r, store, row, *targets);
+    if (!g) return g.error();
+    if (!*g) return Answer();
+    out.runs_total += (*g)->bisect ? (*g)->bisect->runs : 0;
+    if (out.regressions.empty()) {  // one set of confirming reruns served every target
+      const Json confirm = ParseJsonOrDiscarded(row.confirm_json);
+      for (const auto& c : confirm.is_array() ? confirm : Json::array()) {
+        const int64_t code = c.is_object() && c.contains("exit_code") && c["exit_code"].is_number_integer()
+                                 ? c["exit_code"].get<int64_t>()
+                                 : 0;
+        out.confirming.push_back(ConfirmingRun{code, {}, {}});
+        ++out.runs_total;
+      }
+    }
+    out.regressions.push_back(std::move(**g));
+  }
+  if (out.regressions.empty()) return Answer();
+  return Answer(std::move(out));
+}
+
+// Held while bisect --auto works on the nightly whose first shard is run_id: the file names
+// the holder's pid, for the message another bisect --auto gives.
+Result<std::unique_ptr<FileLock>> ClaimNightly(const std::filesystem::path& db, int64_t run_id) {
+  std::filesystem::path path = db;
+  path += fmt::format(".auto-bisect-{}.lock", run_id);
+  auto lock = FileLock::Acquire(path, FileLock::Wait::kNo);
+  if (!lock) return lock.error();
+  if (!*lock) {
+    auto holder = ReadInputFile(path, 4096, "lock files");
+    std::string who = holder ? ValidUtf8(*holder) : "";
+    while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+    return InfraError(fmt::format("bisect --auto of nightly run {} is already running in {} (it holds {}): one answer "
+                                  "per nightly; run this again when it has finished, to read its answer",
+                                  run_id, who.empty() ? "another process" : who, path.string()));
+  }
+  std::ofstream(path, std::ios::trunc) << fmt::format("process {}\n", getpid());
+  return lock;
+}
+
 }  // namespace
 
 Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store& store) {
@@ -162,6 +312,15 @@ Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store&
   if (!r.repo.empty()) r.repo = Absolute(r.repo);
   auto pair = FindNightlyPair(store, r.run_id);
   if (!pair) return pair.error();
+  auto claim = ClaimNightly(r.db, pair->current.first().id);
+  if (!claim) return claim.error();
+  if (!r.again) {
+    auto stored = StoredAnswer(r, store, *pair);
+    if (!stored) return stored.error();
+    if (*stored) return std::move(**stored);
+  }
+  // A new answer replaces what an earlier run stored (with --again, or one that stopped part-way).
+  if (auto s = store.DeleteRegressionsOf(pair->current.first().id); !s) return s.error();
   AutoBisectOutcome out;
   out.nightly = pair->current;
   out.previous = pair->previous;

@@ -30,18 +30,25 @@ struct AutoBisectRequest {
   std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}
   std::optional<double> command_timeout_s;
   bool full_evals = false;                // BisectRequest::full_evals
+  // The nightly's stored answer (a bisect --auto that answered it before) is reported as it
+  // stands unless again: then it is replaced by a new one.
+  bool again = false;
 };
 
 // One rerun of the bad commit and what it showed of each target.
 struct ConfirmingRun {
   int64_t exit_code = 0;
   std::vector<std::optional<bool>> reproduced;  // per target; empty: the rerun stored nothing of it
+  // Per target: why the rerun could not test it (step_exit.h: its exit code, what it did
+  // not store, its stderr's end); empty when it could. Never a confirmation.
+  std::vector<std::string> untestable;
 };
 
 struct AutoRegression {
   RegressionTarget target;
   int64_t regression_id = 0;
   std::string confirmation;               // confirmed | not-confirmed | not-tried
+  std::string untestable;                 // not-confirmed because a confirming rerun could not test it: why
   std::optional<BisectOutcome> bisect;    // confirmed ones (and all with --confirm 0)
 };
 
@@ -51,10 +58,13 @@ struct AutoBisectOutcome {
   std::vector<ConfirmingRun> confirming;
   std::vector<AutoRegression> regressions;
   int runs_total = 0;
+  bool stored = false;                    // the answer an earlier bisect --auto stored; nothing ran now
 };
 
 // Exit-2 errors for bad input, exit-3 for a command that failed in a way that is no answer;
-// what was found up to then stays stored.
+// what was found up to then stays stored. One answer per nightly: a nightly answered before
+// is reported from the store (unless again), and while one bisect --auto works on a nightly
+// (DB.auto-bisect-RUN.lock beside the database, flock(2)) another is exit 3 naming its pid.
 Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store& store);
 
 }  // namespace harness::bisect

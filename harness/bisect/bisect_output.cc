@@ -68,6 +68,7 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
       ev.push_back(ob.failed ? (*ob.failed ? "fail" : "pass") : fmt::format("{:.4f}", ob.value));
     if (s.evidence.questions_evaluated) ev.push_back(fmt::format("({} questions)", *s.evidence.questions_evaluated));
     if (s.evidence.skip) ev.push_back("skip");
+    if (!s.evidence.untestable.empty()) ev.push_back("(cannot test: " + s.evidence.untestable + ")");
     if (s.exit_code) ev.push_back(fmt::format("exit {}", *s.exit_code));
     out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7.3f}  {:<8}  {}\n", s.index, ShortSha(s.sha), s.source,
                        s.probability_bad, s.verdict, fmt::join(ev, " "));
@@ -93,6 +94,7 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
 
 std::string AutoVerdictWord(const AutoRegression& g) {
   if (g.bisect) return VerdictWord(g.bisect->verdict);
+  if (!g.untestable.empty()) return "untestable";  // the confirming rerun could not test it
   if (g.confirmation == "not-confirmed") return "not-confirmed";
   return "ambiguous";  // the budget ran out before it could be confirmed
 }
@@ -112,9 +114,11 @@ Json AutoBisectJson(const AutoBisectOutcome& o) {
     j["confidence"] = g.bisect ? Json(g.bisect->confidence) : Json(nullptr);
     j["runs"] = g.bisect ? g.bisect->runs : 0;
     j["range"] = g.bisect ? g.bisect->range : std::vector<std::string>{};
-    j["reason"] = g.bisect ? g.bisect->reason
-                 : g.confirmation == "not-confirmed" ? "the confirming rerun did not show it: not confirmed (flaky)"
-                                                     : "--max-runs spent before it was confirmed";
+    j["reason"] = g.bisect                             ? g.bisect->reason
+                  : !g.untestable.empty()                ? "unconfirmed: the rerun could not test (" + g.untestable + ")"
+                  : g.confirmation == "not-confirmed" ? "the confirming rerun did not show it: not confirmed (flaky)"
+                                                      : "--max-runs spent before it was confirmed";
+    j["untestable"] = g.untestable.empty() ? Json(nullptr) : Json(g.untestable);
     regressions.push_back(std::move(j));
   }
   Json confirming = Json::array();
@@ -126,7 +130,8 @@ Json AutoBisectJson(const AutoBisectOutcome& o) {
          {"previous_commit", o.previous ? Json(o.previous->first().sha) : Json(nullptr)},
          {"confirming_runs", confirming},
          {"regressions", regressions},
-         {"runs_total", o.runs_total}};
+         {"runs_total", o.runs_total},
+         {"stored", o.stored}};
   return j;
 }
 
@@ -143,12 +148,19 @@ std::string AutoBisectText(const AutoBisectOutcome& o) {
   }
   out += fmt::format("{} regression(s), {} confirmed, {} with a culprit; {} commands run\n", o.regressions.size(),
                      confirmed, culprits, o.runs_total);
+  if (o.stored)
+    out += "(the stored answer: bisect --auto answered this nightly before and ran nothing now; --again answers it "
+           "anew)\n";
   for (const auto& g : o.regressions) {
     std::vector<std::string> cases;
     for (const auto& c : g.target.cases) cases.push_back(fmt::format("{} ({})", c.case_id, c.kind));
     out += fmt::format("\n{} {}: {}\n", g.target.suite, g.target.metric.empty() ? "status" : g.target.metric,
                        fmt::join(cases, ", "));
     const std::string verdict = AutoVerdictWord(g);
+    if (!g.bisect && !g.untestable.empty()) {
+      out += fmt::format("  UNCONFIRMED: the rerun could not test ({}); not bisected\n", g.untestable);
+      continue;
+    }
     if (!g.bisect) {
       out += verdict == "not-confirmed" ? "  NOT CONFIRMED (flaky): the rerun of the bad commit did not show it; not bisected\n"
                                         : "  AMBIGUOUS: --max-runs spent before it was confirmed\n";

@@ -13,10 +13,12 @@
 
 #include "harness/bisect/flip_rates.h"
 #include "harness/bisect/session_lock.h"
+#include "harness/bisect/step_exit.h"
 #include "harness/bisect/worktree_command.h"
 #include "harness/run/suite_table.h"
 #include "harness/store/resolve_commit.h"
 #include "harness/util/git.h"
+#include "harness/util/input_file.h"
 #include "harness/util/paths.h"
 #include "harness/util/subprocess.h"
 
@@ -281,9 +283,15 @@ class Session {
     target_ = *t;
     if (target_.status || !target_.cases.empty() || r_.command.empty()) return OkStatus();
     for (int k : {0, n_}) {
-      std::optional<int64_t> run_id, exit_code;
-      auto ev = RunCommand(k, false, run_id, exit_code);
-      if (!ev) return ev.error();
+      int64_t before = 0;
+      auto proc = RunStep(k, before);
+      if (!proc) return proc.error();
+      auto stored = StoredSuiteResult(k, before);
+      if (!stored) return stored.error();
+      if (!*stored)
+        return InfraError(fmt::format("the command could not test {}: {}; it stored no result of {} there{}", At(k),
+                                      ExitWords(proc->exit_code), r_.metric, StderrWords(proc->err)));
+      end_tested_ = true;
     }
     auto again = bisect::ChooseTarget(r_, store_, commits_);
     if (!again) return again.error();
@@ -379,11 +387,7 @@ class Session {
                                   ShortSha(commits_[d.next_position].sha));
         return Decision{Verdict::kAmbiguous, -1, -1, search_->CredibleRange(), d.confidence};
       }
-      std::optional<int64_t> run_id, exit_code;
-      auto ev = RunCommand(d.next_position, true, run_id, exit_code);
-      if (!ev) return Fail(ev.error());
-      search_->CountRun();
-      if (auto st = Record(d.next_position, "command", *ev, run_id, exit_code); !st) return st.error();
+      if (auto st = CommandStep(d.next_position); !st) return Fail(st.error());
     }
   }
 
@@ -487,51 +491,189 @@ class Session {
     return text;
   }
 
-  // Runs the command at position k in a worktree of it; the evidence is the run it stored
-  // (read_back), else its exit code in git's convention.
-  Result<StepEvidence> RunCommand(int k, bool read_back, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code) {
-    const std::string& sha = commits_[k].sha;
-    auto before = store_.NewestCaseResultId();
-    if (!before) return before.error();
+  // Position k in words for a message: "the known-good end 1a2b3c4d", "the known-bad end
+  // ...", or an interior commit's short sha.
+  std::string At(int k) const {
+    if (k == 0) return "the known-good end " + ShortSha(commits_[k].sha);
+    if (k == n_) return "the known-bad end " + ShortSha(commits_[k].sha);
+    return ShortSha(commits_[k].sha);
+  }
+
+  static std::string StderrWords(const std::string& err) {
+    const std::string tail = StderrTail(err);
+    return tail.empty() ? "; its stderr was empty" : "; stderr: " + tail;
+  }
+
+  // Runs the command at position k (before: the newest case result id before it). An
+  // interrupt, a timeout, a signal or an exit >= 128 is an error (exit 3) naming where and
+  // the end of its stderr: no answer, whatever it stored.
+  Result<ProcessResult> RunStep(int k, int64_t& before) {
+    auto newest = store_.NewestCaseResultId();
+    if (!newest) return newest.error();
+    before = *newest;
     auto proc = RunInWorktree(k);
     auto after = store_.NewestCaseResultId();
     if (!after) return after.error();
-    command_results_.emplace_back(*before, *after);
+    command_results_.emplace_back(before, *after);
     if (!proc) return proc.error();
     ++out_.runs;
+    const std::string at = At(k);
     if (proc->stop_signal)
-      return InfraError(fmt::format("interrupted by {} while the command ran at {}", SignalName(proc->stop_signal),
-                                    ShortSha(sha)));
-    if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}", ShortSha(sha)));
+      return InfraError(fmt::format("interrupted by {} while the command ran at {}", SignalName(proc->stop_signal), at));
+    if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}{}", at, StderrWords(proc->err)));
     if (proc->signal)
-      return InfraError(fmt::format("the command was killed by signal {} at {}", proc->signal, ShortSha(sha)));
+      return InfraError(
+          fmt::format("the command was killed by signal {} at {}{}", proc->signal, at, StderrWords(proc->err)));
+    if (MeaningOfExit(proc->exit_code, true) == ExitMeaning::kAbort)
+      return InfraError(fmt::format("the command exited {} at {}: that aborts the bisect (git's convention){}",
+                                    proc->exit_code, at, StderrWords(proc->err)));
+    return proc;
+  }
+
+  // Whether the command's run at position k stored a result (not an error, not partial) of
+  // a case the metric's target could be chosen from: --case's, else the suite's.
+  Result<bool> StoredSuiteResult(int k, int64_t before) {
+    const std::string suite = r_.metric.substr(0, r_.metric.find('/'));
+    std::vector<std::string> ids = r_.cases;
+    if (ids.empty()) {
+      auto at = store_.CaseIdsAt(commits_[k].sha, suite + "/");
+      if (!at) return at.error();
+      ids = *at;
+    }
+    for (const auto& id : ids) {
+      auto stored = store_.CaseEvidenceAt(id, commits_[k].sha);
+      if (!stored) return stored.error();
+      for (const auto& e : *stored)
+        if (e.case_result_id > before && e.status != CaseStatus::kError && !e.partial) return true;
+    }
+    return false;
+  }
+
+  // Runs the command at position k in a worktree of it. The evidence is a result of a target
+  // case it stored; without one its exit code speaks (step_exit.h), or the step could not
+  // test the commit: a skip with the reason at an interior commit, an error (exit 3) at an
+  // end, since every hypothesis is measured against the ends.
+  Result<StepEvidence> RunCommand(int k, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code) {
+    int64_t before = 0;
+    auto proc = RunStep(k, before);
+    if (!proc) return proc.error();
     exit_code = proc->exit_code;
     StepEvidence ev{.exit_code = proc->exit_code};
-    if (read_back) {
-      auto stored = CollectStored(k, *before, ev, run_id);
-      if (!stored) return stored.error();
-      if (*stored) return ev;  // the command stored a run: that is the evidence
+    auto stored = CollectStored(k, before, ev, run_id);
+    if (!stored) return stored.error();
+    if (!ev.observations.empty()) return ev;  // the command stored a result of the target: that is the evidence
+    const ExitMeaning meaning = MeaningOfExit(proc->exit_code, target_.status);
+    if (meaning == ExitMeaning::kGood || meaning == ExitMeaning::kBad) {
+      ev.observations.push_back(
+          LoggedObservation{.series = static_cast<int>(target_.cases.size()), .failed = meaning == ExitMeaning::kBad});
+      return ev;
     }
-    // git bisect run's convention: 0 good, 125 skip, 1-127 bad, >= 128 abort.
-    const int code = proc->exit_code;
-    if (code >= 128 || code < 0)
-      return InfraError(fmt::format("the command exited {} at {}: that aborts the bisect (git's convention); stderr: {}",
-                                    code, ShortSha(sha), proc->err.substr(0, 500)));
-    if (code == 125) {
-      if (k == 0 || k == n_)
-        return UsageError(fmt::format("the command cannot test the {} commit {} (exit 125)",
-                                      k == 0 ? "known-good" : "known-bad", ShortSha(sha)));
-      ev.skip = true;
-    } else if (read_back) {
-      ev.observations.push_back(LoggedObservation{.series = static_cast<int>(target_.cases.size()), .failed = code != 0});
-    }
+    ev.skip = true;
+    ev.untestable = fmt::format("{}; it stored {} of {}", ExitWords(proc->exit_code),
+                                *stored ? "only results that say nothing (errors, or partial runs)" : "no result",
+                                fmt::join(target_.cases, ", "));
+    ev.stderr_tail = StderrTail(proc->err);
+    if (k == 0 || k == n_)
+      return InfraError(fmt::format("the command could not test {}: {}{}", At(k), ev.untestable, StderrWords(proc->err)));
     return ev;
+  }
+
+  // One command step the search asked for at position k, recorded, then what the ends say
+  // of the command (VouchForCommand).
+  Status CommandStep(int k) {
+    std::optional<int64_t> run_id, exit_code;
+    auto ev = RunCommand(k, run_id, exit_code);
+    if (!ev) return ev.error();
+    search_->CountRun();
+    if (auto st = Record(k, "command", *ev, run_id, exit_code); !st) return st;
+    return VouchForCommand(k, *ev);
+  }
+
+  // The ends vouch for the command (as mozregression verifies them): a step at the known-good
+  // end must reproduce it as good; the first interior commit the command could not test,
+  // before it has tested an end in this session, has the known-good end run (a whole eval)
+  // to tell a broken command from a broken commit.
+  Status VouchForCommand(int k, const StepEvidence& ev) {
+    if (k == 0 || k == n_) {
+      end_tested_ = true;
+      return k == 0 ? GoodEndReproduces(ev) : OkStatus();
+    }
+    if (ev.untestable.empty() || end_tested_ || search_->runs_requested() >= r_.max_runs) return OkStatus();
+    std::optional<int64_t> run_id, exit_code;
+    whole_eval_ = true;
+    auto good = RunCommand(0, run_id, exit_code);
+    whole_eval_ = false;
+    if (!good)
+      return Error{good.error().code,
+                   fmt::format("{} could not be tested, so the command ran at the known-good end: {}; the command is "
+                               "broken, not the commit",
+                               ShortSha(commits_[k].sha), good.error().message)};
+    search_->CountRun();
+    if (auto st = Record(0, "command", *good, run_id, exit_code); !st) return st;
+    return VouchForCommand(0, *good);
+  }
+
+  // Series i in words: its case, or the command's exit code.
+  std::string SeriesName(int i) const {
+    return i < static_cast<int>(target_.cases.size()) ? target_.cases[i] : "the command's exit code";
+  }
+
+  // The mean of the whole-eval values of series i at position k in the steps so far (the
+  // newest step left out when skip_last); none without one.
+  std::optional<double> WholeMean(int k, int series, bool skip_last) const {
+    double sum = 0;
+    int count = 0;
+    const std::size_t steps = out_.steps.size() - (skip_last && !out_.steps.empty() ? 1 : 0);
+    for (std::size_t s = 0; s < steps; ++s) {
+      if (out_.steps[s].sha != commits_[k].sha) continue;
+      for (const auto& ob : out_.steps[s].evidence.observations)
+        if (ob.series == series && !ob.failed && ob.questions.find('-') == std::string::npos) sum += ob.value, ++count;
+    }
+    if (count == 0) return std::nullopt;
+    return sum / count;
+  }
+
+  // A command step at the known-good end must find it good. Status: no target case (nor the
+  // exit code) fails there. Metric: not every whole-eval value the run measured lies at or
+  // beyond the known-bad end's mean in the bad direction while also more than 3 noise
+  // sigmas from the known-good end's own level (a run at the bad level that noise could
+  // not put there); a partial run's value, over a few chosen questions, is not compared.
+  Status GoodEndReproduces(const StepEvidence& ev) {
+    std::vector<std::string> bad_like;
+    int compared = 0;
+    for (const auto& ob : ev.observations) {
+      if (ob.failed) {
+        if (*ob.failed) bad_like.push_back(fmt::format("{} fails there", SeriesName(ob.series)));
+        ++compared;
+        continue;
+      }
+      if (ob.questions.find('-') != std::string::npos || ob.series >= static_cast<int>(target_.specs.size())) continue;
+      const auto bad = WholeMean(n_, ob.series, false);
+      if (!bad) continue;
+      ++compared;
+      const LoggedSeries& spec = target_.specs[ob.series];
+      const bool beyond = spec.higher_is_better ? ob.value <= *bad : ob.value >= *bad;
+      const auto good = WholeMean(0, ob.series, true);
+      const bool unlike_good = !good || std::abs(ob.value - *good) > 3 * spec.noise_sigma;
+      if (beyond && unlike_good)
+        bad_like.push_back(fmt::format("{} measured {:.4f} there, at or beyond the known-bad end's {:.4f}{}",
+                                       SeriesName(ob.series), ob.value, *bad,
+                                       good ? fmt::format(" (the known-good end's was {:.4f})", *good) : ""));
+    }
+    // A status that fails is enough; a metric's values must all look bad.
+    const bool reproduces =
+        bad_like.empty() || (!target_.status && static_cast<int>(bad_like.size()) < compared);
+    if (reproduces) return OkStatus();
+    return InfraError(fmt::format("{} does not reproduce as good when the command runs it: {}", At(0),
+                                  fmt::join(bad_like, "; ")));
   }
 
   Result<ProcessResult> RunInWorktree(int k) {
     WorktreeCommandSpec spec{r_.command, r_.repo, r_.db, r_.command_timeout_s,
                              r_.made_for.empty() ? fmt::format("session {}", out_.session_id) : r_.made_for};
-    if (uses_questions_) spec.questions = QuestionsFileText(k);
+    if (uses_questions_)
+      spec.questions = whole_eval_ ? EveryQuestionFile(fmt::format("every question at {}", commits_[k].sha))
+                                   : QuestionsFileText(k);
     return RunCommandAt(spec, commits_[k].sha, lock_);
   }
 
@@ -578,6 +720,8 @@ class Session {
   std::set<int64_t> used_results_;
   SessionLock& lock_;
   const bool uses_questions_;  // the command has {questions}: the search picks each run's questions
+  bool end_tested_ = false;   // the command has tested an end in this session
+  bool whole_eval_ = false;   // the next run evaluates every question (the ends vouching for the command)
   // The case result ids each command's run added: (newest before it, newest after it].
   std::vector<std::pair<int64_t, int64_t>> command_results_;
 };
@@ -715,6 +859,12 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
   }
   if (!r.replay) return UsageError(origin + ": no session line: not a bisect log");
   return r;
+}
+
+Result<BisectRequest> ReadBisectLog(const std::filesystem::path& file) {
+  auto text = ReadInputFile(file, kMaxBisectLogBytes, "bisect logs");
+  if (!text) return text.error();
+  return ParseBisectLog(*text, file.string());
 }
 
 }  // namespace harness::bisect

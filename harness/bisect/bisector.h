@@ -88,4 +88,11 @@ Result<std::string> BisectLog(BisectRecord& store, int64_t session_id);
 // replay); a field of the wrong type is an error naming its line and key (exit 2).
 Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string& origin);
 
+// The largest log `bisect replay` reads: a session of the default 60 runs logs well under
+// 1 MiB even with 1319 questions a step, so 64 MiB (as for JSON files) is generous.
+inline constexpr std::uintmax_t kMaxBisectLogBytes = std::uintmax_t{64} << 20;
+// ParseBisectLog of a file read within kMaxBisectLogBytes: a directory, a device, a FIFO or
+// a larger file is an input error (exit 2) naming it, in bounded memory.
+Result<BisectRequest> ReadBisectLog(const std::filesystem::path& file);
+
 }  // namespace harness::bisect

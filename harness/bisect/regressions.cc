@@ -148,10 +148,11 @@ Result<std::optional<bool>> Reproduces(ResultReader& store, const RegressionTarg
     auto evidence = store.CaseEvidenceAt(c.case_id, sha);
     if (!evidence) return evidence.error();
     for (const auto& e : *evidence) {
-      if (e.case_result_id <= after_case_result_id) continue;
+      // An error result (infrastructure) shows nothing of the stack, either way.
+      if (e.case_result_id <= after_case_result_id || e.status == CaseStatus::kError) continue;
       bool again = false;
       if (c.kind == "status") {
-        again = e.status == CaseStatus::kFail || e.status == CaseStatus::kError;
+        again = e.status == CaseStatus::kFail;
       } else if (c.kind == "gate") {
         auto metrics = store.Metrics(e.case_result_id);
         if (!metrics) return metrics.error();

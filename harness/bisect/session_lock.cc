@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/bisect/worktree_command.h"
+#include "harness/store/bisect_evidence.h"
 #include "harness/util/git.h"
 #include "harness/util/json_file.h"
 
@@ -86,24 +88,79 @@ int64_t IntField(const Json& j, const char* key) {
   return j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : 0;
 }
 
-// Ends what a dead session left: the command (when its leader is still the process that
-// was recorded) and the worktree with its temporary folder. Lines saying what was done.
-std::vector<std::string> Undo(const Json& left, const std::string& who) {
+// Why the worktree a dead session's lock names is not one this code made, or empty when it
+// is: the lock is a file anyone can write or copy, so it is trusted only as far as it is
+// checked. Ours is `wt` in a folder MakeWorktreeFolder made, /tmp/harness-bisect-XXXXXX,
+// reached with no symbolic link on the way (lstat of each part, and the real path), a
+// directory of this user, and registered in the repository's `git worktree list`.
+std::string WhyNotOurs(const fs::path& repo, const fs::path& worktree) {
+  const fs::path root = "/tmp";
+  const fs::path folder = worktree.parent_path();
+  const std::string name = folder.filename().string();
+  if (!worktree.is_absolute() || worktree.lexically_normal() != worktree || folder.parent_path() != root ||
+      name.size() != std::strlen(kWorktreeFolderPrefix) + 6 || name.rfind(kWorktreeFolderPrefix, 0) != 0)
+    return fmt::format("not under the harness's worktree root {}/{}XXXXXX", root.string(), kWorktreeFolderPrefix);
+  struct stat st {};
+  if (lstat(folder.c_str(), &st) != 0) return "its folder is gone";
+  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) return "its folder is not a directory of this user (a symbolic link?)";
+  std::error_code ec;
+  if (repo.empty()) {  // no worktree: the folder held only the {questions} file
+    if (worktree.filename() != kQuestionsFileName) return "the lock names no repository";
+    return fs::canonical(folder, ec) != folder || ec ? "its real path is elsewhere" : "";
+  }
+  if (lstat(worktree.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "it is not a directory (a symbolic link?)";
+  if (fs::canonical(worktree, ec) != worktree || ec) return "its real path is elsewhere";
+  if (!repo.is_absolute()) return "the lock's repository is not an absolute path";
+  auto listed = ListWorktrees(repo);
+  if (!listed) return fmt::format("the repository {} does not list it (git: {})", repo.string(), listed.error().message);
+  for (const auto& w : *listed)
+    if (fs::path(w).lexically_normal() == worktree) return "";
+  return fmt::format("the repository {} has no such worktree registered", repo.string());
+}
+
+// Why a dead session's lock does not match the session it names, or empty when it does: an
+// id lock's session must be a running one of this database, begun with the repository the
+// lock names (a lock copied with another database names another session or repository).
+// A pending lock (no row yet) names no session: the worktree checks alone decide.
+std::string WhyNotTheSession(BisectRecord& store, int64_t id, const fs::path& repo) {
+  if (!id) return "";
+  auto row = store.BisectSession(id);
+  if (!row) return "this database has no such session";
+  if (row->status != "running") return fmt::format("the session is {}, not running", row->status);
+  auto header = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(row->args_json), fmt::format("bisect session {}", id));
+  if (!header) return "its stored header does not read";
+  if (fs::path(header->repo) != repo)
+    return fmt::format("the session was begun with repository '{}', the lock names '{}'", header->repo, repo.string());
+  return "";
+}
+
+// Ends what a dead session left, when its lock matches the session and the worktree is one
+// this code made: the command (when its leader is still the process that was recorded) and
+// the worktree with its temporary folder. Anything else is left alone, with a warning. Lines
+// saying what was done.
+std::vector<std::string> Undo(BisectRecord& store, int64_t id, const Json& left, const std::string& who) {
   std::vector<std::string> notes;
-  if (left.contains("command") && left["command"].is_object()) {
+  const fs::path repo = StringField(left, "repo"), worktree = StringField(left, "worktree");
+  const bool command = left.contains("command") && left["command"].is_object();
+  if (worktree.empty() && !command) return notes;  // it names nothing to undo
+  std::string why_not = WhyNotTheSession(store, id, repo);
+  if (why_not.empty() && !worktree.empty()) why_not = WhyNotOurs(repo, worktree);
+  if (!why_not.empty()) {
+    notes.push_back(fmt::format("warning: {}: its lock is not trusted, so nothing it names was killed or removed "
+                                "(worktree '{}'): {}",
+                                who, worktree.string(), why_not));
+    return notes;
+  }
+  if (command) {
     const Json& c = left["command"];
     ProcessIdentity leader{IntField(c, "pid"), IntField(c, "start_ticks"), StringField(c, "boot_id")};
     if (leader.pid > 0 && KillProcessGroupOf(leader))
       notes.push_back(fmt::format("{}: killed the command it left running (process group {})", who, leader.pid));
   }
-  const fs::path repo = StringField(left, "repo"), worktree = StringField(left, "worktree");
-  if (!worktree.empty() && worktree.is_absolute()) {
-    if (!repo.empty()) static_cast<void>(RemoveWorktree(repo, worktree));  // also prunes; a gone repo is no error
-    // Only a folder this code made (mkdtemp harness-bisect-XXXXXX) is removed whole.
-    const fs::path folder = worktree.parent_path();
+  if (!worktree.empty()) {
+    if (!repo.empty()) static_cast<void>(RemoveWorktree(repo, worktree));  // also prunes
     std::error_code ec;
-    if (folder.filename().string().rfind(kWorktreeFolderPrefix, 0) == 0) fs::remove_all(folder, ec);
-    else fs::remove_all(worktree, ec);
+    fs::remove_all(worktree.parent_path(), ec);  // the folder MakeWorktreeFolder made (checked above)
     notes.push_back(fmt::format("{}: removed its worktree {}", who, worktree.string()));
   }
   return notes;
@@ -221,7 +278,7 @@ Result<std::vector<std::string>> RecoverDeadSessions(const fs::path& db, BisectR
     Json left = ParseJsonOrDiscarded(ReadAll(fd));
     if (!left.is_object()) left = Json::object();
     const std::string who = id ? fmt::format("bisect session {}", id) : "a bisect that had not begun its session";
-    for (auto& n : Undo(left, who)) notes.push_back(std::move(n));
+    for (auto& n : Undo(store, id, left, who)) notes.push_back(std::move(n));
     if (id) {
       auto row = store.BisectSession(id);
       if (row && row->status == "running") {

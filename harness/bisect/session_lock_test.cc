@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/store/bisect_evidence.h"
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
+#include "harness/util/git.h"
 #include "harness/util/json_file.h"
 
 namespace harness::bisect {
@@ -19,12 +21,17 @@ std::string StatusOf(Store& store, int64_t id) {
 }
 
 // Three sessions marked running: one whose lock this process holds, one whose lock file
-// nobody holds (its process died), one with no lock at all. Only the live one stays running.
+// nobody holds (its process died, leaving a worktree it made), one with no lock at all.
+// Only the live one stays running; the dead one's worktree is removed.
 TEST(SessionLock, ADeadSessionIsCleanedUpAndALiveOneLeftAlone) {
   TempDir dir;
   const fs::path db = dir / "h.db";
   auto store = std::move(Store::Open(db)).value();
-  const BisectSessionRow row{.good = "a", .bad = "b", .target = "t", .args_json = "{}"};
+  const auto shas = testing_util::MakeGitRepo(dir / "repo", 1);
+  const fs::path repo = fs::canonical(dir / "repo");
+  const BisectSessionRow row{.good = "a", .bad = "b", .target = "t",
+                             .args_json = ToJson(BisectSessionHeader{.good = "a", .bad = "b", .repo = repo.string()})
+                                              .dump()};
 
   auto live = SessionLock::Create(db);
   ASSERT_TRUE(live.ok()) << live.error().message;
@@ -33,10 +40,12 @@ TEST(SessionLock, ADeadSessionIsCleanedUpAndALiveOneLeftAlone) {
   EXPECT_TRUE(fs::exists(dir / ("h.db.bisect-" + std::to_string(*live_id) + ".lock")));
 
   const int64_t dead_id = *store->BeginBisect(row);
-  const fs::path worktree = dir / "harness-bisect-x1" / "0123456789ab";
-  WriteFile(worktree / "file", "checked out");
+  auto folder = MakeWorktreeFolder();
+  ASSERT_TRUE(folder.ok());
+  const fs::path worktree = *folder / "0123456789ab";
+  ASSERT_TRUE(AddWorktree(repo, worktree, shas[0]).ok());
   WriteFile(dir / ("h.db.bisect-" + std::to_string(dead_id) + ".lock"),
-            Json{{"pid", 1}, {"repo", ""}, {"worktree", worktree.string()}}.dump() + "\n   ");
+            Json{{"pid", 1}, {"repo", repo.string()}, {"worktree", worktree.string()}}.dump() + "\n   ");
   const int64_t lockless_id = *store->BeginBisect(row);
 
   auto notes = RecoverDeadSessions(db, *store);
@@ -61,8 +70,8 @@ TEST(SessionLock, ADeadSessionIsCleanedUpAndALiveOneLeftAlone) {
   EXPECT_FALSE(fs::exists(dir / ("h.db.bisect-" + std::to_string(*live_id) + ".lock"))) << "unlinked when done";
 }
 
-// A hand-edited or torn lock file is read without trust: wrong types are no crash, and only
-// a folder named like the ones bisect makes is removed whole.
+// A hand-edited or torn lock file is read without trust: wrong types are no crash, and a
+// worktree the harness did not make is left alone, with a warning.
 TEST(SessionLock, AMalformedLockFileIsNoCrash) {
   TempDir dir;
   const fs::path db = dir / "h.db";
@@ -75,8 +84,13 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
   WriteFile(dir / "h.db.bisect-7.lock", "{not json");
   auto notes = RecoverDeadSessions(db, *store);
   ASSERT_TRUE(notes.ok()) << notes.error().message;
-  EXPECT_FALSE(fs::exists(keep));
-  EXPECT_TRUE(fs::exists(keep.parent_path() / "sibling")) << "a folder bisect did not make is not removed whole";
+  EXPECT_TRUE(fs::exists(keep / "file")) << "a folder bisect did not make is not removed";
+  EXPECT_TRUE(fs::exists(keep.parent_path() / "sibling"));
+  ASSERT_EQ(notes->size(), 1u) << "the torn lock names nothing to undo";
+  EXPECT_NE(notes->front().find("warning: a bisect that had not begun its session: its lock is not trusted"),
+            std::string::npos)
+      << notes->front();
+  EXPECT_NE(notes->front().find("not under the harness's worktree root"), std::string::npos) << notes->front();
   EXPECT_FALSE(fs::exists(dir / "h.db.bisect-7.lock"));
 }
 

@@ -223,7 +223,10 @@ TEST_F(BisectQuestionsE2E, AFlakyQuestionHeavyHistoryStillNamesTheCulprit) {
 // The {questions} file itself, with the command a script that keeps a copy: an absolute
 // path, gone after the step; keys chosen by the search inside the range ('*' nowhere), and
 // '*' (every question) in every file with --full-evals. The ends' runs are stored first,
-// question by question (the last one loses 20 questions).
+// question by question (the last one loses 20 questions). The command stores nothing, so for
+// a metric target it cannot test a commit (docs/bisect.md, "What a step's exit means"): the
+// first step (inside the range) is skipped, the known-good end is run to vouch for the
+// command (a whole eval), cannot be tested either, and the bisect stops: two files.
 TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 8);
@@ -244,7 +247,7 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
       ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
     }
   }
-  // Each step: the path it was handed, then a copy of the file; exit 0 (git's "good").
+  // Each step: the path it was handed, then a copy of the file; exit 0, storing nothing.
   auto bisect = [&](const std::string& copies, std::vector<std::string> flags) {
     fs::create_directories(dir / copies);
     std::vector<std::string> args = {"bisect", "--good", shas[0], "--bad", shas[7], "--metric", "gsm8k", "--repo",
@@ -254,7 +257,8 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
                                               "{questions}", (dir / copies).string()};
     args.insert(args.end(), command.begin(), command.end());
     auto r = RunHarness(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+    EXPECT_NE(r.err.find("the command is broken, not the commit"), std::string::npos) << r.err;
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(dir / copies))
       if (e.path().filename() != "paths") files.push_back(testing_util::ReadFile(e.path()));
@@ -263,15 +267,22 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
       EXPECT_TRUE(fs::path(path).is_absolute()) << path;
       EXPECT_FALSE(fs::exists(path)) << path << " outlived its step";
     }
-    EXPECT_EQ(files.size(), 3u) << r.out;
+    EXPECT_EQ(files.size(), 2u) << r.out;
     return files;
   };
+  int chosen = 0;
   for (const std::string& file : bisect("chosen", {})) {
+    if (file.find("every question at " + shas[0]) != std::string::npos) {  // the known-good end vouching
+      EXPECT_NE(file.find("\n*\n"), std::string::npos) << file;
+      continue;
+    }
+    ++chosen;
     EXPECT_EQ(file.find("\n*\n"), std::string::npos) << file;
     const auto keys = std::count(file.begin(), file.end(), '\n') - 1;  // the first line is a comment
     EXPECT_GE(keys, 20) << "the 20 questions the ends disagree on at least: " << file;
     EXPECT_LT(keys, kWholeEval / 2) << file;
   }
+  EXPECT_EQ(chosen, 1) << "the step inside the range had its questions chosen";
   for (const std::string& file : bisect("full", {"--full-evals"}))
     EXPECT_NE(file.find("\n*\n"), std::string::npos) << "--full-evals: every question: " << file;
 }

@@ -194,7 +194,7 @@ TEST(BisectSafetyE2E, EveryPathHandedToTheCommandIsAbsolute) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 4, [](int) {
     return std::map<std::string, std::string>{
-        {"show.sh", "printf '%s\\n' \"$1\" \"$2\" \"$HARNESS_DB\" \"$HARNESS_ROOT\" > \"$3\"\nexit 1\n"}};
+        {"show.sh", "printf '%s\\n' \"$1\" \"$2\" \"$HARNESS_DB\" \"$HARNESS_ROOT\" > \"$3\"\nexit 0\n"}};
   });
   const fs::path root_rel = fs::relative(HARNESS_SOURCE_ROOT, dir.path());
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo", "./repo", "--db",

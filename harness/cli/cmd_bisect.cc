@@ -2,9 +2,7 @@
 // metric is noisy (harness/bisect/). Exit 0 when it answered (culprit, no-culprit or
 // ambiguous), 2 on bad input, 3 when the command failed in a way that is no answer.
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -35,6 +33,7 @@ struct BisectOptions {
   std::optional<int64_t> run;
   int confirm = 1;
   std::string junit;
+  bool again = false;
 };
 
 int Report(const bisect::BisectOutcome& out, const std::string& format) {
@@ -87,6 +86,7 @@ int AutoBisect(const BisectOptions& o) {
   r.command = o.request.command;
   r.command_timeout_s = o.timeout_s;
   r.full_evals = o.request.full_evals;
+  r.again = o.again;
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto store = ValueOrThrow(Store::Open(o.db));
   const auto out = ValueOrThrow(bisect::RunAutoBisect(r, *store));
@@ -99,15 +99,11 @@ int AutoBisect(const BisectOptions& o) {
 int Bisect(BisectOptions& o, bool replay) {
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
   if (o.automatic) return AutoBisect(o);
-  if (o.run || o.confirm != 1 || !o.junit.empty())
-    throw FatalError(ExitCode::kUsage, "--run, --confirm and --junit go with --auto");
+  if (o.run || o.confirm != 1 || !o.junit.empty() || o.again)
+    throw FatalError(ExitCode::kUsage, "--run, --confirm, --junit and --again go with --auto");
   bisect::BisectRequest r = o.request;
   if (replay) {
-    std::ifstream in(o.replay_file, std::ios::binary);
-    if (!in) throw FatalError(ExitCode::kUsage, fmt::format("{}: cannot read", o.replay_file));
-    std::stringstream text;
-    text << in.rdbuf();
-    r = ValueOrThrow(bisect::ParseBisectLog(text.str(), o.replay_file));
+    r = ValueOrThrow(bisect::ReadBisectLog(o.replay_file));
   } else {
     if (o.request.good.empty() || o.request.bad.empty()) throw FatalError(ExitCode::kUsage, "bisect needs --good and --bad");
     r.repo = o.repo;
@@ -153,6 +149,9 @@ CommandMain SetupBisect(CLI::App& app) {
   app.add_option("--run", o->run, "With --auto: the nightly run (default: the newest nightly)");
   app.add_option("--confirm", o->confirm,
                  "With --auto: reruns of the bad commit that must show a regression before it is bisected (default 1)");
+  app.add_flag("--again", o->again,
+               "With --auto: answer the nightly anew, replacing the answer stored by an earlier bisect --auto of it "
+               "(default: report that answer)");
   app.add_option("--junit", o->junit,
                  "With --auto: write the nightly's JUnit XML again, each regressed case with its culprit line");
   app.add_option("command", r.command,

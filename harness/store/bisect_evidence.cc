@@ -96,13 +96,17 @@ Json ToJson(const StepEvidence& e) {
   if (e.exit_code) j["exit_code"] = *e.exit_code;
   if (!e.case_results.empty()) j["case_results"] = e.case_results;
   if (e.questions_evaluated) j["questions_evaluated"] = *e.questions_evaluated;
+  if (!e.untestable.empty()) j["untestable"] = e.untestable;
+  if (!e.stderr_tail.empty()) j["stderr_tail"] = e.stderr_tail;
   return j;
 }
 
 Result<StepEvidence> StepEvidenceFromJson(const Json& j, const std::string& origin, const std::string& path) {
   if (!j.is_object()) return NotAnObject(origin, path);
   const JsonObject o(j, origin, path);
-  if (auto st = o.KnownKeys({"observations", "skip", "exit_code", "case_results", "questions_evaluated"}); !st)
+  if (auto st = o.KnownKeys({"observations", "skip", "exit_code", "case_results", "questions_evaluated", "untestable",
+                             "stderr_tail"});
+      !st)
     return st.error();
   StepEvidence e;
   auto observations = LoggedObjects(o, "observations");
@@ -115,6 +119,8 @@ Result<StepEvidence> StepEvidenceFromJson(const Json& j, const std::string& orig
   for (const Status& st : {TakeLogged(o.Bool("skip", false), e.skip),
                            TakeIfLogged<int64_t>(o, "exit_code", &JsonObject::Int, e.exit_code),
                            TakeIfLogged<int64_t>(o, "questions_evaluated", &JsonObject::Int, e.questions_evaluated),
+                           TakeLogged(o.String("untestable", ""), e.untestable),
+                           TakeLogged(o.String("stderr_tail", ""), e.stderr_tail),
                            o.Has("case_results") ? TakeLogged(o.IntList("case_results"), e.case_results) : OkStatus()})
     if (!st) return st.error();
   return e;

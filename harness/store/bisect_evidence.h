@@ -31,7 +31,11 @@ struct LoggedObservation {
 // A step's evidence: what the store held, or a command's run stored or its exit code said.
 struct StepEvidence {
   std::vector<LoggedObservation> observations;
-  bool skip = false;                         // the commit cannot be tested (exit 125)
+  bool skip = false;                         // the commit cannot be tested (exit 125, or untestable)
+  // Why a command's step could not test the commit (its exit code and what it did not
+  // store: docs/bisect.md, "What a step's exit means"), and the end of its stderr; empty
+  // for a step that tested it.
+  std::string untestable, stderr_tail;
   std::optional<int64_t> exit_code;          // a command's step
   std::vector<int64_t> case_results;         // the stored results read (each used once)
   std::optional<int64_t> questions_evaluated;  // the samples a command's run stored

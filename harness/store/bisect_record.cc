@@ -151,4 +151,11 @@ Result<std::vector<RegressionRow>> BisectRecord::Regressions() {
   return QueryAll<RegressionRow>(connection_.db, sql.c_str(), "read the regressions", RegressionOf);
 }
 
+Status BisectRecord::DeleteRegressionsOf(int64_t run_id) {
+  Stmt st(connection_.db, "DELETE FROM regressions WHERE run_id = ?1");
+  st.BindAll(run_id);
+  if (st.Step() != SQLITE_DONE) return DbError(connection_.db, "replace the nightly's regressions");
+  return OkStatus();
+}
+
 }  // namespace harness

@@ -66,6 +66,9 @@ class BisectRecord : private StoreDoor {
   Result<int64_t> AddRegression(const RegressionRow& regression);
   Status SetRegressionSession(int64_t regression_id, int64_t session_id);
   Result<std::vector<RegressionRow>> Regressions();  // oldest first
+  // Forgets what bisect --auto answered for the nightly whose first shard is run_id (its
+  // regressions; their bisect sessions stay), before `bisect --auto --again` answers anew.
+  Status DeleteRegressionsOf(int64_t run_id);
 
  protected:
   using StoreDoor::StoreDoor;

@@ -106,4 +106,21 @@ Status RemoveWorktree(const std::filesystem::path& repo, const std::filesystem::
   return OkStatus();
 }
 
+Result<std::vector<std::filesystem::path>> ListWorktrees(const std::filesystem::path& repo) {
+  // NUL-separated (-z): a path with a newline in it stays one path.
+  auto listed = Git(repo, {"worktree", "list", "--porcelain", "-z"});
+  if (!listed) return listed.error();
+  std::vector<std::filesystem::path> out;
+  const std::string_view text = *listed;
+  constexpr std::string_view kKey = "worktree ";
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\0', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view field = text.substr(at, end - at);
+    if (field.substr(0, kKey.size()) == kKey) out.emplace_back(std::string(field.substr(kKey.size())));
+    at = end + 1;
+  }
+  return out;
+}
+
 }  // namespace harness

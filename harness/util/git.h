@@ -43,5 +43,7 @@ Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& r
 // a half-made one); both by argv.
 Status AddWorktree(const std::filesystem::path& repo, const std::filesystem::path& path, const std::string& sha);
 Status RemoveWorktree(const std::filesystem::path& repo, const std::filesystem::path& path);
+// The worktrees repo has registered (`git worktree list --porcelain`), the main one first.
+Result<std::vector<std::filesystem::path>> ListWorktrees(const std::filesystem::path& repo);
 
 }  // namespace harness

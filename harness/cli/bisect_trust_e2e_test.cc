@@ -1,0 +1,640 @@
+// What harness bisect may take as evidence, through the real binary on tiny git
+// repositories: a step that could not run (the harness's own usage and infrastructure
+// errors, a command that cannot execute or is not found, a signal, a timeout, a command
+// that stores nothing of the target or another case) is never read as a verdict; the ends
+// vouch for the command; bisect --auto never confirms with a rerun that could not test;
+// and `bisect replay` reads its log within a bound.
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "harness/store/store.h"
+#include "harness/testing/test_util.h"
+#include "harness/util/git.h"
+#include "harness/util/json_file.h"
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_util::ReadFile;
+using testing_util::RunHarness;
+using testing_util::TempDir;
+using testing_util::WriteFile;
+
+// A one-case JUnit file: x/y_0 passes, or fails. RUN is replaced per run (a file ingested
+// twice for one commit adds nothing the second time).
+std::string Junit(bool pass, const std::string& name = "y_0") {
+  return std::string(R"(<?xml version="1.0"?><!-- RUN --><testsuites><testsuite name="x" tests="1">)") +
+         R"(<testcase name=")" + name + R"(">)" + (pass ? "" : R"(<failure message="broken">broken</failure>)") +
+         "</testcase></testsuite></testsuites>\n";
+}
+
+// A stack repository whose commit i (1-based; shas[i - 1]) has test.sh = script(i), and a
+// database beside it.
+struct Steps {
+  TempDir dir;
+  std::vector<std::string> shas;
+  std::string repo = (dir / "repo").string();
+  std::string db = (dir / "h.db").string();
+
+  Steps(int n, const std::function<std::string(int)>& script,
+        const std::function<std::map<std::string, std::string>(int)>& more = nullptr) {
+    shas = testing_util::MakeGitRepo(dir / "repo", n, [&](int i) {
+      auto files = more ? more(i) : std::map<std::string, std::string>{};
+      files["test.sh"] = script(i);
+      return files;
+    });
+  }
+  // The nightlies at the ends, as after the one that raised the alarm: x/y_0 passes at the
+  // known-good end and fails at the known-bad one.
+  void StoreEnds() {
+    for (auto [pass, sha] : {std::pair{true, shas.front()}, {false, shas.back()}}) {
+      WriteFile(dir / "end.xml", Junit(pass));
+      auto r = RunHarness({"ingest", "--format", "junit", (dir / "end.xml").string(), "--case", "x/y_0", "--commit",
+                           sha, "--repo", repo, "--db", db});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+  ProcessResult Bisect(std::vector<std::string> command = {"sh", "{worktree}/test.sh"},
+                       std::vector<std::string> flags = {}, const std::string& format = "json") {
+    std::vector<std::string> args = {"bisect", "--good", shas.front(), "--bad", shas.back(), "--case", "x/y_0",
+                                     "--repo", repo, "--db", db, "--format", format};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.push_back("--");
+    args.insert(args.end(), command.begin(), command.end());
+    return RunHarness(args, {.cwd = dir.path(), .timeout_s = 120});
+  }
+  BisectSessionRow Session(int64_t id) const {
+    auto store = Store::OpenReadOnly(db);
+    if (!store.ok()) return {};
+    auto s = (*store)->BisectSession(id);
+    return s.ok() ? *s : BisectSessionRow{};
+  }
+};
+
+// The exit 3 every untestable end gives: which end, its sha, why, the step's stderr; no
+// answer on stdout, the session stored as an error, no worktree left.
+void ExpectStoppedAtEnd(const ProcessResult& r, const Steps& s, const std::string& end, const std::string& why,
+                        const std::string& stderr_text) {
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(r.out.empty()) << "no answer: " << r.out;
+  const std::string sha = end == "known-good" ? s.shas.front() : s.shas.back();
+  EXPECT_NE(r.err.find("the " + end + " end " + ShortSha(sha)), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(stderr_text), std::string::npos) << "the step's stderr: " << r.err;
+  EXPECT_EQ(s.Session(1).status, "error");
+  EXPECT_EQ(testing_util::WorktreeCount(s.dir / "repo"), 1u);
+}
+
+// A command that cannot test any commit, by each of the codes that say so (the harness's
+// usage and infrastructure errors, git's "cannot test", the shell's cannot-execute and
+// not-found): with the nightlies at both ends stored, the first step is an interior commit;
+// it is skipped, the known-good end is run, cannot be tested either, and the bisect stops
+// naming that end. Before, every step read as "bad": a culprit at the first commit, exit 0.
+TEST(BisectTrustE2E, ACommandThatCannotTestAnyCommitStopsAtTheKnownGoodEnd) {
+  for (int code : {2, 3, 125, 126, 127}) {
+    SCOPED_TRACE(code);
+    Steps s(12, [&](int) { return fmt::format("echo 'cannot run here: code {}' >&2\nexit {}\n", code, code); });
+    ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+    auto r = s.Bisect();
+    ExpectStoppedAtEnd(r, s, "known-good", fmt::format("exit {}", code), fmt::format("cannot run here: code {}", code));
+    EXPECT_NE(r.err.find("the command is broken, not the commit"), std::string::npos) << r.err;
+    // The interior commit is logged as skipped with its reason, then the end's run.
+    auto log = RunHarness({"bisect", "log", "1", "--db", s.db});
+    ASSERT_EQ(log.exit_code, 0) << log.err;
+    EXPECT_NE(log.out.find(fmt::format(R"("untestable":"exit {})", code)), std::string::npos) << log.out;
+    EXPECT_NE(log.out.find(fmt::format(R"("stderr_tail":"cannot run here: code {}")", code)), std::string::npos)
+        << log.out;
+  }
+}
+
+// The same codes as a real program gives them: env(1) cannot execute a file that is not
+// executable (126) and finds no program (127). On an empty store the search's first step
+// may be any commit; whichever it is, no answer comes of it.
+TEST(BisectTrustE2E, CannotExecuteAndNotFoundAreNoVerdict) {
+  for (const auto& [tool, code] : {std::pair{"{worktree}/test.sh", 126}, {"{worktree}/no-such-tool", 127}}) {
+    SCOPED_TRACE(code);
+    Steps s(12, [](int) { return "exit 0\n"; });  // committed 100644: not executable
+    auto r = s.Bisect({"env", tool});
+    EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find(fmt::format("exit {}", code)), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("could not test the known-"), std::string::npos) << r.err;
+  }
+}
+
+// Untestable interior commits are skipped with their reason, never read as bad: here
+// commits 3-8 cannot run the command (exit 2) and commit 10 is the culprit. Before, the
+// skipped commits read as failures and the culprit was commit 3.
+TEST(BisectTrustE2E, UntestableInteriorCommitsAreSkippedWithTheirReason) {
+  Steps s(12, [](int i) {
+    if (i >= 3 && i <= 8) return std::string("echo 'stack.json: no such file' >&2\nexit 2\n");
+    return std::string(i >= 10 ? "exit 1\n" : "exit 0\n");
+  });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  auto r = s.Bisect();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["verdict"], "culprit") << r.out;
+  EXPECT_EQ(j["culprit"], s.shas[9]) << r.out;
+  int untestable = 0, good_end_runs = 0;
+  for (const auto& step : j["steps"]) {
+    if (step["source"] != "command") continue;
+    const auto& ev = step["evidence"];
+    good_end_runs += step["commit"] == s.shas[0];
+    if (!ev.contains("untestable")) continue;
+    ++untestable;
+    EXPECT_EQ(ev["skip"], true) << step;
+    EXPECT_EQ(step["verdict"], "skip") << step;
+    EXPECT_NE(ev["untestable"].get<std::string>().find("exit 2 (the harness's usage error)"), std::string::npos) << step;
+    EXPECT_EQ(ev["stderr_tail"], "stack.json: no such file") << step;
+    const auto skipped = j["skipped"].get<std::vector<std::string>>();
+    EXPECT_NE(std::find(skipped.begin(), skipped.end(), step["commit"].get<std::string>()), skipped.end()) << step;
+  }
+  EXPECT_GT(untestable, 0) << "the search never met an untestable commit: " << r.out;
+  EXPECT_GT(good_end_runs, 0) << "the known-good end vouched for the command: " << r.out;
+  // The text output shows the reason too.
+  auto text = s.Bisect({"sh", "{worktree}/test.sh"}, {}, "text");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("cannot test: exit 2"), std::string::npos) << text.out;
+}
+
+// The known-good and the known-bad end: a step there that cannot test stops at once, exit
+// 3, naming the end; so does a signal or a timeout there. Only the end misbehaves, and the
+// culprit sits beside it (commit 2, or the known-bad end itself), so the search must run
+// that end to verify its answer.
+TEST(BisectTrustE2E, AnUntestableEndStopsNamingIt) {
+  struct Case {
+    std::string end, script, why;
+    std::vector<std::string> flags;
+  };
+  const std::vector<Case> cases = {
+      {"known-bad", "echo 'no stack.json here' >&2\nexit 2\n", "exit 2 (the harness's usage error)", {}},
+      {"known-good", "echo 'no stack.json here' >&2\nexit 127\n", "exit 127 (command not found)", {}},
+      {"known-bad", "echo 'no stack.json here' >&2\nkill -9 $$\n", "killed by signal 9", {}},
+      {"known-good", "echo 'no stack.json here' >&2\nexec sleep 30\n", "timed out", {"--timeout", "1"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.end + ": " + c.why);
+    const int n = 8;
+    Steps s(n, [&](int i) {
+      if (c.end == "known-good") return i == 1 ? c.script : std::string("exit 1\n");
+      return i == n ? c.script : std::string("exit 0\n");
+    });
+    auto r = s.Bisect({"sh", "{worktree}/test.sh"}, c.flags);
+    ExpectStoppedAtEnd(r, s, c.end, c.why, "no stack.json here");
+  }
+}
+
+// The known-good end must reproduce as good: a command that fails everywhere (a broken
+// environment, not a broken commit) stops with exit 3 saying so. Before: a culprit at the
+// first commit with confidence 0.99, exit 0.
+TEST(BisectTrustE2E, AKnownGoodEndThatDoesNotReproduceStops) {
+  Steps s(12, [](int) { return std::string("echo 'the test fails here' >&2\nexit 1\n"); });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  auto r = s.Bisect();
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("the known-good end " + ShortSha(s.shas[0]) + " does not reproduce as good"), std::string::npos)
+      << r.err;
+  // The store's result of the case at the good end is what fails there, when the command
+  // stores one: the same through `harness ingest`.
+  Steps stored(12, [](int) { return std::string(); }, [](int) {
+    return std::map<std::string, std::string>{{"result.xml", Junit(false)}};
+  });
+  ASSERT_NO_FATAL_FAILURE(stored.StoreEnds());
+  // Each run's file made unique (the same file ingested again adds nothing).
+  WriteFile(stored.dir / "store.sh", fmt::format("f=$(mktemp); sed \"s/RUN/$$/\" \"$1/result.xml\" > \"$f\"\n"
+                                                 "\"{}\" ingest --format junit \"$f\" --case x/y_0 --commit \"$2\" "
+                                                 "--repo \"$1\" --db \"$3\"; rc=$?; rm -f \"$f\"; exit $rc\n",
+                                                 HARNESS_BINARY));
+  auto ingest = stored.Bisect({"sh", (stored.dir / "store.sh").string(), "{worktree}", "{sha}", "{db}"});
+  EXPECT_EQ(ingest.exit_code, 3) << ingest.err << ingest.out;
+  EXPECT_NE(ingest.err.find("does not reproduce as good when the command runs it: x/y_0 fails there"), std::string::npos) << ingest.err;
+}
+
+// A command that stores another case and exits 0: for a status target the exit code
+// speaks (git's convention), and the search finds the culprit its exit codes show; it is
+// never the other case's result that decides.
+TEST(BisectTrustE2E, AnotherCaseStoredLeavesAStatusTargetToTheExitCode) {
+  Steps s(10, [](int i) { return std::string(i >= 6 ? "exit 1\n" : "exit 0\n"); }, [](int) {
+    return std::map<std::string, std::string>{{"other.xml", Junit(false, "other_0")}};
+  });
+  // Ingest x/other_0 (failing everywhere), then exit as test.sh says.
+  WriteFile(s.dir / "both.sh", fmt::format("\"{}\" ingest --format junit \"$1/other.xml\" --case x/other_0 --commit "
+                                           "\"$2\" --repo \"$1\" --db \"$3\" >/dev/null || exit 3\nexec sh \"$1/test.sh\"\n",
+                                           HARNESS_BINARY));
+  auto r = s.Bisect({"sh", (s.dir / "both.sh").string(), "{worktree}", "{sha}", "{db}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(testing_util::StdoutJson(r)["culprit"], s.shas[5]) << r.out;
+}
+
+// The user's story: a relative --stack-config that exists in the folder the bisect was
+// started from but not in the worktree. `harness run` exits 2 at every commit; the bisect
+// must stop naming the known-good end and the run's own message, never name a culprit.
+TEST(BisectTrustE2E, ARelativeStackConfigMissingInTheWorktreeIsNoCulprit) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 8, [&](int i) {
+    return std::map<std::string, std::string>{
+        {"stack.json", i >= 5 ? R"({"format_version": 1, "faults": ["sp-counts-bookkeeping-users"]})"
+                              : R"({"format_version": 1})"}};
+  });
+  WriteFile(dir / "my-stack.json", R"({"format_version": 1})");  // the caller's folder only
+  const std::string db = (dir / "h.db").string();
+  const std::vector<std::string> run = {HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}", "--repo",
+                                        "{worktree}", "--suite", "sequence_parallel", "--filter",
+                                        "sequence_parallel/*_0"};
+  // The nightlies at the ends, from the caller's folder with the repository's stack configs.
+  for (int i : {1, 8}) {
+    auto show = RunProcess({"git", "-C", (dir / "repo").string(), "show", shas[i - 1] + ":stack.json"});
+    ASSERT_TRUE(show.ok());
+    WriteFile(dir / "end.json", show->out);
+    auto nightly = RunHarness({"run", "--db", db, "--commit", shas[i - 1], "--repo", (dir / "repo").string(), "--suite",
+                               "sequence_parallel", "--filter", "sequence_parallel/*_0", "--stack-config",
+                               (dir / "end.json").string()});
+    ASSERT_NE(nightly.exit_code, 2) << nightly.err;
+  }
+  std::vector<std::string> args = {"bisect", "--good", shas[0], "--bad", shas[7], "--case",
+                                   "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", "repo", "--db",
+                                   "h.db", "--format", "json", "--"};
+  args.insert(args.end(), run.begin(), run.end());
+  args.insert(args.end(), {"--stack-config", "my-stack.json"});
+  auto r = RunHarness(args, {.cwd = dir.path(), .timeout_s = 120});
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("the known-good end " + ShortSha(shas[0])), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exit 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("my-stack.json"), std::string::npos) << "the run's own message: " << r.err;
+}
+
+// A metric target: a command that stores nothing of it (exit 0, or results of another
+// suite's case) cannot test the commit whatever its exit code. Empty store: the ends are
+// run first to choose the cases, and stop naming the end. With the nightlies stored: the
+// interior step is skipped, the known-good end vouches, and stops naming it.
+TEST(BisectTrustE2E, AMetricTargetNeedsAStoredValue) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int) {
+    return std::map<std::string, std::string>{{"other.xml", Junit(true, "other_0")}};
+  });
+  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  WriteFile(dir / "other.sh", fmt::format("echo 'stored the wrong case' >&2\n\"{}\" ingest --format junit "
+                                          "\"$1/other.xml\" --case x/other_0 --commit \"$2\" --repo \"$1\" --db \"$3\""
+                                          " >/dev/null\nexit 0\n",
+                                          HARNESS_BINARY));
+  const std::vector<std::vector<std::string>> commands = {
+      {"sh", "-c", "echo 'stored nothing' >&2; exit 0"},
+      {"sh", (dir / "other.sh").string(), "{worktree}", "{sha}", "{db}"}};
+  auto bisect = [&](const std::vector<std::string>& command) {
+    std::vector<std::string> args = {"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo",
+                                     repo, "--db", db, "--format", "json", "--"};
+    args.insert(args.end(), command.begin(), command.end());
+    return RunHarness(args, {.timeout_s = 300});
+  };
+  for (const auto& command : commands) {
+    SCOPED_TRACE(command.back());
+    auto r = bisect(command);
+    EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find("could not test the known-good end " + ShortSha(shas[0])), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stored "), std::string::npos) << r.err;
+  }
+  // The nightlies at the ends: the stand-in's GSM8K with the fp8 fault at the bad end.
+  for (const auto& [sha, fault] : {std::pair{shas[0], ""}, {shas[5], "fp8-scale-unrepaired"}}) {
+    std::vector<std::string> args = {"run", "--db", db, "--commit", sha, "--repo", repo, "--suite", "gsm8k"};
+    if (*fault) args.insert(args.end(), {"--fault", fault});
+    auto nightly = RunHarness(args);
+    ASSERT_NE(nightly.exit_code, 3) << nightly.err;
+  }
+  for (const auto& command : commands) {
+    SCOPED_TRACE(command.back());
+    auto r = bisect(command);
+    EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find("the known-good end " + ShortSha(shas[0])), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stored no result of gsm8k/"), std::string::npos) << r.err;
+  }
+}
+
+// bisect --auto: a confirming rerun that could not test (exit 2 here: the relative stack
+// config again) is no confirmation; the regression is reported unconfirmed, with why, and
+// not bisected. Before, its exit code "confirmed" it and the bisect named a wrong culprit.
+TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
+    return std::map<std::string, std::string>{
+        {"stack.json", i >= 4 ? R"({"format_version": 1, "faults": ["sp-counts-bookkeeping-users"]})"
+                              : R"({"format_version": 1})"}};
+  });
+  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  for (int i : {1, 6}) {
+    auto show = RunProcess({"git", "-C", repo, "show", shas[i - 1] + ":stack.json"});
+    ASSERT_TRUE(show.ok());
+    WriteFile(dir / "end.json", show->out);
+    auto nightly = RunHarness({"run", "--db", db, "--commit", shas[i - 1], "--repo", repo, "--suite",
+                               "sequence_parallel", "--stack-config", (dir / "end.json").string()});
+    ASSERT_NE(nightly.exit_code, 2) << nightly.err;
+  }
+  WriteFile(dir / "my-stack.json", R"({"format_version": 1})");
+  auto r = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json", "--", HARNESS_BINARY, "run",
+                       "--db", "{db}", "--repo", "{worktree}", "--commit", "{sha}", "--suite", "sequence_parallel",
+                       "--stack-config", "my-stack.json"},
+                      {.cwd = dir.path(), .timeout_s = 120});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Json j = testing_util::StdoutJson(r);
+  ASSERT_FALSE(j["regressions"].empty()) << r.out;
+  for (const auto& g : j["regressions"]) {
+    EXPECT_EQ(g["confirmed"], false) << g;
+    EXPECT_EQ(g["verdict"], "untestable") << g;
+    EXPECT_TRUE(g["session"].is_null()) << "never bisected: " << g;
+    EXPECT_TRUE(g["culprit"].is_null()) << g;
+    EXPECT_NE(g["reason"].get<std::string>().find("unconfirmed: the rerun could not test (exit 2"), std::string::npos)
+        << g;
+    EXPECT_NE(g["untestable"].get<std::string>().find("my-stack.json"), std::string::npos) << g;
+  }
+  EXPECT_EQ(j["runs_total"], 1) << "the confirming rerun only";
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto stored = (*store)->Regressions();
+  ASSERT_TRUE(stored.ok());
+  for (const auto& g : *stored) {
+    EXPECT_EQ(g.confirmation, "not-confirmed");
+    EXPECT_NE(g.confirm_json.find("\"untestable\""), std::string::npos) << g.confirm_json;
+  }
+  // Text says so too.
+  auto text = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--", HARNESS_BINARY, "run", "--db", "{db}",
+                          "--repo", "{worktree}", "--commit", "{sha}", "--suite", "sequence_parallel", "--stack-config",
+                          "my-stack.json"},
+                         {.cwd = dir.path(), .timeout_s = 120});
+  EXPECT_NE(text.out.find("UNCONFIRMED: the rerun could not test (exit 2"), std::string::npos) << text.out << text.err;
+  // The report says so on the failing cases, never "flaky".
+  auto report = RunHarness({"report", "--db", db, "--format", "text"});
+  EXPECT_NE(report.out.find("unconfirmed: the rerun of the bad commit could not test it"), std::string::npos)
+      << report.out;
+}
+
+// bisect replay reads a regular file within a bound: /dev/zero, a FIFO, a directory and a
+// sparse file past the limit are each exit 2 naming the file, in bounded memory (under a
+// 1 GiB address-space limit; before, /dev/zero ended in bad_alloc and a 4 GiB sparse file
+// took 3.4 GB).
+TEST(BisectTrustE2E, ReplayReadsABoundedRegularFile) {
+  TempDir dir;
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+  fs::create_directories(dir / "folder");
+  {
+    std::ofstream sparse(dir / "sparse.log", std::ios::binary);
+  }
+  fs::resize_file(dir / "sparse.log", std::uintmax_t{4} << 30);
+  for (const std::string& file :
+       {std::string("/dev/zero"), (dir / "fifo").string(), (dir / "folder").string(), (dir / "sparse.log").string()}) {
+    SCOPED_TRACE(file);
+    auto r = RunProcess({"prlimit", "--as=1073741824", "--", HARNESS_BINARY, "bisect", "replay", file, "--db",
+                         (dir / "h.db").string()},
+                        {.env = {{"HARNESS_ROOT", HARNESS_SOURCE_ROOT}}, .timeout_s = 60});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->exit_code, 2) << r->err;
+    EXPECT_NE(r->err.find(file + ": "), std::string::npos) << r->err;
+  }
+}
+
+
+// --- Stray bisect locks (docs/bisect.md, "A harness that dies without cleaning up") ---
+
+// The binary in the background with stderr to log; its exit status within 60 s (else -1).
+pid_t Spawn(const std::vector<std::string>& args, const fs::path& log) {
+  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
+  setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+  std::vector<char*> argv;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (!freopen(log.c_str(), "w", stdout) || !freopen((log.string() + ".err").c_str(), "w", stderr)) _exit(126);
+  execv(argv[0], argv.data());
+  _exit(127);
+}
+int WaitFor(pid_t pid) {
+  int status = 0;
+  for (int i = 0; i < 3000; ++i) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+bool WaitForFile(const fs::path& file) {
+  for (int i = 0; i < 1500; ++i) {
+    if (fs::exists(file) && fs::file_size(file) > 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// A bisect killed with kill -9 while its command runs: what it leaves is a real leftover
+// (its lock h.db.bisect-1.lock naming a registered worktree under /tmp/harness-bisect-*).
+struct KilledBisect {
+  TempDir dir;
+  std::vector<std::string> shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
+    return std::map<std::string, std::string>{{"slow.sh", "echo $$ > \"$1\"\nexec sleep 30\n"},
+                                              {"test.sh", i >= 4 ? "exit 1\n" : "exit 0\n"}};
+  });
+  std::string repo = (dir / "repo").string();
+
+  void Kill(const std::string& db) {
+    const pid_t harness = Spawn({"bisect", "--good", shas[0], "--bad", shas[5], "--case", "x/y_0", "--repo", repo,
+                                 "--db", db, "--", "sh", "{worktree}/slow.sh", (dir / "pid").string()},
+                                dir / "killed.log");
+    ASSERT_TRUE(WaitForFile(dir / "pid")) << ReadFile(dir / "killed.log.err");
+    kill(harness, SIGKILL);
+    WaitFor(harness);
+    ASSERT_EQ(testing_util::WorktreeCount(dir / "repo"), 2u) << "the killed bisect left its worktree";
+  }
+  ~KilledBisect() {
+    std::ifstream in(dir / "pid");
+    for (pid_t p; in >> p;) kill(p, SIGKILL);
+  }
+  ProcessResult Bisect(const std::string& db) {
+    return RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--case", "x/y_0", "--repo", repo, "--db", db,
+                       "--format", "json", "--", "sh", "{worktree}/test.sh"});
+  }
+};
+
+// Locks no process holds, planted beside the database, name paths the harness never made:
+// a folder outside its worktree root, a symbolic link under the root that points outside,
+// a real folder under the root the repository never registered, a path that leaves the
+// root through "..": each is left alone with a warning, and the bisect answers. Before, each
+// was removed recursively (a canary through the link too). Last, a lock naming "/".
+TEST(BisectTrustE2E, AStrayLockDeletesNothing) {
+  KilledBisect k;
+  const fs::path db = k.dir / "h.db";
+  WriteFile(k.dir / "outside" / "wt" / "canary", "keep");
+  WriteFile(k.dir / "linked" / "wt" / "canary", "keep");
+  std::string made = "/tmp/harness-bisect-XXXXXX";
+  ASSERT_NE(mkdtemp(made.data()), nullptr);
+  const fs::path unregistered = made;
+  WriteFile(unregistered / "wt" / "canary", "keep");
+  std::string link_name = "/tmp/harness-bisect-XXXXXX";
+  ASSERT_NE(mkdtemp(link_name.data()), nullptr);
+  fs::remove(link_name);
+  const fs::path link = link_name;
+  fs::create_directory_symlink(k.dir / "linked", link);
+  const std::vector<std::pair<std::string, fs::path>> planted = {
+      {"h.db.bisect-7.lock", k.dir / "outside" / "wt"},
+      {"h.db.bisect-8.lock", link / "wt"},
+      {"h.db.bisect-pending-1-abcdef.lock", unregistered / "wt"},
+      {"h.db.bisect-9.lock", unregistered / ".." / ".." / (k.dir / "outside" / "wt").relative_path()},
+  };
+  for (const auto& [name, worktree] : planted)
+    WriteFile(k.dir / name, Json{{"pid", 1}, {"repo", k.repo}, {"worktree", worktree.string()}}.dump());
+  auto r = k.Bisect(db.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const auto& [name, worktree] : planted)
+    EXPECT_NE(r.err.find("(worktree '" + worktree.string() + "')"), std::string::npos) << name << ": " << r.err;
+  EXPECT_NE(r.err.find("warning:"), std::string::npos) << r.err;
+  const bool kept = fs::exists(k.dir / "outside" / "wt" / "canary") && fs::exists(k.dir / "linked" / "wt" / "canary") &&
+                    fs::exists(unregistered / "wt" / "canary") && fs::is_symlink(link);
+  fs::remove(link);
+  fs::remove_all(unregistered);
+  ASSERT_TRUE(kept) << "a planted lock removed what it named: " << r.err;
+  // Only once the checks above hold: "/" (never run this against a harness that trusts locks).
+  WriteFile(k.dir / "h.db.bisect-10.lock", Json{{"repo", k.repo}, {"worktree", "/"}}.dump());
+  auto root = k.Bisect(db.string());
+  EXPECT_EQ(root.exit_code, 0) << root.err;
+  EXPECT_NE(root.err.find("(worktree '/')"), std::string::npos) << root.err;
+  EXPECT_TRUE(fs::exists("/tmp")) << "still here";
+}
+
+// A lock copied with a database (another database's session 1) is not this database's
+// session 1: the worktree it names is left alone. The database it came from still cleans up
+// after its own killed bisect.
+TEST(BisectTrustE2E, ALockCopiedFromAnotherDatabaseIsNotTrustedButARealLeftoverIsCleaned) {
+  KilledBisect k;
+  const fs::path a = k.dir / "a.db", b = k.dir / "b.db";
+  auto first = k.Bisect(b.string());  // b.db's own session 1, finished
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_NO_FATAL_FAILURE(k.Kill(a.string()));
+  fs::copy_file(k.dir / "a.db.bisect-1.lock", k.dir / "b.db.bisect-1.lock");
+  auto copied = k.Bisect(b.string());
+  EXPECT_EQ(copied.exit_code, 0) << copied.err;
+  EXPECT_NE(copied.err.find("warning: bisect session 1: its lock is not trusted"), std::string::npos) << copied.err;
+  EXPECT_NE(copied.err.find("the session is culprit, not running"), std::string::npos) << copied.err;
+  EXPECT_EQ(testing_util::WorktreeCount(k.dir / "repo"), 2u) << "a.db's worktree is not b.db's to remove";
+  // The real leftover, by its own database: cleaned as before.
+  auto own = k.Bisect(a.string());
+  EXPECT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(own.err.find("bisect session 1: removed its worktree"), std::string::npos) << own.err;
+  EXPECT_NE(own.err.find("bisect session 1: killed the command it left running"), std::string::npos) << own.err;
+  EXPECT_EQ(testing_util::WorktreeCount(k.dir / "repo"), 1u);
+}
+
+// --- One answer per nightly (bisect --auto) ---
+
+// Two nightlies of sequence_parallel with the SP fault on from commit 4 of 6.
+struct Nightlies {
+  TempDir dir;
+  std::vector<std::string> shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
+    return std::map<std::string, std::string>{
+        {"stack.json", i >= 4 ? R"({"format_version": 1, "faults": ["sp-counts-bookkeeping-users"]})"
+                              : R"({"format_version": 1})"},
+        {"run.sh", "sleep \"$1\"\nshift\nexec \"$@\"\n"}};
+  });
+  std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  Nightlies() {
+    for (int i : {1, 6}) {
+      auto show = RunProcess({"git", "-C", repo, "show", shas[i - 1] + ":stack.json"});
+      WriteFile(dir / "end.json", show.ok() ? show->out : "");
+      auto r = RunHarness({"run", "--db", db, "--commit", shas[i - 1], "--repo", repo, "--suite", "sequence_parallel",
+                           "--stack-config", (dir / "end.json").string()});
+      EXPECT_NE(r.exit_code, 2) << r.err;
+    }
+  }
+  // bisect --auto whose command first sleeps `sleep` seconds.
+  std::vector<std::string> Args(const std::string& sleep, std::vector<std::string> flags = {}) {
+    std::vector<std::string> args = {"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "sh", "{worktree}/run.sh", sleep, HARNESS_BINARY, "run", "--db", "{db}", "--repo",
+                             "{worktree}", "--commit", "{sha}", "--suite", "sequence_parallel", "--stack-config",
+                             "{worktree}/stack.json"});
+    return args;
+  }
+  size_t Stored(const char* what) {
+    auto store = Store::OpenReadOnly(db);
+    if (!store.ok()) return 0;
+    if (std::string(what) == "sessions") {
+      auto ids = (*store)->BisectSessionIds();
+      return ids.ok() ? ids->size() : 0;
+    }
+    auto rows = (*store)->Regressions();
+    return rows.ok() ? rows->size() : 0;
+  }
+};
+
+// A second bisect --auto of the same nightly reports the stored answer and runs nothing; the
+// report counts each regression once; --again answers anew and replaces it.
+TEST(BisectTrustE2E, AutoAnswersANightlyOnce) {
+  Nightlies n;
+  auto first = RunHarness(n.Args("0"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const Json a = testing_util::StdoutJson(first);
+  ASSERT_EQ(a["regressions"].size(), 1u) << first.out;
+  EXPECT_EQ(a["regressions"][0]["culprit"], n.shas[3]) << first.out;
+  EXPECT_EQ(a["stored"], false);
+  const size_t sessions = n.Stored("sessions"), regressions = n.Stored("regressions");
+  ASSERT_EQ(regressions, 1u);
+
+  auto second = RunHarness(n.Args("0"));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const Json b = testing_util::StdoutJson(second);
+  EXPECT_EQ(b["stored"], true) << second.out;
+  ASSERT_EQ(b["regressions"].size(), 1u) << second.out;
+  EXPECT_EQ(b["regressions"][0]["culprit"], n.shas[3]) << second.out;
+  EXPECT_EQ(b["regressions"][0]["regression"], a["regressions"][0]["regression"]) << second.out;
+  EXPECT_EQ(b["regressions"][0]["session"], a["regressions"][0]["session"]) << second.out;
+  EXPECT_EQ(n.Stored("sessions"), sessions) << "nothing ran";
+  EXPECT_EQ(n.Stored("regressions"), 1u) << "stored once";
+  auto text = RunHarness({"report", "--db", n.db, "--format", "text"});
+  EXPECT_NE(text.out.find("1 regressions found by bisect --auto, 1 with a culprit"), std::string::npos) << text.out;
+
+  auto again = RunHarness(n.Args("0", {"--again"}));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const Json c = testing_util::StdoutJson(again);
+  EXPECT_EQ(c["stored"], false);
+  ASSERT_EQ(c["regressions"].size(), 1u) << again.out;
+  EXPECT_EQ(c["regressions"][0]["culprit"], n.shas[3]);
+  EXPECT_NE(c["regressions"][0]["session"], a["regressions"][0]["session"]) << "bisected anew";
+  EXPECT_EQ(n.Stored("regressions"), 1u) << "replaced, not added";
+  auto report = RunHarness({"report", "--db", n.db, "--format", "json"});
+  EXPECT_EQ(testing_util::StdoutJson(report)["regressions_with_culprit"], 1) << report.out;
+}
+
+// Two bisect --auto of one nightly at once: the second is exit 3 naming the process that
+// holds the nightly, and runs nothing; the first answers.
+TEST(BisectTrustE2E, ConcurrentAutoBisectsOfANightlyExcludeEachOther) {
+  Nightlies n;
+  // The first: its confirming rerun takes 3 s, and the budget ends there (--max-runs 1).
+  const pid_t first = Spawn(n.Args("3", {"--max-runs", "1"}), n.dir / "first.out");
+  const fs::path lock = n.db + ".auto-bisect-2.lock";
+  ASSERT_TRUE(WaitForFile(lock)) << ReadFile(n.dir / "first.out.err");
+  auto second = RunHarness(n.Args("0"));
+  EXPECT_EQ(second.exit_code, 3) << second.err << second.out;
+  EXPECT_NE(second.err.find("already running in process " + std::to_string(first)), std::string::npos) << second.err;
+  EXPECT_EQ(WaitFor(first), 0) << ReadFile(n.dir / "first.out.err");
+  EXPECT_EQ(n.Stored("regressions"), 1u);
+  EXPECT_FALSE(fs::exists(lock)) << "released";
+}
+
+}  // namespace
+}  // namespace harness
