@@ -20,6 +20,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/util/placeholders.h"
+#include "harness/util/quote.h"
 #include "runners/openai/http_get.h"
 
 namespace harness::openai {
@@ -164,6 +165,10 @@ Result<std::unique_ptr<LaunchedServer>> LaunchedServer::Launch(const LaunchSetti
   for (const auto& [k, v] : settings.env) options.env.emplace_back(k, FillTemplate(v, values));
   options.output = log;
   options.stop_grace_s = settings.stop_timeout_s;
+  // Named as what it is: posix_spawn would blame the program ("No such file or directory").
+  if (std::error_code ec; !std::filesystem::is_directory(options.cwd, ec))
+    return UsageError(fmt::format("launch cwd {} {}", Quote(options.cwd.string()),
+                                  std::filesystem::exists(options.cwd, ec) ? "is not a directory" : "does not exist"));
   // The log is new: a launch never writes into a file that was there.
   const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return InfraError(fmt::format("cannot create the server log {}: {}", log.string(), std::strerror(errno)));
@@ -216,6 +221,9 @@ LaunchedServer::~LaunchedServer() {
                  died->Describe().c_str(), log_.c_str());
   else
     std::fprintf(stderr, "harness: stopped the server (pid %d)\n", static_cast<int>(process_->pid()));
+  if (const uint64_t dropped = process_->log_dropped())
+    std::fprintf(stderr, "harness: the server wrote more than its log keeps: %llu bytes dropped from the middle of %s\n",
+                 static_cast<unsigned long long>(dropped), log_.c_str());
 }
 
 }  // namespace harness::openai
