@@ -11,6 +11,7 @@
 
 #include "harness/util/error.h"
 #include "harness/util/quote.h"
+#include "harness/util/subprocess.h"
 #include "harness/util/suggest.h"
 
 namespace harness {
@@ -58,6 +59,9 @@ CommitInfo ResolveCommitOption(const std::string& rev, const std::string& repo) 
 }
 
 int Main(int argc, char** argv) {
+  // What a server, exec-stack or bisect command leaves running re-parents to us, so it
+  // ends with the program that started it (harness/util/subprocess.h).
+  BecomeChildSubreaper();
   CLI::App app{"harness: accuracy and regression tests for ML compiler and kernel stacks"};
   app.name("harness");
   app.require_subcommand(1);

@@ -86,6 +86,14 @@ std::filesystem::path Worktree() {
 
 double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// Named as what it is: posix_spawn would blame the program ("No such file or directory").
+Status CheckLaunchCwd(const std::filesystem::path& cwd) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(cwd, ec)) return OkStatus();
+  return UsageError(fmt::format("launch cwd {} {}", Quote(cwd.string()),
+                                std::filesystem::exists(cwd, ec) ? "is not a directory" : "does not exist"));
+}
+
 }  // namespace
 
 std::vector<std::string> LaunchPlaceholderNames() { return {"model", "port", "worktree"}; }
@@ -165,10 +173,7 @@ Result<std::unique_ptr<LaunchedServer>> LaunchedServer::Launch(const LaunchSetti
   for (const auto& [k, v] : settings.env) options.env.emplace_back(k, FillTemplate(v, values));
   options.output = log;
   options.stop_grace_s = settings.stop_timeout_s;
-  // Named as what it is: posix_spawn would blame the program ("No such file or directory").
-  if (std::error_code ec; !std::filesystem::is_directory(options.cwd, ec))
-    return UsageError(fmt::format("launch cwd {} {}", Quote(options.cwd.string()),
-                                  std::filesystem::exists(options.cwd, ec) ? "is not a directory" : "does not exist"));
+  if (auto checked = CheckLaunchCwd(options.cwd); !checked) return checked.error();
   // The log is new: a launch never writes into a file that was there.
   const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return InfraError(fmt::format("cannot create the server log {}: {}", log.string(), std::strerror(errno)));
