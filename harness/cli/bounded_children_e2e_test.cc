@@ -18,7 +18,8 @@
 #include "harness/util/json_file.h"
 #include "harness/util/subprocess.h"
 
-namespace harness {
+// A namespace of its own: the unity build puts this file beside launch_e2e_test.cc.
+namespace harness::bounded_children_e2e {
 namespace {
 
 namespace fs = std::filesystem;
@@ -177,4 +178,4 @@ TEST(BoundedChildrenE2E, ATokenInTheLaunchEnvIsStoredAndPrintedNowhere) {
 }
 
 }  // namespace
-}  // namespace harness
+}  // namespace harness::bounded_children_e2e

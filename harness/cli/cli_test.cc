@@ -56,7 +56,8 @@ struct NumericOption {
 void CollectNumeric(CLI::App* app, const std::vector<std::string>& command, std::vector<NumericOption>& out) {
   for (const CLI::Option* opt : app->get_options()) {
     const std::string type = opt->get_type_name();
-    if (opt->get_type_size() == 0 || (type != "INT" && type != "UINT" && type != "FLOAT" && type != "NUMBER")) continue;
+    const std::string word = type.substr(0, type.find(' '));
+    if (opt->get_type_size() == 0 || (word != "INT" && word != "UINT" && word != "FLOAT" && word != "NUMBER")) continue;
     out.push_back({command, opt->get_name(), !opt->nonpositional(), opt->get_description()});
   }
   for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {

@@ -16,6 +16,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/numeric_option.h"
 #include "harness/util/output_file.h"
+#include "harness/util/subprocess.h"
 #include "reports/junit.h"
 #include "reports/report_model.h"
 #include "harness/util/paths.h"

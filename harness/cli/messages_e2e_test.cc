@@ -7,7 +7,8 @@
 
 #include "harness/testing/test_util.h"
 
-namespace harness {
+// A namespace of its own: the unity build puts this file beside launch_e2e_test.cc.
+namespace harness::messages_e2e {
 namespace {
 
 namespace fs = std::filesystem;
@@ -78,4 +79,4 @@ TEST(MessagesE2E, AMissingLaunchCwdIsNamedAsSuch) {
 }
 
 }  // namespace
-}  // namespace harness
+}  // namespace harness::messages_e2e

@@ -11,6 +11,11 @@ CLI::Validator NumberValidator(const NumberRange& range) {
       "", "number-range");
 }
 
-std::string NumericTypeName(const NumberRange& range) { return range.integer ? "INT" : "NUMBER"; }
+std::string NumericTypeName(const NumberRange& range) {
+  // With its range: CLI11 reports an empty value ("--port=") as "1 required TYPE missing"
+  // before any validator sees it, and the range belongs in that message too.
+  const std::string bounds = range.Describe();
+  return (range.integer ? "INT" : "NUMBER") + bounds.substr(bounds.find(" in "));
+}
 
 }  // namespace harness

@@ -23,8 +23,8 @@ inline constexpr NumberRange kLastRange = WholeIn(1, 1000000);                  
 // The CLI11 validator for range (its description is the range).
 CLI::Validator NumberValidator(const NumberRange& range);
 
-// The type name a numeric flag shows in --help ("NUMBER", "INT"), which cli_test reads to
-// find numeric flags.
+// The type name a numeric flag shows in --help ("NUMBER in (0.5, 1)", "INT in [0, 65535]"),
+// whose first word cli_test reads to find numeric flags.
 std::string NumericTypeName(const NumberRange& range);
 
 template <class T>

@@ -188,7 +188,7 @@ Result<std::unique_ptr<LaunchedServer>> LaunchedServer::Launch(const LaunchSetti
   server->process_ = std::move(process).value();
   std::fprintf(stderr, "harness: launched the server (pid %d, port %d) in %s: %s; its output goes to %s\n",
                static_cast<int>(server->process_->pid()), *port, options.cwd.c_str(),
-               fmt::format("{}", fmt::join(argv, " ")).c_str(), log.c_str());
+               SafeMessage(fmt::format("{}", fmt::join(argv, " "))).c_str(), log.c_str());
 
   const std::string ready_url = OriginOf(server->base_url_) + settings.ready_path;
   const auto started = Clock::now();
