@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -106,6 +107,38 @@ TEST(Cli, EveryNumericFlagRefusesHostileValuesNamingFlagValueAndRange) {
       EXPECT_LT(r.err.size(), 2000u) << o.name << ": the value is quoted cut";
       EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << o.name << ": ESC reached the terminal raw";
     }
+  }
+}
+
+// The same ranges hold where the numbers come from a file: a replayed bisect log whose
+// header was edited to a confidence, flake rate or run budget no flag would accept.
+TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
+  testing_util::TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 4, [](int i) {
+    return std::map<std::string, std::string>{{"test.sh", i >= 3 ? "exit 1\n" : "exit 0\n"}};
+  });
+  const std::string db = (dir / "h.db").string();
+  auto ok = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo",
+                        (dir / "repo").string(), "--db", db, "--", "sh", "{worktree}/test.sh"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  auto log = RunHarness({"bisect", "log", "1", "--db", db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const std::string header = log.out.substr(0, log.out.find('\n'));
+  const std::string rest = log.out.substr(log.out.find('\n'));
+  auto parsed = ParseJson(header, "header");
+  ASSERT_TRUE(parsed.ok()) << header;
+  const std::vector<std::pair<std::string, Json>> bad = {
+      {"confidence", 1.5}, {"confidence", 0.5}, {"flake_rate", -5}, {"flake_rate", 0.5},
+      {"max_runs", 1000000000000LL}, {"max_runs", -1}, {"noise_sigma", 0}, {"noise_sigma", 1e300}};
+  for (const auto& [field, value] : bad) {
+    Json edited = *parsed;
+    edited[field] = value;
+    testing_util::WriteFile(dir / "edited.log", edited.dump() + rest);
+    auto r = RunHarness({"bisect", "replay", (dir / "edited.log").string(), "--db", db});
+    EXPECT_EQ(r.exit_code, 2) << field << " " << value.dump() << ": " << r.err;
+    EXPECT_NE(r.err.find(field), std::string::npos) << r.err;
+    EXPECT_TRUE(r.err.find(" in [") != std::string::npos || r.err.find(" in (") != std::string::npos)
+        << field << " " << value.dump() << ": " << r.err;
   }
 }
 
