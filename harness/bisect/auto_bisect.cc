@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/bisect/bisect_ranges.h"
 #include "harness/bisect/session_lock.h"
 #include "harness/bisect/step_exit.h"
 #include "harness/bisect/worktree_command.h"
@@ -30,9 +31,9 @@ std::filesystem::path Absolute(const std::filesystem::path& p) {
 Status CheckRequest(const AutoBisectRequest& r) {
   if (r.command.empty())
     return UsageError("bisect --auto needs the command that tests a commit, after --: it confirms and bisects with it");
-  if (r.max_runs < 0) return UsageError("--max-runs must be at least 0");
-  if (r.confirm < 0 || r.confirm > 10) return UsageError("--confirm must be in [0, 10]");
-  if (r.confidence <= 0.5 || r.confidence >= 1) return UsageError("--confidence must be in (0.5, 1)");
+  if (auto c = CheckNumberIn(r.max_runs, kMaxRunsRange, "--max-runs"); !c) return c.error();
+  if (auto c = CheckNumberIn(r.confirm, kConfirmRange, "--confirm"); !c) return c.error();
+  if (auto c = CheckNumberIn(r.confidence, kConfidenceRange, "--confidence"); !c) return c.error();
   if (r.command_timeout_s && !(*r.command_timeout_s > 0 && *r.command_timeout_s <= kMaxTimeoutS))
     return UsageError(fmt::format("--timeout {}: expected seconds in (0, {}]", *r.command_timeout_s, kMaxTimeoutS));
   for (const auto& arg : r.command)

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/bisect/bisect_ranges.h"
 #include "harness/bisect/flip_rates.h"
 #include "harness/bisect/session_lock.h"
 #include "harness/bisect/step_exit.h"
@@ -729,9 +730,11 @@ class Session {
 }  // namespace
 
 Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
-  if (request.confidence <= 0.5 || request.confidence >= 1) return UsageError("--confidence must be in (0.5, 1)");
-  if (request.max_runs < 0) return UsageError("--max-runs must be at least 0");
-  if (request.noise_sigma && !(*request.noise_sigma > 0)) return UsageError("--noise-sigma must be positive");
+  if (auto c = CheckNumberIn(request.confidence, kConfidenceRange, "--confidence"); !c) return c.error();
+  if (auto c = CheckNumberIn(request.flake_rate, kFlakeRateRange, "--flake-rate"); !c) return c.error();
+  if (auto c = CheckNumberIn(request.max_runs, kMaxRunsRange, "--max-runs"); !c) return c.error();
+  if (request.noise_sigma)
+    if (auto c = CheckNumberIn(*request.noise_sigma, kNoiseSigmaRange, "--noise-sigma"); !c) return c.error();
   if (request.command_timeout_s && !(*request.command_timeout_s > 0 && *request.command_timeout_s <= kMaxTimeoutS))
     return UsageError(fmt::format("--timeout {}: expected seconds in (0, {}]; leave it out for no timeout",
                                   *request.command_timeout_s, kMaxTimeoutS));
@@ -805,6 +808,15 @@ Status RequestFromLog(const JsonObject& o, BisectRequest& r) {
   r.cases = header->cases;
   r.repo = header->repo;
   r.command = header->command;
+  // A hand-edited log is input like a flag: the flags' ranges (bisect_ranges.h).
+  const std::pair<const char*, std::optional<double>> numbers[] = {
+      {"max_runs", header->max_runs ? std::optional<double>(static_cast<double>(*header->max_runs)) : std::nullopt},
+      {"confidence", header->confidence}, {"flake_rate", header->flake_rate}, {"noise_sigma", header->noise_sigma}};
+  const NumberRange ranges[] = {kMaxRunsRange, kConfidenceRange, kFlakeRateRange, kNoiseSigmaRange};
+  for (std::size_t i = 0; i < std::size(numbers); ++i)
+    if (numbers[i].second)
+      if (auto checked = CheckNumberIn(*numbers[i].second, ranges[i], ""); !checked)
+        return o.FieldError(numbers[i].first, checked.error().message);
   r.max_runs = static_cast<int>(header->max_runs.value_or(BisectDefaults::kMaxRuns));
   r.confidence = header->confidence.value_or(BisectDefaults::kConfidence);
   r.flake_rate = header->flake_rate.value_or(BisectDefaults::kFlakeRate);

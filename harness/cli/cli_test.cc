@@ -1,6 +1,15 @@
 // The CLI surface: the command table, --help for every command, exit codes for usage errors.
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "harness/cli/commands.h"
 #include "harness/testing/test_util.h"
 
@@ -35,6 +44,102 @@ TEST(Cli, VersionPrintsFormatVersions) {
   auto r = RunHarness({"version"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("store schema"), std::string::npos);
+}
+
+// A numeric option of some command, as the command table builds it.
+struct NumericOption {
+  std::vector<std::string> command;  // "bisect", "log"
+  std::string name;                  // "--confidence", or a positional's name
+  bool positional = false;
+  std::string help;
+};
+
+void CollectNumeric(CLI::App* app, const std::vector<std::string>& command, std::vector<NumericOption>& out) {
+  for (const CLI::Option* opt : app->get_options()) {
+    const std::string type = opt->get_type_name();
+    const std::string word = type.substr(0, type.find(' '));
+    if (opt->get_type_size() == 0 || (word != "INT" && word != "UINT" && word != "FLOAT" && word != "NUMBER")) continue;
+    out.push_back({command, opt->get_name(), !opt->nonpositional(), opt->get_description()});
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
+    auto path = command;
+    path.push_back(sub->get_name());
+    CollectNumeric(sub, path, out);
+  }
+}
+
+// Every numeric option of every command, found in the command table as Main builds it: a
+// flag added later is walked too.
+std::vector<NumericOption> EveryNumericOption() {
+  CLI::App app;
+  for (const auto& c : Commands()) c.setup(*app.add_subcommand(c.name, c.help));
+  std::vector<NumericOption> found;
+  CollectNumeric(&app, {}, found);
+  return found;
+}
+
+TEST(Cli, EveryNumericFlagRefusesHostileValuesNamingFlagValueAndRange) {
+  const auto options = EveryNumericOption();
+  std::set<std::string> names;
+  for (const auto& o : options) names.insert(fmt::format("{} {}", fmt::join(o.command, " "), o.name));
+  // The walk finds what it should (a CLI11 change in type names would otherwise make it vacuous).
+  for (const char* known : {"bisect --confidence", "bisect --flake-rate", "bisect --max-runs", "bisect --timeout",
+                            "serve-sim --port", "run --seed", "prune --keep-samples-days", "bisect log id"})
+    EXPECT_TRUE(names.count(known)) << known << " not found among " << fmt::format("{}", fmt::join(names, ", "));
+  const std::vector<std::string> hostile = {"nan", "inf", "-inf", "NaN", "0x50", "", "5junk", " 7", "1e999",
+                                            "99999999999999999999999", "-99999999", "1e30", "\x1b[2J7",
+                                            std::string(100000, '9')};
+  for (const auto& o : options) {
+    // Its range is in its help, where `--help` and the docs show it.
+    EXPECT_TRUE(o.help.find(" in [") != std::string::npos || o.help.find(" in (") != std::string::npos)
+        << o.name << ": " << o.help;
+    for (const std::string& value : hostile) {
+      std::vector<std::string> args = o.command;
+      // --flag=VALUE and -- VALUE: "-inf" is then the value, not an option's name.
+      if (o.positional) args.insert(args.end(), {"--", value});
+      else args.push_back(o.name + "=" + value);
+      auto r = RunHarness(args, {.timeout_s = 30});
+      const std::string shown = value.size() > 40 ? value.substr(0, 40) + "..." : value;
+      EXPECT_EQ(r.exit_code, 2) << o.name << " " << shown << ": " << r.err;
+      EXPECT_NE(r.err.find(o.name), std::string::npos) << o.name << " " << shown << ": " << r.err;
+      EXPECT_TRUE(r.err.find("in [") != std::string::npos || r.err.find("in (") != std::string::npos)
+          << o.name << " " << shown << ": " << r.err;
+      EXPECT_LT(r.err.size(), 2000u) << o.name << ": the value is quoted cut";
+      EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << o.name << ": ESC reached the terminal raw";
+    }
+  }
+}
+
+// The same ranges hold where the numbers come from a file: a replayed bisect log whose
+// header was edited to a confidence, flake rate or run budget no flag would accept.
+TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
+  testing_util::TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 4, [](int i) {
+    return std::map<std::string, std::string>{{"test.sh", i >= 3 ? "exit 1\n" : "exit 0\n"}};
+  });
+  const std::string db = (dir / "h.db").string();
+  auto ok = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo",
+                        (dir / "repo").string(), "--db", db, "--", "sh", "{worktree}/test.sh"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  auto log = RunHarness({"bisect", "log", "1", "--db", db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const std::string header = log.out.substr(0, log.out.find('\n'));
+  const std::string rest = log.out.substr(log.out.find('\n'));
+  auto parsed = ParseJson(header, "header");
+  ASSERT_TRUE(parsed.ok()) << header;
+  const std::vector<std::pair<std::string, Json>> bad = {
+      {"confidence", 1.5}, {"confidence", 0.5}, {"flake_rate", -5}, {"flake_rate", 0.5},
+      {"max_runs", 1000000000000LL}, {"max_runs", -1}, {"noise_sigma", 0}, {"noise_sigma", 1e300}};
+  for (const auto& [field, value] : bad) {
+    Json edited = *parsed;
+    edited[field] = value;
+    testing_util::WriteFile(dir / "edited.log", edited.dump() + rest);
+    auto r = RunHarness({"bisect", "replay", (dir / "edited.log").string(), "--db", db});
+    EXPECT_EQ(r.exit_code, 2) << field << " " << value.dump() << ": " << r.err;
+    EXPECT_NE(r.err.find(field), std::string::npos) << r.err;
+    EXPECT_TRUE(r.err.find(" in [") != std::string::npos || r.err.find(" in (") != std::string::npos)
+        << field << " " << value.dump() << ": " << r.err;
+  }
 }
 
 }  // namespace

@@ -8,10 +8,13 @@
 #include <fmt/format.h>
 
 #include "harness/bisect/auto_bisect.h"
+#include "harness/bisect/bisect_ranges.h"
 #include "harness/bisect/bisect_output.h"
 #include "harness/bisect/bisector.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/numeric_option.h"
 #include "harness/util/output_file.h"
+#include "harness/util/subprocess.h"
 #include "reports/junit.h"
 #include "reports/report_model.h"
 #include "harness/util/paths.h"
@@ -132,22 +135,22 @@ CommandMain SetupBisect(CLI::App& app) {
                  "as an absolute path");
   app.add_option("--suites-dir", o->suites_dir, "Folder of suite tables (headline metrics; default $HARNESS_ROOT/suites)");
   using Defaults = bisect::BisectDefaults;
-  app.add_option("--max-runs", r.max_runs, fmt::format("Commands the search may run (default {})", Defaults::kMaxRuns));
-  app.add_option("--confidence", r.confidence,
+  AddNumericOption(app, "--max-runs", r.max_runs, bisect::kMaxRunsRange, fmt::format("Commands the search may run (default {})", Defaults::kMaxRuns));
+  AddNumericOption(app, "--confidence", r.confidence, bisect::kConfidenceRange,
                  fmt::format("Posterior at which it answers (default {})", Defaults::kConfidence));
-  app.add_option("--noise-sigma", o->noise_sigma,
+  AddNumericOption(app, "--noise-sigma", o->noise_sigma, bisect::kNoiseSigmaRange,
                  "Run-to-run sd of the metric (default: 0.4 x its binomial SE, 0.3 pp at n = 1319)");
-  app.add_option("--flake-rate", r.flake_rate,
+  AddNumericOption(app, "--flake-rate", r.flake_rate, bisect::kFlakeRateRange,
                  fmt::format("Chance a status is wrong on one run (default {})", Defaults::kFlakeRate));
-  app.add_option("--timeout", o->timeout_s, "Seconds the command may take per commit, in (0, 86400] (default: none)");
+  AddNumericOption(app, "--timeout", o->timeout_s, kTimeoutRange, "Seconds the command may take per commit (default: none)");
   app.add_option("--format", o->format, "text|json");
   app.add_flag("--full-evals", r.full_evals,
                "Every run evaluates every question: {questions} names a file of '*' (default: the questions the "
                "search chooses)");
   app.add_flag("--auto", o->automatic,
                "Find the nightly's regressions against the previous nightly, confirm and bisect each (docs/bisect.md)");
-  app.add_option("--run", o->run, "With --auto: the nightly run (default: the newest nightly)");
-  app.add_option("--confirm", o->confirm,
+  AddNumericOption(app, "--run", o->run, kRunIdRange, "With --auto: the nightly run (default: the newest nightly)");
+  AddNumericOption(app, "--confirm", o->confirm, bisect::kConfirmRange,
                  "With --auto: reruns of the bad commit that must show a regression before it is bisected (default 1)");
   app.add_flag("--again", o->again,
                "With --auto: answer the nightly anew, replacing the answer stored by an earlier bisect --auto of it "
@@ -157,7 +160,7 @@ CommandMain SetupBisect(CLI::App& app) {
   app.add_option("command", r.command,
                  "After --: the command run per commit, as argv ({sha}, {worktree}, {db}, {questions})");
   auto* log = app.add_subcommand("log", "Print a stored session as a replayable log (JSON lines)");
-  log->add_option("id", o->log_session, "Session id")->required();
+  AddNumericOption(*log, "id", o->log_session, kRunIdRange, "Session id")->required();
   log->add_option("--db", o->db, "SQLite results database");
   auto* replay = app.add_subcommand("replay", "Continue a session from a log (edit or comment out lines first)");
   replay->add_option("file", o->replay_file, "The log")->required();

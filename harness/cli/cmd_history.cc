@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/numeric_option.h"
 #include "harness/results/case_id.h"
 #include "harness/store/store.h"
 #include "harness/util/json_file.h"
@@ -57,7 +58,7 @@ CommandMain SetupHistory(CLI::App& app) {
   app.add_option("--case", o->query.case_id, "Case id, e.g. gsm8k/test_gsm8k_accuracy_1");
   app.add_option("--suite", o->query.suite, "Every case of this suite (instead of --case)");
   app.add_option("--metric", o->query.metric, "Metric to show next to the status (a verdict shows its word)");
-  app.add_option("--last", o->query.last_n, "Number of most recent commits (default 20)");
+  AddNumericOption(app, "--last", o->query.last_n, kLastRange, "Number of most recent commits (default 20)");
   app.add_option("--format", o->format, "text|json");
   app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
   return [o] { return History(*o); };

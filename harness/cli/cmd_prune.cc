@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/numeric_option.h"
 #include "harness/run/run_lock.h"
 #include "harness/store/prune.h"
 
@@ -47,9 +48,9 @@ int RunPrune(const PruneOptions& o) {
 CommandMain SetupPrune(CLI::App& app) {
   auto o = std::make_shared<PruneOptions>();
   app.add_option("--db", o->db, "Results database (default $HARNESS_DB or harness.db)");
-  app.add_option("--keep-nightlies", o->keep_nightlies,
+  AddNumericOption(app, "--keep-nightlies", o->keep_nightlies, WholeIn(0, 1000000),
                  "Keep the samples of the N newest nightlies of each run identity");
-  app.add_option("--keep-samples-days", o->keep_samples_days, "Keep the samples of runs started in the last D days");
+  AddNumericOption(app, "--keep-samples-days", o->keep_samples_days, WholeIn(0, 36500), "Keep the samples of runs started in the last D days");
   app.add_flag("--dry-run", o->dry_run, "Print what would be dropped; change nothing");
   return [o] { return RunPrune(*o); };
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/numeric_option.h"
 #include "harness/store/store.h"
 #include "harness/util/json_file.h"
 #include "harness/util/output_file.h"
@@ -59,8 +60,8 @@ int Report(const ReportOptions& o) {
 CommandMain SetupReport(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
-  auto* last = app.add_option("--last", o->query.last_n, "The newest N commits with a finished run (default 30)")
-                   ->check(CLI::PositiveNumber);
+  auto* last = AddNumericOption(app, "--last", o->query.last_n, kLastRange,
+                                "The newest N commits with a finished run (default 30)");
   app.add_option("--since", o->query.since, "This commit (sha prefix) and every later one, instead of --last")
       ->excludes(last);
   app.add_option("--suite", o->query.suite, "Only this suite's cases");

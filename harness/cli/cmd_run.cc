@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/numeric_option.h"
 #include "harness/eval/question_list.h"
 #include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
@@ -239,12 +240,11 @@ CommandMain SetupRun(CLI::App& app) {
                  "Commit to compare paired per-sample outcomes against (default: newest passing first-parent ancestor)");
   app.add_flag("--list", o->list, "List the selected cases and exit");
   app.add_flag("--resume", o->resume, "Continue the interrupted run of this commit and identity");
-  app.add_option("--seed", o->seed,
+  AddNumericOption(app, "--seed", o->seed, kSeedRange,
                  "Noise seed of a stand-in with rerun noise (default: the run id); not part of the run identity");
-  app.add_option("--rerun-at-risk", o->rerun_at_risk,
+  AddNumericOption(app, "--rerun-at-risk", o->rerun_at_risk, WholeIn(0, 100),
                  "Rerun each AT-RISK case up to N times (stopping once its reruns settle it), each rerun stored as "
-                 "a run of its own")
-      ->check(CLI::NonNegativeNumber);
+                 "a run of its own");
   app.add_option("--shard", o->shard,
                  "Run shard I of N (0-based, e.g. 1/4) of the selected cases, even by expected cost (default: "
                  "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS when set)");

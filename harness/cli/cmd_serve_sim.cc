@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/numeric_option.h"
 #include "harness/util/paths.h"
 #include "harness/stack/stack_config.h"
 #include "runners/refstack/sim/serve_sim.h"
@@ -20,10 +21,11 @@ struct ServeSimOptions {
 
 CommandMain SetupServeSim(CLI::App& app) {
   auto o = std::make_shared<ServeSimOptions>();
-  app.add_option("--port", o->port, "Port on 127.0.0.1 (0: any free port; the URL is the first line printed)");
+  AddNumericOption(app, "--port", o->port, WholeIn(0, 65535),
+                   "Port on 127.0.0.1 (0: any free port; the URL is the first line printed)");
   app.add_option("--profile", o->profile, "Stand-in profile JSON (default: golden/sim/default.json)");
   app.add_option("--stack-config", o->stack_config, "Stack config whose faults the stand-in's kernels apply");
-  app.add_option("--seed", o->seed, "Noise seed of the profile's rerun noise (rerun_flip_rate; default 0)");
+  AddNumericOption(app, "--seed", o->seed, kSeedRange, "Noise seed of the profile's rerun noise (rerun_flip_rate; default 0)");
   return [o] {
     StackConfig config;
     if (!o->stack_config.empty()) config = ValueOrThrow(LoadStackConfig(o->stack_config));

@@ -10,6 +10,8 @@
 #include <fmt/ranges.h>
 
 #include "harness/util/error.h"
+#include "harness/util/quote.h"
+#include "harness/util/subprocess.h"
 #include "harness/util/suggest.h"
 
 namespace harness {
@@ -57,6 +59,9 @@ CommitInfo ResolveCommitOption(const std::string& rev, const std::string& repo) 
 }
 
 int Main(int argc, char** argv) {
+  // What a server, exec-stack or bisect command leaves running re-parents to us, so it
+  // ends with the program that started it (harness/util/subprocess.h).
+  BecomeChildSubreaper();
   CLI::App app{"harness: accuracy and regression tests for ML compiler and kernel stacks"};
   app.name("harness");
   app.require_subcommand(1);
@@ -68,7 +73,7 @@ int Main(int argc, char** argv) {
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       std::string hint = DidYouMean(argv[1], names);
       if (hint.find("did you mean") != std::string::npos) hint += fmt::format(" (known: {})", fmt::join(names, ", "));
-      std::fprintf(stderr, "harness: error: unknown command '%s'%s\n", argv[1], hint.c_str());
+      std::fprintf(stderr, "harness: error: unknown command %s%s\n", Quote(argv[1]).c_str(), SafeMessage(hint).c_str());
       return static_cast<int>(ExitCode::kUsage);
     }
   }
@@ -84,7 +89,7 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "harness: error: %s\n", e.what());
+    std::fprintf(stderr, "harness: error: %s\n", SafeMessage(e.what()).c_str());
     std::fprintf(stderr, "Run 'harness --help' or 'harness <command> --help'.\n");
     return static_cast<int>(ExitCode::kUsage);
   }
@@ -93,10 +98,12 @@ int Main(int argc, char** argv) {
       if (sub->parsed()) return run();
     return static_cast<int>(ExitCode::kUsage);
   } catch (const FatalError& e) {
-    std::fprintf(stderr, "harness: error: %s\n", e.what());
+    // The one place every fatal message passes: whatever user data it quotes reaches the
+    // terminal cut and with its control characters escaped (util/quote.h).
+    std::fprintf(stderr, "harness: error: %s\n", SafeMessage(e.message()).c_str());
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "harness: error: %s\n", e.what());
+    std::fprintf(stderr, "harness: error: %s\n", SafeMessage(e.what()).c_str());
     return static_cast<int>(ExitCode::kInfra);
   }
 }

@@ -27,7 +27,8 @@ struct Command {
 std::span<const Command> Commands();
 
 // Parses argv, runs the command, and turns a FatalError into "harness: error: ..." and
-// its exit code. Returns the process exit code.
+// its exit code. Returns the process exit code. Makes the process the child subreaper of
+// what it starts first (util/subprocess.h, BecomeChildSubreaper).
 int Main(int argc, char** argv);
 
 // Setups, one per command file (cmd_<name>.cc).

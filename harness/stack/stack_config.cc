@@ -12,8 +12,28 @@ bool StackConfig::HasFault(std::string_view name) const {
   return std::find(faults.begin(), faults.end(), name) != faults.end();
 }
 
+const std::vector<std::string>& EnvValuesKept() {
+  static const std::vector<std::string> kept = {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                                "ASCEND_RT_VISIBLE_DEVICES", "OMP_NUM_THREADS"};
+  return kept;
+}
+
+namespace {
+
+// The environment object at ptr, if any, with the values EnvValuesKept does not name replaced.
+void RedactEnv(Json& j, const Json::json_pointer& ptr) {
+  if (!j.contains(ptr) || !j.at(ptr).is_object()) return;
+  const auto& kept = EnvValuesKept();
+  for (auto it = j.at(ptr).begin(); it != j.at(ptr).end(); ++it)
+    if (std::find(kept.begin(), kept.end(), it.key()) == kept.end()) *it = std::string(kEnvValueNotStored);
+}
+
+}  // namespace
+
 Json StackConfig::ToJson() const {
   Json j = raw.is_object() ? raw : Json::object();
+  RedactEnv(j, Json::json_pointer("/exec/env"));
+  RedactEnv(j, Json::json_pointer("/openai/launch/env"));
   // Words for people and the format's version change no answer: equivalent configs
   // (none, {"format_version": 1}, one with only a comment) must hash equally.
   for (const char* key : {"format_version", "comment", "description"}) j.erase(key);

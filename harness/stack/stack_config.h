@@ -22,9 +22,17 @@ struct StackConfig {
   Json raw = Json::object();         // the whole config as given (stack-specific keys too)
 
   bool HasFault(std::string_view name) const;
-  // Canonical JSON of the effective config (raw merged with the fields above).
+  // Canonical JSON of the effective config (raw merged with the fields above), as runs
+  // store and print it: of the environment a command or server gets (exec.env,
+  // openai.launch.env) the names, and the values only of EnvValuesKept(): a value may be
+  // a token written in the config.
   Json ToJson() const;
 };
+
+// The variables whose values a stored or printed config keeps (which devices and threads
+// ran); every other value is kEnvValueNotStored.
+const std::vector<std::string>& EnvValuesKept();
+inline constexpr std::string_view kEnvValueNotStored = "(value not stored)";
 
 // Parses a stack config file. Unknown top-level keys are kept in raw for the stack.
 Result<StackConfig> LoadStackConfig(const std::filesystem::path& path);

@@ -57,12 +57,16 @@ inline Status OkStatus() { return Ok{}; }
 // and exits with code.
 class FatalError : public std::runtime_error {
  public:
-  FatalError(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  explicit FatalError(const Error& e) : std::runtime_error(e.message), code_(e.code) {}
+  FatalError(ExitCode code, const std::string& message)
+      : std::runtime_error(message), code_(code), message_(message) {}
+  explicit FatalError(const Error& e) : std::runtime_error(e.message), code_(e.code), message_(e.message) {}
   ExitCode code() const { return code_; }
+  // The whole message: what() ends at its first NUL byte, this does not.
+  const std::string& message() const { return message_; }
 
  private:
   ExitCode code_;
+  std::string message_;
 };
 
 // Unwraps a Result or throws it as fatal.

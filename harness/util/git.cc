@@ -19,8 +19,12 @@ namespace {
 Result<std::string> Git(const std::filesystem::path& repo, std::vector<std::string> args) {
   std::vector<std::string> argv = {"git", "-C", repo.string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto r = RunProcess(argv, {.timeout_s = 60});
+  // Room for the commit list of a long history (41 bytes a commit); beyond it, an error.
+  constexpr std::size_t kGitOutputBytes = std::size_t{256} << 20;
+  auto r = RunProcess(argv, {.timeout_s = 60, .max_output_bytes = kGitOutputBytes});
   if (!r) return r.error();
+  if (r->out_dropped > 0)
+    return InfraError(fmt::format("git {}: more than {} bytes of output", args.front(), kGitOutputBytes));
   if (r->exit_code != 0) {
     std::string err = r->err;
     while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();

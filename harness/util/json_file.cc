@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/util/input_file.h"
+#include "harness/util/quote.h"
 #include "harness/util/suggest.h"
 
 namespace harness {
@@ -62,7 +63,8 @@ Result<Json> Parse(const std::string& text, const Place& place) {
     if (auto pos = what.find(": "); pos != std::string::npos && what.rfind("[json.exception", 0) == 0) {
       what = what.substr(pos + 2);
     }
-    return UsageError(fmt::format("{}: {}", place(e.byte > 0 ? e.byte - 1 : 0), what));
+    // Cut: its "last read: '...'" may be a 30 MB number.
+    return UsageError(fmt::format("{}: {}", place(e.byte > 0 ? e.byte - 1 : 0), CutText(what, 2 * kQuotedBytes)));
   } catch (const Json::out_of_range& e) {
     // A number too large for a double ("1e99999"): nlohmann says which text, not where, so
     // the place is that text's first occurrence. Found by fuzzing the exec answer parser.
@@ -70,7 +72,7 @@ Result<Json> Parse(const std::string& text, const Place& place) {
     std::size_t at = std::string::npos;
     const auto open = what.find('\''), close = what.rfind('\'');
     if (open != std::string::npos && close > open) at = text.find(what.substr(open + 1, close - open - 1));
-    return UsageError(fmt::format("{}: {}", place(at), what.substr(what.find(']') + 2)));
+    return UsageError(fmt::format("{}: {}", place(at), CutText(what.substr(what.find(']') + 2), 2 * kQuotedBytes)));
   }
 }
 
@@ -128,7 +130,8 @@ std::string JsonObject::PathOf(const std::string& key) const {
 }
 
 Error JsonObject::FieldError(const std::string& key, const std::string& what) const {
-  return UsageError(fmt::format("{}: {}: {}", origin_, PathOf(key), what));
+  // A key is user data too: a 60 MB key is named by its head.
+  return UsageError(fmt::format("{}: {}: {}", origin_, CutText(PathOf(key)), what));
 }
 
 bool JsonObject::Has(const std::string& key) const { return Find(key) != nullptr; }

@@ -21,12 +21,15 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "harness/util/quote.h"
 
 extern char** environ;
 
@@ -49,6 +52,7 @@ struct ProcStat {
   char state = 0;
   pid_t parent = -1;
   pid_t group = -1;
+  int64_t start_ticks = 0;  // field 22: when it started, in clock ticks since boot
 };
 std::optional<ProcStat> ReadProcStat(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -61,19 +65,29 @@ std::optional<ProcStat> ReadProcStat(pid_t pid) {
   if (!(fields >> s.state >> parent >> group)) return std::nullopt;
   s.parent = static_cast<pid_t>(parent);
   s.group = static_cast<pid_t>(group);
+  std::string field;
+  for (int i = 6; i <= 22 && fields >> field; ++i) {}
+  if (fields) s.start_ticks = std::stoll(field);
   return s;
+}
+
+// The pids of every process (Linux /proc).
+template <class Visit>
+void ForEachProcess(Visit visit) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    visit(static_cast<pid_t>(std::stol(name)));
+  }
 }
 
 // Every live descendant of root (Linux /proc).
 std::set<pid_t> Descendants(pid_t root) {
   std::multimap<pid_t, pid_t> children;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const auto pid = static_cast<pid_t>(std::stol(name));
+  ForEachProcess([&](pid_t pid) {
     if (const auto stat = ReadProcStat(pid); stat && stat->parent > 0) children.emplace(stat->parent, pid);
-  }
+  });
   std::set<pid_t> found;
   std::vector<pid_t> todo = {root};
   while (!todo.empty()) {
@@ -104,6 +118,50 @@ void KillTree(pid_t root) {
   }
   for (pid_t p : stopped) kill(p, SIGKILL);
   kill(root, SIGKILL);
+}
+
+// The children we started ourselves (programs, guardians) until they are reaped: any other
+// child of ours re-parented to us, as we are the subreaper (BecomeChildSubreaper).
+std::mutex g_children_mutex;
+std::set<pid_t> g_children;
+std::atomic<bool> g_subreaper{false};
+std::atomic<int> g_background_alive{0};  // BackgroundProcesses not stopped yet
+
+void Forget(pid_t pid) {
+  std::lock_guard<std::mutex> lock(g_children_mutex);
+  g_children.erase(pid);
+}
+
+int64_t StartTicksOf(pid_t pid) {
+  const auto stat = ReadProcStat(pid);
+  return stat ? stat->start_ticks : 0;
+}
+
+// Children of ours we did not start that started at or after `since` (clock ticks since
+// boot): what a program we started left behind. Zombies too when asked.
+std::vector<pid_t> Adopted(int64_t since, bool with_zombies) {
+  std::vector<pid_t> found;
+  if (!g_subreaper) return found;
+  const pid_t self = getpid();
+  std::lock_guard<std::mutex> lock(g_children_mutex);
+  ForEachProcess([&](pid_t pid) {
+    const auto stat = ReadProcStat(pid);
+    if (!stat || stat->parent != self || g_children.count(pid) || stat->start_ticks < since) return;
+    if (with_zombies || (stat->state != 'Z' && stat->state != 'X')) found.push_back(pid);
+  });
+  return found;
+}
+
+// Kills what re-parented to us since `since`, each with its tree, and reaps it. Rounds,
+// because each kill may hand us the zombies of the killed process's children.
+void EndAdopted(int64_t since) {
+  for (int round = 0; round < 20; ++round) {
+    const auto adopted = Adopted(since, /*with_zombies=*/true);
+    if (adopted.empty()) return;
+    for (pid_t p : adopted) KillTree(p);
+    for (pid_t p : adopted)
+      while (waitpid(p, nullptr, 0) < 0 && errno == EINTR) {}
+  }
 }
 
 constexpr int kStopSignalList[3] = {SIGINT, SIGTERM, SIGHUP};
@@ -172,7 +230,19 @@ double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                     const std::vector<std::pair<std::string, std::string>>& env, bool own_group,
                     posix_spawn_file_actions_t& actions) {
-  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  if (!cwd.empty()) {
+    // Named here: posix_spawn would say only "No such file or directory", as if the
+    // program were missing.
+    std::error_code ec;
+    const auto status = std::filesystem::status(cwd, ec);
+    if (!std::filesystem::exists(status))
+      return InfraError(fmt::format("cannot run {}: its working directory {} does not exist", Quote(argv[0]),
+                                    Quote(cwd.string())));
+    if (!std::filesystem::is_directory(status))
+      return InfraError(fmt::format("cannot run {}: its working directory {} is not a directory", Quote(argv[0]),
+                                    Quote(cwd.string())));
+    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  }
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   if (own_group) {
@@ -195,13 +265,26 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::filesystem:
   for (auto& a : argv_copy) args.push_back(a.data());
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
+  int rc = 0;
+  {
+    // Registered before anyone can look for adopted children: it is ours.
+    std::lock_guard<std::mutex> lock(g_children_mutex);
+    rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
+    if (rc == 0) g_children.insert(pid);
+  }
   posix_spawnattr_destroy(&attr);
-  if (rc != 0) return InfraError(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
+  if (rc == ENOENT)
+    return InfraError(fmt::format("cannot run {}: no such program{}", Quote(argv[0]),
+                                  argv[0].find('/') == std::string::npos ? " in $PATH" : ""));
+  if (rc != 0) return InfraError(fmt::format("cannot run {}: {}", Quote(argv[0]), std::strerror(rc)));
   return pid;
 }
 
 }  // namespace
+
+void BecomeChildSubreaper() {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0) g_subreaper = true;
+}
 
 bool IsValidTimeout(double t) { return t == 0 || (t > 0 && t <= kMaxTimeoutS); }
 
@@ -281,7 +364,10 @@ class Supervision {
   Supervision(pid_t pid, int exit_fd, Pipe& out, Pipe& err, Pipe& in, const ProcessOptions& options,
               const sigset_t* wait_mask)
       : pid_(pid), exit_fd_(exit_fd), out_(out), err_(err), in_(in), options_(options), wait_mask_(wait_mask),
-        input_(options.stdin_data.value_or("")), deadline_(Clock::now() + SecondsFrom(options.timeout_s)) {
+        input_(options.stdin_data.value_or("")), deadline_(Clock::now() + SecondsFrom(options.timeout_s)),
+        start_ticks_(StartTicksOf(pid)),
+        out_text_(options.max_output_bytes / 4, options.max_output_bytes - options.max_output_bytes / 4),
+        err_text_(options.max_output_bytes / 4, options.max_output_bytes - options.max_output_bytes / 4) {
     if (input_.empty()) in_.Close(1);
     else fcntl(in_.fd[1], F_SETFL, O_NONBLOCK);
   }
@@ -302,9 +388,14 @@ class Supervision {
     if (!exited_) {  // ppoll failed: do not leave it running unseen
       KillAll();
       while (waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {}
+      Forget(pid_);
     }
     if (WIFEXITED(status_)) result_.exit_code = WEXITSTATUS(status_);
     if (WIFSIGNALED(status_)) result_.signal = WTERMSIG(status_);
+    result_.out = out_text_.Text();
+    result_.err = err_text_.Text();
+    result_.out_dropped = out_text_.dropped();
+    result_.err_dropped = err_text_.dropped();
     return std::move(result_);
   }
 
@@ -366,18 +457,22 @@ class Supervision {
       if (fds[i].revents == 0) continue;
       if (sources[i] == kExit) OnExit();
       else if (sources[i] == kIn) FeedInput();
-      else ReadOutput(sources[i] == kOut ? out_ : err_, sources[i] == kOut ? result_.out : result_.err);
+      else ReadOutput(sources[i] == kOut ? out_ : err_, sources[i] == kOut ? out_text_ : err_text_);
     }
     return true;
   }
 
   void OnExit() {
     while (waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {}
+    Forget(pid_);
     exited_ = true;
     drain_until_ = Clock::now() + SecondsFrom(kDrainAfterExitS);
-    // Stopped or killed: what is left of its group goes too (an exit on its own leaves its
-    // background children alone, as git bisect run does).
+    // Stopped or killed: what is left of its group goes too.
     if (forwarding() && (result_.stop_signal || killed_)) kill(-pid_, SIGKILL);
+    // Whatever it left running (its children re-parented to us at its exit, daemons that
+    // left its group) ends with it, unless a background program runs beside it whose
+    // leftovers could not be told from its own (BackgroundProcess::Stop ends those).
+    if (g_background_alive.load() == 0) EndAdopted(start_ticks_);
   }
 
   void FeedInput() {
@@ -388,9 +483,9 @@ class Supervision {
     if (written_ >= input_.size()) in_.Close(1);
   }
 
-  void ReadOutput(Pipe& pipe, std::string& into) {
+  void ReadOutput(Pipe& pipe, BoundedText& into) {
     const ssize_t r = read(pipe.fd[0], buf_, sizeof buf_);
-    if (r > 0) into.append(buf_, static_cast<std::size_t>(r));
+    if (r > 0) into.Append(std::string_view(buf_, static_cast<std::size_t>(r)));
     else if (r == 0 || errno != EINTR) pipe.Close(0);
   }
 
@@ -406,6 +501,8 @@ class Supervision {
   int forwarded_ = 0;
   bool exited_ = false, killed_ = false;
   int status_ = 0;
+  const int64_t start_ticks_;
+  BoundedText out_text_, err_text_;
   ProcessResult result_;
   char buf_[65536];
 };
@@ -448,6 +545,7 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
     const int e = errno;
     KillTree(pid);
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
+    Forget(pid);
     return InfraError(fmt::format("cannot watch {} (pidfd_open needs Linux 5.3): {}", argv[0], std::strerror(e)));
   }
   if (options.on_start) options.on_start(pid);
@@ -495,16 +593,22 @@ Result<std::unique_ptr<BackgroundProcess>> BackgroundProcess::Start(const std::v
   if (!(options.stop_grace_s > 0) || !IsValidTimeout(options.stop_grace_s))
     return UsageError(fmt::format("stop grace {} s: expected a number of seconds in (0, {}]", options.stop_grace_s,
                                   kMaxTimeoutS));
+  auto log = BoundedLog::Open(options.output, options.log_head_bytes, options.log_tail_bytes);
+  if (!log) return log.error();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, options.output.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawn_file_actions_adddup2(&actions, (*log)->write_fd(), 1);
+  posix_spawn_file_actions_adddup2(&actions, (*log)->write_fd(), 2);
   auto spawned = Spawn(argv, options.cwd, options.env, /*own_group=*/true, actions);
   posix_spawn_file_actions_destroy(&actions);
+  (*log)->CloseWriteEnd();  // the program holds it now: the log ends when its last writer does
   if (!spawned) return spawned.error();
   std::unique_ptr<BackgroundProcess> p(new BackgroundProcess());
   p->pid_ = *spawned;
+  p->log_ = std::move(log).value();
+  p->start_ticks_ = StartTicksOf(p->pid_);
+  ++g_background_alive;
   p->stop_grace_s_ = options.stop_grace_s;
   // Not reaped until Stop: its pid, and so its group's id, cannot pass to another process.
   p->exit_fd_ = static_cast<int>(syscall(SYS_pidfd_open, p->pid_, 0));
@@ -516,8 +620,12 @@ Result<std::unique_ptr<BackgroundProcess>> BackgroundProcess::Start(const std::v
   }
   const double whole = std::floor(options.stop_grace_s);
   const timespec grace{static_cast<time_t>(whole), static_cast<long>((options.stop_grace_s - whole) * 1e9)};
-  p->guardian_pid_ = fork();
-  if (p->guardian_pid_ == 0) GuardGroup(guard_pipe[0], p->pid_, grace);
+  {
+    std::lock_guard<std::mutex> lock(g_children_mutex);
+    p->guardian_pid_ = fork();
+    if (p->guardian_pid_ == 0) GuardGroup(guard_pipe[0], p->pid_, grace);
+    if (p->guardian_pid_ > 0) g_children.insert(p->guardian_pid_);
+  }
   close(guard_pipe[0]);
   p->guardian_fd_ = guard_pipe[1];
   if (p->guardian_pid_ < 0) {
@@ -557,8 +665,11 @@ ProcessExit BackgroundProcess::Stop() {
   if (pid_ <= 0) return *(stopped_ = ProcessExit{});
   const auto begun = Clock::now();
   kill(-pid_, SIGTERM);
+  // What left the group (a daemon: fork, setsid, fork) and re-parented to us is asked too.
+  for (pid_t a : Adopted(start_ticks_, /*with_zombies=*/false)) kill(a, SIGTERM);
+  const auto alive = [&] { return ProcessGroupAlive(pid_) || !Adopted(start_ticks_, false).empty(); };
   // Until the group is empty or the grace is over; the program's exit wakes the wait at once.
-  while (ProcessGroupAlive(pid_) && SecondsSince(begun) < stop_grace_s_) {
+  while (alive() && SecondsSince(begun) < stop_grace_s_) {
     const double step = std::min(0.05, stop_grace_s_ - SecondsSince(begun));
     if (exited_ || exit_fd_ < 0) std::this_thread::sleep_for(std::chrono::duration<double>(step));
     else static_cast<void>(WaitForExit(step));
@@ -572,6 +683,10 @@ ProcessExit BackgroundProcess::Stop() {
   }
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+  Forget(pid_);
+  EndAdopted(start_ticks_);  // killed with their trees, and reaped
+  --g_background_alive;
+  if (log_) log_dropped_ = log_->Finish(kDrainAfterExitS);
   ProcessExit end;
   if (WIFEXITED(status)) end.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
@@ -583,8 +698,10 @@ ProcessExit BackgroundProcess::Stop() {
     close(guardian_fd_);
     guardian_fd_ = -1;
   }
-  if (guardian_pid_ > 0)
+  if (guardian_pid_ > 0) {
     while (waitpid(guardian_pid_, nullptr, 0) < 0 && errno == EINTR) {}
+    Forget(guardian_pid_);
+  }
   guardian_pid_ = -1;
   stopped_ = end;
   return end;

@@ -29,13 +29,17 @@ std::string DidYouMean(std::string_view name, const std::vector<std::string>& kn
   const std::string* best = nullptr;
   std::size_t best_distance = 0;
   for (const auto& k : known) {
+    // The distance is at least the lengths' difference: a name too long or too short to be
+    // suggested is not measured (a 60 MB key would cost minutes).
+    const std::size_t gap = name.size() > k.size() ? name.size() - k.size() : k.size() - name.size();
+    if (gap > std::max<std::size_t>(1, k.size() / 3)) continue;
     const std::size_t d = EditDistance(name, k);
     if (!best || d < best_distance) {
       best = &k;
       best_distance = d;
     }
   }
-  if (best_distance <= std::max<std::size_t>(1, best->size() / 3)) return fmt::format(" (did you mean '{}'?)", *best);
+  if (best && best_distance <= std::max<std::size_t>(1, best->size() / 3)) return fmt::format(" (did you mean '{}'?)", *best);
   return fmt::format(" (known: {})", fmt::join(known, ", "));
 }
 

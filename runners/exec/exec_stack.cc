@@ -14,9 +14,13 @@ namespace {
 
 constexpr size_t kStderrTailBytes = 2000;
 
-std::string WithStderr(const std::string& message, const std::string& err) {
-  const std::string tail = OutputTail(err, kStderrTailBytes);
-  return tail.empty() ? message : fmt::format("{}; stderr: {}", message, tail);
+// The message with the last of the command's stderr, and how much of its stderr was
+// never kept (the head and tail RunProcess keeps are bounded).
+std::string WithStderr(const std::string& message, const ProcessResult& run) {
+  const std::string tail = OutputTail(run.err, kStderrTailBytes);
+  if (tail.empty()) return message;
+  if (run.err_dropped == 0) return fmt::format("{}; stderr: {}", message, tail);
+  return fmt::format("{}; stderr ({} bytes of it dropped), its end: {}", message, run.err_dropped, tail);
 }
 
 // The value of each placeholder for a request: the protocol's request fields as text.
@@ -56,16 +60,21 @@ class ExecStack : public Stack {
     if (!run) return run.error();
     const std::string& prog = argv.front();
     if (run->timed_out)
-      return InfraError(WithStderr(fmt::format("{}: no answer within {} s", prog, settings_.timeout_s), run->err));
-    if (run->signal) return InfraError(WithStderr(fmt::format("{}: killed by signal {}", prog, run->signal), run->err));
+      return InfraError(WithStderr(fmt::format("{}: no answer within {} s", prog, settings_.timeout_s), *run));
+    if (run->signal) return InfraError(WithStderr(fmt::format("{}: killed by signal {}", prog, run->signal), *run));
     if (run->exit_code != 0)
-      return InfraError(WithStderr(fmt::format("{}: exit code {}", prog, run->exit_code), run->err));
+      return InfraError(WithStderr(fmt::format("{}: exit code {}", prog, run->exit_code), *run));
+    // An answer is small (a table of ops); one past the bound is no answer, not one to cut.
+    if (run->out_dropped > 0)
+      return InfraError(WithStderr(fmt::format("{}: its answer on stdout is over {} bytes ({} bytes dropped)", prog,
+                                               kMaxOutputBytes, run->out_dropped),
+                                   *run));
     // An answer that does not parse is the command's failure, not bad input to the harness
     // (docs/exec-protocol.md): infrastructure, like a non-zero exit.
     const bool table = settings_.output == "tensorcast-table" ||
                        (settings_.output == "auto" && LooksLikeTensorCastTable(run->out));
     auto answer = table ? ParseTensorCastTable(run->out, prog + " (stdout)") : ParseExecAnswer(run->out, prog + " (stdout)");
-    if (!answer) return InfraError(WithStderr(answer.error().message, run->err));
+    if (!answer) return InfraError(WithStderr(answer.error().message, *run));
     return answer;
   }
 

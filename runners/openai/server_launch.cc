@@ -20,6 +20,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/util/placeholders.h"
+#include "harness/util/quote.h"
 #include "runners/openai/http_get.h"
 
 namespace harness::openai {
@@ -84,6 +85,14 @@ std::filesystem::path Worktree() {
 }
 
 double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Named as what it is: posix_spawn would blame the program ("No such file or directory").
+Status CheckLaunchCwd(const std::filesystem::path& cwd) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(cwd, ec)) return OkStatus();
+  return UsageError(fmt::format("launch cwd {} {}", Quote(cwd.string()),
+                                std::filesystem::exists(cwd, ec) ? "is not a directory" : "does not exist"));
+}
 
 }  // namespace
 
@@ -164,6 +173,7 @@ Result<std::unique_ptr<LaunchedServer>> LaunchedServer::Launch(const LaunchSetti
   for (const auto& [k, v] : settings.env) options.env.emplace_back(k, FillTemplate(v, values));
   options.output = log;
   options.stop_grace_s = settings.stop_timeout_s;
+  if (auto checked = CheckLaunchCwd(options.cwd); !checked) return checked.error();
   // The log is new: a launch never writes into a file that was there.
   const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return InfraError(fmt::format("cannot create the server log {}: {}", log.string(), std::strerror(errno)));
@@ -178,7 +188,7 @@ Result<std::unique_ptr<LaunchedServer>> LaunchedServer::Launch(const LaunchSetti
   server->process_ = std::move(process).value();
   std::fprintf(stderr, "harness: launched the server (pid %d, port %d) in %s: %s; its output goes to %s\n",
                static_cast<int>(server->process_->pid()), *port, options.cwd.c_str(),
-               fmt::format("{}", fmt::join(argv, " ")).c_str(), log.c_str());
+               SafeMessage(fmt::format("{}", fmt::join(argv, " "))).c_str(), log.c_str());
 
   const std::string ready_url = OriginOf(server->base_url_) + settings.ready_path;
   const auto started = Clock::now();
@@ -216,6 +226,9 @@ LaunchedServer::~LaunchedServer() {
                  died->Describe().c_str(), log_.c_str());
   else
     std::fprintf(stderr, "harness: stopped the server (pid %d)\n", static_cast<int>(process_->pid()));
+  if (const uint64_t dropped = process_->log_dropped())
+    std::fprintf(stderr, "harness: the server wrote more than its log keeps: %llu bytes dropped from the middle of %s\n",
+                 static_cast<unsigned long long>(dropped), log_.c_str());
 }
 
 }  // namespace harness::openai
