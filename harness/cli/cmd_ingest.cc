@@ -14,6 +14,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/ingest/ingest_files.h"
+#include "harness/store/resolve_commit.h"
 #include "harness/store/store.h"
 
 namespace harness {
@@ -34,8 +35,9 @@ std::string Hostname() {
 
 int IngestCommand(const IngestCliOptions& o) {
   const IngestOptions options = ValueOrThrow(PrepareIngest(o.request));  // before the database is created
-  const CommitInfo commit = ResolveCommitOption(o.commit, o.repo);
+  CommitInfo commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
+  commit.sha = ValueOrThrow(StoredSpelling(*store, commit.sha));  // one commit, one sha
   ValueOrThrow(IngestFiles(*store, o.request, options, commit, Hostname(),
                            [](const std::string& line) { std::printf("%s\n", line.c_str()); }));
   return static_cast<int>(ExitCode::kPass);
