@@ -30,6 +30,7 @@ struct AutoBisectRequest {
   std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}
   std::optional<double> command_timeout_s;
   bool full_evals = false;                // BisectRequest::full_evals
+  BisectObserver observer;                // each confirming rerun and each bisect step (may be empty)
 };
 
 // One rerun of the bad commit and what it showed of each target.

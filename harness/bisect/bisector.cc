@@ -380,10 +380,12 @@ class Session {
         return Decision{Verdict::kAmbiguous, -1, -1, search_->CredibleRange(), d.confidence};
       }
       std::optional<int64_t> run_id, exit_code;
+      Notify(BisectProgress::Event::kStepStart, d.next_position);
       auto ev = RunCommand(d.next_position, true, run_id, exit_code);
       if (!ev) return Fail(ev.error());
       search_->CountRun();
       if (auto st = Record(d.next_position, "command", *ev, run_id, exit_code); !st) return st.error();
+      Notify(BisectProgress::Event::kStepEnd, d.next_position);
     }
   }
 
@@ -552,6 +554,23 @@ class Session {
     out_.steps.push_back(step);
     return store_.AddBisectStep(out_.session_id, BisectStepRow{step.index, step.sha, source, run_id, exit_code,
                                                                ToJson(ev).dump(), decision.dump()});
+  }
+
+  // Tells the observer where the session is: the commit, the leading hypothesis, the cost so far.
+  void Notify(BisectProgress::Event event, int k) const {
+    if (!r_.observer) return;
+    const std::vector<double> posterior = search_->Posterior();
+    const auto best = static_cast<std::size_t>(std::max_element(posterior.begin(), posterior.end()) - posterior.begin());
+    BisectProgress p{.event = event, .sha = commits_[k].sha, .subject = commits_[k].subject,
+                     .step = static_cast<int>(out_.steps.size()), .runs = out_.runs, .max_runs = r_.max_runs,
+                     .questions = out_.questions_evaluated, .leading = best == 0 ? "" : commits_[best].sha,
+                     .leading_p = posterior[best]};
+    if (event == BisectProgress::Event::kStepEnd) {
+      p.step -= 1;
+      p.verdict = out_.steps.back().verdict;
+      p.exit_code = out_.steps.back().exit_code;
+    }
+    r_.observer(p);
   }
 
   // Ends the session as an error, stored as far as it went.

@@ -11,12 +11,14 @@
 
 #include "harness/bisect/auto_bisect.h"
 #include "harness/bisect/bisect_output.h"
+#include "harness/bisect/bisect_progress.h"
 #include "harness/bisect/bisector.h"
 #include "harness/cli/commands.h"
 #include "harness/util/output_file.h"
 #include "reports/junit.h"
 #include "reports/report_model.h"
 #include "harness/util/paths.h"
+#include "harness/util/progress_line.h"
 
 namespace harness {
 namespace {
@@ -89,7 +91,11 @@ int AutoBisect(const BisectOptions& o) {
   r.full_evals = o.request.full_evals;
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto store = ValueOrThrow(Store::Open(o.db));
+  ProgressLine line;  // stderr: each confirming rerun and bisect step as it starts and ends
+  bisect::BisectProgressPrinter progress(line);
+  r.observer = progress.Observer();
   const auto out = ValueOrThrow(bisect::RunAutoBisect(r, *store));
+  line.Finish();
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, NightlyJunit(*store, out)));
   if (o.format == "json") std::printf("%s\n", DumpJson(bisect::AutoBisectJson(out)).c_str());
   else std::fputs(bisect::AutoBisectText(out).c_str(), stdout);
@@ -117,7 +123,12 @@ int Bisect(BisectOptions& o, bool replay) {
   r.db = o.db;
   r.suites_dir = o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir);
   auto store = ValueOrThrow(Store::Open(o.db));
-  return Report(ValueOrThrow(bisect::RunBisect(r, *store)), o.format);
+  ProgressLine line;  // stderr: each step as its command starts and ends
+  bisect::BisectProgressPrinter progress(line);
+  r.observer = progress.Observer();
+  auto outcome = ValueOrThrow(bisect::RunBisect(r, *store));
+  line.Finish();
+  return Report(outcome, o.format);
 }
 
 }  // namespace
