@@ -21,6 +21,7 @@ struct CompareOptions {
   std::string format = "text";
   std::string db = DefaultDbPath();
   std::string repo;
+  bool all = false;
 };
 
 // With --repo, a side git can name (HEAD~1, a tag, a short sha) is its full sha; then the
@@ -48,7 +49,7 @@ int Compare(const CompareOptions& o) {
   if (o.format == "json") {
     std::printf("%s\n", DumpJson(reports::CompareJson(c)).c_str());
   } else {
-    std::fputs(reports::CompareText(c).c_str(), stdout);
+    std::fputs(reports::CompareText(c, o.all).c_str(), stdout);
   }
   return c.regressed() ? 1 : 0;
 }
@@ -63,6 +64,7 @@ CommandMain SetupCompare(CLI::App& app) {
   app.add_option("--case", o->filter.case_glob, "Only case ids matching this glob, e.g. 'gmm/*_3'");
   app.add_option("--format", o->format, "text|json");
   app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
+  app.add_flag("--all", o->all, "List unchanged cases and latency/throughput metrics too (text; JSON always has them)");
   app.add_option("--repo", o->repo, "Git repository that names A and B as revisions (HEAD~1, tags, branches)");
   return [o] { return Compare(*o); };
 }
