@@ -18,7 +18,8 @@ struct BisectProgress {
   enum class Event { kStepStart, kStepEnd, kConfirmStart, kConfirmEnd };
   Event event = Event::kStepStart;
   std::string sha, subject;      // the commit the command runs at
-  int step = 0;                  // the session's step (0-based, stored ones included); confirmations: 1-based rerun
+  int step = 0;                  // the session's step, from 1 (steps from stored evidence count);
+                                 // confirmations: the rerun, from 1
   int runs = 0, max_runs = 0;    // commands run so far (at an end, this one included) and the budget
   int64_t questions = 0;         // questions the commands' runs evaluated so far
   std::string leading;           // the leading hypothesis: its first bad commit, "" for no culprit

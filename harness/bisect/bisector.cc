@@ -562,11 +562,11 @@ class Session {
     const std::vector<double> posterior = search_->Posterior();
     const auto best = static_cast<std::size_t>(std::max_element(posterior.begin(), posterior.end()) - posterior.begin());
     BisectProgress p{.event = event, .sha = commits_[k].sha, .subject = commits_[k].subject,
-                     .step = static_cast<int>(out_.steps.size()), .runs = out_.runs, .max_runs = r_.max_runs,
+                     .step = static_cast<int>(out_.steps.size()) + 1, .runs = out_.runs, .max_runs = r_.max_runs,
                      .questions = out_.questions_evaluated, .leading = best == 0 ? "" : commits_[best].sha,
                      .leading_p = posterior[best]};
     if (event == BisectProgress::Event::kStepEnd) {
-      p.step -= 1;
+      p.step -= 1;  // the step just recorded
       p.verdict = out_.steps.back().verdict;
       p.exit_code = out_.steps.back().exit_code;
     }
