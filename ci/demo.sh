@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 ci/setup.sh >/dev/null
-ci/build.sh ci >/dev/null
+ci/build.sh ci harness >/dev/null
 harness=$root/build/bin/harness
 demo=$root/out/demo
 rm -rf "$demo"

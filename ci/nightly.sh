@@ -14,7 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ci/setup.sh || exit 3
-ci/build.sh ci || exit 3
+ci/build.sh ci harness || exit 3  # the one binary it runs, not the tests
 mkdir -p out
 commit_args=()
 if [[ -n "${HARNESS_STACK_REPO:-}" ]]; then commit_args=(--repo "$HARNESS_STACK_REPO")
@@ -32,4 +32,7 @@ build/bin/harness report "${report_args[@]}" --format text --out out/report.txt 
 md_args=()
 if [[ -n "${HARNESS_REPORT_URL:-}" ]]; then md_args=(--html-url "$HARNESS_REPORT_URL"); fi
 build/bin/harness report "${report_args[@]}" --format markdown "${md_args[@]}" --out out/report.md || { [[ $code -eq 0 ]] && code=3; }
+# What to open and what to keep: the reports, and the database the next nightly adds to.
+echo "nightly: reports: out/report.html (open in a browser), out/report.md, out/report.txt, out/junit.xml" >&2
+echo "nightly: keep out/harness.db for the next nightly (a CI cache or artifact): history, flaky ranking and bisect read it" >&2
 exit $code

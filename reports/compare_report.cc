@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/util/git.h"
 #include "harness/util/utf8.h"
 #include "harness/util/versions.h"
@@ -55,40 +56,97 @@ Json OptMetricJson(const std::optional<Metric>& m) {
 
 }  // namespace
 
-std::string CompareText(const Comparison& c) {
+namespace {
+
+// Timing: noise on a shared machine, so compare counts their changes unless asked.
+bool IsTiming(const std::string& name) {
+  namespace m = metric_names;
+  for (const char* t : {m::kLatencyP50Seconds, m::kLatencyP90Seconds, m::kLatencyP99Seconds, m::kOutputTokensPerSecond,
+                        m::kSglangLatencySeconds, m::kSglangOutputThroughput})
+    if (name == t) return true;
+  return false;
+}
+
+// What each run stored of its own pairing, against the baseline it chose when it ran (not
+// necessarily A): labelled so it is not read as compare's fresh B-against-A pairing.
+bool IsStoredPairing(const std::string& name) {
+  namespace m = metric_names;
+  for (const char* t : {m::kBaselineVerdict, m::kBaselinePaired, m::kMcNemarB, m::kMcNemarC, m::kMcNemarP, m::kMcNemarMidP})
+    if (name == t) return true;
+  return false;
+}
+
+bool MetricChanged(const MetricDelta& m) {
+  const bool numeric = m.a && m.b && m.a->label.empty() && m.b->label.empty();
+  return numeric ? m.a->value != m.b->value : MetricValue(m.a) != MetricValue(m.b);
+}
+
+// Nothing about the case moved: it is counted, not listed.
+bool Unchanged(const CaseComparison& cc) {
+  if (cc.a != cc.b || cc.regressed || !cc.ops.empty()) return false;
+  if (cc.paired && cc.paired->verdict != BaselineVerdict::kSame) return false;
+  for (const auto& p : cc.unpaired)
+    if (!p.overlap) return false;
+  for (const auto& m : cc.metrics)
+    if (MetricChanged(m) && !IsTiming(m.name)) return false;
+  return true;
+}
+
+std::string OpsText(const OpTableDiff& ops) {
+  size_t op_width = 2, shape_width = 12;
+  for (const auto* rows : {&ops.added, &ops.removed, &ops.changed})
+    for (const auto& r : *rows) {
+      op_width = std::max(op_width, r.op.size());
+      shape_width = std::max(shape_width, r.input_shapes.size());
+    }
+  std::string out = fmt::format("  {:<8}  {:<{}}  {:<{}}  {:>7}  {:>7}\n", "OPS", "OP", op_width, "INPUT SHAPES",
+                                shape_width, "CALLS A", "CALLS B");
+  for (const auto& [what, rows] : {std::pair{"removed", &ops.removed}, {"added", &ops.added}, {"changed", &ops.changed}})
+    for (const auto& r : *rows)
+      out += fmt::format("  {:<8}  {:<{}}  {:<{}}  {:>7}  {:>7}\n", what, r.op, op_width, r.input_shapes, shape_width,
+                         r.calls_before, r.calls_after);
+  return out;
+}
+
+std::string CaseText(const CaseComparison& cc, bool all) {
+  const std::string status = cc.a == cc.b ? StatusWord(cc.a) : fmt::format("{} → {}", StatusWord(cc.a), StatusWord(cc.b));
+  std::string out = fmt::format("\n{}  {}{}\n", cc.case_id, status, cc.regressed ? "  REGRESSED" : "");
+  if (cc.paired) out += "  " + PairedLine(*cc.paired) + ", B against A, computed now\n";
+  for (const auto& p : cc.unpaired) out += "  " + UnpairedLine(p) + "\n";
+  int timing = 0;
+  for (const auto& m : cc.metrics) {
+    if (!MetricChanged(m)) continue;  // unchanged metrics are noise in a diff
+    if (IsTiming(m.name) && !all) {
+      ++timing;
+      continue;
+    }
+    const bool numeric = m.a && m.b && m.a->label.empty() && m.b->label.empty();
+    out += fmt::format("  metric {}{}: {} → {}{}\n", m.name,
+                       IsStoredPairing(m.name) ? " (stored: each run against its own baseline)" : "", MetricValue(m.a),
+                       MetricValue(m.b), numeric ? fmt::format(" ({:+.4g})", m.b->value - m.a->value) : "");
+  }
+  if (timing) out += fmt::format("  {} latency or throughput metric(s) changed (--all shows them)\n", timing);
+  if (!cc.ops.empty()) out += OpsText(cc.ops);
+  for (const auto& h : cc.ops.stale) out += "  " + StaleHintText(h) + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string CompareText(const Comparison& c, bool all) {
   int regressed = 0;
   for (const auto& cc : c.cases) regressed += cc.regressed;
   std::string out = fmt::format("A = {}  B = {}  {} case(s), {} regressed\n", SideName(c.a), SideName(c.b),
                                 c.cases.size(), regressed);
+  std::size_t unchanged = 0;
   for (const auto& cc : c.cases) {
-    const std::string status = cc.a == cc.b ? StatusWord(cc.a) : fmt::format("{} → {}", StatusWord(cc.a), StatusWord(cc.b));
-    out += fmt::format("\n{}  {}{}\n", cc.case_id, status, cc.regressed ? "  REGRESSED" : "");
-    if (cc.paired) out += "  " + PairedLine(*cc.paired) + "\n";
-    for (const auto& p : cc.unpaired) out += "  " + UnpairedLine(p) + "\n";
-    for (const auto& m : cc.metrics) {
-      const bool numeric = m.a && m.b && m.a->label.empty() && m.b->label.empty();
-      if (numeric && m.a->value == m.b->value) continue;  // unchanged metrics are noise in a diff
-      if (!numeric && MetricValue(m.a) == MetricValue(m.b)) continue;
-      out += fmt::format("  metric {}: {} → {}{}\n", m.name, MetricValue(m.a), MetricValue(m.b),
-                         numeric ? fmt::format(" ({:+.4g})", m.b->value - m.a->value) : "");
+    if (!all && Unchanged(cc)) {
+      ++unchanged;
+      continue;
     }
-    if (!cc.ops.empty()) {
-      size_t op_width = 2, shape_width = 12;
-      for (const auto* rows : {&cc.ops.added, &cc.ops.removed, &cc.ops.changed})
-        for (const auto& r : *rows) {
-          op_width = std::max(op_width, r.op.size());
-          shape_width = std::max(shape_width, r.input_shapes.size());
-        }
-      out += fmt::format("  {:<8}  {:<{}}  {:<{}}  {:>7}  {:>7}\n", "OPS", "OP", op_width, "INPUT SHAPES", shape_width,
-                         "CALLS A", "CALLS B");
-      for (const auto& [what, rows] : {std::pair{"removed", &cc.ops.removed}, {"added", &cc.ops.added},
-                                       {"changed", &cc.ops.changed}})
-        for (const auto& r : *rows)
-          out += fmt::format("  {:<8}  {:<{}}  {:<{}}  {:>7}  {:>7}\n", what, r.op, op_width, r.input_shapes,
-                             shape_width, r.calls_before, r.calls_after);
-    }
-    for (const auto& h : cc.ops.stale) out += "  " + StaleHintText(h) + "\n";
+    out += CaseText(cc, all);
   }
+  if (unchanged) out += fmt::format("\n{} unchanged case(s) not listed (--all lists them)\n", unchanged);
   return TerminalText(out);
 }
 

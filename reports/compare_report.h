@@ -10,7 +10,10 @@
 
 namespace harness::reports {
 
-std::string CompareText(const Comparison& c);
+// What changed: a case whose status, paired verdict, proportions, metrics and op table are
+// all as they were is counted, not listed; latency and throughput metrics (timing noise on
+// a shared machine) are counted too. all: every case and metric, as stored.
+std::string CompareText(const Comparison& c, bool all = false);
 Json CompareJson(const Comparison& c);
 
 }  // namespace harness::reports

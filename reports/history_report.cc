@@ -1,6 +1,7 @@
 #include "reports/history_report.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -71,20 +72,44 @@ std::string MetricCell(const HistoryGroup& g) {
 
 }  // namespace
 
+namespace {
+
+// Width on a terminal, as code points (the cells are TerminalText: valid UTF-8).
+std::size_t Columns(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
 std::string HistoryText(const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
-  const auto groups = GroupHistory(rows);
-  size_t case_width = 4;
-  for (const auto& g : groups) case_width = std::max(case_width, g.case_id.size());
-  std::string out = fmt::format("{:<12}  {:<6}  {:<{}}  {:>4}  {:<14}  {:<18}  {}\n", "COMMIT", "ORD", "CASE",
-                                case_width, "RUNS", "STATUS", q.metric.empty() ? "-" : q.metric, "SUBJECT");
-  for (const auto& g : groups) {
+  // Every cell made safe for a terminal first, then each column as wide as its widest cell
+  // (a commit run five times has a long status list; a verdict word may be any length), so
+  // the columns stay aligned whatever the values.
+  std::vector<std::array<std::string, 7>> table = {
+      {"COMMIT", "ORD", "CASE", "RUNS", "STATUS", q.metric.empty() ? "-" : TerminalText(q.metric), "SUBJECT"}};
+  for (const auto& g : GroupHistory(rows)) {
     std::vector<std::string_view> statuses;
     for (const auto& r : g.runs) statuses.push_back(Label(r.status));
-    out += fmt::format("{:<12}  {:<6}  {:<{}}  {:>4}  {:<14}  {:<18}  {}\n", ShortSha(g.sha),
-                       g.ordinal ? std::to_string(*g.ordinal) : "-", g.case_id, case_width, g.runs.size(),
-                       fmt::format("{}", fmt::join(statuses, ",")), MetricCell(g), g.subject);
+    table.push_back({ShortSha(g.sha), g.ordinal ? std::to_string(*g.ordinal) : "-", g.case_id,
+                     std::to_string(g.runs.size()), fmt::format("{}", fmt::join(statuses, ",")), MetricCell(g),
+                     g.subject});
+    for (auto& cell : table.back()) cell = TerminalText(cell);
   }
-  return TerminalText(out);
+  std::array<std::size_t, 7> width{};
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], Columns(row[i]));
+  std::string out;
+  for (const auto& row : table) {
+    for (std::size_t i = 0; i + 1 < row.size(); ++i) {
+      const std::string pad(width[i] - Columns(row[i]), ' ');
+      out += i == 3 ? pad + row[i] : row[i] + pad;  // RUNS is a number: right-aligned
+      out += "  ";
+    }
+    out += row.back() + "\n";
+  }
+  return out;
 }
 
 Json HistoryJson(const HistoryQuery& q, const std::vector<HistoryRow>& rows) {

@@ -103,10 +103,21 @@ Status ConfirmAtBad(const AutoBisectRequest& r, Store& store, const std::string&
   auto lock = SessionLock::Create(r.db);
   if (!lock) return lock.error();
   for (int k = 0; k < r.confirm && out.runs_total < r.max_runs; ++k) {
+    BisectProgress p{.event = BisectProgress::Event::kConfirmStart, .sha = bad, .step = k + 1,
+                     .runs = out.runs_total, .max_runs = r.max_runs};
+    if (r.observer) r.observer(p);
     auto run = Confirm(r, store, bad, targets, **lock);
     if (!run) return run.error();
     out.confirming.push_back(std::move(run).value());
     ++out.runs_total;
+    if (!r.observer) continue;
+    p.event = BisectProgress::Event::kConfirmEnd;
+    p.runs = out.runs_total;
+    p.exit_code = out.confirming.back().exit_code;
+    int shown = 0;
+    for (const auto& again : out.confirming.back().reproduced) shown += again.value_or(false);
+    p.verdict = fmt::format("reproduced {} of {} regressions", shown, targets.size());
+    r.observer(p);
   }
   return OkStatus();
 }
@@ -155,6 +166,7 @@ BisectRequest BisectRequestFor(const AutoBisectRequest& r, const RegressionTarge
   b.command = r.command;
   b.full_evals = r.full_evals;
   b.command_timeout_s = r.command_timeout_s;
+  b.observer = r.observer;
   return b;
 }
 

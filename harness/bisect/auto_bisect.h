@@ -33,6 +33,7 @@ struct AutoBisectRequest {
   // The nightly's stored answer (a bisect --auto that answered it before) is reported as it
   // stands unless again: then it is replaced by a new one.
   bool again = false;
+  BisectObserver observer;                // each confirming rerun and each bisect step (may be empty)
 };
 
 // One rerun of the bad commit and what it showed of each target.

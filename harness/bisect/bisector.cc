@@ -583,10 +583,12 @@ class Session {
   // of the command (VouchForCommand).
   Status CommandStep(int k) {
     std::optional<int64_t> run_id, exit_code;
+    Notify(BisectProgress::Event::kStepStart, k);
     auto ev = RunCommand(k, run_id, exit_code);
     if (!ev) return ev.error();
     search_->CountRun();
     if (auto st = Record(k, "command", *ev, run_id, exit_code); !st) return st;
+    Notify(BisectProgress::Event::kStepEnd, k);
     return VouchForCommand(k, *ev);
   }
 
@@ -602,6 +604,7 @@ class Session {
     if (ev.untestable.empty() || end_tested_ || search_->runs_requested() >= r_.max_runs) return OkStatus();
     std::optional<int64_t> run_id, exit_code;
     whole_eval_ = true;
+    Notify(BisectProgress::Event::kStepStart, 0);
     auto good = RunCommand(0, run_id, exit_code);
     whole_eval_ = false;
     if (!good)
@@ -611,6 +614,7 @@ class Session {
                                ShortSha(commits_[k].sha), good.error().message)};
     search_->CountRun();
     if (auto st = Record(0, "command", *good, run_id, exit_code); !st) return st;
+    Notify(BisectProgress::Event::kStepEnd, 0);
     return VouchForCommand(0, *good);
   }
 
@@ -695,6 +699,23 @@ class Session {
     out_.steps.push_back(step);
     return store_.AddBisectStep(out_.session_id, BisectStepRow{step.index, step.sha, source, run_id, exit_code,
                                                                ToJson(ev).dump(), decision.dump()});
+  }
+
+  // Tells the observer where the session is: the commit, the leading hypothesis, the cost so far.
+  void Notify(BisectProgress::Event event, int k) const {
+    if (!r_.observer) return;
+    const std::vector<double> posterior = search_->Posterior();
+    const auto best = static_cast<std::size_t>(std::max_element(posterior.begin(), posterior.end()) - posterior.begin());
+    BisectProgress p{.event = event, .sha = commits_[k].sha, .subject = commits_[k].subject,
+                     .step = static_cast<int>(out_.steps.size()) + 1, .runs = out_.runs, .max_runs = r_.max_runs,
+                     .questions = out_.questions_evaluated, .leading = best == 0 ? "" : commits_[best].sha,
+                     .leading_p = posterior[best]};
+    if (event == BisectProgress::Event::kStepEnd) {
+      p.step -= 1;  // the step just recorded
+      p.verdict = out_.steps.back().verdict;
+      p.exit_code = out_.steps.back().exit_code;
+    }
+    r_.observer(p);
   }
 
   // Ends the session as an error, stored as far as it went.

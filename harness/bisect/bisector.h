@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/bisect/bisect_progress.h"
 #include "harness/bisect/bisect_search.h"
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/store.h"
@@ -44,6 +45,7 @@ struct BisectRequest {
   std::optional<double> command_timeout_s;  // none: no timeout; else in (0, kMaxTimeoutS]
   std::string made_for;                   // what runs the command stores record (default "session N")
   std::optional<ReplayLog> replay;        // from `bisect replay`: the target and the steps as logged
+  BisectObserver observer;                // told as each command starts and its step ends (may be empty)
 };
 
 struct BisectStep {

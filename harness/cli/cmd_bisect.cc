@@ -10,6 +10,7 @@
 #include "harness/bisect/auto_bisect.h"
 #include "harness/bisect/bisect_ranges.h"
 #include "harness/bisect/bisect_output.h"
+#include "harness/bisect/bisect_progress.h"
 #include "harness/bisect/bisector.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/numeric_option.h"
@@ -18,6 +19,7 @@
 #include "reports/junit.h"
 #include "reports/report_model.h"
 #include "harness/util/paths.h"
+#include "harness/util/progress_line.h"
 
 namespace harness {
 namespace {
@@ -92,7 +94,11 @@ int AutoBisect(const BisectOptions& o) {
   r.again = o.again;
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto store = ValueOrThrow(Store::Open(o.db));
+  ProgressLine line;  // stderr: each confirming rerun and bisect step as it starts and ends
+  bisect::BisectProgressPrinter progress(line);
+  r.observer = progress.Observer();
   const auto out = ValueOrThrow(bisect::RunAutoBisect(r, *store));
+  line.Finish();
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, NightlyJunit(*store, out)));
   if (o.format == "json") std::printf("%s\n", DumpJson(bisect::AutoBisectJson(out)).c_str());
   else std::fputs(bisect::AutoBisectText(out).c_str(), stdout);
@@ -116,7 +122,12 @@ int Bisect(BisectOptions& o, bool replay) {
   r.db = o.db;
   r.suites_dir = o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir);
   auto store = ValueOrThrow(Store::Open(o.db));
-  return Report(ValueOrThrow(bisect::RunBisect(r, *store)), o.format);
+  ProgressLine line;  // stderr: each step as its command starts and ends
+  bisect::BisectProgressPrinter progress(line);
+  r.observer = progress.Observer();
+  auto outcome = ValueOrThrow(bisect::RunBisect(r, *store));
+  line.Finish();
+  return Report(outcome, o.format);
 }
 
 }  // namespace

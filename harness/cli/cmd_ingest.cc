@@ -12,6 +12,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/ingest/ingest_files.h"
+#include "harness/store/resolve_commit.h"
 #include "harness/store/store.h"
 #include "harness/util/host.h"
 
@@ -27,8 +28,9 @@ struct IngestCliOptions {
 
 int IngestCommand(const IngestCliOptions& o) {
   const IngestOptions options = ValueOrThrow(PrepareIngest(o.request));  // before the database is created
-  const CommitInfo commit = ResolveCommitOption(o.commit, o.repo);
+  CommitInfo commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
+  commit.sha = ValueOrThrow(StoredSpelling(*store, commit.sha));  // one commit, one sha
   ValueOrThrow(IngestFiles(*store, o.request, options, commit, Hostname(),
                            [](const std::string& line) { std::printf("%s\n", line.c_str()); }));
   return static_cast<int>(ExitCode::kPass);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -58,43 +60,12 @@ CommitInfo ResolveCommitOption(const std::string& rev, const std::string& repo) 
   return c;
 }
 
-int Main(int argc, char** argv) {
-  // What a server, exec-stack or bisect command leaves running re-parents to us, so it
-  // ends with the program that started it (harness/util/subprocess.h).
-  BecomeChildSubreaper();
-  CLI::App app{"harness: accuracy and regression tests for ML compiler and kernel stacks"};
-  app.name("harness");
-  app.require_subcommand(1);
-  app.fallthrough(false);
-  // An unknown command is named with the known ones (CLI11 would only say "not expected").
-  if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const auto& c : kCommands) names.emplace_back(c.name);
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      std::string hint = DidYouMean(argv[1], names);
-      if (hint.find("did you mean") != std::string::npos) hint += fmt::format(" (known: {})", fmt::join(names, ", "));
-      std::fprintf(stderr, "harness: error: unknown command %s%s\n", Quote(argv[1]).c_str(), SafeMessage(hint).c_str());
-      return static_cast<int>(ExitCode::kUsage);
-    }
-  }
-  std::vector<std::pair<CLI::App*, CommandMain>> mains;
-  for (const auto& c : kCommands) {
-    CLI::App* sub = app.add_subcommand(c.name, c.help);
-    mains.emplace_back(sub, c.setup(*sub));
-  }
+namespace {
+
+// Runs the parsed command; a FatalError is "harness: error: ..." and its exit code.
+int RunParsed(const std::vector<std::pair<CLI::App*, CommandMain>>& mains) {
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "harness: error: %s\n", SafeMessage(e.what()).c_str());
-    std::fprintf(stderr, "Run 'harness --help' or 'harness <command> --help'.\n");
-    return static_cast<int>(ExitCode::kUsage);
-  }
-  try {
-    for (auto& [sub, run] : mains)
+    for (const auto& [sub, run] : mains)
       if (sub->parsed()) return run();
     return static_cast<int>(ExitCode::kUsage);
   } catch (const FatalError& e) {
@@ -106,6 +77,77 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "harness: error: %s\n", SafeMessage(e.what()).c_str());
     return static_cast<int>(ExitCode::kInfra);
   }
+}
+
+// An unknown command is named with the known ones (CLI11 would only say "not expected").
+// Returns the message, or "" when argv[1] is a command or an option.
+std::string UnknownCommand(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  std::vector<std::string> names;
+  for (const auto& c : kCommands) names.emplace_back(c.name);
+  if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return "";
+  std::string hint = DidYouMean(argv[1], names);
+  if (hint.find("did you mean") != std::string::npos) hint += fmt::format(" (known: {})", fmt::join(names, ", "));
+  return fmt::format("unknown command {}{}", Quote(argv[1]), hint);
+}
+
+// For each --flag of argv that the parsed command does not have, " --flag: did you mean
+// '--x'?" (CLI11 lists what it did not expect and suggests nothing). Values that start with
+// "--" are named too, but only after the parse has already failed.
+std::string FlagSuggestions(const CLI::App& command, int argc, char** argv) {
+  std::vector<std::string> known;
+  for (const CLI::Option* opt : command.get_options())
+    for (const auto& name : opt->get_lnames()) known.push_back("--" + name);
+  std::string out;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!arg.starts_with("--")) continue;
+    const std::string flag(arg.substr(0, arg.find('=')));
+    if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
+    out += fmt::format("\nharness: unknown option '{}' of '{}'{}", flag, command.get_name(), DidYouMean(flag, known));
+  }
+  return out;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  // What a server, exec-stack or bisect command leaves running re-parents to us, so it
+  // ends with the program that started it (harness/util/subprocess.h).
+  BecomeChildSubreaper();
+  CLI::App app{"harness: accuracy and regression tests for ML compiler and kernel stacks"};
+  app.name("harness");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  if (const std::string unknown = UnknownCommand(argc, argv); !unknown.empty()) {
+    std::fprintf(stderr, "harness: error: %s\n", SafeMessage(unknown).c_str());
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  // `harness --version` is `harness version`, as most tools spell it.
+  std::vector<char*> args(argv, argv + argc);
+  static char version_command[] = "version";
+  if (argc == 2 && std::string_view(argv[1]) == "--version") args[1] = version_command;
+  std::vector<std::pair<CLI::App*, CommandMain>> mains;
+  for (const auto& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    mains.emplace_back(sub, c.setup(*sub));
+  }
+  try {
+    app.parse(static_cast<int>(args.size()), args.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string hints;
+    for (auto& [sub, run] : mains)
+      if (sub->parsed()) hints = FlagSuggestions(*sub, argc, argv);
+    std::fprintf(stderr, "harness: error: %s%s\n", SafeMessage(e.what()).c_str(), SafeMessage(hints).c_str());
+    std::fprintf(stderr, "Run 'harness --help' or 'harness <command> --help'.\n");
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  return RunParsed(mains);
 }
 
 }  // namespace harness

@@ -37,4 +37,24 @@ Result<CommitInfo> ResolveCommit(ResultReader& store, std::string_view spec, std
   return std::move(commits->front());
 }
 
+Result<std::string> StoredSpelling(ResultReader& store, std::string_view given) {
+  std::string sha(given);
+  std::transform(sha.begin(), sha.end(), sha.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  auto longer = store.MatchCommits(sha);  // sha itself first when it is stored
+  if (!longer) return longer.error();
+  if (!longer->empty() && longer->front().sha == sha) return sha;
+  auto shorter = store.CommitsPrefixOf(sha);
+  if (!shorter) return shorter.error();
+  std::vector<std::string> shas;
+  for (const auto* list : {&*shorter, &*longer})
+    for (const auto& c : *list) shas.push_back(c.sha);
+  if (shas.empty()) return sha;
+  if (shas.size() == 1) return shas.front();
+  if (shas.size() > kMaxNamedCandidates) shas.resize(kMaxNamedCandidates);
+  return UsageError(fmt::format("commit {} is ambiguous in {}: it matches the stored commits {}{}; give more of its "
+                                "digits, or --repo where git knows it",
+                                TerminalText(Utf8Prefix(given, 2 * kMaxShaDigits)), store.path().string(),
+                                fmt::join(shas, ", "), shas.size() == kMaxNamedCandidates ? ", ..." : ""));
+}
+
 }  // namespace harness

@@ -6,7 +6,9 @@
 //     commit even when it also begins a longer one (a SHA-1 that starts a SHA-256);
 //   - no such commit, or more than one, is a usage error (exit 2); an ambiguous prefix names
 //     up to kMaxNamedCandidates of the commits it matches.
-// A revision for git (`run --commit`, `ingest --commit`, bisect's --repo) is git's to resolve.
+// A revision for git (`run --commit`, `ingest --commit`, bisect's --repo) is git's to resolve;
+// the sha a run or an import then stores goes through StoredSpelling, so one commit is never
+// stored under two spellings (README.md, "Naming a stored commit").
 #pragma once
 
 #include <cstddef>
@@ -25,5 +27,14 @@ inline constexpr std::size_t kMaxNamedCandidates = 10;
 // The commit spec names. Messages name it as flag and spec ("--since abc1") or, with no
 // flag, as the quoted spec ("'abc1'").
 Result<CommitInfo> ResolveCommit(ResultReader& store, std::string_view spec, std::string_view flag = "");
+
+// The sha under which a run or an import of commit sha (git's full sha, or a hex sha given
+// without a repository that knows it) is stored, in lowercase:
+//   - sha itself when it is stored, or when no stored commit begins with it or is begun by it;
+//   - else the one stored commit whose sha begins with sha (a short sha given after its full
+//     sha was stored) or with which sha begins (a full sha given after a short one was stored
+//     as given: the first spelling stays, it is the one the earlier runs are filed under);
+//   - two or more such commits: a usage error naming them (a short sha two commits share).
+Result<std::string> StoredSpelling(ResultReader& store, std::string_view sha);
 
 }  // namespace harness

@@ -290,6 +290,16 @@ ORDER BY c.first_parent_ordinal IS NULL DESC, c.first_parent_ordinal, c.id, cr.c
                               by_case ? q.case_id : q.suite, q.metric, static_cast<int64_t>(q.last_n));
 }
 
+Result<std::vector<std::string>> ResultReader::MetricNames(const std::string& case_id, const std::string& suite) {
+  // The column is chosen from two constants, never from input.
+  const std::string sql = fmt::format(R"sql(
+SELECT DISTINCT m.name FROM case_results cr JOIN metrics m ON m.case_result_id = cr.id
+WHERE cr.{} = ?1 AND cr.status <> 'running' ORDER BY m.name)sql",
+                                      case_id.empty() ? "suite" : "case_id");
+  return QueryAll<std::string>(connection_.db, sql.c_str(), "read metric names", store_sql::TextColumn,
+                               case_id.empty() ? suite : case_id);
+}
+
 Result<std::vector<StoredCase>> ResultReader::NewestCasesAt(const std::string& sha) {
   return QueryStoredCases(connection_.db, R"sql(
 WHERE id IN (SELECT MAX(x.id) FROM commits c JOIN runs r ON r.commit_id = c.id
@@ -384,6 +394,14 @@ Result<std::vector<CommitInfo>> ResultReader::MatchCommits(const std::string& sh
   // GLOB with a bound pattern that starts with the literal prefix uses the sha index; the
   // caller passes hex only, so the prefix holds no GLOB metacharacter.
   return QueryCommits(connection_.db, " WHERE sha GLOB ?1 ORDER BY sha LIMIT 20", "find commit", sha_prefix + "*");
+}
+
+Result<std::vector<CommitInfo>> ResultReader::CommitsPrefixOf(const std::string& sha) {
+  // A scan of the commits (thousands of rows, once per run or import); no index serves
+  // "is a prefix of".
+  return QueryCommits(connection_.db,
+                      " WHERE length(sha) < length(?1) AND substr(?1, 1, length(sha)) = sha ORDER BY sha LIMIT 20",
+                      "find commit", sha);
 }
 
 Result<std::vector<CommitInfo>> ResultReader::CommitsInOrdinalRange(int64_t after, int64_t up_to) {

@@ -104,6 +104,9 @@ class ResultReader : private StoreDoor {
   // commits holding one: commits in first-parent order (oldest first), then case id, then
   // run (oldest first). Partial runs are left out: their values are over a few questions.
   Result<std::vector<HistoryRow>> History(const HistoryQuery& q);
+  // The names of the metrics any finished result of the case (or, with case_id empty, of
+  // the suite's cases) stored, sorted: what `history --metric` may name.
+  Result<std::vector<std::string>> MetricNames(const std::string& case_id, const std::string& suite);
   // Per case, the newest finished (not running) result of a whole run at commit sha, sorted
   // by case id (what `compare` pairs when it is given commits).
   Result<std::vector<StoredCase>> NewestCasesAt(const std::string& sha);
@@ -142,6 +145,9 @@ class ResultReader : private StoreDoor {
   // The stored commits whose sha starts with sha_prefix (lowercase hex), sorted by sha; at
   // most 20. A commit named on the command line goes through ResolveCommit (resolve_commit.h).
   Result<std::vector<CommitInfo>> MatchCommits(const std::string& sha_prefix);
+  // The stored commits whose sha is a shorter prefix of sha (a short sha stored as given
+  // before its full sha arrived), sorted by sha; at most 20.
+  Result<std::vector<CommitInfo>> CommitsPrefixOf(const std::string& sha);
   // Commits with a first-parent ordinal in (after, up_to], in that order.
   Result<std::vector<CommitInfo>> CommitsInOrdinalRange(int64_t after, int64_t up_to);
   Result<int64_t> NewestCaseResultId();

@@ -1,5 +1,7 @@
 #include "harness/store/schema.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -488,13 +490,22 @@ Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, 
   if (exists && !std::filesystem::is_regular_file(path, ec))
     return UsageError(fmt::format("{}: is not a regular file (a device, fifo or socket), not a results database",
                                   path.string()));
-  const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+  // A reader opens a file it may write for writing, and refuses every write itself
+  // (query_only): SQLite leaves the -wal and -shm files behind when the last connection to
+  // close is a read-only one (every nightly ended with them beside out/harness.db, left by
+  // `harness report`), and checkpoints and removes them when it may write.
+  const bool writable = access(path.c_str(), W_OK) == 0;
+  const int flags = read_only ? (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY)
+                              : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
   auto db = store_sql::OpenRaw(path, flags);
   if (!db) return db.error();
   auto fail = [&](Error e) -> Result<sqlite3*> {
     sqlite3_close(*db);
     return e;
   };
+  if (read_only)
+    if (auto s = store_sql::Exec(*db, "PRAGMA query_only=1", fmt::format("PRAGMA query_only ({})", path.string())); !s)
+      return fail(s.error());
   auto kind = Inspect(*db, path.string());
   if (!kind) return fail(kind.error());
   if (auto s = CheckOwnership(*kind, path.string()); !s) return fail(s.error());
