@@ -25,8 +25,8 @@ too except by the sql and sibling-string rules):
   jump         a break, continue or return statement removed
   enum         Enum::kValue replaced by a sibling enumerator of that enum
   string       a word-like string literal replaced by a sibling word used in the same file
-  sql          a comparison in a WHERE/ON/AND/OR/HAVING/WHEN clause of SQL text changed,
-               AND/OR swapped, IS NULL/IS NOT NULL swapped
+  sql          a comparison in SQL text changed (not an assignment of a SET clause),
+               AND/OR swapped (not BETWEEN's), IS NULL/IS NOT NULL swapped
 """
 import argparse
 import collections
@@ -428,7 +428,7 @@ def sql_mutants(body):
     masked = re.sub(r"'[^']*'", lambda m: " " * len(m.group(0)), body)
     for m in SQL_CMP_RE.finditer(masked):
         ctx = [c.group(1) for c in SQL_CONTEXT_RE.finditer(masked, 0, m.start())]
-        if not ctx or ctx[-1] not in ("WHERE", "ON", "AND", "OR", "HAVING", "WHEN"):
+        if ctx and ctx[-1] == "SET":  # an assignment, not a comparison
             continue
         own = {"<>": "!=", "==": "="}.get(m.group(0), m.group(0))
         for r in SQL_CMP:
@@ -436,8 +436,7 @@ def sql_mutants(body):
                 out.append(("sql", m.start(), m.end(), r))
     for m in re.finditer(r"\b(AND|OR)\b", masked):
         ctx = [c.group(1) for c in SQL_CONTEXT_RE.finditer(masked, 0, m.start())]
-        if "BETWEEN" not in masked[max(0, m.start() - 40):m.start()] and any(
-                c in ("WHERE", "ON", "HAVING", "WHEN") for c in ctx):
+        if "BETWEEN" not in masked[max(0, m.start() - 40):m.start()]:
             out.append(("sql", m.start(), m.end(), "OR" if m.group(1) == "AND" else "AND"))
     for m in re.finditer(r"\bIS\s+(NOT\s+)?NULL\b", masked):
         out.append(("sql", m.start(), m.end(), "IS NULL" if m.group(1) else "IS NOT NULL"))
@@ -624,6 +623,12 @@ def summarize(seed, sample, statuses, elapsed, equivalents):
     return lines
 
 
+def markdown(lines):
+    """The summary for a CI job page: the lines in a fence no source text can close."""
+    body = "\n".join(line.replace("`", "'") for line in lines)
+    return f"## Mechanical mutants\n\n```text\n{body}\n```\n"
+
+
 def cmd_sample(args, root, pool, equivalents):
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     rng = random.Random(seed)
@@ -663,6 +668,9 @@ def cmd_sample(args, root, pool, equivalents):
     lines = summarize(seed, sample, statuses, time.monotonic() - started, equivalents)
     print()
     print("\n".join(lines))
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(markdown(lines))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             k, n = ratio(statuses.values())
@@ -691,6 +699,7 @@ def main(argv=None):
     p.add_argument("--no-baseline", action="store_true", help="skip the unmutated run of the test binaries")
     p.add_argument("--dry-run", action="store_true", help="print the sample drawn and run nothing")
     p.add_argument("--json", default=None, help="write the result here (seed, ratio, each mutant)")
+    p.add_argument("--markdown", default=None, help="write the summary here as Markdown (a CI job summary)")
     args = p.parse_args(argv)
     root = os.path.abspath(args.root)
     unknown = [f for f in args.file if f not in {x for fs in DECISION_FILES.values() for x in fs}]
