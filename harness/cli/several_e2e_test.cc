@@ -1,7 +1,8 @@
 // Test data with several of everything (issue 33), through the real binary: where the code
 // tells things apart, the data holds more than one of them. Two prune windows given
 // together; full 64-digit SHA-256 commit ids from a real SHA-256 git repository, named whole
-// and by prefix; a commit subject with hostile text in every Markdown construct.
+// and by prefix; a commit subject with hostile text in every Markdown construct; a TensorCast
+// table with two `<model> total` columns.
 #include <sqlite3.h>
 
 #include <map>
@@ -171,6 +172,37 @@ TEST(SeveralE2E, Sha256CommitIdsAndAHostileSubjectInMarkdown) {
   EXPECT_THAT(md.out, HasSubstr("`" + shas[1].substr(0, 12) + "` " + escaped)) << md.out;
   EXPECT_THAT(md.out, Not(HasSubstr(hostile)));
   EXPECT_THAT(md.out, Not(HasSubstr(shas[1].substr(0, 13))));
+}
+
+// A TensorCast table may carry a total per model: the first `<model> total` column is the
+// one stored (docs/exec-protocol.md), whatever the later ones say, row by row.
+TEST(SeveralE2E, ATensorCastTableWithTwoTotalColumnsStoresTheFirst) {
+  TempDir dir;
+  const std::string rule = "----------------------------------  --------------  --------------  ----------\n";
+  WriteFile(dir / "t.txt", rule +
+                               "               Name                 analytic total  measured total  # of Calls\n" +
+                               rule +
+                               "tensor_cast.all_gather.default            10.000ms        70.000ms           2\n"
+                               "tensor_cast.reduce_scatter.default         3.000ms         1.000ms           4\n" +
+                               rule);
+  const std::string db = (dir / "h.db").string();
+  auto r = RunHarness({"ingest", "--format", "tensorcast-table", (dir / "t.txt").string(), "--case", "sp/step",
+                       "--commit", "abcd0001", "--repo", dir.path().string(), "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto cases = (*store)->FinishedCases(1);
+  ASSERT_TRUE(cases.ok());
+  ASSERT_EQ(cases->size(), 1u);
+  auto ops = (*store)->Ops((*cases)[0].id);
+  ASSERT_TRUE(ops.ok());
+  ASSERT_EQ(ops->size(), 2u);
+  std::map<std::string, std::pair<double, int64_t>> got;
+  for (const auto& op : *ops) got[op.op] = {op.est_seconds, op.calls};
+  EXPECT_DOUBLE_EQ(got["tensor_cast.all_gather.default"].first, 0.010);
+  EXPECT_EQ(got["tensor_cast.all_gather.default"].second, 2);
+  EXPECT_DOUBLE_EQ(got["tensor_cast.reduce_scatter.default"].first, 0.003);
+  EXPECT_EQ(got["tensor_cast.reduce_scatter.default"].second, 4);
 }
 
 }  // namespace

@@ -297,7 +297,7 @@ def collect_enums(root):
 WORD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,23}$")
 SQL_RE = re.compile(r"\b(SELECT|UPDATE|DELETE|INSERT)\b")
 SQL_CMP_RE = re.compile(r"<>|<=|>=|!=|==|=|<|>")
-SQL_CONTEXT_RE = re.compile(r"\b(SET|WHERE|ON|AND|OR|HAVING|WHEN|SELECT|BY|VALUES|THEN|ELSE|FROM|JOIN|CASE)\b")
+SQL_SET_END_RE = re.compile(r"\b(WHERE|FROM|RETURNING)\b")
 SQL_CMP = ("=", "!=", "<", "<=", ">", ">=")
 
 
@@ -426,16 +426,18 @@ def sql_mutants(body):
     """(rule, start, end, replacement) in SQL text: comparisons in predicates, AND/OR, IS NULL."""
     out = []
     masked = re.sub(r"'[^']*'", lambda m: " " * len(m.group(0)), body)
+    set_regions = []  # a SET clause: from SET to its WHERE, FROM or RETURNING, or the end
+    for m in re.finditer(r"\bSET\b", masked):
+        end = SQL_SET_END_RE.search(masked, m.end())
+        set_regions.append((m.end(), end.start() if end else len(masked)))
     for m in SQL_CMP_RE.finditer(masked):
-        ctx = [c.group(1) for c in SQL_CONTEXT_RE.finditer(masked, 0, m.start())]
-        if ctx and ctx[-1] == "SET":  # an assignment, not a comparison
-            continue
+        if m.group(0) == "=" and any(a <= m.start() < b for a, b in set_regions):
+            continue  # an assignment (or, conservatively, an = inside one), not a comparison
         own = {"<>": "!=", "==": "="}.get(m.group(0), m.group(0))
         for r in SQL_CMP:
             if r != own:
                 out.append(("sql", m.start(), m.end(), r))
     for m in re.finditer(r"\b(AND|OR)\b", masked):
-        ctx = [c.group(1) for c in SQL_CONTEXT_RE.finditer(masked, 0, m.start())]
         if "BETWEEN" not in masked[max(0, m.start() - 40):m.start()]:
             out.append(("sql", m.start(), m.end(), "OR" if m.group(1) == "AND" else "AND"))
     for m in re.finditer(r"\bIS\s+(NOT\s+)?NULL\b", masked):

@@ -126,15 +126,17 @@ class RulesTest(unittest.TestCase):
 
     def test_sql_predicates_change_but_not_assignments_or_quoted_text(self):
         src = '''
-            const char* q = R"sql(UPDATE runs SET keep = 1 WHERE id = ? AND note <> 'a=b' AND x IS NULL)sql";
+            const char* q = R"sql(UPDATE runs SET keep = 1, seen = CASE WHEN a > 0 THEN 1 ELSE 0 END, n = 2
+              WHERE id = ? AND note <> 'a=b' AND x IS NULL)sql";
         '''
         got = pairs(src, "sql")
         self.assertIn(("=", "!="), got)
         self.assertIn(("<>", "="), got)
         self.assertIn(("AND", "OR"), got)
         self.assertIn(("IS NULL", "IS NOT NULL"), got)
-        self.assertEqual(sum(1 for o, _ in got if o == "="), 5)  # `id = ?` only: not SET keep = 1, not 'a=b'
+        self.assertEqual(sum(1 for o, _ in got if o == "="), 5)  # `id = ?` only: not the SET clause's, not 'a=b'
         self.assertEqual(sum(1 for o, _ in got if o == "<>"), 5)
+        self.assertEqual(sum(1 for o, _ in got if o == ">"), 5)  # a comparison inside the SET clause
         for m in mutants_of(src, "sql"):
             self.assertEqual(textwrap.dedent(src)[m.start:m.end], m.original)
 
