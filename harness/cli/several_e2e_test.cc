@@ -168,7 +168,7 @@ TEST(SeveralE2E, Sha256CommitIdsAndAHostileSubjectInMarkdown) {
   auto md = RunHarness({"report", "--db", db, "--format", "markdown"});
   ASSERT_EQ(md.exit_code, 0) << md.err;
   const std::string escaped =
-      "fix \\| \\`tick\\` \\<b\\>x\\</b\\> \\[l\\]\\(javascript\\:alert\\(1\\)\\) \\*s\\* \\_u\\_ \\#h \\~t\\~ \\!i \\> q";
+      "fix \\| \\`tick\\` \\<b\\>x\\<\\/b\\> \\[l\\]\\(javascript\\:alert\\(1\\)\\) \\*s\\* \\_u\\_ \\#h \\~t\\~ \\!i \\> q";
   EXPECT_THAT(md.out, HasSubstr("`" + shas[1].substr(0, 12) + "` " + escaped)) << md.out;
   EXPECT_THAT(md.out, Not(HasSubstr(hostile)));
   EXPECT_THAT(md.out, Not(HasSubstr(shas[1].substr(0, 13))));

@@ -611,7 +611,7 @@ def percent(k, n):
 def summarize(seed, sample, statuses, elapsed, equivalents):
     lines = []
     k, n = ratio(statuses.values())
-    lines.append(f"seed {seed}: killed {k} of {n} viable mutants ({percent(k, n)}); "
+    lines.append(f"seed {seed}: {len(sample)} mutants run: killed {k} of {n} viable ({percent(k, n)}); "
                  f"{sum(1 for s in statuses.values() if s == 'timeout')} of them by timeout; "
                  f"{sum(1 for s in statuses.values() if s == 'equivalent')} equivalent (equivalent.json); "
                  f"{sum(1 for s in statuses.values() if s == 'build-failure')} not viable (build failure); "
@@ -656,6 +656,10 @@ def cmd_sample(args, root, pool, equivalents):
         timeouts = {t: max(args.min_timeout, int(args.timeout_factor * s)) for t, s in times.items()}
     statuses, rows = {}, []
     for n, m in enumerate(sample, 1):
+        if args.budget_minutes and time.monotonic() - started > 60 * args.budget_minutes:
+            print(f"budget of {args.budget_minutes} min spent: {n - 1} of the {len(sample)} drawn mutants run", flush=True)
+            sample = sample[:n - 1]
+            break
         t0 = time.monotonic()
         if not tests[m.id]:
             status, detail = "build-failure", "no test binary links this file"
@@ -700,6 +704,8 @@ def main(argv=None):
     p.add_argument("--timeout-factor", type=float, default=5.0,
                    help="a test binary times out after this many times its unmutated run (default 5)")
     p.add_argument("--min-timeout", type=int, default=60, help="... but never sooner than this (default 60 s)")
+    p.add_argument("--budget-minutes", type=float, default=0,
+                   help="start no mutant after this many minutes; the summary covers those run (default: no limit)")
     p.add_argument("--no-baseline", action="store_true", help="skip the unmutated run of the test binaries")
     p.add_argument("--dry-run", action="store_true", help="print the sample drawn and run nothing")
     p.add_argument("--json", default=None, help="write the result here (seed, ratio, each mutant)")
