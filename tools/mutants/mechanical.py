@@ -527,6 +527,18 @@ def unity_owners(build_dir):
     return owners
 
 
+def test_homes(root):
+    """{test target: the folder (from root) of the CMakeLists.txt that declares it}."""
+    homes = {}
+    for dirpath, dirnames, files in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith((".", "build"))]
+        if "CMakeLists.txt" in files:
+            with open(os.path.join(dirpath, "CMakeLists.txt"), encoding="utf-8") as f:
+                for name in re.findall(r"harness_test\(\s*(\w+)", f.read()):
+                    homes[name] = os.path.relpath(dirpath, root).replace(os.sep, "/").lstrip(".")
+    return homes
+
+
 class TestGraph:
     """The test binaries (harness_test targets) whose build inputs, transitively and order-only
     dependencies included (an end-to-end test binary depends on bin/harness), hold a file."""
@@ -538,7 +550,8 @@ class TestGraph:
         self.inputs = {}
         known = {line.split(":")[0] for line in ninja(self.build_dir, "-t", "targets", "all").splitlines()}
         # A declared test the configuration leaves out (a sanitized or benchmark-less build) is no binary.
-        self.targets = sorted(t for t in mutants.declared_test_targets(scratch) if t in known)
+        self.home = test_homes(scratch)
+        self.targets = sorted(t for t in self.home if t in known)
         for t in self.targets:
             lines = ninja(self.build_dir, "-t", "inputs", t).splitlines()
             self.inputs[t] = {os.path.realpath(os.path.join(self.build_dir, p)) for p in lines}
@@ -547,7 +560,9 @@ class TestGraph:
         src = os.path.realpath(os.path.join(self.scratch, rel))
         names = {src, *self.owners.get(src, [])}
         hits = [t for t in self.targets if self.inputs[t] & names]
-        return sorted(hits, key=lambda t: (len(self.inputs[t]), t))  # the most specific first
+        # The most specific first: the tests beside the file, then by fewest build inputs.
+        folder = os.path.dirname(rel)
+        return sorted(hits, key=lambda t: (self.home[t] != folder, len(self.inputs[t]), t))
 
 
 # --- running ----------------------------------------------------------------------------
