@@ -5,6 +5,7 @@
 // table with two `<model> total` columns.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -203,6 +204,32 @@ TEST(SeveralE2E, ATensorCastTableWithTwoTotalColumnsStoresTheFirst) {
   EXPECT_EQ(got["tensor_cast.all_gather.default"].second, 2);
   EXPECT_DOUBLE_EQ(got["tensor_cast.reduce_scatter.default"].first, 0.003);
   EXPECT_EQ(got["tensor_cast.reduce_scatter.default"].second, 4);
+}
+
+// merge opens each input read-only through a file: URI; names holding what a URI means
+// something by ('#' a fragment, '%41' an escape, '&', a space) open those files, not others.
+TEST(SeveralE2E, MergeInputsWhoseNamesHoldUriSyntax) {
+  TempDir dir;
+  WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass", "metric": 0.5})"));
+  const std::vector<std::pair<std::string, std::string>> inputs = {{"shard #1.db", "abcd0001"},
+                                                                   {"shard %41 & b.db", "abcd0002"}};
+  for (const auto& [name, sha] : inputs) {
+    auto r = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", (dir / name).string(), "--repo",
+                         dir.path().string(), "--commit", sha});
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
+  WriteFile(dir / "shard A & b.db", "not a database: opening this one for 'shard %41 & b.db' is the bug");
+  const std::string merged = (dir / "merged.db").string();
+  auto m = RunHarness({"merge", merged, (dir / inputs[0].first).string(), (dir / inputs[1].first).string()});
+  ASSERT_EQ(m.exit_code, 0) << m.out << m.err;
+  auto store = Store::OpenReadOnly(merged);
+  ASSERT_TRUE(store.ok());
+  auto runs = (*store)->FinishedRuns();
+  ASSERT_TRUE(runs.ok());
+  std::vector<std::string> shas;
+  for (const auto& run : *runs) shas.push_back(run.sha);
+  std::sort(shas.begin(), shas.end());
+  EXPECT_EQ(shas, (std::vector<std::string>{"abcd0001", "abcd0002"}));
 }
 
 }  // namespace
