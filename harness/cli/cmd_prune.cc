@@ -18,14 +18,21 @@ namespace {
 
 struct PruneOptions {
   std::string db = DefaultDbPath();
-  std::optional<int64_t> keep_nightlies;
-  std::optional<int64_t> keep_samples_days;
+  std::optional<std::string> keep_nightlies;  // parsed by ParsePruneBound: CLI11 takes hex and saturates
+  std::optional<std::string> keep_samples_days;
   bool dry_run = false;
 };
 
+std::optional<int64_t> Bound(const std::optional<std::string>& text, const char* flag, int64_t max) {
+  if (!text) return std::nullopt;
+  return ValueOrThrow(ParsePruneBound(flag, *text, max));
+}
+
 int RunPrune(const PruneOptions& o) {
   std::vector<std::unique_ptr<RunLock>> held;  // released when the prune is done
-  PruneRequest request{o.db, {o.keep_nightlies, o.keep_samples_days}, o.dry_run, [&](int64_t run_id) -> Status {
+  const PruneWindow window{Bound(o.keep_nightlies, "--keep-nightlies", kMaxKeepNightlies),
+                           Bound(o.keep_samples_days, "--keep-samples-days", kMaxKeepSamplesDays)};
+  PruneRequest request{o.db, window, o.dry_run, [&](int64_t run_id) -> Status {
                          auto lock = RunLock::Acquire(o.db, run_id);
                          if (!lock) {
                            if (lock.error().code != ExitCode::kUsage) return lock.error();
@@ -48,8 +55,8 @@ CommandMain SetupPrune(CLI::App& app) {
   auto o = std::make_shared<PruneOptions>();
   app.add_option("--db", o->db, "Results database (default $HARNESS_DB or harness.db)");
   app.add_option("--keep-nightlies", o->keep_nightlies,
-                 "Keep the samples of the N newest nightlies of each run identity");
-  app.add_option("--keep-samples-days", o->keep_samples_days, "Keep the samples of runs started in the last D days");
+                 "Keep the samples of the N newest nightlies of each run identity (N: 0 to 1000000000)");
+  app.add_option("--keep-samples-days", o->keep_samples_days, "Keep the samples of runs started in the last D days (D: 0 to 3650000)");
   app.add_flag("--dry-run", o->dry_run, "Print what would be dropped; change nothing");
   return [o] { return RunPrune(*o); };
 }

@@ -31,12 +31,32 @@ std::string WindowText(const PruneWindow& w) {
 
 }  // namespace
 
+Result<int64_t> ParsePruneBound(const std::string& flag, const std::string& text, int64_t max) {
+  auto refuse = [&] {
+    const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+    std::string printable;
+    for (unsigned char c : shown) printable += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+    return UsageError(fmt::format("{} \"{}\": give a whole number from 0 to {} (decimal digits only)", flag,
+                                  printable, max));
+  };
+  if (text.empty() || text.size() > 19) return refuse();
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return refuse();
+    value = value * 10 + (c - '0');  // 19 digits fit below 2^63
+  }
+  if (value > max) return refuse();
+  return value;
+}
+
 Result<PruneResult> Prune(const PruneRequest& request) {
   const PruneWindow& w = request.window;
   if (!w.keep_nightlies && !w.keep_samples_days)
     return UsageError("prune: name the window to keep: --keep-nightlies N and/or --keep-samples-days D");
-  if ((w.keep_nightlies && *w.keep_nightlies < 0) || (w.keep_samples_days && *w.keep_samples_days < 0))
-    return UsageError("prune: --keep-nightlies and --keep-samples-days must not be negative");
+  if (w.keep_nightlies && (*w.keep_nightlies < 0 || *w.keep_nightlies > kMaxKeepNightlies))
+    return UsageError(fmt::format("prune: --keep-nightlies must be from 0 to {}", kMaxKeepNightlies));
+  if (w.keep_samples_days && (*w.keep_samples_days < 0 || *w.keep_samples_days > kMaxKeepSamplesDays))
+    return UsageError(fmt::format("prune: --keep-samples-days must be from 0 to {}", kMaxKeepSamplesDays));
   std::error_code ec;
   if (request.db.empty()) return UsageError("--db is empty: name the results database file");
   if (!std::filesystem::exists(request.db, ec))
