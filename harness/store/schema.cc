@@ -13,6 +13,7 @@
 
 #include "harness/store/identity_rule.h"
 #include "harness/store/sqlite_db.h"
+#include "harness/util/utf8.h"
 
 namespace harness::store_schema {
 namespace {
@@ -475,6 +476,25 @@ Status CheckSchema(const FileKind& k, const std::string& path) {
       list("missing", missing)));
 }
 
+// A harness database about to be written: its pages are checked first (PRAGMA quick_check:
+// b-tree structure, page and record format; not index contents), so a damaged file is named
+// and left as it is instead of having results written into it. docs/store.md has the cost.
+Status CheckPagesBeforeWriting(sqlite3* db, const std::string& path) {
+  store_sql::Stmt st(db, "PRAGMA quick_check(3)");
+  std::vector<std::string> problems;
+  int rc = SQLITE_ROW;
+  while ((rc = st.Step()) == SQLITE_ROW) problems.push_back(st.Text(0));
+  if (rc != SQLITE_DONE)
+    return InfraError(fmt::format("{}: damaged database, refusing to write into it (PRAGMA quick_check: {})", path,
+                                  sqlite3_errmsg(db)));
+  if (problems.size() == 1 && problems[0] == "ok") return OkStatus();
+  std::string first;
+  for (const auto& p : problems) first += (first.empty() ? "" : "; ") + ValidUtf8(Utf8Prefix(p, 200));
+  return InfraError(fmt::format("{}: damaged database, refusing to write into it (PRAGMA quick_check: {}); restore "
+                                "it from a copy",
+                                path, first));
+}
+
 }  // namespace
 
 Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, int migrate_to) {
@@ -503,6 +523,8 @@ Result<sqlite3*> OpenChecked(const std::filesystem::path& path, bool read_only, 
   if (read_only && kind->app != kApplicationId)
     return fail(InfraError(fmt::format("{}: holds no harness results yet", path.string())));
   if (auto s = store_sql::SetPragmas(*db, path.string(), read_only); !s) return fail(s.error());
+  if (!read_only && kind->app == kApplicationId)
+    if (auto s = CheckPagesBeforeWriting(*db, path.string()); !s) return fail(s.error());
   if (!read_only)
     if (auto s = Migrate(*db, path.string(), migrate_to); !s) return fail(s.error());
   return *db;
