@@ -259,7 +259,9 @@ TEST(PruneE2E, ALongerWindowNeverKeepsLess) {
     const auto kept = KeptBy(f, saved, {"--keep-samples-days", days});
     EXPECT_GE(kept.first, last.first) << days << " days keep fewer runs in the window than a shorter window";
     EXPECT_GE(kept.second, last.second) << days << " days keep fewer runs' samples than a shorter window";
-    if (std::string(days).size() >= 2) EXPECT_EQ(kept, (std::pair<int64_t, int64_t>{8, 8})) << days << " days";
+    if (std::string(days).size() >= 2) {
+      EXPECT_EQ(kept, (std::pair<int64_t, int64_t>{8, 8})) << days << " days";
+    }
     last = kept;
   }
   EXPECT_EQ(KeptBy(f, saved, {"--keep-samples-days", "0"}), (std::pair<int64_t, int64_t>{0, 2}));
