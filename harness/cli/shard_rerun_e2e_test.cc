@@ -74,6 +74,31 @@ std::map<std::string, std::string> NewestAt(const fs::path& db) {
   return out;
 }
 
+// The report of a merged database counts seven cases, each its nightly's status (`fails`
+// failing), with the replaced attempts listed as reruns and each shard's attempt named.
+void ExpectTheNightlyInTheReport(const fs::path& merged, int64_t fails) {
+  const auto report = RunHarness({"report", "--db", merged.string(), "--format", "json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const Json model = ParseJson(report.out, "report").value();
+  ASSERT_EQ(model["summary"].size(), 1u) << report.out;
+  const Json& s = model["summary"][0];
+  EXPECT_EQ(s["pass"].get<int>() + s["at_risk"].get<int>() + s["fail"].get<int>() + s["error"].get<int>() +
+                s["skip"].get<int>(),
+            kCases)
+      << s.dump();
+  EXPECT_EQ(s["fail"].get<int64_t>(), fails) << s.dump();
+  std::multiset<std::string> reruns, shards;
+  for (const auto& r : s["reruns"]) reruns.insert(r["shard"].get<std::string>() + "#" + std::to_string(r["attempt"].get<int>()));
+  for (const auto& r : s["shards"]) shards.insert(r["shard"].get<std::string>() + "#" + std::to_string(r["attempt"].get<int>()));
+  EXPECT_EQ(reruns, (std::multiset<std::string>{"1/3#1", "2/3#1", "2/3#2"})) << s.dump();
+  EXPECT_EQ(shards, (std::multiset<std::string>{"0/3#1", "1/3#2", "2/3#3"})) << s.dump();
+  EXPECT_TRUE(model["incomplete_nightlies"].empty()) << report.out;
+  // The text report names the replaced attempts too.
+  const auto text = RunHarness({"report", "--db", merged.string(), "--format", "text"});
+  EXPECT_THAT(text.out, HasSubstr("shard 2/3 attempt 2 (run ")) << text.out;
+  EXPECT_THAT(text.out, HasSubstr("replaced by a re-run (run ")) << text.out;
+}
+
 TEST(ShardRerunE2E, TheLatestFinishedAttemptOfEachShardIsTheNightlysInAnyMergeOrder) {
   Nightly n;
   // Shard 0 once (fail), then an attempt that never finished (pass: not the nightly's);
@@ -121,27 +146,7 @@ TEST(ShardRerunE2E, TheLatestFinishedAttemptOfEachShardIsTheNightlysInAnyMergeOr
                                                 "[0-9]+, unfinished, kept as a rerun\\)"))
         << m.out;
 
-    // The report counts seven cases, each its nightly's status, and lists the reruns.
-    const auto report = RunHarness({"report", "--db", merged.string(), "--format", "json"});
-    ASSERT_EQ(report.exit_code, 0) << report.err;
-    const Json model = ParseJson(report.out, "report").value();
-    ASSERT_EQ(model["summary"].size(), 1u) << report.out;
-    const Json& s = model["summary"][0];
-    EXPECT_EQ(s["pass"].get<int>() + s["at_risk"].get<int>() + s["fail"].get<int>() + s["error"].get<int>() +
-                  s["skip"].get<int>(),
-              kCases)
-        << "order " << o << ": " << s.dump();
-    EXPECT_EQ(s["fail"].get<int64_t>(), fails) << s.dump();
-    std::multiset<std::string> reruns, shards;
-    for (const auto& r : s["reruns"]) reruns.insert(r["shard"].get<std::string>() + "#" + std::to_string(r["attempt"].get<int>()));
-    for (const auto& r : s["shards"]) shards.insert(r["shard"].get<std::string>() + "#" + std::to_string(r["attempt"].get<int>()));
-    EXPECT_EQ(reruns, (std::multiset<std::string>{"1/3#1", "2/3#1", "2/3#2"})) << s.dump();
-    EXPECT_EQ(shards, (std::multiset<std::string>{"0/3#1", "1/3#2", "2/3#3"})) << s.dump();
-    EXPECT_TRUE(model["incomplete_nightlies"].empty()) << report.out;
-    // Only the nightly's failures are listed: as many as its failing cases.
-    const auto text = RunHarness({"report", "--db", merged.string(), "--format", "text"});
-    EXPECT_THAT(text.out, HasSubstr("shard 2/3 attempt 2 (run ")) << text.out;
-    EXPECT_THAT(text.out, HasSubstr("replaced by a re-run (run ")) << text.out;
+    ExpectTheNightlyInTheReport(merged, fails);
     // compare pairs the nightly's results, not whichever attempt was merged last.
     EXPECT_EQ(NewestAt(merged), expected) << "order " << o;
   }
