@@ -69,7 +69,7 @@ def main():
             if not os.path.exists(os.path.join(caller, name)):
                 problems.append(f"{name} is not in the caller's folder")
         junit = os.path.join(caller, "out", "junit.xml")
-        if os.path.exists(junit) and "selftest/test_outcome_1" not in open(junit).read():
+        if os.path.exists(junit) and 'name="test_outcome_1"' not in open(junit).read():
             problems.append("the JUnit does not hold the caller's nightly: " + open(junit).read()[:500])
         # No argument at all is a usage error, not a database named "".
         usage = run(["bash", os.path.join(checkout, "ci", "auto-bisect.sh")], caller, env, allowed=(2,))
