@@ -70,7 +70,8 @@ struct Nightly {
 std::map<std::string, std::string> NewestAt(const fs::path& db) {
   auto store = std::move(Store::OpenReadOnly(db)).value();
   std::map<std::string, std::string> out;
-  for (const auto& c : store->NewestCasesAt(kSha).value()) out[c.result.case_id] = std::string(Word(c.result.status));
+  const auto cases = store->NewestCasesAt(kSha).value();
+  for (const auto& c : cases) out[c.result.case_id] = std::string(Word(c.result.status));
   return out;
 }
 
@@ -114,9 +115,11 @@ TEST(ShardRerunE2E, TheLatestFinishedAttemptOfEachShardIsTheNightlysInAnyMergeOr
   // What the nightly is: the cases of shard 0's first attempt (fail) and of the last
   // attempts of shards 1 and 2 (pass).
   std::map<std::string, std::string> expected;
-  for (const fs::path& db : {s0a1, s1a2, s2a3})
-    for (const auto& c : *std::move(Store::OpenReadOnly(db)).value()->Cases(1))
-      expected[c.result.case_id] = std::string(Word(c.result.status));
+  for (const fs::path& db : {s0a1, s1a2, s2a3}) {
+    auto store = std::move(Store::OpenReadOnly(db)).value();
+    const auto cases = store->Cases(1).value();
+    for (const auto& c : cases) expected[c.result.case_id] = std::string(Word(c.result.status));
+  }
   ASSERT_EQ(expected.size(), static_cast<std::size_t>(kCases));
   const auto fails = std::count_if(expected.begin(), expected.end(), [](const auto& e) { return e.second == "fail"; });
   ASSERT_GT(fails, 0);
