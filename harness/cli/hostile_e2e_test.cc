@@ -10,8 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -91,36 +89,6 @@ TEST(HostileE2E, AMegabyteCommitSubjectIsCutInTheReport) {
     EXPECT_LT(r.out.size(), 100u * 1024) << format;
     EXPECT_EQ(r.out.find(long_run), std::string::npos) << format;
   }
-}
-
-// JUnit ingest of one case id repeated N times, each repeat naming a metric of its own: the
-// merge is linear, so twice the repeats take about twice as long (a scan of the merged
-// metrics per repeat made it four times). Best of two tries each, through the binary.
-TEST(HostileE2E, RepeatsOfOneJunitCaseAreMergedInLinearTime) {
-  TempDir dir;
-  auto seconds = [&](int n) {
-    const auto file = dir / fmt::format("r{}.xml", n);
-    std::string xml = "<testsuites><testsuite name=\"loop\">\n";
-    for (int i = 0; i < n; ++i)
-      xml += fmt::format("<testcase classname=\"c\" name=\"same\"><failure message=\"m{0}\"/><properties>"
-                         "<property name=\"step_{0}\" value=\"{0}\"/></properties></testcase>\n",
-                         i);
-    WriteFile(file, xml + "</testsuite></testsuites>\n");
-    double best = 1e9;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      const auto db = dir / fmt::format("r{}-{}.db", n, attempt);
-      const auto start = std::chrono::steady_clock::now();
-      auto r = RunHarness({"ingest", "--format", "junit", file.string(), "--db", db.string(), "--commit", "abc1234"},
-                          {.timeout_s = 300});
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      EXPECT_EQ(r.exit_code, 0) << r.err;
-      EXPECT_NE(r.out.find("1 cases"), std::string::npos) << r.out;
-    }
-    return best;
-  };
-  const double small = seconds(25000);
-  const double large = seconds(50000);
-  EXPECT_LT(large, 3.0 * small) << "25k repeats: " << small << " s, 50k: " << large << " s";
 }
 
 TEST(HostileE2E, ShellMetacharactersInACommitNameAndParamsAreOnlyText) {
