@@ -7,13 +7,23 @@
 #   HARNESS_BISECT_MAX_RUNS  commands for the whole night (default 60)
 #   HARNESS_BISECT_CONFIRM   reruns of the bad commit before bisecting (default 1)
 # Usage: ci/auto-bisect.sh DB [JUNIT [TEXT]]: writes JUNIT (the nightly's JUnit with culprit
-# lines) and TEXT (what bisect said; default out/bisect.txt). Exits 0 when not configured,
+# lines) and TEXT (what bisect said; default out/bisect.txt in the checkout). DB, JUNIT, TEXT
+# and HARNESS_STACK_REPO are relative to the caller's folder. Exits 0 when not configured,
 # else with bisect's code (0 answered, 2 bad input, 3 the command failed).
 set -uo pipefail
+if [[ $# -lt 1 || -z "$1" ]]; then
+  echo "usage: ci/auto-bisect.sh DB [JUNIT [TEXT]]" >&2
+  exit 2
+fi
+# Paths the caller gives are the caller's: made absolute before the cd into the checkout
+# (a relative database would otherwise be a new, empty one there).
+absolute() { if [[ -z "$1" || "$1" == /* ]]; then printf '%s' "$1"; else printf '%s/%s' "$PWD" "$1"; fi; }
+db=$(absolute "$1")
+junit=$(absolute "${2:-}")
+text=$(absolute "${3:-}")
+if [[ -n "${HARNESS_STACK_REPO:-}" ]]; then HARNESS_STACK_REPO=$(absolute "$HARNESS_STACK_REPO"); fi
 cd "$(dirname "$0")/.."
-db=$1
-junit=${2:-}
-text=${3:-out/bisect.txt}
+text=${text:-out/bisect.txt}  # the default is the checkout's
 if [[ -z "${HARNESS_STACK_REPO:-}" || -z "${HARNESS_BISECT_COMMAND:-}" ]]; then
   echo "auto-bisect: set HARNESS_STACK_REPO and HARNESS_BISECT_COMMAND to bisect the nightly's regressions"
   exit 0

@@ -261,6 +261,10 @@ class Html {
                                 E(s.shards[i].shard), E(s.shards[i].host));
         shards += "</div>";
       }
+      for (const auto& r : s.reruns)
+        shards += fmt::format(R"(<div class="meta reruns">shard {} attempt {} (run {} on {}): replaced by a re-run )"
+                              R"((run {}), kept as a rerun, not counted</div>)",
+                              E(r.shard), r.attempt, r.run_id, E(r.host), r.superseded_by);
       out_ += fmt::format(
           R"(<div class="card {}" data-suite="{}" data-status="{}"><h3>{}</h3><div class="counts">{}{}{}{}{}</div>)"
           R"(<div class="meta">run {} at {}<br>stack {} · host {} · case time {:.1f} s<br>{} → {}</div>{}</div>)"

@@ -51,12 +51,17 @@ Json SummaryJson(const ReportModel& m) {
   Json summary = Json::array();
   for (const auto& s : m.summary) {
     Json shards = Json::array();
-    for (const auto& sh : s.shards) shards.push_back({{"shard", sh.shard}, {"run", sh.run_id}, {"host", sh.host}});
+    for (const auto& sh : s.shards)
+      shards.push_back({{"shard", sh.shard}, {"run", sh.run_id}, {"host", sh.host}, {"attempt", sh.attempt}});
+    Json reruns = Json::array();
+    for (const auto& r : s.reruns)
+      reruns.push_back({{"shard", r.shard}, {"run", r.run_id}, {"host", r.host}, {"attempt", r.attempt},
+                        {"replaced_by_run", r.superseded_by}});
     summary.push_back({{"suite", s.suite}, {"run", s.run_id}, {"commit", CommitSha(m, s.commit)}, {"stack", s.stack},
                        {"host", s.host}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
                        {"pass", s.pass}, {"at_risk", s.at_risk}, {"fail", s.fail}, {"error", s.error},
                        {"skip", s.skip}, {"case_seconds", s.case_seconds}, {"nightly", s.nightly},
-                       {"shards", shards}});
+                       {"shards", shards}, {"reruns", reruns}});
   }
   return summary;
 }

@@ -19,6 +19,7 @@
 #include "harness/store/resolve_commit.h"
 #include "harness/util/git.h"
 #include "harness/util/json_file.h"
+#include "harness/util/utf8.h"
 
 namespace harness::reports {
 
@@ -75,6 +76,14 @@ long long ShardIndex(const std::string& shard) { return std::strtoll(shard.c_str
 
 std::string Cut(const std::string& s) {
   return s.size() <= kMaxCompletionBytes ? s : s.substr(0, kMaxCompletionBytes) + " [...]";
+}
+
+// A commit subject as every format shows it: its first line, cut at kMaxSubjectBytes on a
+// character boundary (a subject is the committer's text: it may be a megabyte).
+std::string CutSubject(const std::string& subject) {
+  const std::string_view line = std::string_view(subject).substr(0, subject.find('\n'));
+  const std::string_view cut = Utf8Prefix(line, kMaxSubjectBytes);
+  return std::string(cut) + (cut.size() < subject.size() ? " [...]" : "");
 }
 
 // The metric a case's chart shows: accuracy, else a proportion with an interval, else a
@@ -141,7 +150,7 @@ class Builder {
     std::vector<ReportCommit> all;
     std::vector<std::size_t> run_commit;
     for (const auto& r : *runs) {
-      if (all.empty() || all.back().sha != r.sha) all.push_back({r.sha, r.subject, r.ordinal});
+      if (all.empty() || all.back().sha != r.sha) all.push_back({r.sha, CutSubject(r.subject), r.ordinal});
       run_commit.push_back(all.size() - 1);
     }
     std::size_t first = 0;
@@ -207,11 +216,13 @@ class Builder {
       const RunRow& run = runs_[run_index];
       SuiteSummary s{suite, run.id, 0, run.stack, run.host, run.started_at, run.finished_at};
       s.nightly = run.nightly;
-      std::set<std::size_t> shard_runs;
+      std::set<std::size_t> shard_runs, rerun_runs;
       for (const auto& r : results_) {
         if (logical_run[r.run_index] != logical_run[run_index]) continue;
         if (CaseId(r.stored.result.case_id).suite() != suite) continue;
-        // A rerun shares its nightly's id; its cases are the nightly's cases again.
+        // A rerun shares its nightly's id; its cases are the nightly's cases again. So does an
+        // attempt of a shard a CI re-run replaced: named, not counted.
+        if (runs_[r.run_index].superseded_by) rerun_runs.insert(r.run_index);
         if (IsNightlyRun(run) && !IsNightlyRun(runs_[r.run_index])) continue;
         shard_runs.insert(r.run_index);
         s.commit = r.commit;
@@ -226,10 +237,17 @@ class Builder {
         if (r.stored.result.status == CaseStatus::kFail || r.stored.result.status == CaseStatus::kError)
           failing_.push_back(&r);
       }
+      const auto ref = [&](const RunRow& r) {
+        return ShardRef{r.shard, r.id, r.host, r.attempt, r.superseded_by.value_or(0)};
+      };
       for (std::size_t i : shard_runs)
-        if (Sharded(runs_[i])) s.shards.push_back({runs_[i].shard, runs_[i].id, runs_[i].host});
-      std::sort(s.shards.begin(), s.shards.end(),
-                [](const ShardRef& a, const ShardRef& b) { return ShardIndex(a.shard) < ShardIndex(b.shard); });
+        if (Sharded(runs_[i])) s.shards.push_back(ref(runs_[i]));
+      for (std::size_t i : rerun_runs) s.reruns.push_back(ref(runs_[i]));
+      const auto by_shard = [](const ShardRef& a, const ShardRef& b) {
+        return std::pair(ShardIndex(a.shard), a.attempt) < std::pair(ShardIndex(b.shard), b.attempt);
+      };
+      std::sort(s.shards.begin(), s.shards.end(), by_shard);
+      std::sort(s.reruns.begin(), s.reruns.end(), by_shard);
       model_.summary.push_back(std::move(s));
     }
     return IncompleteNightlies(latest_run);
@@ -536,7 +554,7 @@ class Builder {
       if (at == commit_index.end()) continue;  // its nightly is outside the window
       RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g)};
       if (e.note.verdict == "culprit")
-        if (auto c = store_.MatchCommits(e.note.culprit); c && !c->empty()) e.note.subject = c->front().subject;
+        if (auto c = store_.MatchCommits(e.note.culprit); c && !c->empty()) e.note.subject = CutSubject(c->front().subject);
       for (auto& f : model_.failures)
         if (std::find(g.cases.begin(), g.cases.end(), f.case_id) != g.cases.end() &&
             (ids.count(f.run_id) || (at->second >= f.failing_since && at->second <= f.commit)))

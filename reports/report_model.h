@@ -30,6 +30,7 @@ struct ReportQuery {
 inline constexpr std::size_t kMaxTrendPoints = 400;   // per chart: the newest results
 inline constexpr std::size_t kMaxFlipsPerCase = 60;   // per case: losses first, then gains
 inline constexpr std::size_t kMaxCompletionBytes = 1500;  // of each completion shown
+inline constexpr std::size_t kMaxSubjectBytes = 200;      // of each commit subject (its first line)
 // Failures shown in full (message, op-table diff): the first of each suite in case-id order,
 // and no more than the total; every other failing case is counted and listed by id.
 inline constexpr std::size_t kMaxFullFailuresPerSuite = 100;
@@ -47,6 +48,8 @@ struct ShardRef {
   std::string shard;         // "I/N"
   int64_t run_id = 0;
   std::string host;
+  int64_t attempt = 1;       // RunRow::attempt: a CI re-run of the shard's job is attempt 2...
+  int64_t superseded_by = 0; // reruns: the run of the attempt that replaced this one
 };
 
 // The latest run of one suite: counts partition its cases (AT-RISK passes are not "pass").
@@ -62,6 +65,8 @@ struct SuiteSummary {
   double case_seconds = 0;   // sum of the cases' durations
   std::string nightly;       // the nightly id, when the run has one
   std::vector<ShardRef> shards;  // the runs holding the suite's cases, when sharded (else empty)
+  // Earlier attempts of its shards that a CI re-run replaced: stored, not counted.
+  std::vector<ShardRef> reruns;
 };
 
 // What `harness bisect --auto` said of a regression (Store::Regressions): for the failing

@@ -26,6 +26,9 @@ std::string SummaryText(const ReportModel& m) {
         out += fmt::format("{} {} (run {}, {})", i ? "," : "", s.shards[i].shard, s.shards[i].run_id, s.shards[i].host);
       out += "\n";
     }
+    for (const auto& r : s.reruns)
+      out += fmt::format("    shard {} attempt {} (run {}, {}): replaced by a re-run (run {}), kept as a rerun, not counted\n",
+                         r.shard, r.attempt, r.run_id, r.host, r.superseded_by);
   }
   return out;
 }

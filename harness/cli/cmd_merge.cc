@@ -72,12 +72,18 @@ int Merge(const MergeOptions& o) {
               static_cast<long long>(total.runs_added), static_cast<long long>(total.cases));
   // A lost shard job must not leave a green nightly: name every gap of the nightlies this
   // merge wrote into (older nightlies the output already held are not this merge's to judge).
+  // A re-run shard job stored a second attempt of its shard: the latest finished one is the
+  // nightly's, the others stay as reruns (RunRow::superseded_by); say which, so nothing is
+  // counted twice silently.
   bool incomplete = false;
-  for (const auto& nightly : total.nightlies)
-    for (const auto& gap : NightlyGaps(ValueOrThrow(store->NightlyRuns(nightly)))) {
+  for (const auto& nightly : total.nightlies) {
+    const auto runs = ValueOrThrow(store->NightlyRuns(nightly));
+    for (const auto& line : ReplacedAttemptTexts(runs)) std::printf("%s\n", line.c_str());
+    for (const auto& gap : NightlyGaps(runs)) {
       std::fprintf(stderr, "harness merge: incomplete %s\n", NightlyGapText(gap).c_str());
       incomplete = true;
     }
+  }
   return incomplete ? 1 : 0;
 }
 

@@ -26,7 +26,8 @@ struct PruneOptions {
 
 int RunPrune(const PruneOptions& o) {
   std::vector<std::unique_ptr<RunLock>> held;  // released when the prune is done
-  PruneRequest request{o.db, {o.keep_nightlies, o.keep_samples_days}, o.dry_run, [&](int64_t run_id) -> Status {
+  const PruneWindow window{o.keep_nightlies, o.keep_samples_days};
+  PruneRequest request{o.db, window, o.dry_run, [&](int64_t run_id) -> Status {
                          auto lock = RunLock::Acquire(o.db, run_id);
                          if (!lock) {
                            if (lock.error().code != ExitCode::kUsage) return lock.error();
@@ -48,9 +49,10 @@ int RunPrune(const PruneOptions& o) {
 CommandMain SetupPrune(CLI::App& app) {
   auto o = std::make_shared<PruneOptions>();
   app.add_option("--db", o->db, "Results database (default $HARNESS_DB or harness.db)");
-  AddNumericOption(app, "--keep-nightlies", o->keep_nightlies, WholeIn(0, 1000000),
-                 "Keep the samples of the N newest nightlies of each run identity");
-  AddNumericOption(app, "--keep-samples-days", o->keep_samples_days, WholeIn(0, 36500), "Keep the samples of runs started in the last D days");
+  AddNumericOption(app, "--keep-nightlies", o->keep_nightlies, WholeIn(0, kMaxKeepNightlies),
+                   "Keep the samples of the N newest nightlies of each run identity");
+  AddNumericOption(app, "--keep-samples-days", o->keep_samples_days, WholeIn(0, kMaxKeepSamplesDays),
+                   "Keep the samples of runs started in the last D days");
   app.add_flag("--dry-run", o->dry_run, "Print what would be dropped; change nothing");
   return [o] { return RunPrune(*o); };
 }

@@ -4,9 +4,12 @@
 // would fire, a trigger that never ends, a row whose parent row is gone. Each is refused by
 // name before any query runs; the user's file is never written, and an older one is read
 // through a migrated copy. A sample outcome word the harness does not know is named where it
-// is read. Every command runs with its files capped (prlimit) and a timeout, so a regression
+// is read. A damaged page is named with its file by readers, and found (PRAGMA quick_check)
+// before a writer writes into the file. Every command runs with its files capped (prlimit) and a timeout, so a regression
 // fails the test instead of filling the disk or hanging it.
 #include <sqlite3.h>
+
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -115,6 +118,62 @@ void ExpectRefusedByEveryReader(const TempDir& dir, const fs::path& db, const st
   EXPECT_FALSE(fs::exists(dir / "r.html"));
   EXPECT_TRUE(ReadFile(db) == before) << "a reader wrote to the file it refused";
   EXPECT_TRUE(fs::is_empty(dir / "tmp")) << "a temporary copy was left behind";
+}
+
+// Overwrites the b-tree page of `table` (its root page) with bytes no page has, as a disk
+// or a copy gone wrong would: the file still opens and its schema reads.
+void CorruptRootPageOf(const fs::path& db, const std::string& table) {
+  const int64_t page = QueryInt(db, "SELECT rootpage FROM sqlite_master WHERE name = '" + table + "'");
+  const int64_t size = QueryInt(db, "PRAGMA page_size");
+  ASSERT_GT(page, 1) << table;
+  ASSERT_FALSE(fs::exists(db.string() + "-wal") && fs::file_size(db.string() + "-wal") > 0) << "a WAL would hide the page";
+  std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp((page - 1) * size);
+  const std::string garbage(static_cast<std::size_t>(size), '\xEE');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  ASSERT_TRUE(f.good());
+}
+
+// A damaged page that `run` would not read: quick_check finds it when the file is opened for
+// writing, and nothing is written into the file (byte-identical), with the file named.
+TEST(HostileDbE2E, ADamagedPageIsFoundBeforeAnythingIsWrittenAndTheFileIsNamed) {
+  TempDir dir;
+  const fs::path db = CurrentDb(dir);
+  CorruptRootPageOf(db, "bisect_steps");
+  if (HasFatalFailure()) return;
+  const std::string before = ReadFile(db);
+  TempDir other;
+  const fs::path healthy = CurrentDb(other);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "--suites-dir", (dir / "suites").string(), "--suite", "selftest", "--db",
+                                 db.string(), "--commit", "abc9999"},
+        std::vector<std::string>{"merge", db.string(), healthy.string()}}) {
+    SCOPED_TRACE(args[0]);
+    auto r = RunBounded(dir, args);
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_NE(r.err.find(db.string() + ": damaged database, refusing to write into it (PRAGMA quick_check: "),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(ReadFile(db) == before) << "the damaged file was written";
+  }
+}
+
+// A damaged page a reader reads: every reader's error names the file, not only "malformed".
+TEST(HostileDbE2E, AMalformedPageIsReportedWithTheFilesName) {
+  TempDir dir;
+  const fs::path db = CurrentDb(dir);
+  CorruptRootPageOf(db, "case_results");
+  if (HasFatalFailure()) return;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", "--db", db.string(), "--format", "text"},
+        std::vector<std::string>{"history", "--db", db.string(), "--suite", "selftest"},
+        std::vector<std::string>{"compare", "--db", db.string(), "abc1234", "def5678"}}) {
+    SCOPED_TRACE(args[0]);
+    auto r = RunBounded(dir, args);
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_NE(r.err.find(db.filename().string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("database " + fs::absolute(db).string()), std::string::npos) << r.err;
+  }
 }
 
 TEST(HostileDbE2E, AViewInPlaceOfATableIsRefusedBeforeAnyQueryRunsIt) {

@@ -2,7 +2,8 @@
 // parameters and bisect command templates reach programs only as argv; invalid UTF-8 in a
 // stack's output is stored and shown escaped with every JSON/XML output well-formed;
 // symlink loops in the suites or golden folder are clear errors, not hangs; a full disk
-// (RLIMIT_FSIZE) is a clear exit-3 error that leaves no half-written case or output.
+// (RLIMIT_FSIZE) is a clear exit-3 error that leaves no half-written case or output; a
+// megabyte commit subject is cut in every report format.
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
@@ -45,6 +46,50 @@ bool ValidUtf8File(const std::filesystem::path& file) {
 }
 
 const char* const kPayload = "; touch pwned1 && $(touch pwned2) `touch pwned3` | touch pwned4 > pwned5";
+
+// A commit subject is the committer's text: 1 MB of it, markup included, is cut (its first
+// line, kMaxSubjectBytes = 200 bytes) and escaped in every format the report writes.
+TEST(HostileE2E, AMegabyteCommitSubjectIsCutInTheReport) {
+  TempDir dir;
+  const auto db = dir / "h.db";
+  const std::string head = "<script>alert(1)</script> \"subject\" & ";
+  std::string subject = head;
+  while (subject.size() < (1u << 20)) subject += "\xC3\xA9 long subject ";  // two-byte characters too
+  {
+    auto store = std::move(Store::Open(db)).value();
+    const int64_t commit = *store->UpsertCommit({std::string(40, 'a'), {}, 1, std::nullopt, subject});
+    NewRun r;
+    r.commit_id = commit;
+    r.stack = "refstack";
+    r.config_hash = "h";
+    r.config_json = "{}";
+    r.host = "ci";
+    r.harness_version = "test";
+    const int64_t run = *store->BeginRun(r);
+    const int64_t c = *store->BeginCase(run, "selftest", "selftest/test_0", "{}");
+    ASSERT_TRUE(store->FinishCase(c, {"selftest/test_0", CaseStatus::kFail, 0.1, "broke", {}, {}}).ok());
+    ASSERT_TRUE(store->FinishRun(run, RunStatus::kFail).ok());
+  }
+  auto html = RunHarness({"report", "--db", db.string(), "--out", (dir / "r.html").string()});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = ReadFile(dir / "r.html");
+  EXPECT_LT(page.size(), 200u * 1024) << "the subject is in the page whole";
+  EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(page.find("<script>alert(1)"), std::string::npos) << "the subject is not escaped";
+  EXPECT_NE(page.find(" [...]"), std::string::npos) << "the cut is not marked";
+  const std::string long_run = [] {
+    std::string s;
+    for (int i = 0; i < 20; ++i) s += "\xC3\xA9 long subject ";
+    return s;
+  }();
+  EXPECT_EQ(page.find(long_run), std::string::npos) << "more than 200 bytes of the subject are shown";
+  for (const char* format : {"text", "json", "markdown"}) {
+    auto r = RunHarness({"report", "--db", db.string(), "--format", format});
+    ASSERT_EQ(r.exit_code, 0) << format << r.err;
+    EXPECT_LT(r.out.size(), 100u * 1024) << format;
+    EXPECT_EQ(r.out.find(long_run), std::string::npos) << format;
+  }
+}
 
 TEST(HostileE2E, ShellMetacharactersInACommitNameAndParamsAreOnlyText) {
   TempDir dir;

@@ -1,5 +1,6 @@
 // Hostile clients of `harness serve-sim`, over loopback only and bounded in count and time:
-// huge request bodies are refused without being held in memory, and slow-header
+// huge request bodies are refused without being held in memory, headers past 64 KiB are
+// refused, and slow-header
 // connections neither starve a normal request nor stay open past the request deadline, with
 // the number of open connections bounded (runners/refstack/sim/http_listener.h).
 #include <arpa/inet.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/testing/test_util.h"
@@ -78,6 +80,32 @@ int OpenSockets(pid_t pid) {
   for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec))
     n += fs::read_symlink(e.path(), ec).string().starts_with("socket:");
   return n;
+}
+
+// The README's 64 KiB of request line and headers: 70 KiB of headers are refused (and the
+// connection closed), 60 KiB are served, with or without a body after them.
+TEST(HostileServerE2E, HeadersPast64KiBAreRefused) {
+  SimProcess sim({"--port", "0"});
+  const int port = PortOf(sim.url());
+  auto request = [&](std::size_t header_bytes, const std::string& method) {
+    std::string head = method + " /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+    for (int i = 0; head.size() < header_bytes; ++i) head += fmt::format("X-Pad-{}: {}\r\n", i, std::string(1000, 'p'));
+    const int fd = Connect(port);
+    if (fd < 0) return std::string("no connection");
+    timeval send_timeout{10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
+    SendAll(fd, head + (method == "POST" ? "Content-Length: 2\r\n\r\n{}" : "\r\n"));
+    std::string line = StatusLine(fd, 5);
+    close(fd);
+    return line;
+  };
+  for (const char* method : {"GET", "POST"}) {
+    EXPECT_EQ(request(70 * 1024, method).rfind("HTTP/1.1 400", 0), 0u) << method;
+    EXPECT_EQ(request(600 * 1024, method).rfind("HTTP/1.1 400", 0), 0u) << method;
+  }
+  EXPECT_EQ(request(60 * 1024, "GET").rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(request(10, "GET").rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(sim.Terminate(), 0);
 }
 
 TEST(HostileServerE2E, HugeBodiesAreRefusedWithoutBeingHeld) {

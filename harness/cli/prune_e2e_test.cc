@@ -202,7 +202,7 @@ TEST(PruneE2E, RefusesBadWindowsAndARunAnotherProcessWrites) {
   EXPECT_THAT(none.err, HasSubstr("name the window to keep: --keep-nightlies N and/or --keep-samples-days D"));
   const auto negative = f.Prune({"--keep-nightlies", "-1"});
   EXPECT_EQ(negative.exit_code, 2);
-  EXPECT_THAT(negative.err, HasSubstr("must not be negative"));
+  EXPECT_THAT(negative.err, HasSubstr("--keep-nightlies \"-1\": give a whole number from 0 to 1000000000"));
   const auto missing = RunHarness({"prune", "--db", (f.dir / "none.db").string(), "--keep-nightlies", "1"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("none.db: no results database there"));
@@ -227,6 +227,87 @@ TEST(PruneE2E, RefusesBadWindowsAndARunAnotherProcessWrites) {
                                                               {5, kSamples}, {6, kSamples}, {7, kSamples},
                                                               {8, kSamples}}));
   EXPECT_FALSE(fs::exists(RunLock::PathFor(f.db, 3))) << "the claimed lock was left behind";
+}
+
+// How many runs a prune of a fresh copy of `saved` with `window` keeps in the window and
+// with samples; -1 when it did not exit 0.
+std::pair<int64_t, int64_t> KeptBy(const Fixture& f, const fs::path& saved, std::vector<std::string> window) {
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(f.db.string() + suffix);
+  fs::copy_file(saved, f.db);
+  const auto r = f.Prune(window);
+  EXPECT_EQ(r.exit_code, 0) << ::testing::PrintToString(window) << r.err;
+  if (r.exit_code != 0) return {-1, -1};
+  long long runs = 0, in_window = 0;
+  EXPECT_EQ(std::sscanf(r.out.substr(r.out.find(": ") + 2).c_str(), "%lld runs, %lld in the window", &runs, &in_window), 2)
+      << r.out;
+  return {in_window, static_cast<int64_t>(SamplesPerRun(f.db).size())};
+}
+
+// "Keep more" never keeps less: from 0 to the largest accepted bound, each window keeps at
+// least the runs (and the samples) a smaller one keeps; past the oldest run every run stays,
+// however far the window reaches (SQLite's date arithmetic used to answer NULL from about
+// 2.9 million days on, and then no run was "inside": every sample went). Both windows
+// together keep what the larger keeps.
+TEST(PruneE2E, ALongerWindowNeverKeepsLess) {
+  Fixture f;
+  f.Build();
+  if (HasFatalFailure()) return;
+  const fs::path saved = f.dir / "saved.db";
+  fs::copy_file(f.db, saved);
+  std::pair<int64_t, int64_t> last{0, 0};
+  for (const char* days : {"0", "1", "2", "3", "5", "9", "10", "36500", "2900000", "3000000", "3650000"}) {
+    const auto kept = KeptBy(f, saved, {"--keep-samples-days", days});
+    EXPECT_GE(kept.first, last.first) << days << " days keep fewer runs in the window than a shorter window";
+    EXPECT_GE(kept.second, last.second) << days << " days keep fewer runs' samples than a shorter window";
+    if (std::string(days).size() >= 2) {
+      EXPECT_EQ(kept, (std::pair<int64_t, int64_t>{8, 8})) << days << " days";
+    }
+    last = kept;
+  }
+  EXPECT_EQ(KeptBy(f, saved, {"--keep-samples-days", "0"}), (std::pair<int64_t, int64_t>{0, 2}));
+  EXPECT_EQ(KeptBy(f, saved, {"--keep-samples-days", "3"}), (std::pair<int64_t, int64_t>{2, 5}));
+  last = {0, 0};
+  for (const char* n : {"0", "1", "2", "3", "7", "8", "1000000000"}) {
+    const auto kept = KeptBy(f, saved, {"--keep-nightlies", n});
+    EXPECT_GE(kept.first, last.first) << n << " nightlies";
+    EXPECT_GE(kept.second, last.second) << n << " nightlies";
+    last = kept;
+  }
+  EXPECT_EQ(last, (std::pair<int64_t, int64_t>{8, 8}));
+  // Together: a run in either window stays.
+  EXPECT_EQ(KeptBy(f, saved, {"--keep-nightlies", "4", "--keep-samples-days", "2"}),
+            KeptBy(f, saved, {"--keep-nightlies", "4"}));
+  EXPECT_EQ(KeptBy(f, saved, {"--keep-nightlies", "1", "--keep-samples-days", "5"}),
+            KeptBy(f, saved, {"--keep-samples-days", "5"}));
+  EXPECT_EQ(KeptBy(f, saved, {"--keep-nightlies", "0", "--keep-samples-days", "3000000"}),
+            (std::pair<int64_t, int64_t>{8, 8}));
+}
+
+// Every bound outside its documented range, or not plain decimal, is refused before the
+// database is touched: the file stays byte-identical.
+TEST(PruneE2E, RefusesEveryBoundOutsideItsRange) {
+  Fixture f;
+  f.Build();
+  if (HasFatalFailure()) return;
+  const std::string bytes = ReadFile(f.db);
+  const std::vector<std::pair<std::string, std::string>> flags = {{"--keep-nightlies", "1000000001"},
+                                                                  {"--keep-samples-days", "3650001"}};
+  for (const auto& [flag, past_max] : flags)
+    for (const std::string& bad : {std::string("-1"), past_max, std::string("99999999999999999999"), std::string("nan"),
+                                   std::string("inf"), std::string("0x10"), std::string("1.5"), std::string("1e3"),
+                                   std::string("+5"), std::string(" 5"), std::string(""), std::string("5d"),
+                                   std::string("-9223372036854775808")}) {
+      const auto r = f.Prune({flag, bad});
+      EXPECT_EQ(r.exit_code, 2) << flag << " '" << bad << "': " << r.out << r.err;
+      // The flag and its range are named (harness/cli/numeric_option.h words them for every flag).
+      EXPECT_THAT(r.err, HasSubstr(flag)) << bad;
+      EXPECT_THAT(r.err, HasSubstr(flag == "--keep-nightlies" ? "[0, 1000000000]" : "[0, 3650000]")) << bad;
+      // The other bound valid beside it changes nothing either.
+      const auto beside = f.Prune({"--keep-nightlies", "1", flag, bad});
+      EXPECT_EQ(beside.exit_code, 2) << flag << " '" << bad << "' beside a valid bound";
+      EXPECT_TRUE(ReadFile(f.db) == bytes) << flag << " '" << bad << "' changed the database";
+    }
+  EXPECT_EQ(SamplesPerRun(f.db), kAllSamples);
 }
 
 // kill -9 as prune enters each of its writes, syncs, renames, unlinks and truncations

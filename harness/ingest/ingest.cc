@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -126,22 +128,29 @@ CaseStatus WorseStatus(CaseStatus a, CaseStatus b) {
 }
 
 std::vector<FinishedCase> MergeRepeatedCases(std::vector<FinishedCase> cases) {
+  // Linear in the repeats: the metric names each merged case holds are a hash set (a scan of
+  // its metrics per repeat was quadratic when repeats name new metrics), and a message stops
+  // growing once it is past what is stored (BoundStoredTexts cuts it there: same text).
   std::vector<FinishedCase> out;
-  std::map<std::string, std::size_t> at;  // case id -> index in out
+  std::unordered_map<std::string, std::size_t> at;            // case id -> index in out
+  std::vector<std::unordered_set<std::string>> metric_names;  // per case in out
   for (auto& c : cases) {
     auto [it, fresh] = at.emplace(c.result.case_id, out.size());
     if (fresh) {
+      metric_names.emplace_back();
+      for (const auto& m : c.result.metrics) metric_names.back().insert(m.name);
       out.push_back(std::move(c));
       continue;
     }
     CaseResult& into = out[it->second].result;
     into.status = WorseStatus(into.status, c.result.status);
-    if (!c.result.message.empty())
-      into.message += (into.message.empty() ? "" : "\n") + c.result.message;
+    if (!c.result.message.empty() && into.message.size() <= kMaxIngestedTextBytes) {
+      if (!into.message.empty()) into.message += '\n';
+      into.message += c.result.message;
+    }
     into.duration_s += c.result.duration_s;
     for (auto& m : c.result.metrics)
-      if (std::none_of(into.metrics.begin(), into.metrics.end(), [&](const Metric& k) { return k.name == m.name; }))
-        into.metrics.push_back(std::move(m));
+      if (metric_names[it->second].insert(m.name).second) into.metrics.push_back(std::move(m));
   }
   return out;
 }

@@ -60,6 +60,22 @@ std::vector<NightlyGap> NightlyGaps(const std::vector<RunRow>& runs) {
   return gaps;
 }
 
+std::vector<std::string> ReplacedAttemptTexts(const std::vector<RunRow>& runs) {
+  std::map<int64_t, const RunRow*> by_id;
+  for (const RunRow& r : runs) by_id[r.id] = &r;
+  std::vector<std::string> out;
+  for (const RunRow& r : runs) {
+    if (!r.superseded_by) continue;
+    auto it = by_id.find(*r.superseded_by);
+    const std::string by = it == by_id.end() ? fmt::format("run {}", *r.superseded_by)
+                                             : fmt::format("attempt {} (run {})", it->second->attempt, it->first);
+    out.push_back(fmt::format("nightly {} at {}: shard {}: {} replaces attempt {} (run {}{}, kept as a rerun)",
+                              r.nightly, ShortSha(r.sha), r.shard, by, r.attempt, r.id,
+                              r.status == RunStatus::kRunning ? ", unfinished" : ""));
+  }
+  return out;
+}
+
 std::string NightlyGapText(const NightlyGap& gap) {
   std::string out = fmt::format("nightly {} at {}:", gap.nightly, ShortSha(gap.sha));
   if (gap.missing_count > 0)

@@ -31,6 +31,11 @@ struct NightlyGap {
 // finished run. Shards that disagree on N are judged per N: each count's set must be whole.
 std::vector<NightlyGap> NightlyGaps(const std::vector<RunRow>& runs);
 
+// One line per attempt of a shard that a later finished attempt replaced (RunRow::superseded_by,
+// a CI re-run of the shard's job) among `runs` (NightlyRuns of one nightly): "nightly 1234 at
+// abc1234def56: shard 2/3: attempt 2 replaces attempt 1 (kept as a rerun)", with run ids.
+std::vector<std::string> ReplacedAttemptTexts(const std::vector<RunRow>& runs);
+
 // "nightly 1234 at abc1234def56: shards 1/4, 3/4 missing" (and "; 2/4 did not finish"; "and
 // K more" past kMaxNamedShards).
 std::string NightlyGapText(const NightlyGap& gap);

@@ -35,8 +35,10 @@ Result<PruneResult> Prune(const PruneRequest& request) {
   const PruneWindow& w = request.window;
   if (!w.keep_nightlies && !w.keep_samples_days)
     return UsageError("prune: name the window to keep: --keep-nightlies N and/or --keep-samples-days D");
-  if ((w.keep_nightlies && *w.keep_nightlies < 0) || (w.keep_samples_days && *w.keep_samples_days < 0))
-    return UsageError("prune: --keep-nightlies and --keep-samples-days must not be negative");
+  if (w.keep_nightlies && (*w.keep_nightlies < 0 || *w.keep_nightlies > kMaxKeepNightlies))
+    return UsageError(fmt::format("prune: --keep-nightlies must be from 0 to {}", kMaxKeepNightlies));
+  if (w.keep_samples_days && (*w.keep_samples_days < 0 || *w.keep_samples_days > kMaxKeepSamplesDays))
+    return UsageError(fmt::format("prune: --keep-samples-days must be from 0 to {}", kMaxKeepSamplesDays));
   std::error_code ec;
   if (request.db.empty()) return UsageError("--db is empty: name the results database file");
   if (!std::filesystem::exists(request.db, ec))

@@ -9,11 +9,18 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "harness/store/store.h"
 #include "harness/util/error.h"
 
 namespace harness {
+
+// The documented ranges of the window's bounds (README, docs/store.md "Pruning"). Days: ten
+// thousand years, past which started_at's text form ends anyway; any D in range keeps at
+// least what a smaller D keeps.
+inline constexpr int64_t kMaxKeepNightlies = 1000000000;
+inline constexpr int64_t kMaxKeepSamplesDays = 3650000;
 
 struct PruneRequest {
   std::filesystem::path db;
@@ -31,7 +38,7 @@ struct PruneResult {
   int64_t bytes_after = 0;   // the same after the compaction (dry run: unchanged)
 };
 
-// Refuses (exit 2) a window with neither bound or a negative one, a missing database, a
+// Refuses (exit 2) a window with neither bound or one outside its range, a missing database, a
 // prune already working on the same file, and a run another process is still writing (the
 // unfinished runs' locks are held throughout). Then deletes in one transaction
 // (Store::PruneSamples) and compacts (Store::Compact). Exit 3 on database errors.

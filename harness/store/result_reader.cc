@@ -301,12 +301,14 @@ WHERE cr.{} = ?1 AND cr.status <> 'running' ORDER BY m.name)sql",
 }
 
 Result<std::vector<StoredCase>> ResultReader::NewestCasesAt(const std::string& sha) {
-  return QueryStoredCases(connection_.db, R"sql(
+  // An attempt of a shard a later attempt replaced is a rerun, not the commit's result.
+  static const std::string where = std::string(R"sql(
 WHERE id IN (SELECT MAX(x.id) FROM commits c JOIN runs r ON r.commit_id = c.id
              JOIN case_results x ON x.run_id = r.id
-             WHERE c.sha = ?1 AND x.status <> 'running' AND r.partial_questions IS NULL GROUP BY x.case_id)
-ORDER BY case_id)sql",
-                          "read the newest cases of " + sha, sha);
+             WHERE c.sha = ?1 AND x.status <> 'running' AND r.partial_questions IS NULL
+               AND ()sql") + store_sql::kRunSupersededBySql + R"sql() IS NULL GROUP BY x.case_id)
+ORDER BY case_id)sql";
+  return QueryStoredCases(connection_.db, where.c_str(), "read the newest cases of " + sha, sha);
 }
 
 Result<std::vector<StoredCase>> ResultReader::FinishedCases(int64_t run_id) {

@@ -8,8 +8,19 @@
 
 namespace harness::store_sql {
 
+namespace {
+
+// "database PATH" (the file SQLite has open, so "malformed" names which one), or "database"
+// for one with no file.
+std::string DatabaseName(sqlite3* db) {
+  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+  return file && *file ? fmt::format("database {}", file) : "database";
+}
+
+}  // namespace
+
 Error DbError(sqlite3* db, std::string_view what) {
-  return InfraError(fmt::format("database: {}: {}", what, sqlite3_errmsg(db)));
+  return InfraError(fmt::format("{}: {}: {}", DatabaseName(db), what, sqlite3_errmsg(db)));
 }
 
 Status Exec(sqlite3* db, const char* sql, std::string_view what) {
@@ -17,7 +28,7 @@ Status Exec(sqlite3* db, const char* sql, std::string_view what) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    return InfraError(fmt::format("database: {}: {}", what, msg));
+    return InfraError(fmt::format("{}: {}: {}", DatabaseName(db), what, msg));
   }
   return OkStatus();
 }

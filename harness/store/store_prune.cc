@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -17,8 +19,10 @@ using store_sql::InTransaction;
 using store_sql::Stmt;
 using store_sql::StepDone;
 
-// Per run: whether it is in the prune window (see PruneWindow). ?1 keep_nightlies, ?2
-// keep_samples_days, -1 when absent.
+// Per run: whether it is in the prune window (see PruneWindow). ?1 keep_nightlies, -1 when
+// absent; ?2 the oldest started_at the day window keeps (PruneCutoff), NULL when absent. The
+// cutoff is computed in C++ (SQLite's date arithmetic answers NULL past year 9999 or before
+// year 0, and a NULL comparison would put every run outside the window).
 constexpr const char* kPruneWindowSql = R"sql(
 WITH logical AS (
   SELECT id, config_hash, started_at, status,
@@ -34,7 +38,7 @@ ranked AS (
 SELECT l.id,
        l.status = 'running'
        OR (?1 >= 0 AND g.age <= ?1)
-       OR (?2 >= 0 AND l.started_at >= strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-' || ?2 || ' days'))
+       OR (?2 IS NOT NULL AND l.started_at >= ?2)
 FROM logical l JOIN ranked g ON g.config_hash = l.config_hash AND g.nightly_key = l.nightly_key
 ORDER BY l.id)sql";
 
@@ -55,10 +59,37 @@ struct RunsByWindow {
   std::vector<int64_t> in_window, outside;
 };
 
+// The oldest started_at inside a window of `days` days before now_seconds (UTC, the text
+// form runs store), in integer seconds and saturating: a window reaching before year 1 keeps
+// every run (the empty string sorts before every started_at), so a longer window never keeps
+// fewer runs than a shorter one.
+std::string PruneCutoff(int64_t now_seconds, int64_t days) {
+  constexpr int64_t kSecondsPerDay = 86400;
+  constexpr int64_t kYearOne = -62135596800;  // 0001-01-01T00:00:00Z
+  if (days < 0) return "";
+  if (days > (now_seconds - kYearOne) / kSecondsPerDay) return "";
+  const std::time_t cutoff = static_cast<std::time_t>(now_seconds - days * kSecondsPerDay);
+  std::tm tm{};
+  if (gmtime_r(&cutoff, &tm) == nullptr) return "";
+  char buf[64];
+  if (std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) return "";
+  // Years before 1000 print with fewer digits; padded so text order stays time order.
+  std::string text = buf;
+  const auto dash = text.find('-');
+  if (dash < 4) text.insert(0, 4 - dash, '0');
+  return text;
+}
+
 Result<RunsByWindow> RunsByPruneWindow(sqlite3* db, const PruneWindow& window) {
   RunsByWindow runs;
   Stmt st(db, kPruneWindowSql);
-  st.BindAll(window.keep_nightlies.value_or(-1), window.keep_samples_days.value_or(-1));
+  st.BindAll(window.keep_nightlies.value_or(-1));
+  if (window.keep_samples_days) {
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    st.Bind(2, PruneCutoff(now, *window.keep_samples_days));
+  }
   auto s = ForEachRow(db, st, "find the runs in the prune window",
                       [&](const Stmt& row) { (row.Int(1) ? runs.in_window : runs.outside).push_back(row.Int(0)); });
   if (!s) return s.error();

@@ -8,7 +8,7 @@
 namespace harness {
 
 bool IsNightlyRun(const RunRow& run) {
-  if (run.partial_questions) return false;
+  if (run.partial_questions || run.superseded_by) return false;
   const Json context = ParseJsonOrDiscarded(run.context_json);
   return !context.is_object() || (!context.contains("bisect") && !context.contains("rerun_of"));
 }
@@ -32,6 +32,9 @@ RunRow RunRowOf(const Stmt& st) {
   r.nightly = st.Text(c["nightly"]);
   r.context_json = st.Text(c["context_json"]);
   r.partial_questions = st.OptInt(c["partial_questions"]);
+  r.uid = st.Text(c["uid"]);
+  r.attempt = st.Int(c["attempt"]);
+  r.superseded_by = st.OptInt(c["superseded_by"]);
   return r;
 }
 

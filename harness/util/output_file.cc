@@ -44,6 +44,24 @@ Status WriteAll(int fd, const std::string& content) {
   return OkStatus();
 }
 
+// 1 or 2 when st is the file the process's stdout or stderr is (same device and inode), else -1.
+int OwnStreamFd(const struct stat& st) {
+  for (int fd : {1, 2}) {
+    struct stat own {};
+    if (fstat(fd, &own) == 0 && own.st_dev == st.st_dev && own.st_ino == st.st_ino) return fd;
+  }
+  return -1;
+}
+
+// Appends to what the process's stdout or stderr is (a `>>` log keeps its earlier lines;
+// a `>` one goes on at its offset), after what stdio buffered for it.
+Status WriteToOwnStream(const OutputTarget& target, const std::string& content) {
+  std::fflush(target.fd == 1 ? stdout : stderr);
+  if (Status s = WriteAll(target.fd, content); !s)
+    return InfraError(fmt::format("{}: cannot write: {}", target.path.string(), s.error().message));
+  return OkStatus();
+}
+
 // A character device or fifo already exists and is what the user named: written into as it is.
 Status WriteThrough(const std::filesystem::path& path, const std::string& content) {
   int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -100,6 +118,7 @@ Result<OutputTarget> ResolveOutputTarget(const std::filesystem::path& path) {
   // kernel's /proc/self/fd ones (/dev/stdout) too, which readlink() could not.
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) {
+    if (const int fd = OwnStreamFd(st); fd >= 0) return OutputTarget{OutputTarget::Kind::kOwnStream, path, 0, fd};
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return OutputTarget{OutputTarget::Kind::kStream, path, 0};
     if (S_ISDIR(st.st_mode)) return UsageError(fmt::format("{}: is a folder", path.string()));
     if (!S_ISREG(st.st_mode))
@@ -148,6 +167,7 @@ Status WriteOutputFile(const std::filesystem::path& path, const std::string& con
   auto target = ResolveOutputTarget(path);
   if (!target) return target.error();
   if (target->kind == OutputTarget::Kind::kStream) return WriteThrough(target->path, content);
+  if (target->kind == OutputTarget::Kind::kOwnStream) return WriteToOwnStream(*target, content);
   return ReplaceAtomically(*target, content);
 }
 

@@ -72,6 +72,8 @@ class ConnectionStream final : public httplib::Stream {
   // byte budget start.
   bool NextRequest() {
     request_bytes_ = 0;
+    header_bytes_ = 0;
+    line_length_ = 1;  // the request line is no blank line
     if (begin_ == end_ && !WaitFor(fd_, POLLIN, After(limits_.idle_seconds), &in_read_)) return false;
     deadline_ = After(limits_.request_seconds);
     return true;
@@ -86,7 +88,9 @@ class ConnectionStream final : public httplib::Stream {
   bool is_writable() const override { return WaitFor(fd_, POLLOUT, After(limits_.write_seconds), nullptr); }
 
   ssize_t read(char* ptr, size_t size) override {
-    const std::size_t budget = limits_.max_header_bytes + limits_.max_body_bytes;
+    // The request line and headers have max_header_bytes of their own (until the blank line
+    // that ends them); the body max_body_bytes after them.
+    const std::size_t budget = header_bytes_ ? header_bytes_ + limits_.max_body_bytes : limits_.max_header_bytes;
     if (request_bytes_ >= budget) {
       over_budget_ = true;
       return -1;
@@ -98,6 +102,16 @@ class ConnectionStream final : public httplib::Stream {
     const std::size_t n = std::min({size, end_ - begin_, budget - request_bytes_});
     std::memcpy(ptr, buf_.data() + begin_, n);
     begin_ += n;
+    for (std::size_t i = 0; i < n && !header_bytes_; ++i) {
+      // "\r\n\r\n" (or a bare "\n\n") ends the headers.
+      if (ptr[i] == '\r') continue;
+      if (ptr[i] != '\n') {
+        ++line_length_;
+        continue;
+      }
+      if (line_length_ == 0) header_bytes_ = request_bytes_ + i + 1;
+      line_length_ = 0;
+    }
     request_bytes_ += n;
     return static_cast<ssize_t>(n);
   }
@@ -133,6 +147,8 @@ class ConnectionStream final : public httplib::Stream {
   std::size_t begin_ = 0, end_ = 0;
   Clock::time_point deadline_ = Clock::now();
   std::size_t request_bytes_ = 0;
+  std::size_t header_bytes_ = 0;  // the request line and headers, once their blank line was read
+  std::size_t line_length_ = 1;   // bytes of the header line being read, '\r' left out
   bool over_budget_ = false;
   bool read_failed_ = false;
 };

@@ -8,9 +8,10 @@
 //    keep-alive connection), so slow clients cannot starve the others; when every open
 //    connection is busy with a request, the new one is answered 503 and closed;
 //  - a request (request line, headers and body) must arrive within request_seconds of its
-//    first byte, and is read up to max_header_bytes + max_body_bytes: beyond that the
-//    request fails (413 for a Content-Length over max_body_bytes, else 400) and the
-//    connection is closed after the reply;
+//    first byte; its request line and headers are read up to max_header_bytes (to the blank
+//    line that ends them), its body up to max_body_bytes: beyond either the request fails
+//    (413 for a Content-Length over max_body_bytes, else 400) and the connection is closed
+//    after the reply;
 //  - a keep-alive connection waits idle_seconds for its next request, a write write_seconds.
 #pragma once
 
