@@ -60,7 +60,9 @@ std::string VerdictLine(const CaseResult& c) {
 
 }  // namespace
 
-std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::string, std::string>& notes) {
+std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::string, std::string>& notes,
+                     const NightSummary* night) {
+  const NightSummary judged = night ? *night : JudgeNight(cases);
   std::map<std::string, std::vector<const CaseResult*>> by_suite;
   for (const auto& c : cases) by_suite[CaseId(c.case_id).suite()].push_back(&c);
   const StatusCounts all = CountStatuses(cases);
@@ -69,6 +71,9 @@ std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::s
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"harness\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
                      cases.size(), all.fail, all.error, all.skip, time);
+  out += fmt::format("  <properties>\n    <property name=\"night_verdict\" value=\"{}\"/>\n"
+                     "    <property name=\"night\" value=\"{}\"/>\n  </properties>\n",
+                     Word(judged.verdict), XmlEscape(judged.Line()));
   for (const auto& [suite, list] : by_suite) {
     StatusCounts n;
     double t = 0;

@@ -10,12 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/night_verdict.h"
 #include "harness/results/results.h"
 
 namespace harness::reports {
 
 // notes: a line more for a case's <system-out> (bisect --auto's culprit), by case id.
-std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::string, std::string>& notes = {});
+// <testsuites> carries the night's verdict as properties night_verdict (PASS, FAIL,
+// REGRESSED, INCOMPLETE) and night (its line, as stdout's last line states it): night, else
+// JudgeNight(cases).
+std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::string, std::string>& notes = {},
+                     const NightSummary* night = nullptr);
 // Escapes &, <, >, " and ', replaces invalid UTF-8 with U+FFFD and drops characters
 // XML 1.0 cannot carry, so the document stays well-formed whatever bytes s holds.
 std::string XmlEscape(const std::string& s);

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include <fmt/format.h>
@@ -104,7 +105,14 @@ h3{font-size:.95rem;margin:0 0 .3rem;word-break:break-all}
 .badge{display:inline-block;border-radius:3px;padding:0 .4rem;font-size:.78rem;font-weight:600;white-space:nowrap}
 .b-pass{background:var(--pass-bg);color:var(--pass)}.b-risk{background:#ffd966;color:#4d2e00}
 .b-fail{background:var(--fail);color:#fff}.b-error{background:var(--err);color:#fff}.b-skip{background:#eee;color:var(--skip)}
-.b-zero{opacity:.45}
+.b-zero{background:#eef0f3;color:var(--muted);font-weight:400}
+.verdict{margin:1rem 0 0;padding:.7rem 1rem;border-radius:4px;font-size:1.05rem;font-weight:700;border:1px solid var(--line)}
+.verdict.v-pass{background:var(--pass-bg);color:var(--pass);border-color:var(--pass)}
+.verdict.v-fail,.verdict.v-regressed{background:var(--fail-bg);color:var(--fail);border-color:var(--fail)}
+.verdict.v-incomplete{background:var(--err-bg);color:var(--err);border-color:var(--err)}
+.item.regressed{border-left:6px solid var(--fail)}.item.fixed{border-left:6px solid var(--pass)}
+.finding{margin:.3rem 0;font-weight:600;overflow-wrap:anywhere}
+h3.group{margin:.8rem 0 .4rem;color:var(--muted)}
 .item{background:#fff;border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem;margin-bottom:.6rem}
 .item.fail{border-left:6px solid var(--fail)}.item.error{border-left:6px solid var(--err)}
 .since{font-size:.8rem;color:var(--muted)}
@@ -158,17 +166,21 @@ class Html {
 <meta name="harness-report-version" content="{}">
 <title>{}</title><style>{}</style></head><body>
 <header><h1>{}</h1><p>{}, {} runs{}</p>
-<nav><a href="#summary">Summary</a><a href="#failures">Failures ({})</a><a href="#trends">Trends ({})</a><a href="#flaky">Flaky thresholds ({})</a><a href="#flips">Per-question flips</a><a href="#bisect">Bisect ({})</a></nav></header>
+<nav><a href="#changes">Changes ({})</a><a href="#failures">Failures ({})</a><a href="#flaky">Flaky thresholds ({})</a><a href="#trends">Trends ({})</a><a href="#summary">Suites</a><a href="#flips">Per-question flips</a><a href="#bisect">Bisect ({})</a></nav></header>
 )",
                        ScriptHashSource(ReportScript()), kReportFormat, E(o_.title), kStyle, E(o_.title), window,
-                       m_.runs, E(filter), m_.failures.size() + m_.failures_listed.size(), m_.trends.size(),
-                       m_.flaky.size(), m_.bisect.size());
+                       m_.runs, E(filter), m_.changes.size(), m_.failures.size() + m_.failures_listed.size(),
+                       m_.flaky.size(), m_.trends.size(), m_.bisect.size());
     Filters();
     out_ += "<main>\n";
+    // The morning view: the night's verdict, what changed since the previous nightly, what
+    // still fails, then the flaky thresholds and trends (docs/report.md).
+    Verdict();
+    Changes();
     Summary();
     Failures();
-    Trends();
     Flaky();
+    Trends();
     Flips();
     Bisect();
     out_ += "</main>\n<script>" + ReportScript() + "</script>\n</body></html>\n";
@@ -229,8 +241,58 @@ class Html {
                         E(CulpritWords(n)));
   }
 
+  void Verdict() {
+    std::string cls(Word(m_.night.verdict));
+    std::transform(cls.begin(), cls.end(), cls.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    out_ += fmt::format(R"(<p id="verdict" class="verdict v-{}" role="status">{}</p>)"
+                        "\n",
+                        cls, E(m_.night.Line()));
+  }
+
+  void Changes() {
+    out_ += fmt::format("<section id=\"changes\"><h2>What changed since the previous nightly <span class=\"count\">{} "
+                        "cases</span></h2>\n",
+                        m_.changes.size());
+    if (m_.changes.empty())
+      out_ += "<p class=\"none\">No case changed: no new failure, no paired regression, no fix since the previous "
+              "nightly.</p>\n";
+    const std::pair<const char*, const char*> groups[] = {
+        {"new-failure", "New failures"}, {"paired-regression", "Paired regressions"}, {"fixed", "Fixed"}};
+    for (const auto& group : groups) {
+      const std::string kind = group.first;
+      const auto n = std::count_if(m_.changes.begin(), m_.changes.end(), [&](const ChangeEntry& c) { return c.kind == kind; });
+      if (n == 0) continue;
+      out_ += fmt::format("<h3 class=\"group\">{} ({})</h3>\n", group.second, n);
+      for (const auto& c : m_.changes)
+        if (c.kind == kind) Change(c);
+    }
+    out_ += "</section>\n";
+  }
+
+  // One change: its status now, the finding, against the previous nightly, and its culprit
+  // or why it has none. A paired regression answers to "fail" in the filter whatever its
+  // status, so #status=fail shows it.
+  void Change(const ChangeEntry& c) {
+    const std::string kind = c.kind == "paired-regression" ? "regressed" : c.kind == "fixed" ? "fixed" : "fail";
+    const std::string status = c.kind == "fixed"              ? "pass fixed"
+                               : c.kind == "paired-regression" ? "fail regressed"
+                                                               : std::string(Word(c.status)) + " new";
+    out_ += fmt::format(R"(<article class="item {}" data-suite="{}" data-status="{}"><h3>{} {}</h3>)", kind,
+                        E(CaseId(c.case_id).suite()), status, Badge(StatusBadgeClass(c.status), std::string(Label(c.status))),
+                        E(c.case_id));
+    if (!c.finding.empty()) out_ += "<p class=\"finding\">" + E(c.finding) + "</p>";
+    std::string before = "no earlier nightly of its run identity";
+    if (c.before_commit)
+      before = fmt::format("previous nightly: {} in run {} at {}", Label(c.before_status), c.before_run,
+                           CommitCell(*c.before_commit));
+    out_ += fmt::format(R"(<div class="since">run {} at {}; {}</div>)", c.run_id, CommitCell(c.commit), before);
+    if (c.culprit) Culprit(*c.culprit);
+    else out_ += "<p class=\"culprit open\">No culprit: " + E(c.no_culprit) + "</p>";
+    out_ += "</article>\n";
+  }
+
   void Summary() {
-    out_ += "<section id=\"summary\"><h2>Summary <span class=\"count\">latest run per suite</span></h2>\n";
+    out_ += "<section id=\"summary\"><h2>Suites <span class=\"count\">latest nightly per suite</span></h2>\n";
     // A lost shard job: the counts below are of part of the nightly's cases.
     for (const auto& gap : m_.incomplete_nightlies)
       out_ += fmt::format(R"(<p class="hint incomplete" role="alert"><strong>Incomplete nightly:</strong> {} — their )"
@@ -242,7 +304,8 @@ class Html {
                           m_.regressions.size(), m_.RegressionsWithCulprit());
     out_ += "<div class=\"cards\">\n";
     for (const auto& s : m_.summary) {
-      const char* cls = s.error ? "error" : s.fail ? "fail" : s.at_risk ? "risk" : "pass";
+      // AT-RISK annotates passes: it tints no card.
+      const char* cls = s.error ? "error" : s.fail ? "fail" : "pass";
       // Every status the suite's cases have (but pass beside others), so the status filter
       // keeps a suite's card when any of its cases is shown: a suite with errors and
       // failures stays in view under "fail" too.
@@ -250,8 +313,9 @@ class Html {
       for (auto [n, word] : {std::pair{s.error, "error"}, {s.fail, "fail"}, {s.at_risk, "at-risk"}})
         if (n > 0) status += status.empty() ? word : std::string(" ") + word;
       if (status.empty()) status = "pass";
+      // A zero count is neutral grey: only what happened has a status colour.
       auto count = [](const char* badge, int n, const char* word) {
-        return fmt::format(R"(<span class="badge {}{}">{} {}</span>)", badge, n ? "" : " b-zero", n, word);
+        return fmt::format(R"(<span class="badge {}">{} {}</span>)", n ? badge : "b-zero", n, word);
       };
       std::string shards;
       if (!s.shards.empty()) {
@@ -266,11 +330,11 @@ class Html {
                               R"((run {}), kept as a rerun, not counted</div>)",
                               E(r.shard), r.attempt, r.run_id, E(r.host), r.superseded_by);
       out_ += fmt::format(
-          R"(<div class="card {}" data-suite="{}" data-status="{}"><h3>{}</h3><div class="counts">{}{}{}{}{}</div>)"
+          R"(<div class="card {}" data-suite="{}" data-status="{}"><h3>{}</h3><div class="counts">{}{}{}{}{}{}</div>)"
           R"(<div class="meta">run {} at {}<br>stack {} · host {} · case time {:.1f} s<br>{} → {}</div>{}</div>)"
           "\n",
-          cls, E(s.suite), status, E(s.suite), count("b-pass", s.pass, "pass"), count("b-risk", s.at_risk, "at-risk"),
-          count("b-fail", s.fail, "fail"), count("b-error", s.error, "error"), count("b-skip", s.skip, "skip"),
+          cls, E(s.suite), status, E(s.suite), count("b-pass", s.pass, "pass"), count("b-risk", s.at_risk, "at-risk (of the passes)"),
+          count("b-fail", s.fail - s.regressed, "fail"), count("b-fail", s.regressed, "regressed"), count("b-error", s.error, "error"), count("b-skip", s.skip, "skip"),
           s.run_id, CommitCell(s.commit), E(s.stack), E(s.host), s.case_seconds, E(s.started_at), E(s.finished_at),
           shards);
     }
@@ -369,19 +433,22 @@ class Html {
   }
 
   void Flaky() {
-    out_ += fmt::format(
-        "<section id=\"flaky\"><h2>Flaky thresholds <span class=\"count\">{} thresholds, most likely false verdict "
-        "first</span></h2>\n",
-        m_.flaky.size());
+    out_ += fmt::format("<section id=\"flaky\"><h2>Flaky thresholds <span class=\"count\">{}, most likely false "
+                        "verdict first</span></h2>\n",
+                        E(FlakyCount(m_.flaky)));
     if (m_.flaky.empty()) {
       out_ += "<p class=\"none\">No gate, tolerance near its bound or flipping status in the window.</p>\n</section>\n";
       return;
     }
-    out_ += "<p class=\"legend\">Each row answers one of two questions and says which: <b>rerun-noise</b> — will a "
-            "rerun of the same commit flip the verdict? (from the spread of stored reruns); <b>true-rate</b> — is the "
-            "true rate on the verdict's side of the gate? (binomial, only where no reruns are stored); "
-            "<b>commit-spread</b> — a tolerance without reruns, spread over recent commits; <b>status-flips</b> — "
-            "the share of runs whose status disagreed.</p>\n";
+    out_ += "<p class=\"legend\">Three kinds of row: a <b>gate</b> (a case's accuracy against its gate), a "
+            "<b>tolerance</b> (a metric using half its bound or more) and a <b>status</b> (a case whose status "
+            "disagreed between runs or went back and forth between commits). Each answers one of four questions and "
+            "says which: <b>rerun-noise</b> — will a rerun of the same commit flip the verdict? (from the spread of "
+            "stored reruns); <b>true-rate</b> — is the true rate on the verdict's side of the gate? (binomial, only "
+            "where no reruns are stored); <b>commit-spread</b> — a tolerance without reruns, spread over recent "
+            "commits since the newest known change (a bisect culprit, a paired REGRESSED or IMPROVED); "
+            "<b>status-flips</b> — the share of runs whose status disagreed, since that change too. Runs with fault "
+            "switches (<code>--fault</code>) are never read here.</p>\n";
     out_ += "<table class=\"flaky\"><thead><tr><th class=\"w-p\">P(false verdict)</th><th class=\"w-case\">case</th>"
             "<th class=\"w-th\">threshold</th><th class=\"w-v\">value</th><th class=\"w-verdict\">verdict</th>"
             "<th>evidence, and what would settle it</th></tr></thead><tbody>\n";

@@ -59,11 +59,32 @@ Json SummaryJson(const ReportModel& m) {
                         {"replaced_by_run", r.superseded_by}});
     summary.push_back({{"suite", s.suite}, {"run", s.run_id}, {"commit", CommitSha(m, s.commit)}, {"stack", s.stack},
                        {"host", s.host}, {"started_at", s.started_at}, {"finished_at", s.finished_at},
-                       {"pass", s.pass}, {"at_risk", s.at_risk}, {"fail", s.fail}, {"error", s.error},
+                       {"pass", s.pass}, {"at_risk", s.at_risk}, {"fail", s.fail}, {"regressed", s.regressed}, {"error", s.error},
                        {"skip", s.skip}, {"case_seconds", s.case_seconds}, {"nightly", s.nightly},
                        {"shards", shards}, {"reruns", reruns}});
   }
   return summary;
+}
+
+Json NightJson(const ReportModel& m) {
+  const NightCounts& n = m.night.counts;
+  return {{"verdict", Word(m.night.verdict)}, {"line", m.night.Line()}, {"exit_code", m.night.ExitCode()},
+          {"pass", n.pass}, {"at_risk", n.at_risk}, {"fail", n.fail}, {"regressed", n.regressed}, {"error", n.error},
+          {"skip", n.skip}, {"missing_shards", n.missing_shards}};
+}
+
+Json ChangesJson(const ReportModel& m) {
+  Json changes = Json::array();
+  for (const auto& c : m.changes) {
+    Json j{{"kind", c.kind}, {"case", c.case_id}, {"status", Word(c.status)}, {"run", c.run_id},
+           {"commit", CommitSha(m, c.commit)}, {"finding", c.finding}, {"no_culprit", c.no_culprit}};
+    j["before"] = c.before_commit ? Json{{"commit", CommitSha(m, *c.before_commit)}, {"run", c.before_run},
+                                         {"status", Word(c.before_status)}}
+                                  : Json(nullptr);
+    j["culprit"] = c.culprit ? CulpritJson(*c.culprit) : Json(nullptr);
+    changes.push_back(std::move(j));
+  }
+  return changes;
 }
 
 Json IncompleteNightliesJson(const ReportModel& m) {
@@ -185,6 +206,8 @@ Json ReportJson(const ReportModel& m) {
   Json j{{"format_version", kReportFormat}, {"runs", m.runs}};
   j["query"] = QueryJson(m.query);
   j["commits"] = CommitsJson(m);
+  j["night"] = NightJson(m);
+  j["changes"] = ChangesJson(m);
   j["summary"] = SummaryJson(m);
   j["incomplete_nightlies"] = IncompleteNightliesJson(m);
   j["failures"] = FailuresJson(m);

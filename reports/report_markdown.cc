@@ -27,8 +27,9 @@ class Writer {
   std::string Render() {
     Headline();
     Incomplete();
-    Suites();
+    Changes();
     Failures();
+    Suites();
     Bisect();
     Flaky();
     return std::move(out_);
@@ -57,22 +58,29 @@ class Writer {
       out_ += fmt::format("- … and {} more {}{}\n", total - shown, what, o_.html_url.empty() ? "" : " (full report)");
   }
 
+  // The night's line, word for word as harness run's stdout and JUnit state it.
   void Headline() {
-    int pass = 0, at_risk = 0, fail = 0, error = 0, skip = 0;
-    for (const auto& s : m_.summary) {
-      pass += s.pass;
-      at_risk += s.at_risk;
-      fail += s.fail;
-      error += s.error;
-      skip += s.skip;
-    }
-    const char* verdict = error ? "ERROR" : fail ? "FAIL" : at_risk ? "AT-RISK" : "PASS";
-    out_ += fmt::format("## harness nightly: {}{}\n\n", verdict, m_.incomplete_nightlies.empty() ? "" : " (incomplete)");
-    out_ += fmt::format("{} cases in {} suites at {}: {} pass, {} at-risk, {} fail, {} error, {} skip.",
-                        pass + at_risk + fail + error + skip, m_.summary.size(), Commit(m_.commits.size() - 1), pass,
-                        at_risk, fail, error, skip);
+    out_ += "## " + m_.night.Line() + "\n\n";
+    out_ += fmt::format("Latest nightly of {} suites at {}.", m_.summary.size(), Commit(m_.commits.size() - 1));
     if (!o_.html_url.empty()) out_ += fmt::format(" [Full report]({})", MarkdownUrl(o_.html_url));
     out_ += "\n\n";
+  }
+
+  // What changed since the previous nightly, first: each case with its culprit or why none.
+  void Changes() {
+    out_ += fmt::format("### What changed since the previous nightly ({})\n\n", m_.changes.size());
+    if (m_.changes.empty()) out_ += "No new failure, no paired regression, no fix.\n\n";
+    const std::size_t shown = std::min(m_.changes.size(), kMarkdownMaxItems);
+    for (std::size_t i = 0; i < shown; ++i) {
+      const ChangeEntry& c = m_.changes[i];
+      const char* kind = c.kind == "new-failure" ? "new failure" : c.kind == "fixed" ? "fixed" : "paired regression";
+      out_ += fmt::format("- **{}** {} {} at {}: {}\n", kind, Label(c.status), MarkdownEscape(c.case_id),
+                          Sha(m_.commits[c.commit].sha), Snippet(c.finding));
+      out_ += "  - " + (c.culprit ? "bisect --auto: " + CulpritLine(*c.culprit) : "no culprit: " + MarkdownEscape(c.no_culprit)) +
+              "\n";
+    }
+    More(shown, m_.changes.size(), "changes");
+    if (!m_.changes.empty()) out_ += "\n";
   }
 
   void Incomplete() {
@@ -82,17 +90,19 @@ class Writer {
   }
 
   void Suites() {
-    out_ += "| suite | pass | at-risk | fail | error | skip | commit |\n| --- | --: | --: | --: | --: | --: | --- |\n";
+    out_ += "| suite | pass | of them at-risk | fail | of them regressed | error | skip | commit |\n"
+            "| --- | --: | --: | --: | --: | --: | --: | --- |\n";
     for (const auto& s : m_.summary)
-      out_ += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MarkdownEscape(s.suite), s.pass, s.at_risk, s.fail,
-                          s.error, s.skip, Sha(m_.commits[s.commit].sha));
+      out_ += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", MarkdownEscape(s.suite), s.pass, s.at_risk, s.fail,
+                          s.regressed, s.error, s.skip, Sha(m_.commits[s.commit].sha));
     out_ += "\n";
   }
 
   void Failures() {
-    // A regression started failing at the commit of its latest run; the others fail since earlier.
-    std::vector<const FailureEntry*> regressions, older;
-    for (const auto& f : m_.failures) (f.failing_since == f.commit ? regressions : older).push_back(&f);
+    // The new failures are listed under the changes; here what fails since an earlier commit.
+    std::vector<const FailureEntry*> older;
+    for (const auto& f : m_.failures)
+      if (f.failing_since != f.commit) older.push_back(&f);
     auto list = [&](const std::vector<const FailureEntry*>& entries, const char* title, bool since) {
       if (entries.empty()) return;
       out_ += fmt::format("### {} ({})\n\n", title, entries.size());
@@ -110,7 +120,6 @@ class Writer {
     if (!m_.regressions.empty())
       out_ += fmt::format("{} regressions found by bisect --auto, {} with a culprit.\n\n", m_.regressions.size(),
                           m_.RegressionsWithCulprit());
-    list(regressions, "Regressions", false);
     list(older, "Still failing", true);
     if (!m_.failures_listed.empty())
       out_ += fmt::format("{} more failing cases past the report's bounds are listed by id in the full report.\n\n",

@@ -53,6 +53,16 @@ ReportModel Model() {
   FailureEntry fresh{"gmm/evil_|*_`x`_<script>", CaseStatus::kFail, 2, "", "host", 1, 1, "op @all count\nsecond line"};
   FailureEntry old{"gmm/old_0", CaseStatus::kError, 2, "", "host", 1, 0, std::string(1000, 'x')};
   m.failures = {fresh, old};
+  ChangeEntry change{"new-failure", fresh.case_id, CaseStatus::kFail, 2, 1, 0, 1, CaseStatus::kPass, "op @all count"};
+  change.no_culprit = "not bisected <b>|</b>";
+  m.changes = {change};
+  NightCounts counts;
+  counts.pass = 4;
+  counts.at_risk = 1;
+  counts.fail = 1;
+  counts.error = 1;
+  counts.missing_shards = 2;
+  m.night = JudgeNight(counts);
   FlakyEntry flaky{"gsm8k/test_gsm8k_accuracy_1", "accuracy", "gate", 1, 0.91, 0.91, "AT-RISK"};
   flaky.estimate.probability = 0.4;
   flaky.settle = "rerun it";
@@ -83,20 +93,27 @@ ReportModel Model() {
 TEST(ReportMarkdown, SummarisesEverySectionEscaped) {
   const std::string md = ReportMarkdown(Model(), {.html_url = "https://ci.example/report.html",
                                                   .commit_url = "https://git.example/c/{sha}"});
-  EXPECT_NE(md.find("## harness nightly: FAIL (incomplete)"), std::string::npos) << md;
-  EXPECT_NE(md.find("7 cases in 2 suites at [`bbbb00000000`](https://git.example/c/bbbb000000000000000000000000000000000002) "
-                    "break \\*it\\* \\| \\<b\\>: 4 pass, 1 at-risk, 2 fail, 0 error, 0 skip. "
-                    "[Full report](https://ci.example/report.html)"),
+  EXPECT_EQ(md.rfind("## harness nightly: INCOMPLETE - 4 passed (1 AT-RISK), 1 failed, 0 regressed, 1 error, 0 "
+                     "skipped, 2 shards missing\n\n",
+                     0),
+            0u)
+      << md;
+  EXPECT_NE(md.find("Latest nightly of 2 suites at [`bbbb00000000`](https://git.example/c/bbbb000000000000000000000000000000000002) "
+                    "break \\*it\\* \\| \\<b\\>. [Full report](https://ci.example/report.html)"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("> **Warning: incomplete nightly.** nightly gitlab\\-77 at bbbb00000000\\: shards 1\\/4\\, 3\\/4 missing"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| gmm | 3 | 0 | 2 | 0 | 0 | [`bbbb00000000`]"), std::string::npos) << md;
-  EXPECT_NE(md.find("### Regressions (1)\n\n- **FAIL** gmm\\/evil\\_\\|\\*\\_\\`x\\`\\_\\<script\\> at [`bbbb00000000`]"
-                    "(https://git.example/c/bbbb000000000000000000000000000000000002): op \\@all count\n"),
+  EXPECT_NE(md.find("| gmm | 3 | 0 | 2 | 0 | 0 | 0 | [`bbbb00000000`]"), std::string::npos) << md;
+  EXPECT_NE(md.find("### What changed since the previous nightly (1)\n\n- **new failure** FAIL gmm\\/evil\\_\\|\\*\\_\\`x\\`"
+                    "\\_\\<script\\> at [`bbbb00000000`](https://git.example/c/bbbb000000000000000000000000000000000002): op "
+                    "\\@all count\n  - no culprit: not bisected \\<b\\>\\|\\<\\/b\\>\n"),
             std::string::npos)
       << md;
+  // The changes come first, then what still fails, then the suites.
+  EXPECT_LT(md.find("### What changed"), md.find("### Still failing"));
+  EXPECT_LT(md.find("### Still failing"), md.find("| suite |"));
   EXPECT_EQ(md.find("second line"), std::string::npos) << "first line of a message only";
   EXPECT_NE(md.find("### Still failing (1)\n\n- **ERROR** gmm\\/old\\_0 at"), std::string::npos) << md;
   EXPECT_NE(md.find(", failing since [`aaaa00000000`]"), std::string::npos) << md;
@@ -123,15 +140,21 @@ TEST(ReportMarkdown, WithoutLinksAndWithLongListsIsBounded) {
   ReportModel m = Model();
   m.incomplete_nightlies.clear();
   m.failures.clear();
-  for (std::size_t i = 0; i < kMarkdownMaxItems + 5; ++i)
+  m.changes.clear();
+  for (std::size_t i = 0; i < kMarkdownMaxItems + 5; ++i) {
     m.failures.push_back({"gmm/c_" + std::to_string(i), CaseStatus::kFail, 2, "", "h", 1, 1, "boom"});
+    m.changes.push_back({"new-failure", "gmm/c_" + std::to_string(i), CaseStatus::kFail, 2, 1});
+  }
+  NightCounts counts;
+  counts.fail = static_cast<int>(kMarkdownMaxItems + 5);
+  m.night = JudgeNight(counts);
   const std::string md = ReportMarkdown(m, {});
-  EXPECT_NE(md.find("## harness nightly: FAIL\n"), std::string::npos) << md;
+  EXPECT_EQ(md.rfind("## harness nightly: FAIL - 0 passed, 25 failed, 0 regressed, 0 errors, 0 skipped\n", 0), 0u) << md;
   EXPECT_EQ(md.find("Full report"), std::string::npos);
   EXPECT_EQ(md.find("](http"), std::string::npos) << "no commit links without --commit-url";
   EXPECT_EQ(md.find("Warning"), std::string::npos);
-  EXPECT_NE(md.find("### Regressions (25)"), std::string::npos) << md;
-  EXPECT_NE(md.find("- … and 5 more failures\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("### What changed since the previous nightly (25)"), std::string::npos) << md;
+  EXPECT_NE(md.find("- … and 5 more changes\n"), std::string::npos) << md;
   EXPECT_EQ(md.find("gmm\\/c\\_20 "), std::string::npos) << "the 21st is not listed";
 }
 

@@ -23,11 +23,7 @@
 
 namespace harness::reports {
 
-bool IsAtRisk(const std::vector<Metric>& metrics) {
-  for (const auto& m : metrics)
-    if (m.name == metric_names::kGateVerdict) return m.label == Word(GateVerdict::kAtRisk);
-  return false;
-}
+bool IsAtRisk(const std::vector<Metric>& metrics) { return HasAtRiskGate(metrics); }
 
 std::optional<std::pair<double, double>> AtRiskBand(int64_t n, double gate) {
   std::optional<std::pair<double, double>> band;
@@ -41,6 +37,14 @@ std::optional<std::pair<double, double>> AtRiskBand(int64_t n, double gate) {
     }
   }
   return band;
+}
+
+std::string FlakyCount(const std::vector<FlakyEntry>& entries) {
+  int gate = 0, tolerance = 0, status = 0;
+  for (const auto& e : entries) (e.kind == "gate" ? gate : e.kind == "tolerance" ? tolerance : status)++;
+  auto n = [](int k, const char* one, const char* many) { return fmt::format("{} {}", k, k == 1 ? one : many); };
+  return fmt::format("{}: {}, {}, {}", n(static_cast<int>(entries.size()), "row", "rows"), n(gate, "gate", "gates"),
+                     n(tolerance, "tolerance", "tolerances"), n(status, "status flip", "status flips"));
 }
 
 void RankFlaky(std::vector<FlakyEntry>& entries) {
@@ -66,6 +70,22 @@ const Metric* Find(const std::vector<Metric>& metrics, const std::string& name) 
   for (const auto& m : metrics)
     if (m.name == name) return &m;
   return nullptr;
+}
+
+// A run with fault switches (--fault, or faults in its stack config): a deliberately broken
+// stack. Faults are context, not identity (docs/store.md), so it shares its healthy runs'
+// identity; the flaky ranking must not read its results as noise.
+bool HasFaults(const RunRow& run) {
+  const Json config = ParseJsonOrDiscarded(run.config_json);
+  const Json context = ParseJsonOrDiscarded(run.context_json);
+  for (const Json* j : {&config, &context}) {
+    if (!j->is_object()) continue;
+    const auto stack = j->find("stack_config");
+    if (stack == j->end() || !stack->is_object()) continue;
+    const auto faults = stack->find("faults");
+    if (faults != stack->end() && faults->is_array() && !faults->empty()) return true;
+  }
+  return false;
 }
 
 // A run of a sharded nightly (an unsharded run is shard "0/1", NewRun's default).
@@ -131,10 +151,12 @@ class Builder {
     if (auto s = Summarize(); !s) return s.error();
     if (auto s = Failures(); !s) return s.error();
     Trends();
+    if (auto s = Bisect(); !s) return s.error();  // its culprits are change points of the flaky ranking
     Flaky();
     if (auto s = Flips(); !s) return s.error();
-    if (auto s = Bisect(); !s) return s.error();
     if (auto s = Regressions(); !s) return s.error();
+    Night();
+    if (auto s = Changes(); !s) return s.error();
     return std::move(model_);
   }
 
@@ -227,9 +249,17 @@ class Builder {
         shard_runs.insert(r.run_index);
         s.commit = r.commit;
         s.case_seconds += r.stored.result.duration_s;
+        night_.Add(r.stored.result.status, r.metrics);
+        latest_cases_.push_back(&r);
         switch (r.stored.result.status) {
-          case CaseStatus::kPass: (IsAtRisk(r.metrics) ? s.at_risk : s.pass)++; break;
-          case CaseStatus::kFail: s.fail++; break;
+          case CaseStatus::kPass:
+            s.pass++;
+            if (IsAtRisk(r.metrics)) s.at_risk++;
+            break;
+          case CaseStatus::kFail:
+            s.fail++;
+            if (IsPairedRegressionOnly(r.stored.result.status, r.metrics)) s.regressed++;
+            break;
           case CaseStatus::kError: s.error++; break;
           case CaseStatus::kSkip: s.skip++; break;
           case CaseStatus::kRunning: break;
@@ -344,19 +374,55 @@ class Builder {
     }
   }
 
+  // The flaky ranking reads neither fault-switched runs (a deliberately broken stack is no
+  // noise) nor, across commits, past the newest known change point (ChangePoint).
   void Flaky() {
-    for (const auto& [case_id, list] : by_case_) {
+    for (const auto& [case_id, all] : by_case_) {
+      std::vector<const Loaded*> list;
+      for (const Loaded* r : all)
+        if (!HasFaults(runs_[r->run_index])) list.push_back(r);
+      if (list.empty()) continue;
       const Loaded* newest = list.back();
       std::vector<const Loaded*> reruns;  // the newest commit's results of the newest identity
       for (const Loaded* r : list)
         if (r->commit == newest->commit && r->config_hash == newest->config_hash) reruns.push_back(r);
       const std::string& sha = model_.commits[newest->commit].sha;
+      const Segment segment = ChangePoint(case_id, list);
+      std::vector<const Loaded*> since;  // the results of the newest segment
+      for (const Loaded* r : list)
+        if (r->commit >= segment.from) since.push_back(r);
       GateEntry(case_id, newest, reruns, sha);
       for (const auto& m : newest->metrics)
-        if (m.name.ends_with(metric_names::kBoundUseSuffix)) ToleranceEntry(case_id, m.name, list, reruns, sha);
-      StatusEntry(case_id, list, reruns, sha);
+        if (m.name.ends_with(metric_names::kBoundUseSuffix)) ToleranceEntry(case_id, m.name, since, reruns, sha, segment);
+      StatusEntry(case_id, since, reruns, sha, segment);
     }
     RankFlaky(model_.flaky);
+  }
+
+  // The newest segment of a case's history: from its newest known change point (a bisect
+  // culprit of the case, or a commit where its paired test said REGRESSED or IMPROVED) at or
+  // before its newest result; the whole window when it has none.
+  struct Segment {
+    std::size_t from = 0;
+    std::string why;   // "since the culprit abc123 of bisect session 3", or empty
+  };
+  Segment ChangePoint(const std::string& case_id, const std::vector<const Loaded*>& list) const {
+    Segment seg;
+    const std::size_t newest = list.back()->commit;
+    for (const auto& p : culprit_points_)
+      if ((p.cases.empty() || p.cases.count(case_id)) && p.commit <= newest && p.commit >= seg.from && p.commit > 0) {
+        seg.from = p.commit;
+        seg.why = fmt::format("since {}, the culprit bisect session {} found", ShortSha(model_.commits[p.commit].sha),
+                              p.session);
+      }
+    for (const Loaded* r : list) {
+      const Metric* paired = Find(r->metrics, metric_names::kBaselineVerdict);
+      if (!paired || paired->label == Word(BaselineVerdict::kSame) || r->commit <= seg.from || r->commit == 0) continue;
+      seg.from = r->commit;
+      seg.why = fmt::format("since {}, where the paired test said {}", ShortSha(model_.commits[r->commit].sha),
+                            paired->label);
+    }
+    return seg;
   }
 
   void GateEntry(const std::string& case_id, const Loaded* newest, const std::vector<const Loaded*>& reruns,
@@ -391,7 +457,7 @@ class Builder {
   }
 
   void ToleranceEntry(const std::string& case_id, const std::string& metric, const std::vector<const Loaded*>& list,
-                      const std::vector<const Loaded*>& reruns, const std::string& sha) {
+                      const std::vector<const Loaded*>& reruns, const std::string& sha, const Segment& segment) {
     constexpr double kNear = 0.5;  // half the bound used: worth watching
     const Loaded* newest = list.back();
     const Metric* m = Find(newest->metrics, metric);
@@ -406,7 +472,8 @@ class Builder {
       e.detail = fmt::format("{} runs of {} (one identity): mean {:.4g} of the bound, sigma {:.3g}", values.size(), ShortSha(sha),
                              e.estimate.center, e.estimate.sigma);
     } else {
-      // No reruns: the newest result of this identity per commit over the last ten commits.
+      // No reruns: the newest result of this identity per commit over the last ten commits of
+      // the newest segment (list holds only its results).
       std::map<std::size_t, double> per_commit;
       for (const Loaded* r : list)
         if (r->config_hash == newest->config_hash)
@@ -415,16 +482,16 @@ class Builder {
       for (auto it = per_commit.rbegin(); it != per_commit.rend() && values.size() < 10; ++it) values.push_back(it->second);
       e.estimate = CommitSpreadEstimate(values, 1.0);
       e.detail = fmt::format(
-          "uses {:.1f} % of its bound; no reruns stored, so the spread over the last {} commits (an upper bound on "
-          "rerun noise: it includes real changes): sigma {:.3g}",
-          100 * m->value, values.size(), e.estimate.sigma);
+          "uses {:.1f} % of its bound; no reruns stored, so the spread over the last {} commits{} (an upper bound on "
+          "rerun noise: it may include changes no bisect or paired test named): sigma {:.3g}",
+          100 * m->value, values.size(), segment.why.empty() ? "" : " " + segment.why, e.estimate.sigma);
     }
     e.settle = SettleText(e.estimate, sha);
     model_.flaky.push_back(std::move(e));
   }
 
   void StatusEntry(const std::string& case_id, const std::vector<const Loaded*>& list,
-                   const std::vector<const Loaded*>& reruns, const std::string& sha) {
+                   const std::vector<const Loaded*>& reruns, const std::string& sha, const Segment& segment) {
     auto passed = [](const Loaded* r) { return r->stored.result.status == CaseStatus::kPass; };
     const auto pass = std::count_if(reruns.begin(), reruns.end(), passed);
     const auto other = static_cast<int64_t>(reruns.size()) - pass;
@@ -449,8 +516,8 @@ class Builder {
       if (changes < 2) return;  // one change is a regression or a fix, not a flake
       e.estimate = StatusFlipEstimate(changes, static_cast<int64_t>(seq.size()) - 1);
       e.value = e.estimate.probability;
-      e.detail = fmt::format("status changed {} times between consecutive commits over the last {} commits",
-                             changes, seq.size());
+      e.detail = fmt::format("status changed {} times between consecutive commits over the last {} commits{}",
+                             changes, seq.size(), segment.why.empty() ? "" : " " + segment.why);
     }
     e.settle = SettleText(e.estimate, sha);
     model_.flaky.push_back(std::move(e));
@@ -521,6 +588,7 @@ class Builder {
         std::set<std::string> cases;
         auto header = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(s->args_json), fmt::format("bisect session {}", id));
         if (header && header->target) cases.insert(header->target->cases.begin(), header->target->cases.end());
+        culprit_points_.push_back({commit_index[s->culprit], s->id, cases});
         for (auto& t : model_.trends)
           if (cases.empty() || cases.count(t.case_id))
             t.culprits.push_back({commit_index[s->culprit], s->id,
@@ -565,6 +633,67 @@ class Builder {
     return OkStatus();
   }
 
+  void Night() {
+    NightCounts counts = night_;
+    for (const auto& gap : model_.incomplete_nightlies)
+      counts.missing_shards += static_cast<int64_t>(gap.missing_count + gap.unfinished.size());
+    model_.night = JudgeNight(counts);
+  }
+
+  // The previous nightly's result of r's case and run identity (none: the first such night).
+  const Loaded* PreviousNightly(const Loaded* r) const {
+    const auto& list = by_case_.at(r->stored.result.case_id);
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+      const Loaded* o = *it;
+      if (o->run_index < r->run_index && o->config_hash == r->config_hash && IsNightlyRun(runs_[o->run_index]))
+        return o;
+    }
+    return nullptr;
+  }
+
+  static const char* ChangeKind(const Loaded* r, const Loaded* before) {
+    auto bad = [](CaseStatus s) { return s == CaseStatus::kFail || s == CaseStatus::kError; };
+    const Metric* paired = Find(r->metrics, metric_names::kBaselineVerdict);
+    const CaseStatus now = r->stored.result.status;
+    if (IsPairedRegressionOnly(now, r->metrics) ||
+        (now == CaseStatus::kPass && paired && paired->label == Word(BaselineVerdict::kRegressed)))
+      return "paired-regression";
+    if (bad(now) && (!before || !bad(before->stored.result.status))) return "new-failure";
+    if (now == CaseStatus::kPass && before && bad(before->stored.result.status)) return "fixed";
+    return nullptr;
+  }
+
+  Status Changes() {
+    for (const Loaded* r : latest_cases_) {
+      const Loaded* before = PreviousNightly(r);
+      const char* kind = ChangeKind(r, before);
+      if (!kind) continue;
+      ChangeEntry c{kind, r->stored.result.case_id, r->stored.result.status, r->stored.run_id, r->commit};
+      if (before) {
+        c.before_commit = before->commit;
+        c.before_run = before->stored.run_id;
+        c.before_status = before->stored.result.status;
+      }
+      c.finding = FirstLine(r->stored.result.message);
+      for (const auto& f : model_.failures)
+        if (f.case_id == c.case_id && f.run_id == c.run_id) c.culprit = f.culprit;
+      if (c.kind == "fixed") c.no_culprit = "a fix: bisect --auto looks for the commits that break a case, not those that mend it";
+      else if (!c.culprit && !before)
+        c.no_culprit = "no earlier nightly of this run identity (stack config, faults, model) in the window: nothing to "
+                       "bisect from";
+      else if (!c.culprit)
+        c.no_culprit = "bisect --auto has not looked at it (ci/nightly.sh runs it when HARNESS_STACK_REPO and "
+                       "HARNESS_BISECT_COMMAND are set)";
+      model_.changes.push_back(std::move(c));
+    }
+    auto rank = [](const std::string& kind) { return kind == "new-failure" ? 0 : kind == "paired-regression" ? 1 : 2; };
+    std::stable_sort(model_.changes.begin(), model_.changes.end(), [&](const ChangeEntry& a, const ChangeEntry& b) {
+      if (rank(a.kind) != rank(b.kind)) return rank(a.kind) < rank(b.kind);
+      return a.case_id < b.case_id;
+    });
+    return OkStatus();
+  }
+
   CulpritNote NoteOf(const RegressionRow& g) const {
     CulpritNote n;
     if (!g.session_id) {
@@ -595,6 +724,14 @@ class Builder {
   std::vector<Loaded> results_;
   std::map<std::string, std::vector<const Loaded*>> by_case_;
   std::vector<const Loaded*> failing_;
+  std::vector<const Loaded*> latest_cases_;   // the cases the summary counts
+  struct CulpritPoint {
+    std::size_t commit = 0;
+    int64_t session = 0;
+    std::set<std::string> cases;   // empty: every case
+  };
+  std::vector<CulpritPoint> culprit_points_;  // bisect culprits in the window
+  NightCounts night_;
 };
 
 }  // namespace

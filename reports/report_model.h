@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/golden/golden_ops.h"
+#include "harness/results/night_verdict.h"
 #include "harness/results/results.h"
 #include "harness/stats/false_verdict.h"
 #include "harness/store/nightly_shards.h"
@@ -52,8 +53,10 @@ struct ShardRef {
   int64_t superseded_by = 0; // reruns: the run of the attempt that replaced this one
 };
 
-// The latest run of one suite: counts partition its cases (AT-RISK passes are not "pass").
-// For a sharded nightly the counts are over all its shards, and shards names them.
+// The latest run of one suite: pass, fail, error and skip partition its cases; at_risk
+// counts the passes whose gate is AT-RISK (an annotation, not a status) and regressed the
+// failures that are paired regressions only (night_verdict.h). For a sharded nightly the
+// counts are over all its shards, and shards names them.
 struct SuiteSummary {
   std::string suite;
   int64_t run_id = 0;
@@ -61,7 +64,7 @@ struct SuiteSummary {
   std::string stack;
   std::string host;
   std::string started_at, finished_at;
-  int pass = 0, at_risk = 0, fail = 0, error = 0, skip = 0;
+  int pass = 0, at_risk = 0, fail = 0, regressed = 0, error = 0, skip = 0;
   double case_seconds = 0;   // sum of the cases' durations
   std::string nightly;       // the nightly id, when the run has one
   std::vector<ShardRef> shards;  // the runs holding the suite's cases, when sharded (else empty)
@@ -116,6 +119,24 @@ struct ListedFailure {
   std::string case_id;
   CaseStatus status = CaseStatus::kFail;
   int64_t run_id = 0;
+};
+
+// What changed since the previous nightly, for a case of the latest runs (the report opens
+// with these): a new failure (failing or erroring now, passing or absent in the previous
+// nightly of its run identity), a paired regression (its baseline_verdict is REGRESSED
+// while its gate holds; it may pass tonight) or a fix (passing now, failing before).
+struct ChangeEntry {
+  std::string kind;                       // new-failure | paired-regression | fixed
+  std::string case_id;
+  CaseStatus status = CaseStatus::kFail;
+  int64_t run_id = 0;
+  std::size_t commit = 0;
+  std::optional<std::size_t> before_commit;  // the previous nightly's result of the case
+  int64_t before_run = 0;
+  CaseStatus before_status = CaseStatus::kPass;
+  std::string finding;                    // the first line of its message
+  std::optional<CulpritNote> culprit;     // what bisect --auto said of it
+  std::string no_culprit;                 // else: why it has none
 };
 
 struct TrendPoint {
@@ -178,6 +199,10 @@ struct FlipSet {
 
 struct ReportModel {
   ReportQuery query;
+  // The night's verdict over the summary's runs and the shards they lack: the same function
+  // and line as harness run's stdout, exit code and JUnit (harness/results/night_verdict.h).
+  NightSummary night;
+  std::vector<ChangeEntry> changes;   // new failures, paired regressions, fixes; by kind, case id
   std::vector<ReportCommit> commits;  // the window, first-parent order
   int64_t runs = 0;
   std::vector<SuiteSummary> summary;  // by suite name
@@ -206,6 +231,10 @@ bool IsAtRisk(const std::vector<Metric>& metrics);
 // The range of observed rates k/n whose Wilson 95% interval straddles gate: [low, high];
 // none when no k does.
 std::optional<std::pair<double, double>> AtRiskBand(int64_t n, double gate);
+
+// "5 rows: 2 gates, 1 tolerance, 2 status flips": the flaky section's heading, counted from
+// the rows it shows.
+std::string FlakyCount(const std::vector<FlakyEntry>& entries);
 
 // Ranks flaky entries: probability of a false verdict descending, then case id, metric.
 void RankFlaky(std::vector<FlakyEntry>& entries);

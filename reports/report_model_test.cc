@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "harness/results/case_id.h"
 #include "harness/stats/stats.h"
 #include "harness/testing/test_util.h"
 
@@ -63,7 +66,7 @@ class ReportModelTest : public ::testing::Test {
   std::vector<int64_t> commits_;
 };
 
-TEST_F(ReportModelTest, SummaryCountsTheLatestRunPerSuiteWithAtRiskApart) {
+TEST_F(ReportModelTest, SummaryCountsTheLatestRunPerSuiteWithAtRiskAnAnnotationOfAPass) {
   auto m = BuildReport(*store_, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->commits.size(), 4u);
@@ -73,7 +76,10 @@ TEST_F(ReportModelTest, SummaryCountsTheLatestRunPerSuiteWithAtRiskApart) {
   EXPECT_EQ(m->summary[0].fail, 1);
   EXPECT_EQ(m->summary[1].suite, "gsm8k");
   EXPECT_EQ(m->summary[1].at_risk, 1) << "the newest run's 0.9143 straddles 0.91";
-  EXPECT_EQ(m->summary[1].pass, 0);
+  EXPECT_EQ(m->summary[1].pass, 1) << "an AT-RISK gate annotates a passing case";
+  // The night: compile fails, gsm8k and kernels pass (one of them AT-RISK).
+  EXPECT_EQ(m->night.verdict, NightVerdict::kFail);
+  EXPECT_EQ(m->night.Line(), "harness nightly: FAIL - 2 passed (1 AT-RISK), 1 failed, 0 regressed, 0 errors, 0 skipped");
   EXPECT_EQ(m->summary[1].run_id, 6);
   EXPECT_EQ(m->summary[1].commit, 3u);
   EXPECT_TRUE(m->summary[1].shards.empty()) << "an unsharded run names no shards";
@@ -357,6 +363,153 @@ TEST(ReportModel, RankFlakyOrdersByProbabilityThenCase) {
   EXPECT_EQ(e[0].case_id, "c");
   EXPECT_EQ(e[1].case_id, "a");
   EXPECT_EQ(e[2].case_id, "b");
+}
+
+}  // namespace
+}  // namespace harness::reports
+
+namespace harness::reports {
+namespace {
+
+// A store for the morning-view tests: commits 1..n, runs written case by case.
+struct History {
+  testing_util::TempDir dir;
+  std::unique_ptr<Store> store = std::move(Store::Open(dir / "m.db")).value();
+  std::vector<int64_t> commits;
+
+  explicit History(int n) {
+    for (int i = 1; i <= n; ++i)
+      commits.push_back(*store->UpsertCommit({fmt::format("{:040x}", 0xdef000 + i), {}, i, 1700000000 + i,
+                                              fmt::format("commit {}", i)}));
+  }
+  // One run at commit i (1-based) holding `cases`; context holds the fault switches, if any.
+  void Run(int i, const std::vector<CaseResult>& cases, const std::string& context = "{}") {
+    NewRun r{commits[i - 1], "refstack", "id1", "{}", "host", "0.2.0"};
+    r.context_json = context;
+    const int64_t run = *store->BeginRun(r);
+    for (const auto& c : cases) {
+      const int64_t id = *store->BeginCase(run, CaseId(c.case_id).suite(), c.case_id, "{}");
+      ASSERT_TRUE(store->FinishCase(id, c).ok());
+    }
+    ASSERT_TRUE(store->FinishRun(run, CountStatuses(cases).Overall()).ok());
+  }
+  void Culprit(int good, int culprit, const std::string& case_id) {
+    BisectSessionRow b;
+    b.good = fmt::format("{:040x}", 0xdef000 + good);
+    b.bad = fmt::format("{:040x}", 0xdef000 + culprit);
+    b.target = case_id;
+    b.args_json = R"({"format_version": 1, "target": {"cases": [")" + case_id + R"("]}})";
+    const int64_t session = *store->BeginBisect(b);
+    b.status = "culprit";
+    b.culprit = b.bad;
+    b.confidence = 1.0;
+    b.result_json = "{}";
+    ASSERT_TRUE(store->FinishBisect(session, b).ok());
+  }
+};
+
+CaseResult Case(const std::string& id, CaseStatus status, std::vector<Metric> metrics = {}, std::string message = "") {
+  return {id, status, 0.1, std::move(message), std::move(metrics), {}};
+}
+
+Metric Bound(double use) { return {"gemm_max_bound_use", use, 0, {}, {}}; }
+
+// New failures, paired regressions and fixes since the previous nightly, each with why it
+// has no culprit; the night's verdict from the same counts as harness run's.
+TEST(ReportChanges, NewFailuresPairedRegressionsAndFixesComeWithTheirReason) {
+  History h(2);
+  const Metric regressed = VerdictMetric("baseline_verdict", BaselineVerdict::kRegressed);
+  const Metric gate_pass = VerdictMetric("gate_verdict", GateVerdict::kPass);
+  h.Run(1, {Case("s/a_0", CaseStatus::kPass), Case("s/b_0", CaseStatus::kFail, {}, "b broke"),
+            Case("s/c_0", CaseStatus::kFail, {}, "c broke"), Case("g/acc_0", CaseStatus::kPass, {gate_pass})});
+  h.Run(2, {Case("s/a_0", CaseStatus::kFail, {}, "a: 3 calls expected, 2 seen\nsuites/a.cc:1"),
+            Case("s/b_0", CaseStatus::kPass), Case("s/c_0", CaseStatus::kFail, {}, "c broke"),
+            Case("s/d_0", CaseStatus::kError, {}, "endpoint down"),
+            Case("g/acc_0", CaseStatus::kFail, {gate_pass, regressed}, "gsm8k REGRESSED vs baseline: b = 30, c = 5")});
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->changes.size(), 4u);
+  EXPECT_EQ(m->changes[0].kind, "new-failure");
+  EXPECT_EQ(m->changes[0].case_id, "s/a_0");
+  EXPECT_EQ(m->changes[0].finding, "a: 3 calls expected, 2 seen");
+  ASSERT_TRUE(m->changes[0].before_commit);
+  EXPECT_EQ(m->changes[0].before_status, CaseStatus::kPass);
+  EXPECT_NE(m->changes[0].no_culprit.find("bisect --auto has not looked"), std::string::npos);
+  EXPECT_EQ(m->changes[1].kind, "new-failure");
+  EXPECT_EQ(m->changes[1].case_id, "s/d_0");
+  EXPECT_FALSE(m->changes[1].before_commit);
+  EXPECT_NE(m->changes[1].no_culprit.find("no earlier nightly"), std::string::npos);
+  EXPECT_EQ(m->changes[2].kind, "paired-regression");
+  EXPECT_EQ(m->changes[2].case_id, "g/acc_0");
+  EXPECT_EQ(m->changes[3].kind, "fixed");
+  EXPECT_EQ(m->changes[3].case_id, "s/b_0");
+  // s/c_0 still fails: no change. The night: an error makes it INCOMPLETE.
+  EXPECT_EQ(m->night.verdict, NightVerdict::kIncomplete);
+  EXPECT_EQ(m->night.counts.regressed, 1);
+  EXPECT_EQ(m->night.counts.fail, 2);
+}
+
+// A tolerance's commit spread is measured since the newest culprit bisect tied to the case:
+// the jump the culprit made is a change, not noise. Another case's culprit does not cut it.
+TEST(ReportFlaky, CommitSpreadIsMeasuredWithinTheSegmentSinceTheCulprit) {
+  History h(6);
+  const std::vector<double> use = {0.55, 0.56, 0.55, 0.95, 0.96, 0.95};
+  for (int i = 1; i <= 6; ++i)
+    h.Run(i, {Case("k/gemm_0", CaseStatus::kPass, {Bound(use[i - 1])}),
+              Case("k/other_0", CaseStatus::kPass, {Bound(use[i - 1])})});
+  auto before = BuildReport(*h.store, {});
+  ASSERT_TRUE(before.ok());
+  h.Culprit(3, 4, "k/gemm_0");
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->flaky.size(), 2u);
+  for (const auto& f : m->flaky) {
+    const auto& was = *std::find_if(before->flaky.begin(), before->flaky.end(),
+                                    [&](const FlakyEntry& e) { return e.case_id == f.case_id; });
+    EXPECT_EQ(was.estimate.observations, 6) << "no change point: the whole window";
+    if (f.case_id == "k/gemm_0") {
+      EXPECT_EQ(f.estimate.observations, 3) << f.detail;
+      EXPECT_NEAR(f.estimate.sigma, CommitSpreadEstimate({0.95, 0.96, 0.95}, 1.0).sigma, 1e-12);
+      EXPECT_LT(f.estimate.probability, was.estimate.probability) << f.detail;
+      EXPECT_NE(f.detail.find("the culprit bisect session 1 found"), std::string::npos) << f.detail;
+    } else {
+      EXPECT_EQ(f.estimate.observations, 6) << "another case's culprit is no change point of this one";
+    }
+  }
+}
+
+// A paired REGRESSED or IMPROVED at a commit is a change point too, and several segments
+// keep only the newest.
+TEST(ReportFlaky, PairedChangesCutTheSpreadAndTheNewestSegmentCounts) {
+  History h(7);
+  const std::vector<double> use = {0.5, 0.9, 0.91, 0.6, 0.61, 0.6, 0.62};
+  for (int i = 1; i <= 7; ++i) {
+    std::vector<Metric> metrics = {Bound(use[i - 1])};
+    if (i == 2) metrics.push_back(VerdictMetric("baseline_verdict", BaselineVerdict::kRegressed));
+    if (i == 4) metrics.push_back(VerdictMetric("baseline_verdict", BaselineVerdict::kImproved));
+    h.Run(i, {Case("k/gemm_0", CaseStatus::kPass, metrics)});
+  }
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->flaky.size(), 1u);
+  EXPECT_EQ(m->flaky[0].estimate.observations, 4) << m->flaky[0].detail;
+  EXPECT_NE(m->flaky[0].detail.find("where the paired test said IMPROVED"), std::string::npos) << m->flaky[0].detail;
+}
+
+// Runs with fault switches share their healthy runs' identity (faults are context), yet are
+// a deliberately broken stack: a faulted run failing beside healthy nightlies is no flip.
+TEST(ReportFlaky, FaultRunsNeverEnterTheRanking) {
+  History h(3);
+  const std::string faulted = R"({"format_version": 1, "stack_config": {"faults": ["graph-topo-disorder"]}})";
+  for (int i = 1; i <= 3; ++i) {
+    h.Run(i, {Case("gmm/fp_0", CaseStatus::kPass)});
+    h.Run(i, {Case("gmm/fp_0", CaseStatus::kFail, {}, "graph verification failed")}, faulted);
+  }
+  h.Run(3, {Case("gmm/fp_0", CaseStatus::kPass)});
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_TRUE(m->flaky.empty()) << m->flaky.front().detail;
+  EXPECT_EQ(FlakyCount(m->flaky), "0 rows: 0 gates, 0 tolerances, 0 status flips");
 }
 
 }  // namespace

@@ -12,14 +12,15 @@ namespace {
 std::string ShortCommit(const ReportModel& m, std::size_t commit) { return ShortSha(m.commits[commit].sha); }
 
 std::string SummaryText(const ReportModel& m) {
-  std::string out = "\nSUMMARY (latest run per suite)\n";
+  std::string out = "\nSUMMARY (latest nightly per suite; at-risk counts passes, regressed counts failures)\n";
   for (const auto& gap : m.incomplete_nightlies)
     out += "  WARNING: incomplete " + NightlyGapText(gap) + ": their cases are not in this report\n";
-  out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>5} {:>5}  {:<12}  {}\n", "suite", "pass", "at-risk", "fail", "error",
-                     "skip", "commit", "run");
+  out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>9} {:>5} {:>5}  {:<12}  {}\n", "suite", "pass", "at-risk", "fail",
+                     "regressed", "error", "skip", "commit", "run");
   for (const auto& s : m.summary) {
-    out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>5} {:>5}  {:<12}  {} ({}, {:.1f} s)\n", s.suite, s.pass,
-                       s.at_risk, s.fail, s.error, s.skip, ShortCommit(m, s.commit), s.run_id, s.stack, s.case_seconds);
+    out += fmt::format("  {:<24} {:>5} {:>7} {:>5} {:>9} {:>5} {:>5}  {:<12}  {} ({}, {:.1f} s)\n", s.suite, s.pass,
+                       s.at_risk, s.fail, s.regressed, s.error, s.skip, ShortCommit(m, s.commit), s.run_id, s.stack,
+                       s.case_seconds);
     if (!s.shards.empty()) {
       out += fmt::format("    nightly {}, {} shards:", s.nightly, s.shards.size());
       for (std::size_t i = 0; i < s.shards.size(); ++i)
@@ -29,6 +30,22 @@ std::string SummaryText(const ReportModel& m) {
     for (const auto& r : s.reruns)
       out += fmt::format("    shard {} attempt {} (run {}, {}): replaced by a re-run (run {}), kept as a rerun, not counted\n",
                          r.shard, r.attempt, r.run_id, r.host, r.superseded_by);
+  }
+  return out;
+}
+
+// What changed since the previous nightly: each case with its finding and culprit, or why none.
+std::string ChangesText(const ReportModel& m) {
+  std::string out = fmt::format("\nCHANGES SINCE THE PREVIOUS NIGHTLY ({})\n", m.changes.size());
+  if (m.changes.empty()) out += "  none: no new failure, no paired regression, no fix\n";
+  for (const auto& c : m.changes) {
+    out += fmt::format("  {} {} {} at {} (run {})", c.kind, Label(c.status), c.case_id, ShortCommit(m, c.commit), c.run_id);
+    if (c.before_commit)
+      out += fmt::format("; previous nightly {} at {} (run {})", Label(c.before_status), ShortCommit(m, *c.before_commit),
+                         c.before_run);
+    out += "\n";
+    if (!c.finding.empty()) out += "    " + c.finding + "\n";
+    out += "    " + (c.culprit ? CulpritWords(*c.culprit) : "no culprit: " + c.no_culprit) + "\n";
   }
   return out;
 }
@@ -68,7 +85,7 @@ std::string FailuresText(const ReportModel& m) {
 }
 
 std::string FlakyText(const ReportModel& m) {
-  std::string out = fmt::format("\nFLAKY THRESHOLDS ({}, most likely false verdict first)\n", m.flaky.size());
+  std::string out = fmt::format("\nFLAKY THRESHOLDS ({}, most likely false verdict first)\n", FlakyCount(m.flaky));
   if (m.flaky.empty()) out += "  none\n";
   for (const auto& f : m.flaky) {
     out += fmt::format("  P={:<9.3g} [{}] {} {} ({}) {}\n", f.estimate.probability, Word(f.estimate.question),
@@ -120,10 +137,11 @@ std::string BisectText(const ReportModel& m) {
 }  // namespace
 
 std::string ReportText(const ReportModel& m) {
-  std::string out = fmt::format("harness report: {} commits ({} .. {}), {} runs\n", m.commits.size(),
+  std::string out = fmt::format("{}\nharness report: {} commits ({} .. {}), {} runs\n", m.night.Line(), m.commits.size(),
                                 ShortSha(m.commits.front().sha), ShortSha(m.commits.back().sha), m.runs);
-  out += SummaryText(m);
+  out += ChangesText(m);
   out += FailuresText(m);
+  out += SummaryText(m);
   out += FlakyText(m);
   out += TrendsText(m);
   out += FlipsText(m);

@@ -8,11 +8,13 @@
 namespace harness::reports {
 
 std::string KeyDetail(const CaseResult& c) {
-  if (!c.message.empty()) {  // a failure, or a passing case's note (an AT-RISK verdict)
-    std::string first = c.message.substr(0, c.message.find('\n'));
-    // "file:line: message" -> message: the location is in the store and the JUnit file.
-    if (auto p = first.find(": "); p != std::string::npos && first.find(':') < p) first = first.substr(p + 2);
-    return first.size() > 100 ? first.substr(0, 97) + "..." : first;
+  if (!c.message.empty()) {  // a failure's finding, or a passing case's note (an AT-RISK verdict)
+    // The first line is the finding in domain words with its numbers (the location and the
+    // framework's text follow it in the message): shown whole, up to a bound that keeps a
+    // runaway line from flooding the terminal.
+    const std::string first = c.message.substr(0, c.message.find('\n'));
+    const std::string_view kept = Utf8Prefix(first, kMaxKeyDetailBytes);
+    return kept.size() == first.size() ? first : std::string(kept) + "...";
   }
   if (!c.metrics.empty()) {
     const auto& m = c.metrics.front();
@@ -52,16 +54,18 @@ Json RunSummaryJson(int64_t run_id, const std::string& commit, const std::string
   const StatusCounts counts = CountStatuses(cases);
   j["summary"] = {{"pass", counts.pass}, {"fail", counts.fail}, {"error", counts.error}, {"skip", counts.skip}};
   j["status"] = Word(counts.Overall());
+  const NightSummary night = JudgeNight(cases);
+  j["night_verdict"] = Word(night.verdict);
+  j["night"] = night.Line();
   return j;
 }
 
-std::string RunSummaryText(const std::vector<CaseResult>& cases) {
+std::string RunSummaryText(const std::vector<CaseResult>& cases, const NightSummary& night) {
   std::size_t width = 4;
   for (const auto& c : cases) width = std::max(width, c.case_id.size());
   std::string out = fmt::format("{:<6}  {:<{}}  {}\n", "STATUS", "CASE", width, "DETAIL");
   for (const auto& c : cases) out += fmt::format("{:<6}  {:<{}}  {}\n", Label(c.status), c.case_id, width, KeyDetail(c));
-  const StatusCounts n = CountStatuses(cases);
-  out += fmt::format("{} passed, {} failed, {} errors, {} skipped\n", n.pass, n.fail, n.error, n.skip);
+  out += night.Line() + "\n";
   return TerminalText(out);
 }
 

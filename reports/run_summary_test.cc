@@ -25,12 +25,21 @@ TEST(RunSummary, EachStatusCountsInItsOwnColumn) {
   EXPECT_EQ(j["status"], "error");
   ASSERT_EQ(j["cases"].size(), 10u);
   EXPECT_EQ(j["cases"][4]["status"], "fail");
-  const std::string text = RunSummaryText(Mixed());
-  EXPECT_NE(text.find("\n4 passed, 3 failed, 2 errors, 1 skipped\n"), std::string::npos) << text;
+  EXPECT_EQ(j["night_verdict"], "INCOMPLETE");
+  const std::string text = RunSummaryText(Mixed(), JudgeNight(Mixed()));
+  EXPECT_TRUE(text.ends_with("\nharness nightly: INCOMPLETE - 4 passed, 3 failed, 0 regressed, 2 errors, 1 skipped\n"))
+      << text;
 }
 
-TEST(RunSummary, KeyDetailIsTheMessagesFirstLineWithoutItsLocationElseTheFirstMetric) {
-  EXPECT_EQ(KeyDetail({"s/t_0", CaseStatus::kFail, 0, "suite.cc:12: calls differ\nsecond line", {}, {}}), "calls differ");
+TEST(RunSummary, KeyDetailIsTheMessagesWholeFirstLineElseTheFirstMetric) {
+  EXPECT_EQ(KeyDetail({"s/t_0", CaseStatus::kFail, 0, "calls differ: 3 expected, 2 seen\nsuite.cc:12: Failed", {}, {}}),
+            "calls differ: 3 expected, 2 seen");
+  // The numbers at the end of a long finding stay in view.
+  const std::string gate = "AT-RISK at gate 0.91 (sampling question: the 95% interval [0.9089, 0.9365] of 1218/1319 "
+                           "straddles the gate; a fresh sample fails it with p = 0.046)";
+  EXPECT_EQ(KeyDetail({"s/t_0", CaseStatus::kPass, 0, gate + "\nmore", {}, {}}), gate);
+  EXPECT_EQ(KeyDetail({"s/t_0", CaseStatus::kFail, 0, std::string(1000, 'x'), {}, {}}),
+            std::string(kMaxKeyDetailBytes, 'x') + "...");
   EXPECT_EQ(KeyDetail({"s/t_0", CaseStatus::kPass, 0, "", {{"accuracy", 0.925, 1319, 0.91, 0.94}}, {}}),
             "accuracy=0.925 [0.91, 0.94]");
 }

@@ -47,8 +47,7 @@ class Gmm : public SuiteTest {
     const auto golden_path = Need(GoldenOpTablePath(GoldenDir(), GetParam().CaseId()));
     const GoldenOpTable golden = Need(LoadGoldenOpTable(golden_path));
     const GoldenCheck check = CheckGolden(golden, result->ops);
-    EXPECT_TRUE(check.ok()) << "the op table does not meet " << golden_path.string() << ":\n"
-                            << fmt::format("{}", fmt::join(check.Lines(), "\n"))
+    EXPECT_TRUE(check.ok()) << GoldenCheckMessage(check, golden_path.string())
                             << "\n(grouped matmuls in the table: " << GroupedMatmuls(*result) << ")";
   }
 };

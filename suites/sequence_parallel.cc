@@ -65,8 +65,7 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
   const auto golden_path = Need(GoldenOpTablePath(GoldenDir(), GetParam().CaseId()));
   const GoldenOpTable golden = Need(LoadGoldenOpTable(golden_path));
   const GoldenCheck check = CheckGolden(golden, result->ops);
-  EXPECT_TRUE(check.ok()) << "the op table does not meet " << golden_path.string() << ":\n"
-                          << fmt::format("{}", fmt::join(check.Lines(), "\n"));
+  EXPECT_TRUE(check.ok()) << GoldenCheckMessage(check, golden_path.string());
 }
 
 HARNESS_INSTANTIATE(sequence_parallel, SequenceParallel, test_sp_reduces_rms_norm_seq_dim);

@@ -12,6 +12,7 @@
 #include "harness/eval/question_list.h"
 #include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
+#include "harness/results/night_verdict.h"
 #include "harness/run/run.h"
 #include "harness/stack/catalogue.h"
 #include "harness/store/resolve_commit.h"
@@ -154,24 +155,29 @@ void PrintReruns(const std::vector<RunResult>& reruns) {
     }
 }
 
-// The run's summary on stdout (text or JSON) and its exit code.
-int ReportRun(const RunOptions& o, const RunRequest& request, const RunResult& result) {
+// The run's summary on stdout (text or JSON) and its exit code: both state the night's
+// verdict (harness/results/night_verdict.h), as JUnit does.
+int ReportRun(const RunOptions& o, const RunRequest& request, const RunResult& result, const NightSummary& night) {
   if (o.format == "json") {
     Json j = reports::RunSummaryJson(result.run_id, request.commit.sha, result.identity_hash, result.context,
                                      result.cases);
     j["partial_questions"] = request.questions ? Json(request.questions->size()) : Json(nullptr);
+    j["night_verdict"] = Word(night.verdict);
+    j["night"] = night.Line();
     std::printf("%s\n", DumpJson(j).c_str());
   } else {
-    std::fputs(reports::RunSummaryText(result.cases).c_str(), stdout);
+    std::fputs(reports::RunSummaryText(result.cases, night).c_str(), stdout);
   }
   if (result.store_error) std::fprintf(stderr, "harness: error: %s\n", result.store_error->message.c_str());
-  switch (result.status) {
-    case RunStatus::kPass: return static_cast<int>(ExitCode::kPass);
-    case RunStatus::kFail: return static_cast<int>(ExitCode::kFail);
-    case RunStatus::kError:
-    case RunStatus::kRunning: break;
-  }
-  return static_cast<int>(ExitCode::kInfra);
+  return night.ExitCode();
+}
+
+// The night's verdict over the run's cases; a run that could not store them is incomplete.
+NightSummary JudgeRun(const RunResult& result) {
+  NightCounts counts;
+  for (const auto& c : result.cases) counts.Add(c);
+  counts.not_stored = result.store_error.has_value() || result.status == RunStatus::kRunning;
+  return JudgeNight(counts);
 }
 
 int RunCommand(const RunOptions& o) {
@@ -214,8 +220,9 @@ int RunCommand(const RunOptions& o) {
     PrintReruns(ValueOrThrow(RerunAtRisk(request, result, o.rerun_at_risk, *stack, *store)));
   server.reset();
 
-  if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases)));
-  return ReportRun(o, request, result);
+  const NightSummary night = JudgeRun(result);
+  if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases, {}, &night)));
+  return ReportRun(o, request, result, night);
 }
 
 }  // namespace

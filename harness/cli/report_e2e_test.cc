@@ -83,7 +83,7 @@ TEST(ReportE2E, HtmlIsOneDeterministicFileWithEverySectionAndCommitLinks) {
 TEST(ReportE2E, JsonIsTheModelAndTheWindowAndFiltersNarrowIt) {
   SelftestHistory h;
   Json all = ReportJson({"--db", h.db});
-  EXPECT_EQ(all["format_version"], 4);
+  EXPECT_EQ(all["format_version"], 5);
   ASSERT_EQ(all["commits"].size(), 3u);
   EXPECT_EQ(all["commits"][0]["sha"], h.shas[0]) << "first-parent order, oldest first";
   ASSERT_EQ(all["failures"].size(), 1u);
@@ -203,16 +203,16 @@ TEST(ReportE2E, MarkdownSummarisesAndEscapesHostileCaseIds) {
                        "https://ci.example/jobs/9/report (1).html", "--commit-url", "https://git.example/c/{sha}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string& md = r.out;
-  EXPECT_EQ(md.rfind("## harness nightly: FAIL\n", 0), 0u) << md;
+  EXPECT_EQ(md.rfind("## harness nightly: FAIL - 2 passed, 2 failed, 0 regressed, 0 errors, 0 skipped\n", 0), 0u) << md;
   EXPECT_NE(md.find("[Full report](https://ci.example/jobs/9/report%20%281%29.html)"), std::string::npos) << md;
-  EXPECT_NE(md.find("| selftest | 1 | 0 | 1 | 0 | 0 | [`" + ShortSha(h.shas[2]) + "`](https://git.example/c/" +
+  EXPECT_NE(md.find("| selftest | 1 | 0 | 1 | 0 | 0 | 0 | [`" + ShortSha(h.shas[2]) + "`](https://git.example/c/" +
                     h.shas[2] + ") |"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| evil | 1 | 0 | 1 | 0 | 0 |"), std::string::npos) << md;
-  // Both failures started at the newest commit: regressions.
-  EXPECT_NE(md.find("### Regressions (2)"), std::string::npos) << md;
-  EXPECT_NE(md.find("- **FAIL** evil\\/t\\|\\*x\\*\\_\\`code\\`\\_\\<img src\\=x onerror\\=alert\\(1\\)\\>\\@all "
+  EXPECT_NE(md.find("| evil | 1 | 0 | 1 | 0 | 0 | 0 |"), std::string::npos) << md;
+  // Both failures are new tonight: the changes since the previous nightly, first.
+  EXPECT_NE(md.find("### What changed since the previous nightly (2)"), std::string::npos) << md;
+  EXPECT_NE(md.find("- **new failure** FAIL evil\\/t\\|\\*x\\*\\_\\`code\\`\\_\\<img src\\=x onerror\\=alert\\(1\\)\\>\\@all "
                     "\\#1 at [`"),
             std::string::npos)
       << md;
@@ -248,8 +248,8 @@ TEST(ReportE2E, FailAtRiskFailsTheCaseAndTheCaseIsStillRerun) {
   const auto cases = testing_util::RunSummaryCases(r.out);
   ASSERT_EQ(cases.size(), 1u) << r.out;
   EXPECT_EQ(cases.begin()->second.first, "fail");
-  EXPECT_NE(cases.begin()->second.second.find(": gsm8k AT-RISK at gate 0.91"), std::string::npos)
-      << cases.begin()->second.second;
+  EXPECT_EQ(cases.begin()->second.second.rfind("gsm8k AT-RISK at gate 0.91", 0), 0u)
+      << "the finding is the message's first line: " << cases.begin()->second.second;
   EXPECT_NE(r.err.find("harness: rerun 1 (run 2) gsm8k/test_gsm8k_accuracy_1: "), std::string::npos) << r.err;
 }
 

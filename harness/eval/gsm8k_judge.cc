@@ -39,20 +39,21 @@ std::string AccuracyText(const EvalSummary& s) {
 GateVerdict JudgeTheGate(const Gsm8kJudgeInputs& in, CaseOutcome& out) {
   const EvalSummary& s = in.report->summary;
   const GateJudgement gate = JudgeGate(s.counts.correct, s.counts.answered(), in.rule.gate);
-  AddValue(out, metric_names::kGate, gate.gate);
-  out.metrics.push_back(VerdictMetric(metric_names::kGateVerdict, gate.verdict));
   std::vector<double> run_accuracies = in.rerun_accuracies;
   run_accuracies.push_back(s.accuracy);
+  // The verdict answers the question its reason states: the reruns' when there are any.
   const GateConfidence confidence = DescribeGateConfidence(gate, run_accuracies);
+  const GateVerdict verdict = confidence.verdict;
+  AddValue(out, metric_names::kGate, gate.gate);
+  out.metrics.push_back(VerdictMetric(metric_names::kGateVerdict, verdict));
   AddValue(out, metric_names::kGateSampleFailProbability, gate.sample_fail_probability);
   if (confidence.question == FlakeQuestion::kRerunNoise)
     AddRate(out, metric_names::kGateRerunNoiseFailProbability, confidence.fail_probability, confidence.runs);
-  const std::string gate_text = fmt::format("{} at gate {:.2f} ({})", Word(gate.verdict), gate.gate, confidence.text);
-  const bool gate_fails =
-      gate.verdict == GateVerdict::kFail || (gate.verdict == GateVerdict::kAtRisk && in.rule.fail_at_risk);
+  const std::string gate_text = fmt::format("{} at gate {:.2f} ({})", Word(verdict), gate.gate, confidence.text);
+  const bool gate_fails = verdict == GateVerdict::kFail || (verdict == GateVerdict::kAtRisk && in.rule.fail_at_risk);
   if (gate_fails) out.failures.push_back("gsm8k " + gate_text + ": " + AccuracyText(s));
   else out.notes.push_back(gate_text + ": " + AccuracyText(s));
-  return gate.verdict;
+  return verdict;
 }
 
 // The paired comparison with the baseline, question by question (exact McNemar).

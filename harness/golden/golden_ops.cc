@@ -203,6 +203,17 @@ std::vector<std::string> GoldenCheck::Lines() const {
   return lines;
 }
 
+std::string GoldenCheckMessage(const GoldenCheck& check, const std::string& golden_file) {
+  const std::vector<std::string> lines = check.Lines();
+  if (lines.empty()) return "op table meets " + golden_file;
+  std::string out = "op table differs from its golden expectation: " + lines.front();
+  if (check.differences.size() > 1)
+    out += fmt::format(" (and {} more difference{})", check.differences.size() - 1, check.differences.size() == 2 ? "" : "s");
+  out += "\nexpected by " + golden_file + ":";
+  for (const auto& l : lines) out += "\n" + l;
+  return out;
+}
+
 GoldenCheck CheckGolden(const GoldenOpTable& expected, const std::vector<harness::OpRow>& actual) {
   GoldenCheck check;
   if (expected.kind == GoldenOpTable::Kind::kWholeTable) {

@@ -93,6 +93,11 @@ struct GoldenCheck {
 };
 GoldenCheck CheckGolden(const GoldenOpTable& expected, const std::vector<harness::OpRow>& actual);
 
+// A failed check as a case's finding: its first line is the first difference in domain
+// words with its numbers ("op table differs from its golden expectation: <op>: expected 48
+// call(s), got 0 (and 2 more differences)"), then the golden file and every line.
+std::string GoldenCheckMessage(const GoldenCheck& check, const std::string& golden_file);
+
 // The expectation rewritten from an actual table, keeping its kind and note: a whole
 // table becomes the actual rows; a calls list gets each named op's actual calls, and the
 // op a stale hint points to is added right after the op it replaces.

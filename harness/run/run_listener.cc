@@ -36,7 +36,7 @@ static std::string ParamsJsonOf(const std::string& suite, const std::string& cas
 }
 
 void RunListener::OnTestStart(const testing::TestInfo& info) {
-  failure_text_.clear();
+  failure_text_ = FailureText();
   started_ = std::chrono::steady_clock::now();
   auto id = CaseIdOf(info);
   if (!id) return;
@@ -57,11 +57,11 @@ void RunListener::WriteSample(const Sample& s) {
 
 void RunListener::OnTestPartResult(const testing::TestPartResult& result) {
   if (result.type() == testing::TestPartResult::kSuccess) return;
-  if (!failure_text_.empty()) failure_text_ += "\n";
-  std::string text = result.skipped() ? result.message() : result.summary();
+  // The finding first, its location and GoogleTest's assertion text after (failure_text.h).
   if (!result.skipped() && result.file_name())
-    text = fmt::format("{}:{}: {}", result.file_name(), result.line_number(), result.summary());
-  failure_text_ += text;
+    failure_text_.Add(result.file_name(), result.line_number(), result.message());
+  else
+    failure_text_.AddPlain(result.message());
 }
 
 void RunListener::OnTestEnd(const testing::TestInfo& info) {
@@ -79,7 +79,7 @@ void RunListener::OnTestEnd(const testing::TestInfo& info) {
   // Infra error first, then failures, then notes: the first line is the headline.
   std::vector<std::string> parts;
   if (rec.infra_error()) parts.push_back(*rec.infra_error());
-  if (!failure_text_.empty()) parts.push_back(failure_text_);
+  if (!failure_text_.empty()) parts.push_back(failure_text_.Text());
   for (const auto& n : rec.notes()) parts.push_back(n);
   for (const auto& part : parts) s.message += (s.message.empty() ? "" : "\n") + part;
   s.metrics = rec.metrics();

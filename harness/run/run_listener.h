@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/run/case_record.h"
+#include "harness/run/failure_text.h"
 #include "harness/store/run_writer.h"
 
 namespace harness {
@@ -40,7 +41,7 @@ class RunListener : public testing::EmptyTestEventListener, public SampleSink {
   int64_t run_id_;
   CaseRecord& record_;
   int64_t case_row_ = 0;
-  std::string failure_text_;
+  FailureText failure_text_;
   std::chrono::steady_clock::time_point started_;
   std::vector<CaseResult> results_;
   std::optional<Error> store_error_;

@@ -31,6 +31,24 @@ GateJudgement JudgeGate(int64_t correct, int64_t n, double gate) {
   return j;
 }
 
+namespace {
+
+// Where the interval lies against the gate, in the words the verdict stands for.
+const char* IntervalRelation(GateVerdict v) {
+  switch (v) {
+    case GateVerdict::kPass: return "lies at or above";
+    case GateVerdict::kAtRisk: return "straddles";
+    case GateVerdict::kFail: break;
+  }
+  return "lies below";
+}
+
+// The probability as the text states it: the verdict is decided on this number, so a
+// p printed as 0.025 is never a PASS.
+double Stated(double p) { return std::round(p * 1000) / 1000; }
+
+}  // namespace
+
 GateConfidence DescribeGateConfidence(const GateJudgement& gate, const std::vector<double>& run_accuracies) {
   GateConfidence c;
   c.runs = std::max<int64_t>(1, static_cast<int64_t>(run_accuracies.size()));
@@ -38,17 +56,23 @@ GateConfidence DescribeGateConfidence(const GateJudgement& gate, const std::vect
     const FalseVerdictEstimate e = RerunNoiseEstimate(run_accuracies, gate.gate);
     c.question = FlakeQuestion::kRerunNoise;
     // e.probability is of the other side of the gate than the runs' mean.
-    c.fail_probability = e.center >= gate.gate ? e.probability : 1 - e.probability;
-    c.text = fmt::format("rerun noise over {} runs of this commit (mean {:.4f}, sd {:.4f}): another rerun fails the "
-                         "gate with p = {:.3f}",
-                         c.runs, e.center, e.sigma, c.fail_probability);
+    const bool above = e.center >= gate.gate;
+    c.fail_probability = above ? e.probability : 1 - e.probability;
+    const double other_side = Stated(e.probability);
+    c.verdict = other_side >= kAtRiskProbability ? GateVerdict::kAtRisk : above ? GateVerdict::kPass : GateVerdict::kFail;
+    c.text = fmt::format("rerun noise over {} runs of this commit (mean {:.4f}, sd {:.4f}): another rerun {} the gate "
+                         "with p = {:.3f}",
+                         c.runs, e.center, e.sigma, above ? "fails" : "passes", other_side);
     return c;
   }
+  c.verdict = gate.verdict;
   c.question = FlakeQuestion::kTrueRate;
   c.fail_probability = gate.sample_fail_probability;
-  c.text = fmt::format("sampling question: a fresh sample of {} questions at a true rate of {:.4f} fails the gate "
-                       "with p = {:.3f}; no reruns stored, so run-to-run noise is not measured",
-                       gate.n, gate.accuracy, c.fail_probability);
+  c.text = fmt::format("sampling question: the 95% interval [{:.4f}, {:.4f}] of {}/{} {} the gate; a fresh sample of "
+                       "{} questions at a true rate of {:.4f} fails it with p = {:.3f}; no reruns stored, so run-to-run "
+                       "noise is not measured",
+                       gate.ci.low, gate.ci.high, gate.correct, gate.n, IntervalRelation(gate.verdict), gate.n,
+                       gate.accuracy, c.fail_probability);
   return c;
 }
 

@@ -42,11 +42,20 @@ GateJudgement JudgeGate(int64_t correct, int64_t n, double gate);
 // the chance that a fresh sample of n questions at the observed rate fails it (the
 // sampling question, which a deterministic server's reruns never show).
 struct GateConfidence {
+  // The case's gate verdict, decided by the question the text answers (so the word and its
+  // reason cannot disagree): with reruns, the side of the gate the runs' mean lies on,
+  // AT-RISK when the stated probability of another rerun landing on the other side is at
+  // least kAtRiskProbability; without, the Wilson interval of this run (JudgeGate).
+  GateVerdict verdict = GateVerdict::kFail;
   FlakeQuestion question = FlakeQuestion::kTrueRate;
   double fail_probability = 0;   // of the next rerun, or of a fresh sample, scoring below the gate
   int64_t runs = 1;              // runs of this commit behind it
   std::string text;              // for the run's summary and JUnit
 };
+
+// A rerun lands on the other side of the gate with at least this probability (as stated, to
+// three decimals): the verdict is AT-RISK. One-sided 2.5 %, the tail a 95 % interval leaves.
+constexpr double kAtRiskProbability = 0.025;
 
 // run_accuracies: the accuracy of every run of this commit and identity, this one last.
 GateConfidence DescribeGateConfidence(const GateJudgement& gate, const std::vector<double>& run_accuracies);

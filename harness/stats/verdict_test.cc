@@ -1,5 +1,9 @@
 #include "harness/stats/verdict.h"
 
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace harness {
@@ -30,6 +34,73 @@ TEST(JudgeGate, GateIsInclusiveAndEmptyRunsFail) {
   auto empty = JudgeGate(0, 0, 0.91);
   EXPECT_EQ(empty.verdict, GateVerdict::kFail);
   EXPECT_EQ(empty.sample_fail_probability, 1);
+}
+
+// The number after "with p = " in a gate reason.
+double StatedP(const std::string& text) {
+  const auto at = text.find("with p = ");
+  EXPECT_NE(at, std::string::npos) << text;
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + 9));
+}
+
+// The regression of issue 34: four identical reruns at 0.9234 (Wilson interval of one run
+// straddling 0.91) said "AT-RISK ... another rerun fails the gate with p = 0.000".
+TEST(DescribeGateConfidence, IdenticalRerunsAboveTheGatePass) {
+  const auto gate = JudgeGate(1218, 1319, 0.91);
+  ASSERT_EQ(gate.verdict, GateVerdict::kAtRisk);  // the sampling question is unsettled
+  const auto c = DescribeGateConfidence(gate, {0.9234, 0.9234, 0.9234, 0.9234});
+  EXPECT_EQ(c.question, FlakeQuestion::kRerunNoise);
+  EXPECT_EQ(c.verdict, GateVerdict::kPass) << c.text;
+  EXPECT_EQ(StatedP(c.text), 0.0) << c.text;
+  EXPECT_EQ(DescribeGateConfidence(gate, {0.9234}).verdict, GateVerdict::kAtRisk);
+}
+
+// Over a grid of means, spreads, question counts and rerun counts, the verdict word and
+// the reason it states agree: with reruns the word is AT-RISK exactly when the stated p
+// of the other side is at least kAtRiskProbability, else the side of the gate the mean is
+// on; without, the stated interval's relation to the gate.
+TEST(DescribeGateConfidence, WordAndReasonAgreeOverTheGrid) {
+  const double gate = 0.91;
+  int checked = 0, at_risk = 0, passed = 0, failed = 0;
+  for (int64_t n : {50, 1319, 5000})
+    for (double mean = 0.85; mean <= 0.97 + 1e-9; mean += 0.005) {
+      const auto correct = static_cast<int64_t>(std::llround(mean * static_cast<double>(n)));
+      const auto judged = JudgeGate(correct, n, gate);
+      for (double sd : {0.0, 0.001, 0.005, 0.02})
+        for (int runs : {1, 2, 3, 5, 10}) {
+          std::vector<double> accuracies;
+          for (int k = 0; k < runs; ++k) accuracies.push_back(mean + (k % 2 == 0 ? sd : -sd));
+          const auto c = DescribeGateConfidence(judged, accuracies);
+          ++checked;
+          const double p = StatedP(c.text);
+          if (runs >= 2) {
+            ASSERT_EQ(c.question, FlakeQuestion::kRerunNoise);
+            double m = 0;
+            for (double a : accuracies) m += a;
+            m /= static_cast<double>(runs);
+            const GateVerdict side = m >= gate ? GateVerdict::kPass : GateVerdict::kFail;
+            ASSERT_EQ(c.verdict, p >= kAtRiskProbability ? GateVerdict::kAtRisk : side) << c.text;
+            ASSERT_NE(c.text.find(m >= gate ? "another rerun fails" : "another rerun passes"), std::string::npos) << c.text;
+          } else {
+            ASSERT_EQ(c.question, FlakeQuestion::kTrueRate);
+            ASSERT_EQ(c.verdict, judged.verdict);
+            const char* words = c.verdict == GateVerdict::kPass     ? "lies at or above the gate"
+                                : c.verdict == GateVerdict::kAtRisk ? "straddles the gate"
+                                                                    : "lies below the gate";
+            ASSERT_NE(c.text.find(words), std::string::npos) << c.text;
+            const bool straddles = judged.ci.low < gate && judged.ci.high >= gate;
+            ASSERT_EQ(c.verdict == GateVerdict::kAtRisk, straddles) << c.text;
+          }
+          at_risk += c.verdict == GateVerdict::kAtRisk;
+          passed += c.verdict == GateVerdict::kPass;
+          failed += c.verdict == GateVerdict::kFail;
+        }
+    }
+  // The grid holds every verdict many times over, under both questions.
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(at_risk, 100) << checked;
+  EXPECT_GT(passed, 100) << checked;
+  EXPECT_GT(failed, 100) << checked;
 }
 
 TEST(VerdictNames, AreTheDesignWords) {

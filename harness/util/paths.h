@@ -7,6 +7,8 @@
 namespace harness {
 
 std::filesystem::path DataRoot();
+// The source tree the binary was built from (absolute; DataRoot() unless HARNESS_ROOT is set).
+std::filesystem::path SourceRoot();
 std::filesystem::path SuitesDir();   // DataRoot()/suites
 std::filesystem::path GoldenDir();   // DataRoot()/golden
 
