@@ -218,6 +218,29 @@ class Builder {
     return OkStatus();
   }
 
+  // One case of the nightly a suite's summary shows: its status counted, the night told.
+  void CountCase(const Loaded& r, SuiteSummary& s) {
+    s.commit = r.commit;
+    s.case_seconds += r.stored.result.duration_s;
+    night_.Add(r.stored.result.status, r.metrics);
+    latest_cases_.push_back(&r);
+    switch (r.stored.result.status) {
+      case CaseStatus::kPass:
+        s.pass++;
+        if (IsAtRisk(r.metrics)) s.at_risk++;
+        break;
+      case CaseStatus::kFail:
+        s.fail++;
+        if (IsPairedRegressionOnly(r.stored.result.status, r.metrics)) s.regressed++;
+        break;
+      case CaseStatus::kError: s.error++; break;
+      case CaseStatus::kSkip: s.skip++; break;
+      case CaseStatus::kRunning: break;
+    }
+    if (r.stored.result.status == CaseStatus::kFail || r.stored.result.status == CaseStatus::kError)
+      failing_.push_back(&r);
+  }
+
   Status Summarize() {
     // The shards of one nightly (same nightly id, commit and identity; harness merge) are one
     // logical run: the summary counts every shard's cases.
@@ -247,25 +270,7 @@ class Builder {
         if (runs_[r.run_index].superseded_by) rerun_runs.insert(r.run_index);
         if (IsNightlyRun(run) && !IsNightlyRun(runs_[r.run_index])) continue;
         shard_runs.insert(r.run_index);
-        s.commit = r.commit;
-        s.case_seconds += r.stored.result.duration_s;
-        night_.Add(r.stored.result.status, r.metrics);
-        latest_cases_.push_back(&r);
-        switch (r.stored.result.status) {
-          case CaseStatus::kPass:
-            s.pass++;
-            if (IsAtRisk(r.metrics)) s.at_risk++;
-            break;
-          case CaseStatus::kFail:
-            s.fail++;
-            if (IsPairedRegressionOnly(r.stored.result.status, r.metrics)) s.regressed++;
-            break;
-          case CaseStatus::kError: s.error++; break;
-          case CaseStatus::kSkip: s.skip++; break;
-          case CaseStatus::kRunning: break;
-        }
-        if (r.stored.result.status == CaseStatus::kFail || r.stored.result.status == CaseStatus::kError)
-          failing_.push_back(&r);
+        CountCase(r, s);
       }
       const auto ref = [&](const RunRow& r) {
         return ShardRef{r.shard, r.id, r.host, r.attempt, r.superseded_by.value_or(0)};
