@@ -15,7 +15,9 @@ bool IsStart(BisectProgress::Event e) {
   return e == BisectProgress::Event::kStepStart || e == BisectProgress::Event::kConfirmStart;
 }
 
-std::string ExitWords(const BisectProgress& p) { return p.exit_code ? fmt::format(" (exit {})", *p.exit_code) : ""; }
+std::string ProgressExitWords(const BisectProgress& p) {
+  return p.exit_code ? fmt::format(" (exit {})", *p.exit_code) : "";
+}
 
 // What the event is about: the step or rerun, the commit, what ran or what it showed.
 std::string Head(const BisectProgress& p, const ProgressLine& paint) {
@@ -29,12 +31,12 @@ std::string Head(const BisectProgress& p, const ProgressLine& paint) {
       const auto colour = p.verdict == "bad"    ? ProgressLine::Colour::kRed
                           : p.verdict == "good" ? ProgressLine::Colour::kGreen
                                                 : ProgressLine::Colour::kYellow;
-      return fmt::format("bisect step {}: {} is {}{}", p.step, at, paint.Paint(p.verdict, colour), ExitWords(p));
+      return fmt::format("bisect step {}: {} is {}{}", p.step, at, paint.Paint(p.verdict, colour), ProgressExitWords(p));
     }
     case BisectProgress::Event::kConfirmStart:
       return fmt::format("bisect --auto confirm {}: rerunning the bad commit {}", p.step, at);
     case BisectProgress::Event::kConfirmEnd:
-      return fmt::format("bisect --auto confirm {}: {} {}{}", p.step, at, p.verdict, ExitWords(p));
+      return fmt::format("bisect --auto confirm {}: {} {}{}", p.step, at, p.verdict, ProgressExitWords(p));
   }
   return "";
 }

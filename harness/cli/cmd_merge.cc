@@ -78,7 +78,7 @@ int Merge(const MergeOptions& o) {
   bool incomplete = false;
   for (const auto& nightly : total.nightlies) {
     const auto runs = ValueOrThrow(store->NightlyRuns(nightly));
-    for (const auto& line : ReplacedAttemptTexts(runs)) std::printf("%s\n", line.c_str());
+    for (const auto& text : ReplacedAttemptTexts(runs)) std::printf("%s\n", text.c_str());
     for (const auto& gap : NightlyGaps(runs)) {
       std::fprintf(stderr, "harness merge: incomplete %s\n", NightlyGapText(gap).c_str());
       incomplete = true;
