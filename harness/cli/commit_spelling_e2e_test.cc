@@ -1,6 +1,6 @@
 // One commit, one sha in the store, through the real binary: a short sha given after its full
 // sha was stored (or before it) files the run under the spelling the store already has; a
-// short sha two stored commits share is refused and names them (README.md, "One commit,
+// short sha two stored commits share is refused and names them (docs/cli.md, "One commit,
 // one sha").
 #include <gtest/gtest.h>
 

@@ -120,7 +120,7 @@ TEST_F(CompareE2E, BadInputIsExitTwo) {
 }
 
 // compare, report --since and bisect --good/--bad (without --repo) name a stored commit by
-// one rule (README.md, "Naming a stored commit"): 4 to 64 hex digits in either case, one
+// one rule (docs/cli.md, "Naming a stored commit"): 4 to 64 hex digits in either case, one
 // commit, and the same words for an unknown, ambiguous or malformed one.
 TEST_F(CompareE2E, OneRuleNamesAStoredCommitInCompareReportAndBisect) {
   ASSERT_EQ(RunAt(shas_[0], R"({"outcome": "pass"})"), 0);

@@ -82,7 +82,7 @@ int OpenSockets(pid_t pid) {
   return n;
 }
 
-// The README's 64 KiB of request line and headers: 70 KiB of headers are refused (and the
+// docs/cli.md's 64 KiB of request line and headers: 70 KiB of headers are refused (and the
 // connection closed), 60 KiB are served, with or without a body after them.
 TEST(HostileServerE2E, HeadersPast64KiBAreRefused) {
   SimProcess sim({"--port", "0"});

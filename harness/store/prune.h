@@ -16,7 +16,7 @@
 
 namespace harness {
 
-// The documented ranges of the window's bounds (README, docs/store.md "Pruning"). Days: ten
+// The documented ranges of the window's bounds (docs/cli.md "harness prune", docs/store.md "Pruning"). Days: ten
 // thousand years, past which started_at's text form ends anyway; any D in range keeps at
 // least what a smaller D keeps.
 inline constexpr int64_t kMaxKeepNightlies = 1000000000;

@@ -1,6 +1,6 @@
 // A stored commit named on the command line by its sha or a prefix of it: compare's A and
 // B, bisect's --good and --bad without --repo, report's --since. One rule for all of them
-// (README.md, "Naming a stored commit"):
+// (docs/cli.md, "Naming a stored commit"):
 //   - 4 to 64 hex digits, either case (read in lowercase, as git prints a sha);
 //   - it names the one stored commit whose sha starts with it; a sha stored whole names its
 //     commit even when it also begins a longer one (a SHA-1 that starts a SHA-256);
@@ -8,7 +8,7 @@
 //     up to kMaxNamedCandidates of the commits it matches.
 // A revision for git (`run --commit`, `ingest --commit`, bisect's --repo) is git's to resolve;
 // the sha a run or an import then stores goes through StoredSpelling, so one commit is never
-// stored under two spellings (README.md, "Naming a stored commit").
+// stored under two spellings (docs/cli.md, "Naming a stored commit").
 #pragma once
 
 #include <cstddef>

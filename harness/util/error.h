@@ -10,7 +10,7 @@
 
 namespace harness {
 
-// The harness's exit codes (README.md, "Exit codes"). The command `harness bisect` runs per
+// The harness's exit codes (docs/cli.md, "Exit codes"). The command `harness bisect` runs per
 // commit answers in git bisect run's codes instead (0 good, 125 skip, other codes below 128 bad).
 enum class ExitCode : int {
   kPass = 0,     // every test and gate passed
