@@ -12,7 +12,8 @@
 #include "harness/testing/test_util.h"
 
 namespace harness {
-namespace {
+// Named, not anonymous: the unity build puts this file beside other tests of scale_tests.
+namespace output_stdout_e2e {
 
 namespace fs = std::filesystem;
 using testing_util::ReadFile;
@@ -46,14 +47,14 @@ int RunAppendingTo(const std::vector<std::string>& args, const fs::path& log, co
   return WEXITSTATUS(status);
 }
 
-struct Fixture {
+struct StdoutFixture {
   TempDir dir;
   fs::path db = dir / "h.db";
   fs::path log = dir / "ci.log";
   fs::path err = dir / "err.log";
   std::string earlier = "earlier line of the CI log: <keep me> \"and me\" \xE2\x9C\x93\n";
 
-  Fixture() {
+  StdoutFixture() {
     WriteFile(dir / "suites/selftest.json", SelftestTable(R"({"outcome": "pass", "note": "<b>&amp;</b>"},
                                                               {"outcome": "fail", "note": "second"})"));
     WriteFile(log, earlier);
@@ -67,7 +68,7 @@ struct Fixture {
 // Every spelling of the process's own stdout: the device names and the log's own path.
 TEST(OutputStdoutE2E, RunJunitToStdoutAppendsToTheRedirectedLog) {
   for (const std::string& name : {std::string("/dev/stdout"), std::string("/proc/self/fd/1"), std::string("log")}) {
-    Fixture f;
+    StdoutFixture f;
     const std::string junit = name == "log" ? f.log.string() : name;
     const auto before = fs::status(f.log);
     ASSERT_EQ(RunAppendingTo(f.Run(junit), f.log, f.err), 1) << name << ": " << ReadFile(f.err);
@@ -94,7 +95,7 @@ TEST(OutputStdoutE2E, RunJunitToStdoutAppendsToTheRedirectedLog) {
 // report --out at the log it is appended to, in two formats, one after the other: both
 // reports and the earlier line are in the log, in order.
 TEST(OutputStdoutE2E, ReportOutToTheLogItsStdoutAppendsTo) {
-  Fixture f;
+  StdoutFixture f;
   ASSERT_EQ(RunHarness(f.Run((f.dir / "junit.xml").string())).exit_code, 1);
   ASSERT_EQ(RunAppendingTo({"report", "--db", f.db.string(), "--format", "text", "--out", f.log.string()}, f.log,
                            f.err),
@@ -116,5 +117,5 @@ TEST(OutputStdoutE2E, ReportOutToTheLogItsStdoutAppendsTo) {
   EXPECT_EQ(ReadFile(other).find("old content"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace output_stdout_e2e
 }  // namespace harness

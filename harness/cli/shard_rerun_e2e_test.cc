@@ -17,7 +17,8 @@
 #include "harness/util/json_file.h"
 
 namespace harness {
-namespace {
+// Named, not anonymous: the unity build puts this file beside other tests of scale_tests.
+namespace shard_rerun_e2e {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -155,5 +156,5 @@ TEST(ShardRerunE2E, TheLatestFinishedAttemptOfEachShardIsTheNightlysInAnyMergeOr
   }
 }
 
-}  // namespace
+}  // namespace shard_rerun_e2e
 }  // namespace harness
