@@ -263,8 +263,15 @@ class Html {
       const auto n = std::count_if(m_.changes.begin(), m_.changes.end(), [&](const ChangeEntry& c) { return c.kind == kind; });
       if (n == 0) continue;
       out_ += fmt::format("<h3 class=\"group\">{} ({})</h3>\n", group.second, n);
-      for (const auto& c : m_.changes)
-        if (c.kind == kind) Change(c);
+      std::size_t shown = 0;
+      std::string more;
+      for (const auto& c : m_.changes) {
+        if (c.kind != kind) continue;
+        if (shown++ < kMaxFullChangesPerKind) Change(c);
+        else more += (more.empty() ? "" : ", ") + E(c.case_id);
+      }
+      if (shown > kMaxFullChangesPerKind)
+        out_ += fmt::format("<p class=\"more\">{} more, by id: {}</p>\n", shown - kMaxFullChangesPerKind, more);
     }
     out_ += "</section>\n";
   }

@@ -36,6 +36,9 @@ inline constexpr std::size_t kMaxSubjectBytes = 200;      // of each commit subj
 // and no more than the total; every other failing case is counted and listed by id.
 inline constexpr std::size_t kMaxFullFailuresPerSuite = 100;
 inline constexpr std::size_t kMaxFullFailures = 1000;
+// Changes since the previous nightly shown in full, per kind; the others are listed by id
+// (a night that breaks a whole suite still opens fast).
+inline constexpr std::size_t kMaxFullChangesPerKind = 100;
 
 struct ReportCommit {
   std::string sha;

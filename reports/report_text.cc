@@ -1,6 +1,8 @@
 #include "reports/report_text.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -38,7 +40,13 @@ std::string SummaryText(const ReportModel& m) {
 std::string ChangesText(const ReportModel& m) {
   std::string out = fmt::format("\nCHANGES SINCE THE PREVIOUS NIGHTLY ({})\n", m.changes.size());
   if (m.changes.empty()) out += "  none: no new failure, no paired regression, no fix\n";
+  std::map<std::string, std::size_t> shown;  // per kind
+  std::map<std::string, std::string> more;
   for (const auto& c : m.changes) {
+    if (shown[c.kind]++ >= kMaxFullChangesPerKind) {
+      more[c.kind] += (more[c.kind].empty() ? "" : ", ") + c.case_id;
+      continue;
+    }
     out += fmt::format("  {} {} {} at {} (run {})", c.kind, Label(c.status), c.case_id, ShortCommit(m, c.commit), c.run_id);
     if (c.before_commit)
       out += fmt::format("; previous nightly {} at {} (run {})", Label(c.before_status), ShortCommit(m, *c.before_commit),
@@ -47,6 +55,8 @@ std::string ChangesText(const ReportModel& m) {
     if (!c.finding.empty()) out += "    " + c.finding + "\n";
     out += "    " + (c.culprit ? CulpritWords(*c.culprit) : "no culprit: " + c.no_culprit) + "\n";
   }
+  for (const auto& [kind, ids] : more)
+    out += fmt::format("  {} more {}, by id: {}\n", shown[kind] - kMaxFullChangesPerKind, kind, ids);
   return out;
 }
 

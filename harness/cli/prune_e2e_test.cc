@@ -202,7 +202,7 @@ TEST(PruneE2E, RefusesBadWindowsAndARunAnotherProcessWrites) {
   EXPECT_THAT(none.err, HasSubstr("name the window to keep: --keep-nightlies N and/or --keep-samples-days D"));
   const auto negative = f.Prune({"--keep-nightlies", "-1"});
   EXPECT_EQ(negative.exit_code, 2);
-  EXPECT_THAT(negative.err, HasSubstr("--keep-nightlies \"-1\": give a whole number from 0 to 1000000000"));
+  EXPECT_THAT(negative.err, HasSubstr("--keep-nightlies: '-1' is not a whole number in [0, 1000000000]"));
   const auto missing = RunHarness({"prune", "--db", (f.dir / "none.db").string(), "--keep-nightlies", "1"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("none.db: no results database there"));

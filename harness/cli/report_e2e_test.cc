@@ -143,8 +143,10 @@ TEST(ReportE2E, FailuresBeyondTheBoundsAreListedById) {
   auto html = RunHarness({"report", "--db", db, "--out", (dir / "r.html").string()});
   ASSERT_EQ(html.exit_code, 0) << html.err;
   const std::string page = ReadFile(dir / "r.html");
-  std::size_t articles = 0;
-  for (auto at = page.find("<article class=\"item fail\""); at != std::string::npos;
+  std::size_t articles = 0;  // in the Failures section (the changes above it have their own bound)
+  const std::size_t failures_at = page.find("<section id=\"failures\"");
+  ASSERT_NE(failures_at, std::string::npos);
+  for (auto at = page.find("<article class=\"item fail\"", failures_at); at != std::string::npos;
        at = page.find("<article class=\"item fail\"", at + 1))
     ++articles;
   EXPECT_EQ(articles, 1000u);
@@ -152,11 +154,15 @@ TEST(ReportE2E, FailuresBeyondTheBoundsAreListedById) {
   EXPECT_NE(page.find("150 more failing cases of big"), std::string::npos);
   EXPECT_NE(page.find("90 more failing cases of s10"), std::string::npos);
   EXPECT_NE(page.find("FAIL big/c.t0249"), std::string::npos);
+  // Every one is a new failure: the first 100 shown in full under the changes, the rest by id.
+  EXPECT_NE(page.find("New failures (1240)"), std::string::npos);
+  EXPECT_NE(page.find("1140 more, by id: "), std::string::npos);
   auto text = RunHarness({"report", "--db", db, "--format", "text"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("FAILURES (1240)"), std::string::npos);
   EXPECT_NE(text.out.find("240 more, listed by id"), std::string::npos);
   EXPECT_NE(text.out.find("FAIL s10/c.t0089 (run 1)"), std::string::npos);
+  EXPECT_NE(text.out.find("1140 more new-failure, by id: "), std::string::npos);
 }
 
 TEST(ReportE2E, BadInputIsExitTwoAndWritesNothing) {

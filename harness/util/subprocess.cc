@@ -54,9 +54,30 @@ struct ProcStat {
   pid_t group = -1;
   int64_t start_ticks = 0;  // field 22: when it started, in clock ticks since boot
 };
+// The text of /proc/PID/stat, empty when the process is gone. read(2), not an ifstream: a
+// process that exits between the open and the read makes read fail with ESRCH, which
+// libstdc++'s filebuf throws as an exception instead of ending the stream.
+std::string ReadProcStatText(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  char buf[1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n < 0) text.clear();  // gone mid-read: say nothing rather than half a line
+      break;
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 std::optional<ProcStat> ReadProcStat(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const std::string stat = ReadProcStatText(pid);
   const auto close = stat.rfind(')');
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(stat.substr(close + 1));
@@ -326,8 +347,7 @@ StopSignals::~StopSignals() {
 int StopSignals::Caught() { return g_stop_first.load(); }
 
 std::optional<ProcessIdentity> IdentifyProcess(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const std::string stat = ReadProcStatText(pid);
   const auto close = stat.rfind(')');
   if (close == std::string::npos) return std::nullopt;
   // After "(comm)": state is field 3, starttime field 22, so the 20th field after ')'.
