@@ -251,8 +251,8 @@ class Html {
 
   void Changes() {
     out_ += fmt::format("<section id=\"changes\"><h2>What changed since the previous nightly <span class=\"count\">{} "
-                        "cases</span></h2>\n",
-                        m_.changes.size());
+                        "{}</span></h2>\n",
+                        m_.changes.size(), m_.changes.size() == 1 ? "case" : "cases");
     if (m_.changes.empty())
       out_ += "<p class=\"none\">No case changed: no new failure, no paired regression, no fix since the previous "
               "nightly.</p>\n";
