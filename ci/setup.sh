@@ -10,6 +10,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev sqlite3
   libcli11-dev libcpp-httplib-dev libssl-dev libxml2-dev
   chromium
+  slurm-wlm munge
 )
 
 missing=()
