@@ -10,6 +10,7 @@
 
 #include "harness/bisect/bisect_ranges.h"
 #include "harness/bisect/session_lock.h"
+#include "harness/bisect/slurm_step.h"
 #include "harness/bisect/step_exit.h"
 #include "harness/bisect/worktree_command.h"
 #include "harness/util/file_lock.h"
@@ -39,6 +40,9 @@ Status CheckRequest(const AutoBisectRequest& r) {
   for (const auto& arg : r.command)
     if (arg.find("{worktree}") != std::string::npos && r.repo.empty())
       return UsageError("{worktree} in the command needs --repo");
+  if (auto c = CheckSlurmCommand(r.command); !c) return c.error();
+  if (r.step_start_timeout_s)
+    if (auto c = CheckNumberIn(*r.step_start_timeout_s, kTimeoutRange, "--step-start-timeout"); !c) return c.error();
   return OkStatus();
 }
 
@@ -51,6 +55,7 @@ Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const st
   auto before = store.NewestCaseResultId();
   if (!before) return before.error();
   WorktreeCommandSpec spec{r.command, r.repo, r.db, r.command_timeout_s, "confirm"};
+  spec.step_start_timeout_s = r.step_start_timeout_s;
   // A confirming rerun is judged as the nightly was (its gate, its pairing): a whole eval.
   if (UsesQuestions(r.command)) spec.questions = EveryQuestionFile("a confirming rerun evaluates every question");
   auto proc = RunCommandAt(spec, sha, lock);
@@ -61,6 +66,9 @@ Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const st
   if (proc->stop_signal)
     return InfraError(fmt::format("interrupted by {} while confirming at {}", SignalName(proc->stop_signal), at));
   if (proc->timed_out) return InfraError(fmt::format("the command timed out confirming at {}{}", at, stderr_words));
+  if (proc->scheduler_ended)  // srun's exit, not the command's: the rerun tested nothing
+    return ConfirmingRun{proc->exit_code, std::vector<std::optional<bool>>(targets.size()),
+                         std::vector<std::string>(targets.size(), *proc->scheduler_ended + stderr_words)};
   if (proc->signal)
     return InfraError(fmt::format("the command was killed by signal {} at {}{}", proc->signal, at, stderr_words));
   if (MeaningOfExit(proc->exit_code, true) == ExitMeaning::kAbort)

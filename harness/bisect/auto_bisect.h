@@ -29,6 +29,8 @@ struct AutoBisectRequest {
   double confidence = BisectDefaults::kConfidence;
   std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}
   std::optional<double> command_timeout_s;
+  // A Slurm step (slurm_step.h) whose job has not started within this long is cancelled: untestable.
+  std::optional<double> step_start_timeout_s;
   bool full_evals = false;                // BisectRequest::full_evals
   // The nightly's stored answer (a bisect --auto that answered it before) is reported as it
   // stands unless again: then it is replaced by a new one.

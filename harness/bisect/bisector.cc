@@ -14,6 +14,7 @@
 #include "harness/bisect/bisect_ranges.h"
 #include "harness/bisect/flip_rates.h"
 #include "harness/bisect/session_lock.h"
+#include "harness/bisect/slurm_step.h"
 #include "harness/bisect/step_exit.h"
 #include "harness/bisect/worktree_command.h"
 #include "harness/run/suite_table.h"
@@ -508,7 +509,7 @@ class Session {
   // Runs the command at position k (before: the newest case result id before it). An
   // interrupt, a timeout, a signal or an exit >= 128 is an error (exit 3) naming where and
   // the end of its stderr: no answer, whatever it stored.
-  Result<ProcessResult> RunStep(int k, int64_t& before) {
+  Result<StepProcess> RunStep(int k, int64_t& before) {
     auto newest = store_.NewestCaseResultId();
     if (!newest) return newest.error();
     before = *newest;
@@ -522,6 +523,7 @@ class Session {
     if (proc->stop_signal)
       return InfraError(fmt::format("interrupted by {} while the command ran at {}", SignalName(proc->stop_signal), at));
     if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}{}", at, StderrWords(proc->err)));
+    if (proc->scheduler_ended) return proc;  // srun's exit, not the command's: RunCommand says why it is no evidence
     if (proc->signal)
       return InfraError(
           fmt::format("the command was killed by signal {} at {}{}", proc->signal, at, StderrWords(proc->err)));
@@ -560,6 +562,7 @@ class Session {
     if (!proc) return proc.error();
     exit_code = proc->exit_code;
     StepEvidence ev{.exit_code = proc->exit_code};
+    if (proc->scheduler_ended) return Untestable(k, *proc->scheduler_ended, ev, proc->err);
     auto stored = CollectStored(k, before, ev, run_id);
     if (!stored) return stored.error();
     if (!ev.observations.empty()) return ev;  // the command stored a result of the target: that is the evidence
@@ -569,13 +572,21 @@ class Session {
           LoggedObservation{.series = static_cast<int>(target_.cases.size()), .failed = meaning == ExitMeaning::kBad});
       return ev;
     }
+    return Untestable(k,
+                      fmt::format("{}; it stored {} of {}", ExitWords(proc->exit_code),
+                                  *stored ? "only results that say nothing (errors, or partial runs)" : "no result",
+                                  fmt::join(target_.cases, ", ")),
+                      ev, proc->err);
+  }
+
+  // A step that could not test the commit: skipped with its reason inside the range, an
+  // error (exit 3) at an end.
+  Result<StepEvidence> Untestable(int k, const std::string& why, StepEvidence ev, const std::string& err) {
     ev.skip = true;
-    ev.untestable = fmt::format("{}; it stored {} of {}", ExitWords(proc->exit_code),
-                                *stored ? "only results that say nothing (errors, or partial runs)" : "no result",
-                                fmt::join(target_.cases, ", "));
-    ev.stderr_tail = StderrTail(proc->err);
+    ev.untestable = why;
+    ev.stderr_tail = StderrTail(err);
     if (k == 0 || k == n_)
-      return InfraError(fmt::format("the command could not test {}: {}{}", At(k), ev.untestable, StderrWords(proc->err)));
+      return InfraError(fmt::format("the command could not test {}: {}{}", At(k), ev.untestable, StderrWords(err)));
     return ev;
   }
 
@@ -673,9 +684,10 @@ class Session {
                                   fmt::join(bad_like, "; ")));
   }
 
-  Result<ProcessResult> RunInWorktree(int k) {
+  Result<StepProcess> RunInWorktree(int k) {
     WorktreeCommandSpec spec{r_.command, r_.repo, r_.db, r_.command_timeout_s,
                              r_.made_for.empty() ? fmt::format("session {}", out_.session_id) : r_.made_for};
+    spec.step_start_timeout_s = r_.step_start_timeout_s;
     if (uses_questions_)
       spec.questions = whole_eval_ ? EveryQuestionFile(fmt::format("every question at {}", commits_[k].sha))
                                    : QuestionsFileText(k);
@@ -762,6 +774,10 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
   for (const auto& arg : request.command)
     if (arg.find("{worktree}") != std::string::npos && request.repo.empty())
       return UsageError("{worktree} in the command needs --repo");
+  if (auto c = CheckSlurmCommand(request.command); !c) return c.error();
+  if (request.step_start_timeout_s)
+    if (auto c = CheckNumberIn(*request.step_start_timeout_s, kTimeoutRange, "--step-start-timeout"); !c)
+      return c.error();
   if (request.db.empty()) return UsageError("bisect needs the database's path");
   // The command runs in a worktree: every path it is handed is absolute (symbolic links
   // resolved, as the kernel reads `dir/../x`).

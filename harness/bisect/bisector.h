@@ -43,6 +43,8 @@ struct BisectRequest {
   // {questions} evaluates every question anyway, and the search plans for that.
   bool full_evals = false;
   std::optional<double> command_timeout_s;  // none: no timeout; else in (0, kMaxTimeoutS]
+  // A Slurm step (slurm_step.h) whose job has not started within this long is cancelled: untestable.
+  std::optional<double> step_start_timeout_s;
   std::string made_for;                   // what runs the command stores record (default "session N")
   std::optional<ReplayLog> replay;        // from `bisect replay`: the target and the steps as logged
   BisectObserver observer;                // told as each command starts and its step ends (may be empty)

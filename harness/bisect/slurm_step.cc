@@ -103,7 +103,7 @@ Status CheckSlurmCommand(const std::vector<std::string>& argv) {
   const std::vector<std::string> options = LauncherOptions(argv, launcher);
   if (HasOption(options, IsJobNameFlag))
     return UsageError(argv[0] + ": leave the job name out (-J/--job-name): the harness names each step's job "
-                      "(harness-bisect-SESSION-sSLOT-SHA) to follow and cancel exactly what it submitted");
+                      "(harness-bisect-SESSION-PID-sSLOT-SHA) to follow and cancel exactly what it submitted");
   if (launcher == SlurmLauncher::kSbatch &&
       !HasOption(options, [](const std::string& a) { return a == "--wait" || a == "-W"; }))
     return UsageError("sbatch needs --wait in a bisect command: without it sbatch returns when the job is "
@@ -111,8 +111,9 @@ Status CheckSlurmCommand(const std::vector<std::string>& argv) {
   return OkStatus();
 }
 
-std::string SlurmJobName(int64_t session, int slot, const std::string& sha) {
-  return "harness-bisect-" + std::to_string(session) + "-s" + std::to_string(slot) + "-" + sha.substr(0, 12);
+std::string SlurmJobName(const std::string& label, int slot, const std::string& sha) {
+  return "harness-bisect-" + label + "-" + std::to_string(getpid()) + "-s" + std::to_string(slot) + "-" +
+         sha.substr(0, 12);
 }
 
 std::vector<std::string> WithSlurmJobName(const std::vector<std::string>& argv, const std::string& name) {

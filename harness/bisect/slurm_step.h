@@ -1,6 +1,6 @@
 // A bisect step that goes through Slurm: the command's argv starts with `srun`, or with
 // `sbatch` and `--wait` (docs/bisect.md, "Steps on a Slurm cluster"). The harness names the
-// job itself (`--job-name=harness-bisect-<session>-s<slot>-<sha12>`), so it can find it and
+// job itself (`--job-name=harness-bisect-<session>-<pid>-s<slot>-<sha12>`), so it can find it and
 // cancel exactly what it submitted (scancel of this user's jobs of that name, never anything
 // else) when the step ends, is interrupted or times out, and so it can ask the scheduler how
 // the job ended: a job the scheduler cancelled, timed out, lost with its node or never ran is
@@ -28,8 +28,9 @@ SlurmLauncher LauncherOf(const std::vector<std::string>& argv);
 // --job-name: the harness names the job to find and cancel it). Ok for any other command.
 Status CheckSlurmCommand(const std::vector<std::string>& argv);
 
-// "harness-bisect-<session>-s<slot>-<first 12 of sha>": unique per concurrent step.
-std::string SlurmJobName(int64_t session, int slot, const std::string& sha);
+// "harness-bisect-<label>-<our pid>-s<slot>-<first 12 of sha>", label the session id or
+// "confirm": unique per concurrent step of this harness, and per harness on this host.
+std::string SlurmJobName(const std::string& label, int slot, const std::string& sha);
 
 // argv with --job-name=NAME right after the launcher (argv unchanged for other commands).
 std::vector<std::string> WithSlurmJobName(const std::vector<std::string>& argv, const std::string& name);

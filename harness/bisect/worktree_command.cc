@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bisect/slurm_step.h"
 #include "harness/util/git.h"
 #include "harness/util/paths.h"
 
@@ -52,6 +53,27 @@ Result<CommandPlace> MakePlace(const WorktreeCommandSpec& spec, const std::strin
   return place;
 }
 
+// The name of the step's Slurm job, empty when the command is not a Slurm step.
+std::string StepJobName(const WorktreeCommandSpec& spec, const std::string& sha, const std::vector<std::string>& argv) {
+  if (LauncherOf(argv) == SlurmLauncher::kNone) return "";
+  std::string label = spec.made_for.rfind("session ", 0) == 0 ? spec.made_for.substr(8) : spec.made_for;
+  std::replace(label.begin(), label.end(), ' ', '-');
+  return SlurmJobName(label.empty() ? "step" : label, spec.slot, sha);
+}
+
+// After a Slurm step: its job is cancelled (nothing left queued or running, whatever ended
+// the step), then the scheduler says whether the job ran and ended by itself. Why it says
+// nothing of the commit, or nullopt.
+std::optional<std::string> FinishSlurmJob(const std::string& job, const std::optional<std::string>& not_started) {
+  const Status cancelled = CancelSlurmJobs(job);
+  if (not_started) return not_started;
+  auto jobs = FindSlurmJobs(job);
+  if (!jobs) return "could not ask Slurm how job " + job + " ended: " + jobs.error().message;
+  if (auto why = SlurmUntestableReason(job, *jobs)) return why;
+  if (!cancelled) return "could not cancel Slurm job " + job + ": " + cancelled.error().message;
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool UsesQuestions(const std::vector<std::string>& command) {
@@ -82,7 +104,7 @@ std::vector<std::string> SubstituteCommand(const std::vector<std::string>& comma
   return argv;
 }
 
-Result<ProcessResult> RunCommandAt(const WorktreeCommandSpec& spec, const std::string& sha, SessionLock& lock) {
+Result<StepProcess> RunCommandAt(const WorktreeCommandSpec& spec, const std::string& sha, SessionLock& lock) {
   if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
   auto place = MakePlace(spec, sha, lock);
   if (!place) return place.error();
@@ -105,11 +127,20 @@ Result<ProcessResult> RunCommandAt(const WorktreeCommandSpec& spec, const std::s
   po.forward_stop_signals = true;
   // Best effort: a lock that cannot be written loses only the cleanup after a kill -9.
   po.on_start = [&lock](pid_t pid) { static_cast<void>(lock.SetCommand(IdentifyProcess(pid))); };
-  auto proc = RunProcess(argv, po);
+  const std::string job = StepJobName(spec, sha, argv);
+  std::optional<SlurmStartWatch> watch;
+  if (!job.empty() && spec.step_start_timeout_s) watch.emplace(job, *spec.step_start_timeout_s);
+  auto proc = RunProcess(job.empty() ? argv : WithSlurmJobName(argv, job), po);
+  const std::optional<std::string> not_started = watch ? watch->cancelled() : std::nullopt;
+  watch.reset();
+  std::optional<std::string> scheduler_ended;
+  if (!job.empty()) scheduler_ended = FinishSlurmJob(job, not_started);
   RemovePlace(spec.repo, *place, lock);
-  if (proc && !proc->stop_signal)
+  if (!proc) return proc.error();
+  if (!proc->stop_signal)
     if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
-  return proc;
+  StepProcess out{*proc, scheduler_ended};
+  return out;
 }
 
 }  // namespace harness::bisect

@@ -28,6 +28,15 @@ struct WorktreeCommandSpec {
   std::string made_for;
   // The text of the file {questions} names (absolute path); none: the command does not use it.
   std::optional<std::string> questions;
+  // A Slurm step (slurm_step.h): cancel its job when it has not started within this long.
+  std::optional<double> step_start_timeout_s;
+  int slot = 0;                             // which of the concurrent steps (Slurm job names)
+};
+
+// The command's process result, and for a Slurm step whose job the scheduler ended (or
+// never ran), why: then the exit code is srun's, not the command's, and says nothing.
+struct StepProcess : ProcessResult {
+  std::optional<std::string> scheduler_ended;
 };
 
 // The name of the file {questions} names, in the run's temporary folder.
@@ -45,6 +54,8 @@ std::vector<std::string> SubstituteCommand(const std::vector<std::string>& comma
 
 // Runs the command at sha. The process result as RunProcess gives it; errors are those of
 // making the worktree, or an interrupt caught before the command started or after it ended.
-Result<ProcessResult> RunCommandAt(const WorktreeCommandSpec& spec, const std::string& sha, SessionLock& lock);
+// A Slurm step's job is named, cancelled when the step ends whatever happened, and asked how
+// it ended (slurm_step.h).
+Result<StepProcess> RunCommandAt(const WorktreeCommandSpec& spec, const std::string& sha, SessionLock& lock);
 
 }  // namespace harness::bisect

@@ -32,6 +32,7 @@ struct BisectOptions {
   std::string format = "text";
   double noise_sigma = 0;
   std::optional<double> timeout_s;
+  std::optional<double> step_start_timeout_s;
   int64_t log_session = 0;
   std::string replay_file;
   bool automatic = false;
@@ -90,6 +91,7 @@ int AutoBisect(const BisectOptions& o) {
   r.confidence = o.request.confidence;
   r.command = o.request.command;
   r.command_timeout_s = o.timeout_s;
+  r.step_start_timeout_s = o.step_start_timeout_s;
   r.full_evals = o.request.full_evals;
   r.again = o.again;
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
@@ -119,6 +121,7 @@ int Bisect(BisectOptions& o, bool replay) {
     if (o.noise_sigma != 0) r.noise_sigma = o.noise_sigma;
     r.command_timeout_s = o.timeout_s;
   }
+  r.step_start_timeout_s = o.step_start_timeout_s;
   r.db = o.db;
   r.suites_dir = o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir);
   auto store = ValueOrThrow(Store::Open(o.db));
@@ -154,6 +157,9 @@ CommandMain SetupBisect(CLI::App& app) {
   AddNumericOption(app, "--flake-rate", r.flake_rate, bisect::kFlakeRateRange,
                  fmt::format("Chance a status is wrong on one run (default {})", Defaults::kFlakeRate));
   AddNumericOption(app, "--timeout", o->timeout_s, kTimeoutRange, "Seconds the command may take per commit (default: none)");
+  AddNumericOption(app, "--step-start-timeout", o->step_start_timeout_s, kTimeoutRange,
+                   "A Slurm step (srun, sbatch --wait) whose job has not started within this many seconds is "
+                   "cancelled and untestable (default: none)");
   app.add_option("--format", o->format, "text|json");
   app.add_flag("--full-evals", r.full_evals,
                "Every run evaluates every question: {questions} names a file of '*' (default: the questions the "
