@@ -7,6 +7,8 @@
 // its own identity, past a failing one and before a farther passing one.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "harness/testing/test_util.h"
@@ -15,6 +17,7 @@
 namespace harness {
 namespace pairing_e2e {
 
+namespace fs = std::filesystem;
 using testing_util::RunHarness;
 using testing_util::SelftestTable;
 using testing_util::StdoutJson;
@@ -131,6 +134,44 @@ TEST_F(PairingE2E, TheBaselineIsTheNearestPassingAncestorOfTheSameIdentity) {
   EXPECT_EQ(MetricOf(a, "selftest/test_outcome_0", "baseline_samples"), 3) << a.dump();
   const Json b = Run(4, "b", "pass", 4);
   EXPECT_EQ(MetricOf(b, "selftest/test_outcome_0", "baseline_samples"), 7) << b.dump();
+}
+
+// Where and how a stack runs is context, what it runs is measured (store/identity_rule.cc):
+// exec stacks whose cwd, device variable and timeout differ pair with each other, one whose
+// command differs does not; openai stacks whose launch sections (command, env, timeouts,
+// readiness path) differ pair, one serving another model does not. Each run's baseline is
+// told by its sample count: the run it paired with stored as many samples as its commit.
+TEST_F(PairingE2E, WhereAndHowAStackRunsIsContextWhatItRunsIsMeasured) {
+  const std::string sim = HARNESS_BINARY;
+  const auto exec = [&](const std::string& script, const std::string& cwd, const std::string& device, int timeout) {
+    fs::create_directories(dir / cwd);
+    return Json{{"format_version", 1},
+                {"stack", "exec"},
+                {"exec", {{"command", {"sh", script}}, {"cwd", (dir / cwd).string()},
+                          {"env", {{"CUDA_VISIBLE_DEVICES", device}}}, {"timeout_s", timeout}}}};
+  };
+  const auto openai = [&](const std::string& model, Json launch) {
+    return Json{{"format_version", 1}, {"stack", "openai"}, {"openai", {{"model", model}, {"launch", std::move(launch)}}}};
+  };
+  const Json one = {{"command", {sim, "serve-sim", "--port", "{port}"}}, {"stop_timeout_s", 5}};
+  const std::string profile = (fs::path(HARNESS_SOURCE_ROOT) / "golden/sim/default.json").string();
+  const Json two = {{"command", {sim, "serve-sim", "--profile", profile, "--port", "{port}"}},
+                    {"env", {{"CUDA_VISIBLE_DEVICES", "3"}}}, {"ready_timeout_s", 120}, {"ready_path", "/v1/models"}};
+  // commit, stack config, samples, the samples of the baseline it must pair with (-1: none)
+  const std::vector<std::tuple<int, Json, int, int>> runs = {
+      {1, exec("run.sh", "w1", "0", 30), 2, -1},   {2, exec("run.sh", "w2", "1", 90), 3, 2},
+      {3, exec("other.sh", "w2", "1", 90), 5, -1}, {1, openai("refstack-sim", one), 6, -1},
+      {2, openai("refstack-sim", two), 7, 6},       {3, openai("other-sim", two), 8, -1}};
+  for (const auto& [commit, config, samples, baseline] : runs) {
+    SCOPED_TRACE(config.dump());
+    WriteFile(dir / "stack.json", config.dump());
+    WriteFile(state, fmt::format(R"({{"outcome": "pass", "samples": {}}})", samples));
+    auto r = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--repo", repo, "--commit",
+                         shas[commit - 1], "--stack-config", (dir / "stack.json").string(), "--format", "json"},
+                        {.cwd = dir.path()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(MetricOf(StdoutJson(r), "selftest/test_outcome_0", "baseline_samples"), baseline) << r.out;
+  }
 }
 
 }  // namespace pairing_e2e
