@@ -105,6 +105,11 @@ TEST_F(PairingE2E, EachNightlyPairsWithItsOwnIdentitysPreviousNightly) {
             std::string::npos)
       << text.out;
 
+  auto html = RunHarness({"report", "--db", db, "--format", "html", "--out", (dir / "r.html").string()});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(testing_util::ReadFile(dir / "r.html").find(fmt::format("; previous nightly: PASS in run {} at ", a4_first)),
+            std::string::npos);
+
   // bisect --auto of a's second nightly: its previous nightly is a's at commit 3, not the
   // one at its own commit, not the bisect's run and not b's nightly there.
   auto r = RunHarness({"bisect", "--auto", "--run", std::to_string(a4_second), "--db", db, "--repo", repo,
