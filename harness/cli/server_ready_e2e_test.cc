@@ -30,7 +30,7 @@ using testing_util::WriteFile;
 // one request each, then "serve" (close the port and become `harness serve-sim` on it),
 // "serve-deaf" (serve-sim as a child, this process ignoring SIGTERM until killed) or
 // "forever" (answer the last status to every later request). Every answer is appended to the
-// record file as "STATUS PATH".
+// record file as "STATUS PATH". Its first line of output holds a terminal escape.
 constexpr char kServer[] = R"(import http.server, os, signal, subprocess, sys, time
 port, harness, pid_file, record, plan = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(",")
 if os.environ.get("DEAF_TO_SIGTERM"):
@@ -53,7 +53,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 server = http.server.HTTPServer(("127.0.0.1", port), Handler)
-print("loading weights", flush=True)
+print("loading weights \x1b]0;pwned\x07 <b>x</b>", flush=True)
 while last == "forever" or len(answered) < len(statuses):
     server.handle_request()
 server.server_close()
@@ -114,17 +114,19 @@ TEST_F(ServerReadyE2E, A404ThenA503AreWaitedForAndTheRunGoesOnOnce200) {
   if (ProcessGroupAlive(group)) kill(-group, SIGKILL);
 }
 
-// 503 until ready_timeout_s, deaf to SIGTERM: exit 3 naming the readiness URL and the last
-// answer, and nothing of its group is left when the harness exits.
+// 503 until ready_timeout_s (6 s: a loaded machine may take seconds to start Python), deaf to
+// SIGTERM: exit 3 naming the readiness URL, the last answer and the server's output with its
+// escape made visible, and nothing of its group is left when the harness exits.
 TEST_F(ServerReadyE2E, AServerAnswering503UntilTheTimeoutIsExit3AndKilled) {
-  auto args = Setup("503,forever", 1.5, 0.5, true);
+  auto args = Setup("503,forever", 6, 0.5, true);
   const auto started = std::chrono::steady_clock::now();
   auto r = RunHarness(args, {.cwd = dir.path(), .timeout_s = 60});
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(15));
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("server python3 not ready within 1.5 s: GET http://127.0.0.1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("server python3 not ready within 6 s: GET http://127.0.0.1:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/v1/models answered HTTP 503; stopped it"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("its last output:\nloading weights"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("its last output:\nloading weights \\x1b]0;pwned\\x07 <b>x</b>"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "the server's control characters reach the terminal";
   EXPECT_EQ(ReadFile(record).rfind("503 /v1/models\n", 0), 0u) << ReadFile(record);
   EXPECT_EQ(r.out.find("test_gsm8k"), std::string::npos) << "no case ran: " << r.out;
   const pid_t group = ReadPid(pid_file);
