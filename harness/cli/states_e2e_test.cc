@@ -12,6 +12,7 @@
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
+#include "harness/util/subprocess.h"
 
 namespace harness {
 namespace states_e2e {
@@ -32,6 +33,25 @@ CaseResult GateCase(const std::string& id, CaseStatus status, double accuracy, i
   c.metrics.push_back(VerdictMetric(metric_names::kGateVerdict, gate));
   if (paired) c.metrics.push_back(VerdictMetric(metric_names::kBaselineVerdict, *paired));
   return c;
+}
+
+// A JUnit file's test cases as a real XML parser reads them: name -> (the failure's message,
+// the system-out text).
+std::map<std::string, std::pair<std::string, std::string>> JunitCases(const std::string& file) {
+  auto r = RunProcess({"python3", "-c",
+                       "import json, sys, xml.etree.ElementTree as E\n"
+                       "out = {}\n"
+                       "for c in E.parse(sys.argv[1]).iter('testcase'):\n"
+                       "    f, o = c.find('failure'), c.find('system-out')\n"
+                       "    out[c.get('name')] = [f.get('message') if f is not None else '', o.text if o is not None else '']\n"
+                       "print(json.dumps(out))\n",
+                       file});
+  std::map<std::string, std::pair<std::string, std::string>> cases;
+  if (!r.ok() || r->exit_code != 0) return cases;
+  const Json j = ParseJsonOrDiscarded(r->out);
+  if (!j.is_object()) return cases;
+  for (const auto& [name, v] : j.items()) cases[name] = {v[0].get<std::string>(), v[1].get<std::string>()};
+  return cases;
 }
 
 // Two nightlies of one identity at the two commits of a git repository: gsm8k/at_risk_0
@@ -98,8 +118,9 @@ TEST_F(StatesE2E, AGateGoingAtRiskToFailIsAGateRegressionBesidePassToFail) {
   EXPECT_EQ(md.out.find(kHostile), std::string::npos) << "hostile text unescaped: " << md.out;
 
   // The rerun (`true`) stores nothing: each target is unconfirmed, but its kind is told.
-  auto r = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--confirm", "1", "--format", "json", "--",
-                       "true"});
+  const std::string junit = (dir / "junit.xml").string();
+  auto r = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--confirm", "1", "--junit", junit, "--format",
+                       "json", "--", "true"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const Json j = StdoutJson(r);
   ASSERT_TRUE(j.is_object()) << r.err << r.out;
@@ -112,6 +133,16 @@ TEST_F(StatesE2E, AGateGoingAtRiskToFailIsAGateRegressionBesidePassToFail) {
       << r.out;
   EXPECT_EQ(j["regressions"][0]["kind"], "paired");
   EXPECT_EQ(j["regressions"][0]["verdict"], "untestable") << r.out;
+
+  // The nightly's JUnit, read by a real XML parser: each case's verdict line with its own
+  // words, and the hostile failure message as it was stored.
+  const auto cases = JunitCases(junit);
+  ASSERT_EQ(cases.size(), 3u) << testing_util::ReadFile(junit);
+  EXPECT_EQ(cases.at("at_risk_0").first, "accuracy " + kHostile);
+  EXPECT_NE(cases.at("at_risk_0").second.find("verdict: gate FAIL"), std::string::npos) << cases.at("at_risk_0").second;
+  EXPECT_NE(cases.at("pass_0").second.find("verdict: gate FAIL"), std::string::npos) << cases.at("pass_0").second;
+  EXPECT_NE(cases.at("paired_0").second.find("verdict: gate PASS; baseline REGRESSED"), std::string::npos)
+      << cases.at("paired_0").second;
 }
 
 // The at-risk band of a trend is that of its newest point's n (200), not the first's (1319):
