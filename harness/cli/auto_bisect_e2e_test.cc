@@ -273,6 +273,51 @@ TEST(AutoBisectE2E, ABudgetTooSmallIsAmbiguousWithItsRangeNeverAWrongCulprit) {
   EXPECT_LE(j["runs_total"].get<int>(), 3);
 }
 
+// Two confirmed regressions share one budget (issue 33): the fp8 fault fails fp8_scale_layout
+// by status and gsm8k by its paired verdict. --max-runs 5 is one confirming rerun and two
+// runs each: neither target gets the whole rest, each is ambiguous with a range holding the
+// culprit, and both are reported.
+TEST(AutoBisectE2E, TwoConfirmedRegressionsShareTheBudgetEqually) {
+  const int n = 24, k = 13;
+  StackHistory h(n, k, "fp8-scale-unrepaired");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(n).exit_code, 1);
+  auto r = h.Auto({"--max-runs", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = testing_util::StdoutJson(r);
+  ASSERT_EQ(j["regressions"].size(), 2u) << r.out;
+  for (const auto& g : j["regressions"]) {
+    EXPECT_EQ(g["confirmed"], true) << g;
+    EXPECT_EQ(g["verdict"], "ambiguous") << g;
+    EXPECT_EQ(g["runs"], 2) << "an equal share of what the confirmation left: " << g;
+    const auto range = g["range"].get<std::vector<std::string>>();
+    EXPECT_NE(std::find(range.begin(), range.end(), h.shas[k - 1]), range.end()) << g;
+  }
+  EXPECT_EQ(j["runs_total"], 5) << r.out;
+}
+
+// A budget that ends among the confirming reruns (--confirm 2, --max-runs 1): one rerun runs,
+// and each of the two regressions is reported as not confirmed for want of runs, never
+// bisected, never dropped.
+TEST(AutoBisectE2E, ABudgetSpentWhileConfirmingReportsEveryRegressionAsNotReached) {
+  StackHistory h(4, 3, "fp8-scale-unrepaired");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(4).exit_code, 1);
+  auto r = h.Auto({"--max-runs", "1", "--confirm", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["runs_total"], 1) << r.out;
+  EXPECT_EQ(j["confirming_runs"].size(), 1u) << r.out;
+  ASSERT_EQ(j["regressions"].size(), 2u) << r.out;
+  for (const auto& g : j["regressions"]) {
+    EXPECT_EQ(g["confirmed"], false) << g;
+    EXPECT_EQ(g["confirmation"], "not-tried") << g;
+    EXPECT_EQ(g["verdict"], "ambiguous") << g;
+    EXPECT_EQ(g["reason"], "--max-runs spent before it was confirmed") << g;
+    EXPECT_TRUE(g["session"].is_null()) << g;
+  }
+}
+
 // One commit apart: after the confirmation that commit is the culprit.
 TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
   StackHistory h(2, 2, "graph-topo-disorder");

@@ -24,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing_util::ReadFile;
+using testing_util::ReadPid;
 using testing_util::RunHarness;
 using testing_util::TempDir;
 using testing_util::WriteFile;
@@ -48,16 +49,6 @@ Json WrappedServer(const fs::path& dir, const std::string& before) {
 }
 
 bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
-
-// The pid in file, waiting up to 15 s for it to be written.
-pid_t ReadPid(const fs::path& file) {
-  for (int i = 0; i < 1500; ++i) {
-    const std::string text = ReadFile(file);
-    if (!text.empty() && text.back() == '\n') return static_cast<pid_t>(std::stol(text));
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return -1;
-}
 
 TEST(BoundedChildrenE2E, ADaemonTheServerLeftBehindEndsWithTheRun) {
   TempDir dir;

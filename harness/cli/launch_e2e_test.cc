@@ -25,7 +25,9 @@ namespace harness {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_util::GroupGoneWithin;
 using testing_util::ReadFile;
+using testing_util::ReadPid;
 using testing_util::RunHarness;
 using testing_util::TempDir;
 using testing_util::WriteFile;
@@ -50,25 +52,6 @@ std::vector<fs::path> ServerLogs(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename().string().rfind("h.db.server-", 0) == 0) logs.push_back(e.path());
   return logs;
-}
-
-// The pid a server wrote to file (its process group's id), waiting up to 15 s for it.
-pid_t ReadPid(const fs::path& file) {
-  for (int i = 0; i < 1500; ++i) {
-    const std::string text = ReadFile(file);
-    if (!text.empty() && text.back() == '\n') return static_cast<pid_t>(std::stol(text));
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return -1;
-}
-
-bool GroupGoneWithin(pid_t group, double seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (ProcessGroupAlive(group)) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
 }
 
 bool Listening(int port) {

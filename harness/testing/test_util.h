@@ -105,6 +105,27 @@ inline pid_t SpawnHarness(const std::vector<std::string>& args) {
   _exit(127);
 }
 
+// The pid a process wrote to file, one line (a launched server's pid is its process group's
+// id), waiting up to 15 s for the line. -1 when none came.
+inline pid_t ReadPid(const std::filesystem::path& file) {
+  for (int i = 0; i < 1500; ++i) {
+    const std::string text = ReadFile(file);
+    if (!text.empty() && text.back() == '\n') return static_cast<pid_t>(std::stol(text));
+    usleep(10000);
+  }
+  return -1;
+}
+
+// Whether no process of the group is left within `seconds`.
+inline bool GroupGoneWithin(pid_t group, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (ProcessGroupAlive(group)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    usleep(20000);
+  }
+  return true;
+}
+
 // A background `harness serve-sim`, its stdout on a pipe so the URL (first line) can be read.
 class SimProcess {
  public:
