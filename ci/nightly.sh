@@ -27,11 +27,10 @@ if [[ $code -eq 1 ]]; then
 fi
 report_args=(--db out/harness.db --last "${HARNESS_REPORT_LAST:-30}")
 if [[ -n "${HARNESS_COMMIT_URL:-}" ]]; then report_args+=(--commit-url "$HARNESS_COMMIT_URL"); fi
-build/bin/harness report "${report_args[@]}" --out out/report.html || { [[ $code -eq 0 ]] && code=3; }
-build/bin/harness report "${report_args[@]}" --format text --out out/report.txt || { [[ $code -eq 0 ]] && code=3; }
-md_args=()
-if [[ -n "${HARNESS_REPORT_URL:-}" ]]; then md_args=(--html-url "$HARNESS_REPORT_URL"); fi
-build/bin/harness report "${report_args[@]}" --format markdown "${md_args[@]}" --out out/report.md || { [[ $code -eq 0 ]] && code=3; }
+if [[ -n "${HARNESS_REPORT_URL:-}" ]]; then report_args+=(--html-url "$HARNESS_REPORT_URL"); fi
+# One model, three files: the history is read once.
+build/bin/harness report "${report_args[@]}" --out out/report.html --also text=out/report.txt \
+  --also markdown=out/report.md || { [[ $code -eq 0 ]] && code=3; }
 # What to open and what to keep: the reports, and the database the next nightly adds to.
 echo "nightly: reports: out/report.html (open in a browser), out/report.md, out/report.txt, out/junit.xml" >&2
 echo "nightly: keep out/harness.db for the next nightly (a CI cache or artifact): history, flaky ranking and bisect read it" >&2

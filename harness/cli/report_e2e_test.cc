@@ -191,6 +191,48 @@ TEST(ReportE2E, BadInputIsExitTwoAndWritesNothing) {
   EXPECT_FALSE(fs::exists(h.dir / "none.db"));
 }
 
+// --also: every format from one model, each file byte-identical to its own --format run;
+// bad --also values are exit 2 and write nothing.
+TEST(ReportE2E, AlsoWritesEveryFormatFromOneModelAsEachAloneWould) {
+  SelftestHistory h;
+  const std::vector<std::string> base = {"report", "--db", h.db, "--commit-url", "https://h.example/c/{sha}"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> all = base;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return RunHarness(all);
+  };
+  auto together = with({"--out", (h.dir / "all.html").string(), "--also", "text=" + (h.dir / "all.txt").string(),
+                        "--also", "json=" + (h.dir / "all.json").string(), "--also",
+                        "markdown=" + (h.dir / "all.md").string(), "--html-url", "https://ci.example/r.html"});
+  ASSERT_EQ(together.exit_code, 0) << together.err;
+  for (const auto& [format, ext] : std::vector<std::pair<std::string, std::string>>{
+           {"html", "html"}, {"text", "txt"}, {"json", "json"}, {"markdown", "md"}}) {
+    const fs::path alone = h.dir / ("alone." + ext);
+    std::vector<std::string> extra = {"--format", format, "--out", alone.string()};
+    if (format == "markdown") extra.insert(extra.end(), {"--html-url", "https://ci.example/r.html"});
+    auto r = with(extra);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(ReadFile(h.dir / ("all." + ext)), ReadFile(alone)) << format;
+    EXPECT_NE(together.err.find("wrote " + (h.dir / ("all." + ext)).string()), std::string::npos) << together.err;
+  }
+  const fs::path out = h.dir / "x.html";
+  for (const auto& also : std::vector<std::string>{"pdf=" + (h.dir / "x.pdf").string(), "text",
+                                                   "text=", "=" + (h.dir / "x.txt").string(),
+                                                   "text=" + out.string(), "text=" + h.db,
+                                                   "text=" + (h.dir / "." / "x.html").string()}) {
+    auto r = with({"--out", out.string(), "--also", also});
+    EXPECT_EQ(r.exit_code, 2) << also << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << also;
+    EXPECT_FALSE(fs::exists(h.dir / "x.pdf"));
+    EXPECT_FALSE(fs::exists(h.dir / "x.txt"));
+  }
+  // --html-url needs a Markdown output somewhere.
+  auto no_md = with({"--out", out.string(), "--also", "text=" + (h.dir / "x.txt").string(), "--html-url",
+                     "https://ci.example/r.html"});
+  EXPECT_EQ(no_md.exit_code, 2) << no_md.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // The Markdown summary for a CI job page: the suites' counts, a regression, the link to the
 // full report, and every outside string escaped (case ids and messages with Markdown, HTML
 // and mention syntax, ingested from a JUnit file).
