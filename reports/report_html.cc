@@ -233,8 +233,9 @@ class Html {
   void Culprit(const CulpritNote& n) {
     if (n.verdict == "culprit") {
       out_ += fmt::format(R"(<p class="culprit"><strong>Culprit</strong> {} {} · confidence {:.3f} · {} runs · )"
-                          R"(<a href="#bisect-{}">bisect session {}</a></p>)",
-                          Sha(n.culprit), E(n.subject), n.confidence, n.runs, n.session, n.session);
+                          R"(<a href="#bisect-{}">bisect session {}</a>{}</p>)",
+                          Sha(n.culprit), E(n.subject), n.confidence, n.runs, n.session, n.session,
+                          n.timing ? " · " + E(TimingWords(*n.timing)) : "");
       return;
     }
     out_ += fmt::format(R"(<p class="culprit {}">{}</p>)", n.verdict == "not-confirmed" ? "flaky" : "open",
@@ -518,9 +519,10 @@ class Html {
       const auto& b = *it;
       out_ += fmt::format(
           R"(<article class="item" id="bisect-{}"><h3>session {}: {}</h3><div class="since">{} (good) .. {} (bad), {} → {}; )"
-          R"(status <b>{}</b>{}, confidence {:.3f}, {} commands run</div>)",
+          R"(status <b>{}</b>{}, confidence {:.3f}, {} commands run{}</div>)",
           b.id, b.id, E(b.target), Sha(b.good), Sha(b.bad), E(b.started_at), E(b.finished_at), E(b.status),
-          b.culprit.empty() ? std::string() : ", culprit " + Sha(b.culprit), b.confidence, b.runs);
+          b.culprit.empty() ? std::string() : ", culprit " + Sha(b.culprit), b.confidence, b.runs,
+          SessionTiming(b) ? "; " + E(TimingWords(*SessionTiming(b))) : "");
       out_ += fmt::format("<details><summary>{} steps</summary><table><thead><tr><th>step</th><th>commit</th><th>source</th>"
                           "<th>run</th><th>exit</th><th>evidence</th><th>decision</th></tr></thead><tbody>",
                           b.steps.size());

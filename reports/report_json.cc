@@ -12,6 +12,14 @@ namespace {
 
 Json Opt(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
+// A session's timing as bisect's own JSON writes it ("time"); null for an untimed one.
+Json TimingJson(const std::optional<BisectTiming>& timing) {
+  if (!timing) return Json(nullptr);
+  Json t = Json::object();
+  AddTiming(t, *timing);
+  return t;
+}
+
 Json CulpritJson(const CulpritNote& n) {
   return Json{{"verdict", n.verdict},
               {"culprit", n.culprit.empty() ? Json(nullptr) : Json(n.culprit)},
@@ -20,6 +28,7 @@ Json CulpritJson(const CulpritNote& n) {
               {"runs", n.runs},
               {"session", n.session ? Json(n.session) : Json(nullptr)},
               {"range", n.range},
+              {"time", TimingJson(n.timing)},
               {"text", CulpritWords(n)}};
 }
 
@@ -195,7 +204,8 @@ Json BisectJson(const ReportModel& m) {
                        {"decision", ParseJsonOrDiscarded(s.decision_json)}});
     bisect.push_back({{"session", b.id}, {"good", b.good}, {"bad", b.bad}, {"target", b.target}, {"status", b.status},
                       {"culprit", b.culprit}, {"confidence", b.confidence}, {"runs", b.runs},
-                      {"started_at", b.started_at}, {"finished_at", b.finished_at}, {"steps", steps}});
+                      {"started_at", b.started_at}, {"finished_at", b.finished_at}, {"steps", steps},
+                      {"time", TimingJson(SessionTiming(b))}});
   }
   return bisect;
 }

@@ -149,7 +149,9 @@ class Writer {
       } else {
         out_ += fmt::format("{} between {} and {}", MarkdownEscape(b.status), Sha(b.good), Sha(b.bad));
       }
-      out_ += fmt::format(" (confidence {:.3f}, {} runs, session {})\n", b.confidence, b.runs, b.id);
+      const auto timing = SessionTiming(b);
+      out_ += fmt::format(" (confidence {:.3f}, {} runs, session {}{})\n", b.confidence, b.runs, b.id,
+                          timing ? "; " + MarkdownEscape(TimingWords(*timing)) : "");
     }
     More(n, shown.size(), "sessions");
     out_ += "\n";

@@ -719,6 +719,7 @@ class Builder {
         if (result.is_object() && result.contains("range") && result["range"].is_array())
           for (const auto& sha : result["range"])
             if (sha.is_string()) n.range.push_back(sha.get<std::string>());
+        n.timing = BisectTimingOf(result);
       }
     return n;
   }
@@ -744,7 +745,12 @@ class Builder {
 Result<ReportModel> BuildReport(Store& store, const ReportQuery& q) { return Builder(store, q).Build(); }
 
 std::string CulpritEvidence(const CulpritNote& n) {
-  return fmt::format("(confidence {:.3f}, {} runs, bisect session {})", n.confidence, n.runs, n.session);
+  return fmt::format("(confidence {:.3f}, {} runs, bisect session {}{})", n.confidence, n.runs, n.session,
+                     n.timing ? "; " + TimingWords(*n.timing) : "");
+}
+
+std::optional<BisectTiming> SessionTiming(const BisectSessionRow& s) {
+  return BisectTimingOf(ParseJsonOrDiscarded(s.result_json));
 }
 
 std::string CulpritWords(const CulpritNote& n) {

@@ -13,6 +13,7 @@
 #include "harness/results/night_verdict.h"
 #include "harness/results/results.h"
 #include "harness/stats/false_verdict.h"
+#include "harness/store/bisect_evidence.h"
 #include "harness/store/nightly_shards.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
@@ -84,14 +85,18 @@ struct CulpritNote {
   int64_t runs = 0;                 // commands its bisection ran
   int64_t session = 0;              // its bisect session; 0: not bisected
   std::vector<std::string> range;   // with verdict ambiguous: the commits the culprit is among
+  std::optional<BisectTiming> timing;  // its session's time (since the nightly ended); none: untimed
 };
 
 // "culprit abc123def456 subject (confidence 0.990, 6 runs, bisect session 3)", "not confirmed
 // (flaky): ...", "bisect ambiguous: ...": the words every rendering shows.
 std::string CulpritWords(const CulpritNote& note);
-// A culprit's "(confidence ..., N runs, bisect session S)", for renderings that write the
+// A culprit's "(confidence ..., N runs, bisect session S; answered ... after the nightly
+// ended; the bisect took ..., N steps in R rounds)", for renderings that write the
 // sha and subject their own way (a link in Markdown).
 std::string CulpritEvidence(const CulpritNote& note);
+// A stored session's timing (from its result), none for an untimed or unfinished one.
+std::optional<BisectTiming> SessionTiming(const BisectSessionRow& session);
 
 struct RegressionEntry {
   int64_t id = 0;

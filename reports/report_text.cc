@@ -137,10 +137,12 @@ std::string FlipsText(const ReportModel& m) {
 
 std::string BisectText(const ReportModel& m) {
   std::string out = fmt::format("\nBISECT SESSIONS ({})\n", m.bisect.size());
-  for (const auto& b : m.bisect)
-    out += fmt::format("  {}: {} {}..{} -> {}{} (confidence {:.3f}, {} steps)\n", b.id, b.target, ShortSha(b.good),
+  for (const auto& b : m.bisect) {
+    const auto timing = SessionTiming(b);
+    out += fmt::format("  {}: {} {}..{} -> {}{} (confidence {:.3f}, {} steps{})\n", b.id, b.target, ShortSha(b.good),
                        ShortSha(b.bad), b.status, b.culprit.empty() ? "" : " " + ShortSha(b.culprit), b.confidence,
-                       b.steps.size());
+                       b.steps.size(), timing ? "; " + TimingWords(*timing) : "");
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -160,8 +161,10 @@ Status RecordRegressions(const AutoBisectRequest& r, BisectRecord& store, const 
 }
 
 BisectRequest BisectRequestFor(const AutoBisectRequest& r, const RegressionTarget& target, const std::string& good,
-                               const std::string& bad, int max_runs) {
+                               const std::string& bad, int max_runs, const Nightly& nightly) {
   BisectRequest b;
+  for (const auto& shard : nightly.runs)  // the nightly ends with its last shard (ISO times order as text)
+    b.nightly_finished_at = std::max(b.nightly_finished_at, shard.finished_at);
   b.good = good;
   b.bad = bad;
   if (!target.metric.empty()) b.metric = target.suite + "/" + target.metric;
@@ -189,8 +192,8 @@ Status BisectConfirmed(const AutoBisectRequest& r, Store& store, const std::stri
   for (std::size_t i = 0; i < to_bisect.size(); ++i) {
     AutoRegression& g = *to_bisect[i];
     const int left = r.max_runs - out.runs_total;
-    auto outcome = RunBisect(BisectRequestFor(r, g.target, good, bad, left / static_cast<int>(to_bisect.size() - i)),
-                             store);
+    auto outcome = RunBisect(
+        BisectRequestFor(r, g.target, good, bad, left / static_cast<int>(to_bisect.size() - i), out.nightly), store);
     if (!outcome) return outcome.error();
     out.runs_total += outcome->runs;
     if (auto s = store.SetRegressionSession(g.regression_id, outcome->session_id); !s) return s.error();
@@ -233,6 +236,7 @@ Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t 
   o.range = StringsOf(result, "range");
   o.skipped = StringsOf(result, "skipped");
   if (result.is_object() && result.contains("reason") && result["reason"].is_string()) o.reason = result["reason"];
+  o.timing = BisectTimingOf(result);
   if (!o.culprit.empty() && !repo.empty())
     if (auto c = ReadCommit(repo, o.culprit)) o.subject = c->subject;
   return std::optional<BisectOutcome>(std::move(o));

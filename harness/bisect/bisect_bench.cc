@@ -11,7 +11,7 @@
 // Deterministic (fixed seeds).
 //   build/harness/bisect/bisect_bench [--family all|default|f81-ar25|f160|f160-ar50|f160-b75]
 //       [--fragile N] [--affected-right P] [--affected-before P] [--max-runs N] [--history N]
-//       [--full-evals] [--histories N] [--seed-base B]
+//       [--full-evals] [--histories N] [--seed-base B] [--jobs K[,K...]]
 // The families: default (56 borderline questions, the stand-in's 0.25 pp), f81-ar25
 // (`--fragile 81 --affected-right 0.25`: real-server noise, faults that move margins part
 // way), f160 (`--fragile 160`), f160-ar50 (`--fragile 160 --affected-right 0.5`), f160-b75
@@ -21,7 +21,10 @@
 // rates are learned from (default 8; 0: the fixed prior); --full-evals: whole evals only;
 // --histories N: N histories per drop and N / 2 without one (default 100); --seed-base B:
 // history i is drawn from seed B + i (default 1000: another B draws other questions and
-// noise, the culprits stay where they were).
+// noise, the culprits stay where they were). --jobs 1,2,4,8: parallel steps instead (Search::Decide
+// with runs pending): per family and K, the per-question search's correct answers, rounds
+// (wall time in units of one step: every step takes the same time) and total steps, and both
+// against K = 1 (the first K listed is the reference).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -52,14 +55,16 @@ struct Family {
 
 struct Tally {
   int count = 0, correct = 0, ambiguous = 0;
-  double runs = 0, questions = 0;
+  double runs = 0, questions = 0, rounds = 0;
   void Add(const SimResult& r) {
     ++count;
     correct += r.correct;
     ambiguous += r.verdict == Verdict::kAmbiguous;
     runs += r.runs;
     questions += r.questions;
+    rounds += r.rounds;
   }
+  double Rounds() const { return count ? rounds / count : 0; }
   double Percent() const { return count ? 100.0 * correct / count : 0; }
   double Runs() const { return count ? runs / count : 0; }
   double Evals(int n) const { return count ? questions / n / count : 0; }
@@ -162,6 +167,52 @@ void PrintSummary(const std::vector<FamilyResult>& results, int n) {
   }
 }
 
+// --jobs: the per-question search on the family's histories at each K; per drop and over
+// the family, correct %, mean rounds and mean steps, and rounds and steps against the first K.
+void RunJobs(const Family& f, const SearchOptions& options, const Draws& draws, const std::vector<int>& jobs) {
+  std::printf("\nfamily %s: %d borderline questions, affected right %.2f before the culprit, %.2f after\n",
+              f.name.c_str(), f.fragile, f.affected_before, f.affected_right);
+  std::printf("%-4s | %-20s | %-20s | %-20s | %-20s | %-16s\n", "K", "1.3 pp", "0.6 pp", "none",
+              "all: correct rounds steps", "vs the first K");
+  double ref_rounds = 0, ref_steps = 0;
+  for (std::size_t ki = 0; ki < jobs.size(); ++ki) {
+    std::mt19937_64 pick(7);  // the same histories as RunFamily
+    Tally t[3], all;
+    for (int d = 0; d < 3; ++d) {
+      const int histories = kDrops[d] > 0 ? draws.histories : draws.histories / 2;
+      for (int i = 0; i < histories; ++i) {
+        SimHistory h;
+        h.drop = kDrops[d];
+        h.fragile = f.fragile;
+        h.affected_right = f.affected_right;
+        h.affected_before = f.affected_before;
+        h.history_runs = draws.history;
+        h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
+        h.jobs = jobs[ki];
+        const SimResult r = SimulateSearch(h, draws.seed_base + i, options);
+        t[d].Add(r);
+        all.Add(r);
+      }
+    }
+    if (ki == 0) ref_rounds = all.Rounds(), ref_steps = all.Runs();
+    std::printf("%-4d", jobs[ki]);
+    for (const auto& one : t) std::printf(" | %5.1f %% %5.1f %6.1f", one.Percent(), one.Rounds(), one.Runs());
+    std::printf(" | %5.1f %% %5.1f %6.1f | %5.1f %% %5.2fx\n", all.Percent(), all.Rounds(), all.Runs(),
+                ref_rounds > 0 ? 100 * all.Rounds() / ref_rounds : 0, ref_steps > 0 ? all.Runs() / ref_steps : 0);
+    std::fflush(stdout);
+  }
+}
+
+std::vector<int> JobsList(const char* text) {
+  std::vector<int> out;
+  for (const char* p = text; *p;) {
+    out.push_back(std::max(1, std::atoi(p)));
+    while (*p && *p != ',') ++p;
+    if (*p == ',') ++p;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -170,6 +221,7 @@ int main(int argc, char** argv) {
   Family custom{"custom", SimHistory{}.fragile, 0, 1};
   bool is_custom = false;
   Draws draws;
+  std::vector<int> jobs;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--full-evals") == 0) options.questions.full = true;
@@ -179,6 +231,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--histories") == 0) draws.histories = std::max(2, std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--seed-base") == 0) draws.seed_base = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
+    if (std::strcmp(argv[i], "--jobs") == 0) jobs = JobsList(argv[i + 1]);
     if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-before") == 0) custom.affected_before = std::atof(argv[i + 1]), is_custom = true;
@@ -191,6 +244,11 @@ int main(int argc, char** argv) {
   if (is_custom) families = {custom};
   else if (family != "all") std::erase_if(families, [&](const Family& f) { return f.name != family; });
   const int n = SimHistory{}.questions;
+  if (!jobs.empty()) {
+    std::printf("parallel steps: per K, correct %%, mean rounds (wall time in steps), mean steps\n");
+    for (const Family& f : families) RunJobs(f, options, draws, jobs);
+    return 0;
+  }
   Calibration calibration;
   std::vector<FamilyResult> results;
   for (const Family& f : families) {

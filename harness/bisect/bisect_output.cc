@@ -27,6 +27,14 @@ std::string CostWords(const BisectOutcome& o) {
   return out;
 }
 
+// A JSON output's "time": the session's timing as stored (null for an untimed stored session).
+Json TimingJson(const BisectOutcome& o) {
+  if (!o.timing) return Json(nullptr);
+  Json t = Json::object();
+  AddTiming(t, *o.timing);
+  return t;
+}
+
 }  // namespace
 
 Json BisectOutcomeJson(const BisectOutcome& o) {
@@ -38,23 +46,25 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
     j["exit_code"] = s.exit_code ? Json(*s.exit_code) : Json(nullptr);
     steps.push_back(j);
   }
-  return Json{{"format_version", kBisectJsonFormat},
-              {"session", o.session_id},
-              {"verdict", VerdictWord(o.verdict)},
-              {"culprit", o.culprit.empty() ? Json(nullptr) : Json(o.culprit)},
-              {"subject", o.subject},
-              {"confidence", o.confidence},
-              {"runs", o.runs},
-              {"questions_evaluated", o.questions_evaluated},
-              {"questions_per_eval", o.questions_per_eval > 0 ? Json(o.questions_per_eval) : Json(nullptr)},
-              {"full_eval_equivalents", FullEvals(o) ? Json(*FullEvals(o)) : Json(nullptr)},
-              {"flip_history_runs", o.flip_history_runs},
-              {"skipped", o.skipped},
-              {"range", o.range},
-              {"target", o.target},
-              {"cases", o.cases},
-              {"reason", o.reason},
-              {"steps", steps}};
+  Json j{{"format_version", kBisectJsonFormat},
+         {"session", o.session_id},
+         {"verdict", VerdictWord(o.verdict)},
+         {"culprit", o.culprit.empty() ? Json(nullptr) : Json(o.culprit)},
+         {"subject", o.subject},
+         {"confidence", o.confidence},
+         {"runs", o.runs},
+         {"questions_evaluated", o.questions_evaluated},
+         {"questions_per_eval", o.questions_per_eval > 0 ? Json(o.questions_per_eval) : Json(nullptr)},
+         {"full_eval_equivalents", FullEvals(o) ? Json(*FullEvals(o)) : Json(nullptr)},
+         {"flip_history_runs", o.flip_history_runs},
+         {"skipped", o.skipped},
+         {"range", o.range},
+         {"target", o.target},
+         {"cases", o.cases},
+         {"reason", o.reason},
+         {"steps", steps}};
+  j["time"] = TimingJson(o);
+  return j;
 }
 
 std::string BisectOutcomeText(const BisectOutcome& o) {
@@ -89,6 +99,7 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
       out += fmt::format("  {}\n", CostWords(o));
   }
   if (!o.skipped.empty()) out += fmt::format("skipped: {}\n", fmt::join(o.skipped, " "));
+  if (o.timing) out += "time: " + TimingWords(*o.timing) + "\n";
   return TerminalText(out);
 }
 
@@ -119,6 +130,7 @@ Json AutoBisectJson(const AutoBisectOutcome& o) {
                   : g.confirmation == "not-confirmed" ? "the confirming rerun did not show it: not confirmed (flaky)"
                                                       : "--max-runs spent before it was confirmed";
     j["untestable"] = g.untestable.empty() ? Json(nullptr) : Json(g.untestable);
+    j["time"] = g.bisect ? TimingJson(*g.bisect) : Json(nullptr);
     regressions.push_back(std::move(j));
   }
   Json confirming = Json::array();
@@ -176,6 +188,7 @@ std::string AutoBisectText(const AutoBisectOutcome& o) {
     else
       out += fmt::format("  AMBIGUOUS: {} (bisect session {}, {} runs); the first bad commit is one of: {}\n", b.reason,
                          b.session_id, b.runs, fmt::join(b.range, " "));
+    if (b.timing) out += "  time: " + TimingWords(*b.timing) + "\n";
   }
   return TerminalText(out);
 }

@@ -590,24 +590,122 @@ std::set<int> Search::MedianCandidates(const std::vector<double>& post) const {
   return candidates;
 }
 
-Decision Search::Decide() {
+namespace {
+
+// The entropy (nats) of which of the parts the cuts split the culprit posterior into holds
+// the culprit: a run at cut c is bad exactly when the culprit is at or before c, so without
+// noise a batch of runs at the cuts tells the part and no more. "No culprit" shows as every
+// run good, as a culprit after the last cut does.
+double PartitionEntropy(const std::vector<double>& post, std::vector<int> cuts) {
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  const int n = static_cast<int>(post.size()) - 1;
+  std::vector<double> parts;
+  double part = 0;
+  std::size_t next = 0;
+  for (int j = 1; j <= n; ++j) {
+    part += post[j];
+    while (next < cuts.size() && cuts[next] < j) ++next;
+    if (next < cuts.size() && cuts[next] == j) parts.push_back(part), part = 0, ++next;
+  }
+  parts.push_back(part + post[0]);
+  double h = 0;
+  for (double p : parts)
+    if (p > 0) h -= p * std::log(p);
+  return h;
+}
+
+}  // namespace
+
+int Search::SpreadChoice(const std::vector<double>& post, const std::vector<int>& pending) const {
+  const int n = positions_ - 1;
+  // A cut that splits off at least this much (nats) comes before verification runs.
+  constexpr double kUsefulCut = 0.1;
+  const double now = PartitionEntropy(post, pending);
+  double best_h = now;
+  int cut = -1;
+  std::vector<int> cuts = pending;
+  cuts.push_back(0);
+  for (int k = 1; k <= n; ++k) {
+    if (skipped_.count(k)) continue;
+    cuts.back() = k;
+    const double h = PartitionEntropy(post, cuts);
+    if (h > best_h + 1e-9) best_h = h, cut = k;
+  }
+  if (cut >= 0 && best_h - now >= kUsefulCut) return cut;
+  // Verification: a culprit is reported once it and its parent have two runs each. The run
+  // most likely to be wanted for that, over the culprit hypotheses, starts now rather than
+  // in a round of its own after the batch that settles the culprit.
+  auto in_flight = [&](int k) { return RunsAt(k) + static_cast<int>(std::count(pending.begin(), pending.end(), k)); };
+  std::vector<double> wanted(positions_, 0.0);
+  for (int j = 1; j <= n; ++j)
+    for (int k : {j, j - 1})
+      if (in_flight(k) < 2 && !skipped_.count(k)) wanted[k] += post[j];
+  const int verify = static_cast<int>(std::max_element(wanted.begin(), wanted.end()) - wanted.begin());
+  constexpr double kVerifyEarly = 0.35;  // the chance it is wanted, at least
+  if (wanted[verify] >= kVerifyEarly) return verify;
+  return -1;  // nothing worth a step now: wait for a run to come back
+}
+
+std::vector<int> Search::DecideBatch(const std::vector<int>& pending, int slots) {
+  std::vector<int> all = pending, chosen;
+  for (int i = 0; i < slots; ++i) {
+    const Decision d = Decide(all);
+    if (d.verdict != Verdict::kSearching || d.next_position < 0) break;
+    all.push_back(d.next_position);
+    chosen.push_back(d.next_position);
+  }
+  // Chosen together: each new cut at a commit not run yet moves to where, with all the
+  // others, the parts are most even (coordinate ascent on the partition entropy). Greedy
+  // placement from the single best choice leaves one part twice the others.
+  const auto post = Posterior();
+  auto free_cut = [&](int k) { return k >= 1 && k < positions_ - 1 && RunsAt(k) == 0 && !skipped_.count(k); };
+  for (int pass = 0; pass < 3; ++pass)
+    for (std::size_t i = pending.size(); i < all.size(); ++i) {
+      if (!free_cut(all[i]) || std::count(all.begin(), all.end(), all[i]) > 1) continue;
+      double best_h = PartitionEntropy(post, all);
+      for (int k = 1; k < positions_ - 1; ++k) {
+        if (!free_cut(k) || std::count(all.begin(), all.end(), k) > 0) continue;
+        std::vector<int> moved = all;
+        moved[i] = k;
+        const double h = PartitionEntropy(post, moved);
+        if (h > best_h + 1e-9) best_h = h, chosen[i - pending.size()] = k, all[i] = k;
+      }
+    }
+  return chosen;
+}
+
+Decision Search::Decide(const std::vector<int>& pending) {
   const int n = positions_ - 1;
   const auto post = Posterior();
   const auto heads = GroupHeads();
   std::vector<double> mass(positions_, 0.0);
   for (int j = 1; j <= n; ++j) mass[heads[j]] += post[j];
+  const int best = static_cast<int>(std::max_element(mass.begin() + 1, mass.end()) - mass.begin());
   Decision d;
+  d.confidence = std::max(post[0], mass[best]);
+  // Runs at a position, the pending ones counted as run.
+  auto runs_at = [&](int k) { return RunsAt(k) + static_cast<int>(std::count(pending.begin(), pending.end(), k)); };
+  const bool waiting = !pending.empty();
   if (post[0] >= options_.confidence) {
+    if (waiting) return d;  // the answer waits for the runs in flight
     d.verdict = Verdict::kNoCulprit;
     d.confidence = post[0];
     return d;
   }
-  const int best = static_cast<int>(std::max_element(mass.begin() + 1, mass.end()) - mass.begin());
-  if (mass[best] >= options_.confidence) return VerifyCulprit(best, mass[best], heads);
+  if (mass[best] >= options_.confidence) {
+    if (!waiting) return VerifyCulprit(best, mass[best], heads);
+    const bool single = std::count(heads.begin() + 1, heads.end(), best) == 1;
+    if (single && runs_requested_ < options_.max_runs) {
+      if (runs_at(best) < 2) d.next_position = best;
+      else if (runs_at(best - 1) < 2) d.next_position = best - 1;
+    }
+    return d;
+  }
   if (runs_requested_ >= options_.max_runs) {
+    if (waiting) return d;
     // Out of runs: the 95% credible range of the culprit hypotheses.
     d.verdict = Verdict::kAmbiguous;
-    d.confidence = std::max(post[0], mass[best]);
     d.range = CredibleRange();
     return d;
   }
@@ -616,27 +714,34 @@ Decision Search::Decide() {
   // whenever it has fewer than half the runs of the known-bad end.
   const bool any_value = std::any_of(observations_.begin(), observations_.end(),
                                      [](const Observation& o) { return !o.is_status; });
-  if (any_value && 2 * RunsAt(0) < RunsAt(n)) {
+  if (any_value && 2 * runs_at(0) < runs_at(n)) {
     d.next_position = 0;
-    d.confidence = std::max(post[0], mass[best]);
     return d;
   }
-  if (any_value && post[0] >= 0.5 && RunsAt(n) < 10) {
+  if (any_value && post[0] >= 0.5 && runs_at(n) < 10) {
     d.next_position = n;
-    d.confidence = std::max(post[0], mass[best]);
     return d;
   }
+  if (waiting) {
+    d.next_position = SpreadChoice(post, pending);
+    return d;
+  }
+  d.next_position = LeastExpectedEntropy(post);
+  return d;
+}
+
+int Search::LeastExpectedEntropy(const std::vector<double>& post) const {
   double best_h = std::numeric_limits<double>::infinity();
+  int choice = -1;
   for (int k : MedianCandidates(post)) {
     if (skipped_.count(k)) continue;
     const double h = ExpectedEntropyAfter(k, post);
     if (h < best_h - 1e-12) {
       best_h = h;
-      d.next_position = k;
+      choice = k;
     }
   }
-  d.confidence = std::max(post[0], mass[best]);
-  return d;
+  return choice;
 }
 
 }  // namespace harness::bisect

@@ -141,7 +141,22 @@ class Search {
 
   // [0] = no culprit, [j] = position j is the first bad commit.
   std::vector<double> Posterior() const;
-  Decision Decide();
+  Decision Decide() { return Decide({}); }
+  // The same with runs in flight (started, not back yet) at `pending`, one entry per run:
+  // the next position to start beside them, chosen with them (parallel steps, `--jobs K`),
+  // or next_position -1 when nothing is worth starting now (wait for one to come back).
+  // With runs pending it never answers: the answer waits for every run in flight, so it is
+  // the answer to the evidence, whatever order the runs came back in. With none pending it
+  // is the choice one step at a time makes. A pending run counts for the end and
+  // verification rules as a run there; among the positions inside the range it picks the
+  // one that, with the pending ones, splits the culprit posterior into the most even parts
+  // (the entropy of the outcome pattern the batch would show without noise), so concurrent
+  // runs spread over the range instead of crowding at its median.
+  Decision Decide(const std::vector<int>& pending);
+  // Up to `slots` positions to start at once beside `pending` (several slots free together):
+  // Decide one after another, then the new runs inside the range not run yet moved, all
+  // together, to split the culprit posterior most evenly. Empty: wait (or answer: Decide()).
+  std::vector<int> DecideBatch(const std::vector<int>& pending, int slots);
   // The culprit positions between the 2.5 % and 97.5 % points of the culprit posterior.
   std::vector<int> CredibleRange() const;
   // P(position is bad) = sum of the posterior of H_1 .. H_position.
@@ -167,6 +182,11 @@ class Search {
   // budget is spent), else the position to run.
   Decision VerifyCulprit(int best, double confidence, const std::vector<int>& heads) const;
   std::set<int> MedianCandidates(const std::vector<double>& posterior) const;
+  // Decide's choice with nothing pending once no rule applies: among the endpoints and the
+  // commits around the posterior median, the run expected to leave the least entropy.
+  int LeastExpectedEntropy(const std::vector<double>& posterior) const;
+  // Decide's choice beside pending runs once no end or verification rule applies.
+  int SpreadChoice(const std::vector<double>& posterior, const std::vector<int>& pending) const;
 
   int positions_;
   std::vector<SeriesSpec> series_;

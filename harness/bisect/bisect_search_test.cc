@@ -1,5 +1,6 @@
 #include "harness/bisect/bisect_search.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -369,4 +370,132 @@ TEST(BisectSearch, VerdictWords) {
 }
 
 }  // namespace
+}  // namespace harness::bisect
+
+namespace harness::bisect {
+namespace bisect_search_parallel_test {
+
+// A status search over 64 commits with both ends stored, nothing else known yet.
+Search FreshStatusSearch(int max_runs = BisectDefaults::kMaxRuns) {
+  SearchOptions options;
+  options.max_runs = max_runs;
+  Search s(65, {SeriesSpec{}}, options);
+  s.Add({0, 0, true, 0, false});
+  s.Add({64, 0, true, 0, true});
+  return s;
+}
+
+TEST(BisectSearchParallel, PendingRunsSpreadOverTheRangeInsteadOfCrowdingAtItsMedian) {
+  Search s = FreshStatusSearch();
+  const Decision first = s.Decide();
+  ASSERT_EQ(first.verdict, Verdict::kSearching);
+  EXPECT_NEAR(first.next_position, 32, 1) << "one step at a time: the median";
+  std::vector<int> pending = {first.next_position};
+  for (int k = 1; k < 4; ++k) {
+    const Decision d = s.Decide(pending);
+    ASSERT_EQ(d.verdict, Verdict::kSearching);
+    ASSERT_GE(d.next_position, 1);
+    EXPECT_EQ(std::count(pending.begin(), pending.end(), d.next_position), 0) << "a second run at one commit tells nothing new";
+    pending.push_back(d.next_position);
+  }
+  // Four cuts leave five parts; the widest holds at most a quarter of the range (the K best
+  // single choices, all at the median, would leave two halves).
+  std::sort(pending.begin(), pending.end());
+  int widest = pending.front(), previous = pending.front();
+  for (int p : pending) widest = std::max(widest, p - previous), previous = p;
+  widest = std::max(widest, 64 - previous);
+  EXPECT_LE(widest, 16) << "cuts at " << ::testing::PrintToString(pending);
+  EXPECT_EQ(s.Decide().next_position, first.next_position) << "asking changes nothing: no run came back";
+}
+
+TEST(BisectSearchParallel, WithRunsPendingItWaitsRatherThanAnswers) {
+  Search s = FreshStatusSearch();
+  const int culprit = 23;
+  for (int p : {32, 16, 24, 20, 22, 23, 23, 22})
+    s.Add({p, 0, true, 0, p >= culprit}), s.CountRun();
+  const Decision answer = s.Decide();
+  ASSERT_EQ(answer.verdict, Verdict::kCulprit);
+  EXPECT_EQ(answer.culprit, culprit);
+  const Decision waiting = s.Decide({40});
+  EXPECT_EQ(waiting.verdict, Verdict::kSearching) << "a run in flight may still change the answer";
+  EXPECT_EQ(waiting.next_position, -1) << "and nothing is worth starting beside it";
+}
+
+TEST(BisectSearchParallel, PendingRunsCountTowardsVerificationAndTheBudget) {
+  Search s = FreshStatusSearch();
+  const int culprit = 23;
+  for (int p : {32, 16, 24, 20, 22, 23}) s.Add({p, 0, true, 0, p >= culprit}), s.CountRun();
+  const Decision alone = s.Decide();
+  ASSERT_EQ(alone.verdict, Verdict::kSearching);
+  const Decision next = s.Decide({alone.next_position});
+  EXPECT_NE(next.next_position, alone.next_position) << "the culprit's second run is in flight";
+  EXPECT_TRUE(next.next_position == culprit || next.next_position == culprit - 1) << next.next_position;
+  Search spent = FreshStatusSearch(/*max_runs=*/1);
+  spent.CountRun();
+  EXPECT_EQ(spent.Decide({32}).next_position, -1) << "the budget counts runs as they start";
+  EXPECT_EQ(spent.Decide({32}).verdict, Verdict::kSearching);
+}
+
+// Per-question runs of a 16-commit history whose culprit (9) breaks 8 of 300 questions, 20
+// of them borderline: what a parallel bisect's steps would bring back, in some order.
+std::vector<Observation> QuestionRuns(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Observation> out;
+  for (int p : {0, 16, 8, 4, 12, 9, 10, 9, 8, 0, 16, 2}) {
+    Observation o{p, 0, false, 0, false};
+    o.questions.assign(300, '1');
+    for (int q = 0; q < 20; ++q) o.questions[q] = rng() % 2 ? '1' : '0';
+    for (int q = 20; q < 28; ++q) o.questions[q] = p >= 9 ? '0' : '1';
+    for (int q = 280; q < 300; ++q) o.questions[q] = '0';
+    o.value = static_cast<double>(std::count(o.questions.begin(), o.questions.end(), '1')) / 300;
+    out.push_back(o);
+  }
+  return out;
+}
+
+TEST(BisectSearchParallel, TheOrderRunsComeBackInDoesNotChangeTheAnswerOrThePosterior) {
+  const std::vector<Observation> runs = QuestionRuns(5);
+  Search in_order(17, {SeriesSpec{true, 0.004}}, SearchOptions{});
+  for (const auto& o : runs) in_order.Add(o);
+  const std::vector<double> expected = in_order.Posterior();
+  const Decision answer = in_order.Decide();
+  ASSERT_EQ(answer.verdict, Verdict::kCulprit);
+  EXPECT_EQ(answer.culprit, 9);
+  std::mt19937_64 shuffle(11);
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<Observation> order = runs;
+    std::shuffle(order.begin(), order.end(), shuffle);
+    Search s(17, {SeriesSpec{true, 0.004}}, SearchOptions{});
+    for (const auto& o : order) s.Add(o);
+    const std::vector<double> posterior = s.Posterior();
+    ASSERT_EQ(posterior.size(), expected.size());
+    for (std::size_t j = 0; j < expected.size(); ++j) EXPECT_NEAR(posterior[j], expected[j], 1e-9) << "hypothesis " << j;
+    const Decision d = s.Decide();
+    EXPECT_EQ(d.verdict, answer.verdict);
+    EXPECT_EQ(d.culprit, answer.culprit);
+    EXPECT_NEAR(d.confidence, answer.confidence, 1e-9);
+  }
+}
+
+TEST(BisectSearchParallel, FourStepsAtOnceFindTheSameCulpritsInFewerRounds) {
+  int rounds[2] = {0, 0}, steps[2] = {0, 0};
+  for (int i = 0; i < 8; ++i) {
+    for (int k : {0, 1}) {
+      SimHistory h;
+      h.culprit = 5 + 7 * i;
+      h.jobs = k == 0 ? 1 : 4;
+      const SimResult r = SimulateSearch(h, 2000 + i, SearchOptions{});
+      EXPECT_TRUE(r.correct) << "history " << i << " at " << h.jobs << " jobs";
+      rounds[k] += r.rounds;
+      steps[k] += r.runs;
+      if (k == 0) {
+        EXPECT_EQ(r.rounds, r.runs) << "one step at a time, a round is a step";
+      }
+    }
+  }
+  EXPECT_LE(rounds[1] * 100, rounds[0] * 60) << rounds[1] << " rounds at 4 jobs, " << rounds[0] << " at 1";
+  EXPECT_LE(steps[1] * 10, steps[0] * 20) << steps[1] << " steps at 4 jobs, " << steps[0] << " at 1";
+}
+
+}  // namespace bisect_search_parallel_test
 }  // namespace harness::bisect

@@ -79,15 +79,21 @@ SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions
       r.confidence = d.confidence;
       break;
     }
-    if (h.per_question) {
-      const std::vector<int> chosen = search.QuestionsFor(d.next_position, 0);
-      search.Add(runs.At(d.next_position, &chosen));
-      r.questions += static_cast<double>(chosen.size());
-    } else {
-      search.Add(runs.At(d.next_position));
-      r.questions += h.questions;
+    // One round: a run in each slot the search finds worth filling, its questions chosen as
+    // it starts (from what has come back so far), then every run back.
+    std::vector<int> pending;
+    std::vector<std::vector<int>> asked;
+    if (h.jobs <= 1) pending = {d.next_position};  // one step at a time: Decide's choice
+    else pending = search.DecideBatch({}, h.jobs);
+    for (int p : pending) {
+      asked.push_back(h.per_question ? search.QuestionsFor(p, 0) : std::vector<int>{});
+      search.CountRun();
     }
-    search.CountRun();
+    ++r.rounds;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      search.Add(h.per_question ? runs.At(pending[i], &asked[i]) : runs.At(pending[i]));
+      r.questions += h.per_question ? static_cast<double>(asked[i].size()) : h.questions;
+    }
   }
   r.runs = search.runs_requested();
   r.correct = h.culprit > 0 ? (r.verdict == Verdict::kCulprit && r.culprit == h.culprit) : r.verdict == Verdict::kNoCulprit;

@@ -34,12 +34,16 @@ struct SimHistory {
   double affected_before = 1;
   bool per_question = true;  // hand the search each run's questions, or only its accuracy
   int history_runs = 8;      // earlier nightlies the flip rates are learned from (0: the fixed prior)
+  // Runs at once (`--jobs K`): every step takes the same time, so a round starts a run in
+  // each free slot (Search::Decide with the others pending) and they all come back at its end.
+  int jobs = 1;
 };
 
 struct SimResult {
   Verdict verdict = Verdict::kSearching;
   int culprit = -1;
   int runs = 0;              // runs asked for (the two stored runs excluded)
+  int rounds = 0;            // wall time in units of one step (runs, with one job)
   double questions = 0;      // questions those runs evaluated (a whole eval: SimHistory::questions)
   double confidence = 0;     // the confidence the answer was given with
   bool correct = false;      // the right culprit, or no-culprit when there is none

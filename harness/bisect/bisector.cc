@@ -1,6 +1,7 @@
 #include "harness/bisect/bisector.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "harness/bisect/worktree_command.h"
 #include "harness/run/suite_table.h"
 #include "harness/store/resolve_commit.h"
+#include "harness/store/sqlite_db.h"
 #include "harness/util/git.h"
 #include "harness/util/input_file.h"
 #include "harness/util/paths.h"
@@ -271,7 +273,7 @@ class Session {
  public:
   Session(const BisectRequest& r, Store& store, std::vector<CommitInfo> commits, SessionLock& lock)
       : r_(r), store_(store), commits_(std::move(commits)), n_(static_cast<int>(commits_.size()) - 1), lock_(lock),
-        uses_questions_(UsesQuestions(r.command)) {}
+        uses_questions_(UsesQuestions(r.command)), started_(std::chrono::steady_clock::now()) {}
 
   // The cases and series from a replayed log, else chosen now; when the store has nothing
   // at the endpoints and a command can make it, the endpoints are run first.
@@ -412,14 +414,30 @@ class Session {
     fin.culprit = out_.culprit;
     fin.confidence = out_.confidence;
     fin.runs = out_.runs;
-    fin.result_json = Json{{"verdict", fin.status}, {"culprit", out_.culprit}, {"range", out_.range},
-                           {"skipped", out_.skipped}, {"reason", out_.reason},
-                           {"questions_evaluated", out_.questions_evaluated}}.dump();
+    Json result{{"verdict", fin.status}, {"culprit", out_.culprit}, {"range", out_.range}, {"skipped", out_.skipped},
+                {"reason", out_.reason}, {"questions_evaluated", out_.questions_evaluated}};
+    out_.timing = Timing();
+    AddTiming(result, *out_.timing);
+    fin.result_json = result.dump();
     if (auto s = store_.FinishBisect(out_.session_id, fin); !s) return s.error();
     return out_;
   }
 
  private:
+  // The session's time so far: wall time since it started, its steps one after another (a
+  // step runs when the previous one has ended), and, for bisect --auto, since the nightly ended.
+  BisectTiming Timing() const {
+    BisectTiming t;
+    t.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    t.steps = out_.runs;
+    t.rounds = out_.runs;
+    if (const auto nightly = store_sql::UtcEpochSeconds(r_.nightly_finished_at)) {
+      const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      t.seconds_after_nightly = std::max(0.0, now - static_cast<double>(*nightly));
+    }
+    return t;
+  }
+
   Status SeedFromReplay() {
     std::map<std::string, int> index;
     for (int k = 0; k <= n_; ++k) index[commits_[k].sha] = k;
@@ -737,6 +755,7 @@ class Session {
     fin.runs = out_.runs;
     Json result{{"error", e.message}};
     if (StopSignals::Caught()) result["interrupted"] = true;
+    AddTiming(result, Timing());
     fin.result_json = result.dump();
     static_cast<void>(store_.FinishBisect(out_.session_id, fin));
     return Error{e.code == ExitCode::kUsage ? ExitCode::kUsage : ExitCode::kInfra,
@@ -756,6 +775,7 @@ class Session {
   const bool uses_questions_;  // the command has {questions}: the search picks each run's questions
   bool end_tested_ = false;   // the command has tested an end in this session
   bool whole_eval_ = false;   // the next run evaluates every question (the ends vouching for the command)
+  const std::chrono::steady_clock::time_point started_;  // the session's wall time starts here
   // The case result ids each command's run added: (newest before it, newest after it].
   std::vector<std::pair<int64_t, int64_t>> command_results_;
 };

@@ -47,6 +47,9 @@ struct BisectRequest {
   std::optional<double> step_start_timeout_s;
   std::string made_for;                   // what runs the command stores record (default "session N")
   std::optional<ReplayLog> replay;        // from `bisect replay`: the target and the steps as logged
+  // bisect --auto: when the nightly ended (its last shard's finished_at, as NowUtc writes
+  // it), for the time from it to the answer; empty for a bisect started by hand.
+  std::string nightly_finished_at;
   BisectObserver observer;                // told as each command starts and its step ends (may be empty)
 };
 
@@ -78,6 +81,9 @@ struct BisectOutcome {
   std::string target;                     // what was bisected, in words
   std::vector<std::string> cases;
   std::string reason;                     // why it stopped, for ambiguous and no-culprit answers
+  // Wall time, steps, rounds (stored in the session's result); none for a session stored
+  // before sessions were timed.
+  std::optional<BisectTiming> timing;
 };
 
 // Exit-2 errors for bad input, exit-3 for a command that failed in a way that is no answer

@@ -62,6 +62,7 @@ std::string NightlyJunit(ResultReader& store, const bisect::AutoBisectOutcome& o
       n.runs = g.bisect->runs;
       n.session = g.bisect->session_id;
       n.range = g.bisect->range;
+      n.timing = g.bisect->timing;
     }
     for (const auto& c : g.target.cases) notes[c.case_id] = "bisect --auto: " + reports::CulpritWords(n);
   }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/util/progress_line.h"
 #include "harness/util/versions.h"
 
 namespace harness {
@@ -195,6 +196,31 @@ Result<BisectSessionHeader> BisectSessionHeaderFromJson(const Json& j, const std
     h.target = std::move(*target);
   }
   return h;
+}
+
+void AddTiming(Json& result, const BisectTiming& t) {
+  result["wall_seconds"] = t.wall_seconds;
+  result["steps"] = t.steps;
+  result["rounds"] = t.rounds;
+  result["seconds_after_nightly"] = t.seconds_after_nightly ? Json(*t.seconds_after_nightly) : Json(nullptr);
+}
+
+std::optional<BisectTiming> BisectTimingOf(const Json& result) {
+  auto number = [&](const char* key) { return result.is_object() && result.contains(key) && result[key].is_number(); };
+  if (!number("wall_seconds") || !number("steps") || !number("rounds")) return std::nullopt;
+  BisectTiming t;
+  t.wall_seconds = result["wall_seconds"].get<double>();
+  t.steps = result["steps"].get<int64_t>();
+  t.rounds = result["rounds"].get<int64_t>();
+  if (number("seconds_after_nightly")) t.seconds_after_nightly = result["seconds_after_nightly"].get<double>();
+  return t;
+}
+
+std::string TimingWords(const BisectTiming& t) {
+  std::string out;
+  if (t.seconds_after_nightly)
+    out = fmt::format("answered {} after the nightly ended; ", DurationWords(*t.seconds_after_nightly));
+  return out + fmt::format("the bisect took {}, {} steps in {} rounds", DurationWords(t.wall_seconds), t.steps, t.rounds);
 }
 
 }  // namespace harness

@@ -74,8 +74,27 @@ struct BisectSessionHeader {
   std::optional<BisectTarget> target;
 };
 
+// How long a session took and what it cost in time (bisect_sessions.result_json beside its
+// answer): docs/bisect.md, "Time to culprit".
+struct BisectTiming {
+  double wall_seconds = 0;      // from the session's start to its answer
+  int64_t steps = 0;            // commands run (every step that ran the command)
+  int64_t rounds = 0;           // the steps one after another: wall time in units of one step
+  // bisect --auto: from the end of the nightly (its last shard's finish) to the answer.
+  std::optional<double> seconds_after_nightly;
+};
+
 Json ToJson(const StepEvidence& evidence);
 Json ToJson(const BisectTarget& target);
+// Adds the timing's fields to a session's result object.
+void AddTiming(Json& result, const BisectTiming& timing);
+// The timing a session's result holds; none for a session stored before sessions were
+// timed (or a result whose fields are not numbers: the report shows no time then).
+std::optional<BisectTiming> BisectTimingOf(const Json& result);
+// The timing in the words every rendering shows (bisect's output, the report, the JUnit
+// note): "answered 2h13m after the nightly ended; the bisect took 1h50m, 8 steps
+// in 8 rounds" (the first part for bisect --auto only).
+std::string TimingWords(const BisectTiming& timing);
 // Writes the current log format (kBisectLogFormat).
 Json ToJson(const BisectSessionHeader& header);
 

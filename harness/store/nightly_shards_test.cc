@@ -1,6 +1,7 @@
 // Which shards of a nightly are missing (nightly_shards.h), from run rows and through a real
 // store's NightlyRuns.
 #include "harness/store/nightly_shards.h"
+#include "harness/store/store.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
 #include "harness/store/prune.h"
+#include "harness/store/store.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>

@@ -1,4 +1,5 @@
 #include "harness/store/resolve_commit.h"
+#include "harness/store/store.h"
 
 #include <gtest/gtest.h>
 

@@ -44,6 +44,13 @@ int PragmaInt(sqlite3* db, const char* sql) {
   return st.Step() == SQLITE_ROW ? static_cast<int>(st.Int(0)) : -1;
 }
 
+std::optional<int64_t> UtcEpochSeconds(const std::string& iso) {
+  std::tm tm{};
+  const char* end = strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
 std::string NowUtc() {
   auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};

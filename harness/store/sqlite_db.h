@@ -93,6 +93,9 @@ int PragmaInt(sqlite3* db, const char* sql);
 
 // Now, ISO-8601 UTC: what the store's `at`, `started_at` and `finished_at` columns hold.
 std::string NowUtc();
+// Seconds since the epoch of a time NowUtc wrote ("2026-12-05T11:07:15Z"); none for any
+// other text (a column a hand or another tool filled).
+std::optional<int64_t> UtcEpochSeconds(const std::string& iso);
 
 // Runs fn inside BEGIN IMMEDIATE ... COMMIT; rolls back on error.
 template <class Fn>

@@ -73,3 +73,22 @@ TEST_F(SqliteDbTest, InTransactionRollsBackOnError) {
 
 }  // namespace
 }  // namespace harness::store_sql
+
+namespace harness::store_sql {
+namespace sqlite_db_time_test {
+
+TEST(UtcEpochSeconds, ReadsWhatNowUtcWritesAndNothingElse) {
+  EXPECT_EQ(UtcEpochSeconds("1970-01-01T00:00:00Z"), int64_t{0});
+  EXPECT_EQ(UtcEpochSeconds("2026-12-05T11:07:15Z"), int64_t{1796468835});
+  const auto now = UtcEpochSeconds(NowUtc());
+  ASSERT_TRUE(now.has_value());
+  const auto wall = static_cast<int64_t>(std::time(nullptr));
+  EXPECT_LE(*now, wall);
+  EXPECT_GE(*now, wall - 2);
+  EXPECT_FALSE(UtcEpochSeconds(""));
+  EXPECT_FALSE(UtcEpochSeconds("2026-12-05 11:07:15"));
+  EXPECT_FALSE(UtcEpochSeconds("2026-12-05T11:07:15Z trailing"));
+}
+
+}  // namespace sqlite_db_time_test
+}  // namespace harness::store_sql
