@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/store/store.h"
 #include "harness/testing/test_util.h"
 
 namespace harness {
