@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -669,6 +670,10 @@ class Builder {
   }
 
   Status Changes() {
+    // Each failure's culprit by (case, run), built once; the last failure of a pair wins, as
+    // it did when each change scanned the failures.
+    std::map<std::pair<std::string_view, int64_t>, const FailureEntry*> failure_of;
+    for (const auto& f : model_.failures) failure_of[{f.case_id, f.run_id}] = &f;
     for (const Loaded* r : latest_cases_) {
       const Loaded* before = PreviousNightly(r);
       const char* kind = ChangeKind(r, before);
@@ -680,8 +685,7 @@ class Builder {
         c.before_status = before->stored.result.status;
       }
       c.finding = FirstLine(r->stored.result.message);
-      for (const auto& f : model_.failures)
-        if (f.case_id == c.case_id && f.run_id == c.run_id) c.culprit = f.culprit;
+      if (auto f = failure_of.find({c.case_id, c.run_id}); f != failure_of.end()) c.culprit = f->second->culprit;
       if (c.kind == "fixed") c.no_culprit = "a fix: bisect --auto looks for the commits that break a case, not those that mend it";
       else if (!c.culprit && !before)
         c.no_culprit = "no earlier nightly of this run identity (stack config, faults, model) in the window: nothing to "
