@@ -613,7 +613,8 @@ TEST(BisectTrustE2E, ConcurrentAutoBisectsOfANightlyExcludeEachOther) {
   auto second = RunHarness(n.Args("0"));
   EXPECT_EQ(second.exit_code, 3) << second.err << second.out;
   EXPECT_NE(second.err.find("already running in process " + std::to_string(first)), std::string::npos) << second.err;
-  EXPECT_EQ(WaitForExit(first, std::chrono::seconds(60)), 0) << "exit 0 within 60 s: " << ReadFile(n.dir / "first.out.err");
+  EXPECT_EQ(WaitForExit(first, std::chrono::seconds(60)), 0)
+      << "exit 0 within 60 s: " << ReadFile(n.dir / "first.out.err");
   EXPECT_EQ(n.Stored("regressions"), 1u);
   EXPECT_FALSE(fs::exists(lock)) << "released";
 }

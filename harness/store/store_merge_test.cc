@@ -40,8 +40,8 @@ std::vector<std::string> SchemaTables(const std::filesystem::path& db) {
   sqlite3* h = nullptr;
   sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-                     -1, &st, nullptr);
+  const char* sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
+  sqlite3_prepare_v2(h, sql, -1, &st, nullptr);
   std::vector<std::string> out;
   while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
   sqlite3_finalize(st);
