@@ -15,6 +15,7 @@
 
 #include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
+#include "harness/results/shard.h"
 #include "harness/stats/stats.h"
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/resolve_commit.h"
@@ -92,8 +93,12 @@ bool HasFaults(const RunRow& run) {
 // A run of a sharded nightly (an unsharded run is shard "0/1", NewRun's default).
 bool Sharded(const RunRow& run) { return run.shard != "0/1"; }
 
-// "I/N" -> I, so shard 10/12 sorts after 2/12.
-long long ShardIndex(const std::string& shard) { return std::strtoll(shard.c_str(), nullptr, 10); }
+// "I/N" -> I, so shard 10/12 sorts after 2/12; a word that is no shard (never written by
+// the harness) sorts first.
+long long ShardIndex(const std::string& shard) {
+  const auto s = ParseShardWord(shard);
+  return s ? s->index : -1;
+}
 
 std::string Cut(const std::string& s) {
   return s.size() <= kMaxCompletionBytes ? s : s.substr(0, kMaxCompletionBytes) + " [...]";
