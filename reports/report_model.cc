@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 
 #include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
+#include "harness/results/shard.h"
 #include "harness/stats/stats.h"
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/resolve_commit.h"
@@ -91,8 +93,12 @@ bool HasFaults(const RunRow& run) {
 // A run of a sharded nightly (an unsharded run is shard "0/1", NewRun's default).
 bool Sharded(const RunRow& run) { return run.shard != "0/1"; }
 
-// "I/N" -> I, so shard 10/12 sorts after 2/12.
-long long ShardIndex(const std::string& shard) { return std::strtoll(shard.c_str(), nullptr, 10); }
+// "I/N" -> I, so shard 10/12 sorts after 2/12; a word that is no shard (never written by
+// the harness) sorts first.
+long long ShardIndex(const std::string& shard) {
+  const auto s = ParseShardWord(shard);
+  return s ? s->index : -1;
+}
 
 std::string Cut(const std::string& s) {
   return s.size() <= kMaxCompletionBytes ? s : s.substr(0, kMaxCompletionBytes) + " [...]";
@@ -669,6 +675,10 @@ class Builder {
   }
 
   Status Changes() {
+    // Each failure's culprit by (case, run), built once; the last failure of a pair wins, as
+    // it did when each change scanned the failures.
+    std::map<std::pair<std::string_view, int64_t>, const FailureEntry*> failure_of;
+    for (const auto& f : model_.failures) failure_of[{f.case_id, f.run_id}] = &f;
     for (const Loaded* r : latest_cases_) {
       const Loaded* before = PreviousNightly(r);
       const char* kind = ChangeKind(r, before);
@@ -680,8 +690,7 @@ class Builder {
         c.before_status = before->stored.result.status;
       }
       c.finding = FirstLine(r->stored.result.message);
-      for (const auto& f : model_.failures)
-        if (f.case_id == c.case_id && f.run_id == c.run_id) c.culprit = f.culprit;
+      if (auto f = failure_of.find({c.case_id, c.run_id}); f != failure_of.end()) c.culprit = f->second->culprit;
       if (c.kind == "fixed") c.no_culprit = "a fix: bisect --auto looks for the commits that break a case, not those that mend it";
       else if (!c.culprit && !before)
         c.no_culprit = "no earlier nightly of this run identity (stack config, faults, model) in the window: nothing to "

@@ -449,6 +449,37 @@ TEST(ReportChanges, NewFailuresPairedRegressionsAndFixesComeWithTheirReason) {
   EXPECT_EQ(m->night.counts.fail, 2);
 }
 
+// A change carries the culprit bisect --auto found for its own case and run, and only that:
+// the other change of the same night has none, and says why.
+TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
+  History h(2);
+  h.Run(1, {Case("s/a_0", CaseStatus::kPass), Case("s/b_0", CaseStatus::kPass)});
+  h.Run(2, {Case("s/a_0", CaseStatus::kFail, {}, "a broke"), Case("s/b_0", CaseStatus::kFail, {}, "b broke")});
+  h.Culprit(1, 2, "s/a_0");
+  RegressionRow g;
+  g.run_id = 2;
+  g.baseline_run_id = 1;
+  g.suite = "s";
+  g.kind = "status";
+  g.cases = {"s/a_0"};
+  g.confirmation = "confirmed";
+  g.confirm_json = "[]";
+  g.session_id = 1;
+  ASSERT_TRUE(h.store->AddRegression(g).ok());
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->changes.size(), 2u);
+  EXPECT_EQ(m->changes[0].case_id, "s/a_0");
+  ASSERT_TRUE(m->changes[0].culprit);
+  EXPECT_EQ(m->changes[0].culprit->verdict, "culprit");
+  EXPECT_EQ(m->changes[0].culprit->culprit, fmt::format("{:040x}", 0xdef000 + 2));
+  EXPECT_EQ(m->changes[0].culprit->session, 1);
+  EXPECT_EQ(m->changes[0].no_culprit, "");
+  EXPECT_EQ(m->changes[1].case_id, "s/b_0");
+  EXPECT_FALSE(m->changes[1].culprit);
+  EXPECT_NE(m->changes[1].no_culprit.find("bisect --auto has not looked"), std::string::npos);
+}
+
 // A tolerance's commit spread is measured since the newest culprit bisect tied to the case:
 // the jump the culprit made is a change, not noise. Another case's culprit does not cut it.
 TEST(ReportFlaky, CommitSpreadIsMeasuredWithinTheSegmentSinceTheCulprit) {

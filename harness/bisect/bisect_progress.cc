@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bisect/step_exit.h"
 #include "harness/util/git.h"
 #include "harness/util/utf8.h"
 
@@ -15,8 +16,9 @@ bool IsStart(BisectProgress::Event e) {
   return e == BisectProgress::Event::kStepStart || e == BisectProgress::Event::kConfirmStart;
 }
 
-std::string ProgressExitWords(const BisectProgress& p) {
-  return p.exit_code ? fmt::format(" (exit {})", *p.exit_code) : "";
+// The step's exit in the words a step's evidence and messages use (step_exit.h).
+std::string ExitNote(const BisectProgress& p) {
+  return p.exit_code ? fmt::format(" ({})", ExitWords(*p.exit_code)) : "";
 }
 
 // What the event is about: the step or rerun, the commit, what ran or what it showed.
@@ -31,12 +33,12 @@ std::string Head(const BisectProgress& p, const ProgressLine& paint) {
       const auto colour = p.verdict == "bad"    ? ProgressLine::Colour::kRed
                           : p.verdict == "good" ? ProgressLine::Colour::kGreen
                                                 : ProgressLine::Colour::kYellow;
-      return fmt::format("bisect step {}: {} is {}{}", p.step, at, paint.Paint(p.verdict, colour), ProgressExitWords(p));
+      return fmt::format("bisect step {}: {} is {}{}", p.step, at, paint.Paint(p.verdict, colour), ExitNote(p));
     }
     case BisectProgress::Event::kConfirmStart:
       return fmt::format("bisect --auto confirm {}: rerunning the bad commit {}", p.step, at);
     case BisectProgress::Event::kConfirmEnd:
-      return fmt::format("bisect --auto confirm {}: {} {}{}", p.step, at, p.verdict, ProgressExitWords(p));
+      return fmt::format("bisect --auto confirm {}: {} {}{}", p.step, at, p.verdict, ExitNote(p));
   }
   return "";
 }

@@ -24,6 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing_util::ReadFile;
 using testing_util::RunHarness;
+using testing_util::SpawnHarness;
+using testing_util::WaitForExit;
 using testing_util::TempDir;
 using testing_util::WriteFile;
 using Clock = std::chrono::steady_clock;
@@ -59,35 +61,6 @@ struct Reaper {
     for (pid_t p : PidsIn(pid_file)) kill(p, SIGKILL);
   }
 };
-
-// The binary in the background, as a user's shell would start it: stop signals at their
-// defaults (a test runner started with `&` ignores SIGINT, which the child would inherit).
-pid_t SpawnHarness(const std::vector<std::string>& args, const fs::path& log) {
-  std::vector<std::string> argv_strings = {HARNESS_BINARY};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) signal(s, SIG_DFL);
-  setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
-  std::vector<char*> argv;
-  for (auto& a : argv_strings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  if (!freopen("/dev/null", "w", stdout) || !freopen(log.c_str(), "w", stderr)) _exit(126);
-  execv(argv[0], argv.data());
-  _exit(127);
-}
-
-// The exit status of pid within limit, else -1 (and pid is killed).
-int WaitFor(pid_t pid, std::chrono::seconds limit) {
-  int status = 0;
-  for (auto until = Clock::now() + limit; Clock::now() < until;) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
 
 // Waits until the file names n pids (the command started); false after 20 s.
 bool WaitForPids(const fs::path& file, size_t n) {
@@ -257,10 +230,10 @@ TEST(BisectSafetyE2E, AStopSignalToTheHarnessReachesTheCommandAndCleansUp) {
     const pid_t harness = SpawnHarness({"bisect", "--good", shas[0], "--bad", shas[7], "--case", "x/y_0", "--repo",
                                         (dir / "repo").string(), "--db", (dir / "h.db").string(), "--", "sh",
                                         "{worktree}/slow.sh", (dir / "pids").string()},
-                                       dir / "stderr");
+                                       "/dev/null", dir / "stderr");
     ASSERT_TRUE(WaitForPids(dir / "pids", 2)) << ReadFile(dir / "stderr");
     kill(harness, sig);
-    const int status = WaitFor(harness, std::chrono::seconds(10));
+    const int status = WaitForExit(harness, std::chrono::seconds(10));
     ASSERT_NE(status, -1) << "the harness waited for the command";
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << status;
     const std::string err = ReadFile(dir / "stderr");
@@ -285,10 +258,10 @@ TEST(BisectSafetyE2E, TheNextBisectCleansUpAfterAKilledOne) {
   Reaper reaper{dir / "pids"};
   const pid_t harness = SpawnHarness({"bisect", "--good", shas[0], "--bad", shas[7], "--case", "x/y_0", "--repo", repo,
                                       "--db", db, "--", "sh", "{worktree}/slow.sh", (dir / "pids").string()},
-                                     dir / "stderr");
+                                     "/dev/null", dir / "stderr");
   ASSERT_TRUE(WaitForPids(dir / "pids", 2)) << ReadFile(dir / "stderr");
   kill(harness, SIGKILL);
-  ASSERT_NE(WaitFor(harness, std::chrono::seconds(10)), -1);
+  ASSERT_NE(WaitForExit(harness, std::chrono::seconds(10)), -1);
   // What kill -9 leaves: the command running, the worktree registered, the session running.
   const auto left = PidsIn(dir / "pids");
   for (pid_t p : left) EXPECT_TRUE(Running(p)) << "pid " << p;
@@ -324,10 +297,10 @@ TEST(BisectSafetyE2E, TheNextBisectCleansUpAfterOneKilledBeforeItsSessionBegan) 
   Reaper reaper{dir / "pids"};
   const pid_t harness = SpawnHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--metric", "gsm8k", "--repo",
                                       repo, "--db", db, "--", "sh", "{worktree}/slow.sh", (dir / "pids").string()},
-                                     dir / "stderr");
+                                     "/dev/null", dir / "stderr");
   ASSERT_TRUE(WaitForPids(dir / "pids", 2)) << ReadFile(dir / "stderr");
   kill(harness, SIGKILL);
-  ASSERT_NE(WaitFor(harness, std::chrono::seconds(10)), -1);
+  ASSERT_NE(WaitForExit(harness, std::chrono::seconds(10)), -1);
   const auto left = PidsIn(dir / "pids");
   EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 2u);
 

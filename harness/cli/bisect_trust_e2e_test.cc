@@ -29,6 +29,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing_util::ReadFile;
 using testing_util::RunHarness;
+using testing_util::SpawnHarness;
+using testing_util::WaitForExit;
 using testing_util::TempDir;
 using testing_util::WriteFile;
 
@@ -390,18 +392,6 @@ TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
 // AddressSanitizer reserves terabytes of shadow memory and cannot start under an
 // address-space limit: the sanitized suite runs the same files without it, the optimized
 // suite (ci/test.sh runs both) holds the binary to the limit.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kUnderAsan = true;
-#else
-constexpr bool kUnderAsan = false;
-#endif
-#else
-constexpr bool kUnderAsan = false;
-#endif
-
 TEST(BisectTrustE2E, ReplayReadsABoundedRegularFile) {
   TempDir dir;
   ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
@@ -414,7 +404,7 @@ TEST(BisectTrustE2E, ReplayReadsABoundedRegularFile) {
        {std::string("/dev/zero"), (dir / "fifo").string(), (dir / "folder").string(), (dir / "sparse.log").string()}) {
     SCOPED_TRACE(file);
     std::vector<std::string> argv = {HARNESS_BINARY, "bisect", "replay", file, "--db", (dir / "h.db").string()};
-    if (!kUnderAsan) argv.insert(argv.begin(), {"prlimit", "--as=1073741824", "--"});
+    if (!testing_util::kAddressSanitizer) argv.insert(argv.begin(), {"prlimit", "--as=1073741824", "--"});
     auto r = RunProcess(argv,
                         {.env = {{"HARNESS_ROOT", HARNESS_SOURCE_ROOT}}, .timeout_s = 60});
     ASSERT_TRUE(r.ok()) << r.error().message;
@@ -426,31 +416,6 @@ TEST(BisectTrustE2E, ReplayReadsABoundedRegularFile) {
 
 // --- Stray bisect locks (docs/bisect.md, "A harness that dies without cleaning up") ---
 
-// The binary in the background with stderr to log; its exit status within 60 s (else -1).
-pid_t Spawn(const std::vector<std::string>& args, const fs::path& log) {
-  std::vector<std::string> argv_strings = {HARNESS_BINARY};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
-  setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
-  std::vector<char*> argv;
-  for (auto& a : argv_strings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  if (!freopen(log.c_str(), "w", stdout) || !freopen((log.string() + ".err").c_str(), "w", stderr)) _exit(126);
-  execv(argv[0], argv.data());
-  _exit(127);
-}
-int WaitFor(pid_t pid) {
-  int status = 0;
-  for (int i = 0; i < 3000; ++i) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
 bool WaitForFile(const fs::path& file) {
   for (int i = 0; i < 1500; ++i) {
     if (fs::exists(file) && fs::file_size(file) > 0) return true;
@@ -470,12 +435,13 @@ struct KilledBisect {
   std::string repo = (dir / "repo").string();
 
   void Kill(const std::string& db) {
-    const pid_t harness = Spawn({"bisect", "--good", shas[0], "--bad", shas[5], "--case", "x/y_0", "--repo", repo,
-                                 "--db", db, "--", "sh", "{worktree}/slow.sh", (dir / "pid").string()},
-                                dir / "killed.log");
+    const pid_t harness =
+        SpawnHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--case", "x/y_0", "--repo", repo, "--db", db,
+                      "--", "sh", "{worktree}/slow.sh", (dir / "pid").string()},
+                     dir / "killed.log", dir / "killed.log.err");
     ASSERT_TRUE(WaitForFile(dir / "pid")) << ReadFile(dir / "killed.log.err");
     kill(harness, SIGKILL);
-    WaitFor(harness);
+    WaitForExit(harness, std::chrono::seconds(60));
     ASSERT_EQ(testing_util::WorktreeCount(dir / "repo"), 2u) << "the killed bisect left its worktree";
   }
   ~KilledBisect() {
@@ -641,13 +607,14 @@ TEST(BisectTrustE2E, AutoAnswersANightlyOnce) {
 TEST(BisectTrustE2E, ConcurrentAutoBisectsOfANightlyExcludeEachOther) {
   Nightlies n;
   // The first: its confirming rerun takes 3 s, and the budget ends there (--max-runs 1).
-  const pid_t first = Spawn(n.Args("3", {"--max-runs", "1"}), n.dir / "first.out");
+  const pid_t first = SpawnHarness(n.Args("3", {"--max-runs", "1"}), n.dir / "first.out", n.dir / "first.out.err");
   const fs::path lock = n.db + ".auto-bisect-2.lock";
   ASSERT_TRUE(WaitForFile(lock)) << ReadFile(n.dir / "first.out.err");
   auto second = RunHarness(n.Args("0"));
   EXPECT_EQ(second.exit_code, 3) << second.err << second.out;
   EXPECT_NE(second.err.find("already running in process " + std::to_string(first)), std::string::npos) << second.err;
-  EXPECT_EQ(WaitFor(first), 0) << ReadFile(n.dir / "first.out.err");
+  EXPECT_EQ(WaitForExit(first, std::chrono::seconds(60)), 0)
+      << "exit 0 within 60 s: " << ReadFile(n.dir / "first.out.err");
   EXPECT_EQ(n.Stored("regressions"), 1u);
   EXPECT_FALSE(fs::exists(lock)) << "released";
 }

@@ -111,17 +111,7 @@ TEST(BoundedChildrenE2E, AChattyServersLogStaysUnderItsBoundAndSaysWhatItDropped
 
 // The sanitized build's allocator and shadow memory add to every RSS: its bound stays below
 // the 200 MB the command writes, so a harness that held the output still fails it.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr long kPeakBoundKb = 190 * 1024;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr long kPeakBoundKb = 190 * 1024;
-#else
-constexpr long kPeakBoundKb = 120 * 1024;
-#endif
-#else
-constexpr long kPeakBoundKb = 120 * 1024;
-#endif
+constexpr long kPeakBoundKb = testing_util::kAddressSanitizer ? 190 * 1024 : 120 * 1024;
 
 TEST(BoundedChildrenE2E, ACommandWriting200MBDoesNotGrowTheHarnessAndTheMessageSaysWhatWasDropped) {
   TempDir dir;

@@ -90,6 +90,21 @@ TEST_F(ProgressE2E, APipeGetsOneLinePerEventWithItsFieldsAndNoEscape) {
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "an escape sequence in a pipe";
 }
 
+// A step's exit is said in the words its evidence uses (step_exit.h): a command that cannot
+// test a commit (exit 125) is named as such, not as a bare number.
+TEST(StepExitProgressE2E, AnExitWithAMeaningIsSaidInItsWords) {
+  TempDir dir;
+  const auto shas = testing_util::MakeGitRepo(dir / "repo", 16, [](int i) {
+    const char* exit = i >= 11 ? "exit 1\n" : i >= 3 ? "exit 125\n" : "exit 0\n";  // i counts from 1
+    return std::map<std::string, std::string>{{"plain.sh", exit}};
+  });
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo",
+                       (dir / "repo").string(), "--db", (dir / "h.db").string(), "--", "sh", "{worktree}/plain.sh"});
+  ASSERT_NE(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find(" is skip (exit 125 (the command cannot test this commit))"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" is bad (exit 1) "), std::string::npos) << r.err;
+}
+
 TEST_F(ProgressE2E, ATerminalGetsOneRewrittenLineInColourUnlessNoColor) {
   const std::string colour = RunOnTerminal(Bisect("a.db", "text"), false);
   EXPECT_NE(colour.find("\r\x1b[2Kbisect step "), std::string::npos) << colour;

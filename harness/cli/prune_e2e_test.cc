@@ -15,6 +15,7 @@
 #include "harness/run/run_lock.h"
 #include "harness/store/store.h"
 #include "harness/testing/kill_at_syscall.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 
 namespace harness {
@@ -22,6 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using testing_util::ExecSql;
 using testing_util::ReadFile;
 using testing_util::RunHarness;
 using testing_util::TempDir;
@@ -46,13 +48,6 @@ std::vector<std::string> Rows(const fs::path& db_path, const std::string& sql) {
   sqlite3_finalize(st);
   sqlite3_close(db);
   return rows;
-}
-
-void Exec(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
 }
 
 // Everything prune must keep: every run's status, every case's status and message, every metric.
@@ -129,7 +124,7 @@ struct Fixture {
     ASSERT_TRUE(store->FinishGoldenChange(intent).ok());
     store.reset();
     // An hour off whole days, so a day window's edge never falls on a run.
-    Exec(db, "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', (id - 9) || ' days', '-1 hours')");
+    ExecSql(db, "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', (id - 9) || ' days', '-1 hours')");
   }
   ProcessResult Prune(std::vector<std::string> extra) const {
     std::vector<std::string> args = {"prune", "--db", db.string()};
@@ -209,7 +204,7 @@ TEST(PruneE2E, RefusesBadWindowsAndARunAnotherProcessWrites) {
   EXPECT_FALSE(fs::exists(f.dir / "none.db")) << "prune created a database";
 
   // Run 3 marked running again, its lock held here as a live `harness run` holds it.
-  Exec(f.db, "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = 3");
+  ExecSql(f.db, "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = 3");
   {
     auto live = RunLock::Acquire(f.db, 3);
     ASSERT_TRUE(live.ok()) << live.error().message;

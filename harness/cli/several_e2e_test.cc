@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/subprocess.h"
 
@@ -21,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using testing_util::ExecSql;
 using ::testing::Not;
 using testing_util::RunHarness;
 using testing_util::SelftestTable;
@@ -44,13 +46,6 @@ std::map<int64_t, int64_t> SamplesPerRun(const fs::path& db_path) {
   sqlite3_finalize(st);
   sqlite3_close(db);
   return out;
-}
-
-void Exec(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
 }
 
 // Runs 1..7 are nightlies of identity "fleet" at first-parent ordinals 1..7 (1-5 pass, 6 and 7
@@ -82,7 +77,7 @@ void BuildEightNightlies(const fs::path& db) {
     ASSERT_TRUE(store->FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
   }
   store.reset();
-  Exec(db, "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', (id - 9) || ' days', '-1 hours')");
+  ExecSql(db, "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', (id - 9) || ' days', '-1 hours')");
 }
 
 // Both windows at once keep a run that either keeps: --keep-nightlies 1 keeps runs 7 and 8

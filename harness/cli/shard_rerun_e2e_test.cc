@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
 
@@ -22,6 +23,7 @@ namespace shard_rerun_e2e {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using testing_util::ExecSql;
 using testing_util::ReadFile;
 using testing_util::RunHarness;
 using testing_util::SelftestTable;
@@ -30,13 +32,6 @@ using testing_util::WriteFile;
 
 constexpr int kCases = 7;
 const std::string kSha = "5eed0000000000000000000000000000000000aa";
-
-void Exec(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
 
 // Seven selftest cases; every one's outcome comes from the state file, which each attempt
 // writes before it runs (the stack under test behaving differently on the re-run).
@@ -59,10 +54,10 @@ struct Nightly {
                          "--repo", dir.path().string(), "--shard", fmt::format("{}/3", shard), "--nightly",
                          "gh-777"});
     EXPECT_LE(r.exit_code, 1) << r.err;
-    Exec(db, fmt::format("UPDATE runs SET started_at = '2026-01-01T{0:02}:00:00Z', finished_at = "
+    ExecSql(db, fmt::format("UPDATE runs SET started_at = '2026-01-01T{0:02}:00:00Z', finished_at = "
                          "'2026-01-01T{0:02}:30:00Z'",
                          hour));
-    if (!finished) Exec(db, "UPDATE runs SET status = 'running', finished_at = NULL");
+    if (!finished) ExecSql(db, "UPDATE runs SET status = 'running', finished_at = NULL");
     return db;
   }
 };

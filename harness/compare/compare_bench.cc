@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "harness/compare/compare.h"
+#include "harness/results/metric_names.h"
 #include "harness/store/nightly_db.h"
 #include "harness/store/store.h"
 #include "harness/util/git.h"
@@ -55,7 +56,7 @@ BENCHMARK(BM_HistoryCase)->Unit(benchmark::kMillisecond);
 
 void BM_HistorySuiteJson(benchmark::State& state) {
   const auto& db = Database();
-  const HistoryQuery q{.suite = "gmm", .metric = "est_seconds", .last_n = kCommits};
+  const HistoryQuery q{.suite = "gmm", .metric = metric_names::kEstTotalSeconds, .last_n = kCommits};
   size_t rows = 0;
   for (auto _ : state) {
     auto store = Check(Store::OpenReadOnly(db));

@@ -8,7 +8,7 @@
 
 #include "harness/eval/gsm8k_prompt.h"
 #include "harness/eval/gsm8k_score.h"
-#include "runners/openai/progress.h"
+#include "harness/eval/eval_progress.h"
 
 namespace harness {
 
@@ -123,10 +123,8 @@ Result<Gsm8kEvalReport> Gsm8kEval::Run(const std::vector<Sample>& prior,
     for (int64_t q : options_.only) ask(q);
   report.asked = static_cast<int64_t>(requests.size());
 
-  std::optional<openai::ProgressLine> progress;
-  if (options_.progress_out)
-    progress.emplace(options_.progress_label, n, n - report.asked, options_.progress_out,
-                     openai::ProgressLine::IsTerminal(options_.progress_out));
+  std::optional<EvalProgress> progress;
+  if (options_.progress_out) progress.emplace(options_.progress_label, n, n - report.asked, options_.progress_out);
   const auto start = std::chrono::steady_clock::now();
   // A resumed run's earlier failures count against the same limit.
   const int64_t allowed = static_cast<int64_t>(std::floor(options_.max_error_rate * static_cast<double>(n)));

@@ -10,25 +10,11 @@
 #include "harness/results/case_id.h"
 
 namespace harness {
-namespace {
-
-std::optional<int> ParseCount(const std::string& s) {
-  if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  return std::stoi(s);
-}
-
-}  // namespace
-
-std::string Shard::Word() const { return fmt::format("{}/{}", index, count); }
 
 Result<Shard> ParseShard(const std::string& text) {
-  auto slash = text.find('/');
-  auto index = slash == std::string::npos ? std::nullopt : ParseCount(text.substr(0, slash));
-  auto count = slash == std::string::npos ? std::nullopt : ParseCount(text.substr(slash + 1));
-  if (!index || !count || *count < 1 || *index >= *count)
-    return UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N (e.g. 0/4)", text));
-  return Shard{*index, *count};
+  auto shard = ParseShardWord(text);
+  if (!shard) return UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N (e.g. 0/4)", text));
+  return *shard;
 }
 
 Result<std::optional<Shard>> ShardFromEnvironment() {

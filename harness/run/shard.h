@@ -7,18 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/shard.h"
 #include "harness/run/suite_table.h"
 #include "harness/util/error.h"
 
 namespace harness {
 
-struct Shard {
-  int index = 0;  // 0-based, like GTEST_SHARD_INDEX
-  int count = 1;
-  std::string Word() const;  // "I/N", as runs.shard stores it
-};
-
-// "I/N" with 0 <= I < N; anything else is a usage error naming what was given.
+// "I/N" with 0 <= I < N (ParseShardWord, results/shard.h); anything else is a usage error
+// naming what was given.
 Result<Shard> ParseShard(const std::string& text);
 
 // The shard GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX name, when both are set; one without

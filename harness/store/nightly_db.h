@@ -1,8 +1,9 @@
 // A year of nightly results for the benchmarks (compare_bench, report_bench): 365 commits,
-// each one run of the 13 nightly cases: 2 GSM8K cases with 1319 per-question samples each
-// (outcome, answers and a completion text), 11 compile and kernel cases with 30 op rows
-// each (the fp8_scale_layout cases with their gemm_max_bound_use), written through the Store
-// API. Deterministic: every generated database is the same.
+// each one run of the 13 nightly cases of the suites (their case ids and metric names): 2
+// GSM8K cases with 1319 per-question samples each (outcome, answers and a completion text),
+// 11 compile and kernel cases with 30 op rows each (gmm and sequence_parallel with their
+// est_total_s, fp8_scale_layout with its GEMM errors and gemm_max_bound_use), written
+// through the Store API. Deterministic: every generated database is the same.
 #pragma once
 
 #include <cstdint>

@@ -7,22 +7,17 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/shard.h"
 #include "harness/util/git.h"
 
 namespace harness {
 namespace {
 
-// "I/N" -> {I, N}; {-1, 0} for anything else, or N past what `--shard` accepts (never
-// written by the harness).
+// "I/N" -> {I, N} (ParseShardWord); {-1, 0} for anything else (never written by the harness).
 std::pair<long long, long long> IndexAndCount(const std::string& shard) {
-  const auto slash = shard.find('/');
-  if (slash == std::string::npos) return {-1, 0};
-  char* end = nullptr;
-  const long long i = std::strtoll(shard.c_str(), &end, 10);
-  if (end != shard.c_str() + slash) return {-1, 0};
-  const long long n = std::strtoll(shard.c_str() + slash + 1, &end, 10);
-  if (*end != '\0' || n < 1 || n > 999999 || i < 0 || i >= n) return {-1, 0};
-  return {i, n};
+  const auto s = ParseShardWord(shard);
+  if (!s) return {-1, 0};
+  return {s->index, s->count};
 }
 
 std::string Join(const std::vector<std::string>& words) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/results/case_id.h"
+#include "harness/store/merge_local_tables.h"
 #include "harness/store/schema.h"
 #include "harness/store/sqlite_db.h"
 #include "harness/store/store.h"
@@ -124,6 +125,11 @@ FROM src.regressions g WHERE NOT EXISTS (SELECT 1 FROM main.regressions m WHERE 
      &MergeCounts::regressions},
 };
 
+const MergeLocalTable kLocalTables[] = {
+    {"golden_intents", "a golden accept under way: its expectation file is in the golden folder of the database's "
+                       "own checkout, where the next accept completes or drops it"},
+};
+
 const char* const kMergeCleanup = "DROP VIEW IF EXISTS temp.merge_ingested_twin; DROP TABLE IF EXISTS temp.merge_runs; "
                                   "DROP TABLE IF EXISTS temp.merge_cases; DROP TABLE IF EXISTS temp.merge_sessions;";
 
@@ -138,6 +144,8 @@ std::string ReadOnlyUri(const std::string& path) {
 }
 
 }  // namespace
+
+std::span<const MergeLocalTable> MergeLocalTables() { return kLocalTables; }
 
 Result<std::unique_ptr<Store>> Store::OpenMergeInput(const std::filesystem::path& input) {
   // Opened as a query command opens a file (never created; a newer schema, a foreign file or

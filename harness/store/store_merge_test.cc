@@ -1,10 +1,13 @@
 // Store::MergeFrom: what `harness merge` does with each input database.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
+#include "harness/store/merge_local_tables.h"
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
 
@@ -32,8 +35,30 @@ void Sql(const std::filesystem::path& db, const std::string& sql) {
   sqlite3_close(h);
 }
 
+// The tables of a database's schema, SQLite's own left out.
+std::vector<std::string> SchemaTables(const std::filesystem::path& db) {
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  const char* sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
+  sqlite3_prepare_v2(h, sql, -1, &st, nullptr);
+  std::vector<std::string> out;
+  while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+bool MergeLocal(const std::string& table) {
+  for (const auto& t : MergeLocalTables())
+    if (t.name == table) return true;
+  return false;
+}
+
 // One shard's database: a run of `shard` in nightly "n1" at commit "abc" with `cases`
-// cases, each with a metric, two samples and an op row; a golden change; a bisect session.
+// cases, each with a metric, two samples and an op row; the record of the file it was
+// ingested from; a golden change and one under way; a bisect session and the regression it
+// looked at: a row in every table of the schema.
 void MakeShard(const std::filesystem::path& db, const std::string& shard, int cases, const std::string& tag) {
   auto s = std::move(Store::Open(db)).value();
   int64_t c = *s->UpsertCommit({"abc", {"p0"}, 7, 1700000000, "the commit"});
@@ -50,7 +75,21 @@ void MakeShard(const std::filesystem::path& db, const std::string& shard, int ca
   ASSERT_TRUE(s->FinishRun(run, RunStatus::kPass).ok());
   int64_t session = *s->BeginBisect(BisectSessionRow{0, "", "", "g" + tag, "b" + tag, "t", "{}"});
   ASSERT_TRUE(s->AddBisectStep(session, {1, "abc", "store", run, std::nullopt, "{}", "{}"}).ok());
+  RegressionRow g;
+  g.run_id = run;
+  g.baseline_run_id = run;
+  g.suite = "suite";
+  g.kind = "status";
+  g.cases = {"suite/test_" + tag + "_0"};
+  g.confirmation = "confirmed";
+  g.confirm_json = "[]";
+  g.session_id = session;
+  ASSERT_TRUE(s->AddRegression(g).ok());
   s.reset();
+  Sql(db, "INSERT INTO ingested_files(content_hash, format, commit_id, path, run_id, at) VALUES('h" + tag +
+              "', 'junit', (SELECT id FROM commits), 'report.xml', (SELECT id FROM runs), '2026-01-01T00:00:00Z')");
+  Sql(db, "INSERT INTO golden_intents(case_id, path, old_hash, new_hash, reason, sha, user, at) "
+          "VALUES('suite/test_" + tag + "_0', 'golden/x.json', '2', '3', 'stale', 'abc', 'u', '2026-01-01T00:00:00Z')");
   Sql(db, "INSERT INTO golden_changes(case_id, path, old_hash, new_hash, reason, sha, user, at, from_case_result_id) "
           "VALUES('suite/test_" + tag + "_0', 'golden/x.json', '1', '2', 'stale', 'abc', 'u', '2026-01-01T00:00:00Z', "
           "(SELECT MIN(id) FROM case_results))");
@@ -71,12 +110,13 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   EXPECT_EQ(a->golden_changes, 1);
   EXPECT_EQ(a->bisect_sessions, 1);
   EXPECT_EQ(a->bisect_steps, 1);
+  EXPECT_EQ(a->regressions, 1);
+  EXPECT_EQ(a->ingested_files, 1);
   auto b = out->MergeFrom(dir / "b.db");
   ASSERT_TRUE(b.ok()) << b.error().message;
   EXPECT_EQ(b->cases, 2);
 
-  const std::vector<std::string> tables = {"commits", "runs", "case_results", "metrics", "samples", "op_rows",
-                                           "golden_changes", "bisect_sessions", "bisect_steps", "ingested_files"};
+  const std::vector<std::string> tables = SchemaTables(dir / "out.db");
   std::map<std::string, int64_t> before;
   for (const auto& t : tables) before[t] = Count(dir / "out.db", t);
   EXPECT_EQ(before["commits"], 1) << "one commit, held by both shards";
@@ -87,6 +127,7 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   EXPECT_EQ(again->runs_present, 1);
   EXPECT_EQ(again->golden_changes, 0);
   EXPECT_EQ(again->bisect_sessions, 0);
+  EXPECT_EQ(again->regressions, 0);
   for (const auto& t : tables) EXPECT_EQ(Count(dir / "out.db", t), before[t]) << t;
 
   // The copies keep their children: samples, the completion bytes, the commit's metadata.
@@ -106,6 +147,27 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   ASSERT_EQ(session->steps.size(), 1u);
   EXPECT_EQ(session->steps[0].run_id, (*runs)[1].id) << "a step's run id follows its run into the output";
   EXPECT_EQ(out->MatchCommits("abc")->at(0).first_parent_ordinal, 7);
+}
+
+// Every table of the schema is copied by merge or declared local to its database with a
+// reason (MergeLocalTables): a table a new migration adds without a merge step, or without a
+// row in MakeShard, fails here.
+TEST(StoreMerge, EveryTableIsCopiedOrDeclaredLocal) {
+  TempDir dir;
+  MakeShard(dir / "a.db", "0/1", 1, "a");
+  const auto tables = SchemaTables(dir / "a.db");
+  ASSERT_GE(tables.size(), 12u);
+  for (const auto& t : MergeLocalTables()) {
+    EXPECT_NE(std::find(tables.begin(), tables.end(), t.name), tables.end()) << t.name << ": no such table";
+    EXPECT_FALSE(t.reason.empty()) << t.name;
+  }
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "a.db").ok());
+  for (const auto& t : tables) {
+    ASSERT_GT(Count(dir / "a.db", t), 0) << t << ": MakeShard writes no row of it";
+    if (MergeLocal(t)) EXPECT_EQ(Count(dir / "out.db", t), 0) << t << " is local to its database";
+    else EXPECT_EQ(Count(dir / "out.db", t), Count(dir / "a.db", t)) << t << ": not copied by merge";
+  }
 }
 
 // One file ingested (one run, one case) into a fresh database at commit "abc".

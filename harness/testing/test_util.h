@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "harness/util/json_file.h"
@@ -89,18 +90,22 @@ inline ProcessResult RunHarness(const std::vector<std::string>& args, const Proc
   return r.ok() ? *r : ProcessResult{};
 }
 
-// Starts the real binary in the background with stdout and stderr to /dev/null, for
-// tests that kill it mid-run. Returns the child's pid (-1 if fork failed).
-inline pid_t SpawnHarness(const std::vector<std::string>& args) {
+// Starts the real binary in the background, as a user's shell would start it: stop signals
+// at their defaults (a test runner started with `&` ignores SIGINT, which the child would
+// inherit), stdout and stderr to the files named (/dev/null unless given), for tests that
+// kill it mid-run or read what it said. Returns the child's pid (-1 if fork failed).
+inline pid_t SpawnHarness(const std::vector<std::string>& args, const std::filesystem::path& out = "/dev/null",
+                          const std::filesystem::path& err = "/dev/null") {
   std::vector<std::string> argv_strings = {HARNESS_BINARY};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   pid_t pid = fork();
   if (pid != 0) return pid;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
   setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
   std::vector<char*> argv;
   for (auto& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
-  if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
+  if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
   execv(argv[0], argv.data());
   _exit(127);
 }
@@ -124,6 +129,18 @@ inline bool GroupGoneWithin(pid_t group, double seconds) {
     usleep(20000);
   }
   return true;
+}
+
+// The exit status (waitpid's) of pid within limit, else -1 (and pid is killed and reaped).
+inline int WaitForExit(pid_t pid, std::chrono::milliseconds limit) {
+  int status = 0;
+  for (auto until = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < until;) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
 }
 
 // A background `harness serve-sim`, its stdout on a pipe so the URL (first line) can be read.

@@ -1,4 +1,4 @@
-#include "runners/openai/progress.h"
+#include "harness/eval/eval_progress.h"
 
 #include <cstdio>
 #include <string>
@@ -6,8 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace harness::openai {
-namespace {
+namespace harness::eval_progress_test {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -20,9 +19,9 @@ std::string Drain(std::FILE* f) {
   return out;
 }
 
-TEST(ProgressLine, RendersDoneTotalAccuracyRateAndEta) {
+TEST(EvalProgress, RendersDoneTotalAccuracyRateAndEta) {
   std::FILE* out = std::tmpfile();
-  ProgressLine p("gsm8k/test_0", 10, 4, out, /*terminal=*/false, /*plain_interval_s=*/3600);
+  EvalProgress p("gsm8k/test_0", 10, 4, out, /*terminal=*/false, /*plain_interval_s=*/3600);
   p.Record(true, true);
   p.Record(true, false);
   p.Record(false, false);   // an error: done, not answered
@@ -38,9 +37,9 @@ TEST(ProgressLine, RendersDoneTotalAccuracyRateAndEta) {
   std::fclose(out);
 }
 
-TEST(ProgressLine, TerminalRewritesOneLine) {
+TEST(EvalProgress, TerminalRewritesOneLine) {
   std::FILE* out = std::tmpfile();
-  ProgressLine p("x", 2, 0, out, /*terminal=*/true);
+  EvalProgress p("x", 2, 0, out, /*terminal=*/true);
   p.Record(true, true);
   p.Record(true, true);
   p.Finish();
@@ -51,12 +50,24 @@ TEST(ProgressLine, TerminalRewritesOneLine) {
   std::fclose(out);
 }
 
-TEST(ProgressLine, NoAnswersYet) {
+// The label is shown through the one ProgressLine, which makes text safe for a terminal.
+TEST(EvalProgress, HostileLabelPrintsNoEscapeInAPipe) {
   std::FILE* out = std::tmpfile();
-  ProgressLine p("x", 5, 0, out, false);
+  EvalProgress p("gsm8k/x\x1b[2J\rboom", 1, 0, out, /*terminal=*/false);
+  p.Record(true, true);
+  p.Finish();
+  const std::string printed = Drain(out);
+  EXPECT_EQ(printed.find('\x1b'), std::string::npos);
+  EXPECT_EQ(printed.find('\r'), std::string::npos);
+  EXPECT_THAT(printed, HasSubstr("1/1  acc 1.000"));
+  std::fclose(out);
+}
+
+TEST(EvalProgress, NoAnswersYet) {
+  std::FILE* out = std::tmpfile();
+  EvalProgress p("x", 5, 0, out, false);
   EXPECT_THAT(p.Render(), HasSubstr("0/5  acc -  0.0 req/s  ETA -"));
   std::fclose(out);
 }
 
-}  // namespace
-}  // namespace harness::openai
+}  // namespace harness::eval_progress_test

@@ -1,36 +1,43 @@
-#include "runners/openai/progress.h"
-
-#include <unistd.h>
+#include "harness/eval/eval_progress.h"
 
 #include <fmt/format.h>
 
-namespace harness::openai {
+namespace harness {
 
-ProgressLine::ProgressLine(std::string label, int64_t total, int64_t already_done, std::FILE* out, bool terminal,
+EvalProgress::EvalProgress(std::string label, int64_t total, int64_t already_done, std::FILE* out)
+    : label_(std::move(label)),
+      total_(total),
+      already_done_(already_done),
+      line_(out),
+      plain_interval_s_(10),
+      start_(std::chrono::steady_clock::now()),
+      last_print_(start_) {}
+
+EvalProgress::EvalProgress(std::string label, int64_t total, int64_t already_done, std::FILE* out, bool terminal,
                            double plain_interval_s)
     : label_(std::move(label)),
       total_(total),
       already_done_(already_done),
-      out_(out),
-      terminal_(terminal),
+      line_(out, terminal, /*colour=*/false),
       plain_interval_s_(plain_interval_s),
       start_(std::chrono::steady_clock::now()),
       last_print_(start_) {}
 
-bool ProgressLine::IsTerminal(std::FILE* out) { return isatty(fileno(out)) == 1; }
-
-void ProgressLine::Record(bool answered, bool correct) {
+void EvalProgress::Record(bool answered, bool correct) {
   ++done_;
   answered_ += answered;
   correct_ += correct;
   const auto now = std::chrono::steady_clock::now();
   const double since = std::chrono::duration<double>(now - last_print_).count();
-  if (since >= (terminal_ ? 0.1 : plain_interval_s_)) Print(false);
+  if (since >= (line_.terminal() ? 0.1 : plain_interval_s_)) Print();
 }
 
-void ProgressLine::Finish() { Print(true); }
+void EvalProgress::Finish() {
+  Print();
+  line_.Finish();
+}
 
-std::string ProgressLine::Render() const {
+std::string EvalProgress::Render() const {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0;
   const int64_t remaining = total_ - already_done_ - done_;
@@ -43,14 +50,9 @@ std::string ProgressLine::Render() const {
                      eta);
 }
 
-void ProgressLine::Print(bool final_line) {
+void EvalProgress::Print() {
   last_print_ = std::chrono::steady_clock::now();
-  if (terminal_) {
-    fmt::print(out_, "\r{}\033[K{}", Render(), final_line ? "\n" : "");
-  } else {
-    fmt::print(out_, "{}\n", Render());
-  }
-  std::fflush(out_);
+  line_.Show(Render());
 }
 
-}  // namespace harness::openai
+}  // namespace harness
