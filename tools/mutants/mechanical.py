@@ -636,8 +636,13 @@ def baseline(scratch, targets, jobs, limit):
     times = {}
     for t in targets:
         t0 = time.monotonic()
-        status, detail = mutants.run_test(scratch, {"target": t}, limit)
+        status, failed, detail = run_binary(scratch, t, limit)
         times[t] = time.monotonic() - t0
+        # As for a mutant, a failure counts when it happens twice: a timing test on a loaded
+        # machine fails now and then.
+        if status == "fail" and failed and confirm_failure(scratch, t, failed, limit) is None:
+            print(f"baseline: {t}: {detail} failed once and passed when run again", flush=True)
+            status = "pass"
         if status != "pass":
             raise SystemExit(f"mechanical: unmutated, {t}: {status} {detail}; fix that first")
         print(f"baseline: {t} passes ({times[t]:.0f} s)", flush=True)
