@@ -121,6 +121,18 @@ TEST(BisectTrustE2E, ACommandThatCannotTestAnyCommitStopsAtTheKnownGoodEnd) {
   }
 }
 
+// A repeatable --case right before `--` takes one id: the command after `--`, and flags of
+// its own such as --repo, are the command's, not the bisect's.
+TEST(BisectTrustE2E, ACaseRightBeforeTheCommandTakesOneId) {
+  Steps s(6, [](int i) { return std::string(i >= 4 ? "exit 1\n" : "exit 0\n"); });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  auto r = RunHarness({"bisect", "--good", s.shas.front(), "--bad", s.shas.back(), "--repo", s.repo, "--db", s.db,
+                       "--format", "json", "--case", "x/y_0", "--", "sh", "{worktree}/test.sh", "--repo", "--db"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["culprit"], s.shas[3]) << r.out;
+}
+
 // The same codes as a real program gives them: env(1) cannot execute a file that is not
 // executable (126) and finds no program (127). On an empty store the search's first step
 // may be any commit; whichever it is, no answer comes of it.

@@ -142,8 +142,10 @@ CommandMain SetupBisect(CLI::App& app) {
   app.add_option("--good", r.good, "A commit where the metric or case was good");
   app.add_option("--bad", r.bad, "A later commit (on the first-parent chain) where it is bad");
   app.add_option("--metric", r.metric, "SUITE (its headline metric, e.g. gsm8k) or SUITE/METRIC (gsm8k/accuracy)");
+  // One id per --case: a vector option would otherwise take the command after `--` too.
   app.add_option("--case", r.cases,
-                 "Narrow --metric to this case (repeatable); alone: bisect the cases' pass/fail statuses together");
+                 "Narrow --metric to this case (repeatable); alone: bisect the cases' pass/fail statuses together")
+      ->allow_extra_args(false);
   app.add_option("--repo", o->repo, "Git repository of the commits (default: the store's first-parent order)");
   app.add_option("--db", o->db,
                  "SQLite results database (env HARNESS_DB, default harness.db); {db} and $HARNESS_DB of the command, "

@@ -130,7 +130,8 @@ CommandMain SetupReport(CLI::App& app) {
   app.add_option("--html-url", o->html_url, "With --format markdown: link the full HTML report at this URL (http/https)");
   app.add_option("--out", o->out, "File to write (default report.html for html; stdout for the others)");
   app.add_option("--also", o->also,
-                 "FORMAT=FILE: write this format too, from the same model (repeatable; e.g. --also markdown=report.md)");
+                 "FORMAT=FILE: write this format too, from the same model (repeatable; e.g. --also markdown=report.md)")
+      ->allow_extra_args(false);
   return [o] { return Report(*o); };
 }
 

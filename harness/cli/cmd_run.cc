@@ -229,7 +229,8 @@ int RunCommand(const RunOptions& o) {
 
 CommandMain SetupRun(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
-  app.add_option("--suite", o->suites, "Suite to run (repeatable); default: every nightly suite");
+  app.add_option("--suite", o->suites, "Suite to run (repeatable); default: every nightly suite")
+      ->allow_extra_args(false);
   app.add_option("--filter", o->filter, "Glob over case ids, e.g. 'gmm/*_3'");
   app.add_option("--stack", o->stack,
                  fmt::format("Stack to drive: {} (default: the config's, else refstack)", fmt::join(StackNames(), "|")));
