@@ -161,8 +161,7 @@ CommandMain SetupBisect(CLI::App& app) {
                  fmt::format("Chance a status is wrong on one run (default {})", Defaults::kFlakeRate));
   AddNumericOption(app, "--timeout", o->timeout_s, kTimeoutRange, "Seconds the command may take per commit (default: none)");
   AddNumericOption(app, "--step-start-timeout", o->step_start_timeout_s, kTimeoutRange,
-                   "A Slurm step (srun, sbatch --wait) whose job has not started within this many seconds is "
-                   "cancelled and untestable (default: none)");
+                   "Seconds a Slurm step's job (srun, sbatch --wait) may wait to start; then it is cancelled, untestable");
   app.add_option("--format", o->format, "text|json");
   app.add_flag("--full-evals", r.full_evals,
                "Every run evaluates every question: {questions} names a file of '*' (default: the questions the "
