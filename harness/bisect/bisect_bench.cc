@@ -114,19 +114,26 @@ struct Draws {
   uint64_t seed_base = 1000;
 };
 
+// History i of drop d in family f: the same culprit draws (pick, seeded 7) wherever a family's
+// histories are simulated, so K = 1, 2, 4, 8 and the families' table meet the same histories.
+SimHistory DrawHistory(const Family& f, const Draws& draws, int d, std::mt19937_64& pick) {
+  SimHistory h;
+  h.drop = kDrops[d];
+  h.fragile = f.fragile;
+  h.affected_right = f.affected_right;
+  h.affected_before = f.affected_before;
+  h.history_runs = draws.history;
+  h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
+  return h;
+}
+
 FamilyResult RunFamily(const Family& f, const SearchOptions& options, const Draws& draws, Calibration& calibration) {
   FamilyResult out{f, {}, {}, {}};
   std::mt19937_64 pick(7);
   for (int d = 0; d < 3; ++d) {
     const int histories = kDrops[d] > 0 ? draws.histories : draws.histories / 2;
     for (int i = 0; i < histories; ++i) {
-      SimHistory h;
-      h.drop = kDrops[d];
-      h.fragile = f.fragile;
-      h.affected_right = f.affected_right;
-      h.affected_before = f.affected_before;
-      h.history_runs = draws.history;
-      h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
+      SimHistory h = DrawHistory(f, draws, d, pick);
       const SimResult q = SimulateSearch(h, draws.seed_base + i, options);
       out.q[d].Add(q);
       calibration.Add(q);
@@ -181,13 +188,7 @@ void RunJobs(const Family& f, const SearchOptions& options, const Draws& draws, 
     for (int d = 0; d < 3; ++d) {
       const int histories = kDrops[d] > 0 ? draws.histories : draws.histories / 2;
       for (int i = 0; i < histories; ++i) {
-        SimHistory h;
-        h.drop = kDrops[d];
-        h.fragile = f.fragile;
-        h.affected_right = f.affected_right;
-        h.affected_before = f.affected_before;
-        h.history_runs = draws.history;
-        h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
+        SimHistory h = DrawHistory(f, draws, d, pick);
         h.jobs = jobs[ki];
         const SimResult r = SimulateSearch(h, draws.seed_base + i, options);
         t[d].Add(r);
