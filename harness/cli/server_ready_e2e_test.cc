@@ -72,8 +72,8 @@ struct ServerReadyE2E : ::testing::Test {
 
   // A stack config launching kServer with the plan and timeouts; the run evaluates five
   // questions (a partial run: readiness, not accuracy, is what is tested).
-  std::vector<std::string> Setup(const std::string& plan, double ready_timeout_s, double stop_timeout_s,
-                                 bool deaf_to_sigterm) {
+  std::vector<std::string> RunArgs(const std::string& plan, double ready_timeout_s, double stop_timeout_s,
+                                   bool deaf_to_sigterm) {
     WriteFile(dir / "server.py", kServer);
     WriteFile(dir / "questions.txt", "0\n1\n2\n3\n4\n");
     Json launch = {{"command", {"python3", (dir / "server.py").string(), "{port}", HARNESS_BINARY, pid_file, record, plan}},
@@ -100,7 +100,7 @@ int64_t Answered(const ProcessResult& r) {
 }
 
 TEST_F(ServerReadyE2E, A404ThenA503AreWaitedForAndTheRunGoesOnOnce200) {
-  auto args = Setup("404,404,503,503,serve", 60, 5, false);
+  auto args = RunArgs("404,404,503,503,serve", 60, 5, false);
   auto r = RunHarness(args, {.cwd = dir.path(), .timeout_s = 60});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(ReadFile(record), "404 /v1/models\n404 /v1/models\n503 /v1/models\n503 /v1/models\n")
@@ -118,7 +118,7 @@ TEST_F(ServerReadyE2E, A404ThenA503AreWaitedForAndTheRunGoesOnOnce200) {
 // SIGTERM: exit 3 naming the readiness URL, the last answer and the server's output with its
 // escape made visible, and nothing of its group is left when the harness exits.
 TEST_F(ServerReadyE2E, AServerAnswering503UntilTheTimeoutIsExit3AndKilled) {
-  auto args = Setup("503,forever", 6, 0.5, true);
+  auto args = RunArgs("503,forever", 6, 0.5, true);
   const auto started = std::chrono::steady_clock::now();
   auto r = RunHarness(args, {.cwd = dir.path(), .timeout_s = 60});
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(15));
@@ -139,7 +139,7 @@ TEST_F(ServerReadyE2E, AServerAnswering503UntilTheTimeoutIsExit3AndKilled) {
 // Ready at once, then deaf to SIGTERM when the run ends: with ready_timeout_s at 600 s and
 // stop_timeout_s at 1 s the harness kills it after about a second, not ten minutes.
 TEST_F(ServerReadyE2E, AServerDeafToSigtermIsKilledAfterStopTimeoutNotReadyTimeout) {
-  auto args = Setup("serve-deaf", 600, 1, true);
+  auto args = RunArgs("serve-deaf", 600, 1, true);
   const auto started = std::chrono::steady_clock::now();
   auto r = RunHarness(args, {.cwd = dir.path(), .timeout_s = 40});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
