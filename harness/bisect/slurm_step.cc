@@ -185,13 +185,14 @@ SlurmStartWatch::SlurmStartWatch(std::string name, double start_timeout_s) : sta
       if (started) return;
       if (std::chrono::steady_clock::now() < deadline) continue;
       if (!jobs.ok() || jobs->empty()) continue;  // nothing submitted yet: nothing to cancel
-      lock.unlock();
-      (void)CancelSlurmJobs(name);
-      lock.lock();
       std::ostringstream why;
       why << "Slurm did not start job " << name << " within " << start_timeout_s << " s"
           << (reason.empty() || reason == "None" ? "" : " (" + reason + ")");
+      // Said before the cancel: the step's srun ends as soon as its job is cancelled, and
+      // whoever reads cancelled() then must find the reason already there.
       state->cancelled = why.str();
+      lock.unlock();
+      (void)CancelSlurmJobs(name);
       return;
     }
   });
