@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -54,28 +55,49 @@ struct NumericOption {
   std::string help;
 };
 
-void CollectNumeric(CLI::App* app, const std::vector<std::string>& command, std::vector<NumericOption>& out) {
-  for (const CLI::Option* opt : app->get_options()) {
-    const std::string type = opt->get_type_name();
-    const std::string word = type.substr(0, type.find(' '));
-    if (opt->get_type_size() == 0 || (word != "INT" && word != "UINT" && word != "FLOAT" && word != "NUMBER")) continue;
-    out.push_back({command, opt->get_name(), !opt->nonpositional(), opt->get_description()});
-  }
+// Calls visit(command path, option) for every option of app and its subcommands.
+void ForEachOption(CLI::App* app, const std::vector<std::string>& command,
+                   const std::function<void(const std::vector<std::string>&, const CLI::Option*)>& visit) {
+  for (const CLI::Option* opt : app->get_options()) visit(command, opt);
   for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
     auto path = command;
     path.push_back(sub->get_name());
-    CollectNumeric(sub, path, out);
+    ForEachOption(sub, path, visit);
   }
 }
 
-// Every numeric option of every command, found in the command table as Main builds it: a
-// flag added later is walked too.
-std::vector<NumericOption> EveryNumericOption() {
+// Every option of every command, walked in the command table as Main builds it: a flag added
+// later is walked too.
+void ForEveryOption(const std::function<void(const std::vector<std::string>&, const CLI::Option*)>& visit) {
   CLI::App app;
   for (const auto& c : Commands()) c.setup(*app.add_subcommand(c.name, c.help));
+  ForEachOption(&app, {}, visit);
+}
+
+std::vector<NumericOption> EveryNumericOption() {
   std::vector<NumericOption> found;
-  CollectNumeric(&app, {}, found);
+  ForEveryOption([&](const std::vector<std::string>& command, const CLI::Option* opt) {
+    const std::string type = opt->get_type_name();
+    const std::string word = type.substr(0, type.find(' '));
+    if (opt->get_type_size() == 0 || (word != "INT" && word != "UINT" && word != "FLOAT" && word != "NUMBER")) return;
+    found.push_back({command, opt->get_name(), !opt->nonpositional(), opt->get_description()});
+  });
   return found;
+}
+
+// A repeatable flag takes one value per flag. CLI11 lets a vector option take every word
+// after it, so `bisect --case ID -- CMD ARGS` once handed the command to --case; each such
+// flag must say allow_extra_args(false), and a flag added later is checked here.
+TEST(Cli, EveryRepeatableFlagTakesOneValuePerFlag) {
+  std::set<std::string> repeatable;
+  ForEveryOption([&](const std::vector<std::string>& command, const CLI::Option* opt) {
+    if (!opt->nonpositional() || opt->get_items_expected_max() <= 1) return;
+    const std::string name = fmt::format("{} {}", fmt::join(command, " "), opt->get_name());
+    repeatable.insert(name);
+    EXPECT_FALSE(opt->get_allow_extra_args()) << name << " takes the words after its value as more values";
+  });
+  for (const char* known : {"bisect --case", "report --also", "run --suite", "run --fault"})
+    EXPECT_TRUE(repeatable.count(known)) << known << " not found among " << fmt::format("{}", fmt::join(repeatable, ", "));
 }
 
 TEST(Cli, EveryNumericFlagRefusesHostileValuesNamingFlagValueAndRange) {

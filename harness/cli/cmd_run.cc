@@ -235,7 +235,8 @@ CommandMain SetupRun(CLI::App& app) {
   app.add_option("--stack", o->stack,
                  fmt::format("Stack to drive: {} (default: the config's, else refstack)", fmt::join(StackNames(), "|")));
   app.add_option("--stack-config", o->stack_config, "Stack config JSON (device, precision, batch, faults, stack keys)");
-  app.add_option("--fault", o->faults, "Reference-stack fault switch from golden/regressions.json (repeatable)");
+  app.add_option("--fault", o->faults, "Reference-stack fault switch from golden/regressions.json (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--db", o->db, "SQLite results database (env HARNESS_DB, default harness.db)");
   app.add_option("--commit", o->commit, "Commit the results belong to: a hex sha, or a revision of --repo (default: HEAD)");
   app.add_option("--repo", o->repo, "Git repository of the stack under test (default: .)");
