@@ -114,8 +114,7 @@ struct Draws {
   uint64_t seed_base = 1000;
 };
 
-// History i of drop d in family f: the same culprit draws (pick, seeded 7) wherever a family's
-// histories are simulated, so K = 1, 2, 4, 8 and the families' table meet the same histories.
+// The next history of drop d in family f, its culprit drawn from pick.
 SimHistory DrawHistory(const Family& f, const Draws& draws, int d, std::mt19937_64& pick) {
   SimHistory h;
   h.drop = kDrops[d];
@@ -127,21 +126,28 @@ SimHistory DrawHistory(const Family& f, const Draws& draws, int d, std::mt19937_
   return h;
 }
 
-FamilyResult RunFamily(const Family& f, const SearchOptions& options, const Draws& draws, Calibration& calibration) {
-  FamilyResult out{f, {}, {}, {}};
+// Calls visit(d, i, history) for every history of family f, drop by drop: the same histories
+// (culprit draws seeded 7) wherever it is called, so K = 1, 2, 4, 8 and the families' table
+// meet the same ones.
+template <class Visit>
+void ForEachHistory(const Family& f, const Draws& draws, Visit visit) {
   std::mt19937_64 pick(7);
   for (int d = 0; d < 3; ++d) {
     const int histories = kDrops[d] > 0 ? draws.histories : draws.histories / 2;
-    for (int i = 0; i < histories; ++i) {
-      SimHistory h = DrawHistory(f, draws, d, pick);
-      const SimResult q = SimulateSearch(h, draws.seed_base + i, options);
-      out.q[d].Add(q);
-      calibration.Add(q);
-      out.p[d].Add(SimulatePlainBisect(h, draws.seed_base + i, 0.91));
-      h.per_question = false;
-      out.v[d].Add(SimulateSearch(h, draws.seed_base + i, options));
-    }
+    for (int i = 0; i < histories; ++i) visit(d, i, DrawHistory(f, draws, d, pick));
   }
+}
+
+FamilyResult RunFamily(const Family& f, const SearchOptions& options, const Draws& draws, Calibration& calibration) {
+  FamilyResult out{f, {}, {}, {}};
+  ForEachHistory(f, draws, [&](int d, int i, SimHistory h) {
+    const SimResult q = SimulateSearch(h, draws.seed_base + i, options);
+    out.q[d].Add(q);
+    calibration.Add(q);
+    out.p[d].Add(SimulatePlainBisect(h, draws.seed_base + i, 0.91));
+    h.per_question = false;
+    out.v[d].Add(SimulateSearch(h, draws.seed_base + i, options));
+  });
   return out;
 }
 
@@ -183,18 +189,13 @@ void RunJobs(const Family& f, const SearchOptions& options, const Draws& draws, 
               "all: correct rounds steps", "vs the first K");
   double ref_rounds = 0, ref_steps = 0;
   for (std::size_t ki = 0; ki < jobs.size(); ++ki) {
-    std::mt19937_64 pick(7);  // the same histories as RunFamily
     Tally t[3], all;
-    for (int d = 0; d < 3; ++d) {
-      const int histories = kDrops[d] > 0 ? draws.histories : draws.histories / 2;
-      for (int i = 0; i < histories; ++i) {
-        SimHistory h = DrawHistory(f, draws, d, pick);
-        h.jobs = jobs[ki];
-        const SimResult r = SimulateSearch(h, draws.seed_base + i, options);
-        t[d].Add(r);
-        all.Add(r);
-      }
-    }
+    ForEachHistory(f, draws, [&](int d, int i, SimHistory h) {
+      h.jobs = jobs[ki];
+      const SimResult r = SimulateSearch(h, draws.seed_base + i, options);
+      t[d].Add(r);
+      all.Add(r);
+    });
     if (ki == 0) ref_rounds = all.Rounds(), ref_steps = all.Runs();
     std::printf("%-4d", jobs[ki]);
     for (const auto& one : t) std::printf(" | %5.1f %% %5.1f %6.1f", one.Percent(), one.Rounds(), one.Runs());

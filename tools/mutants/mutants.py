@@ -205,8 +205,9 @@ def build_env():
 
 
 def configure(scratch):
-    if os.path.exists(os.path.join(scratch, "build", "build.ninja")):
-        return
+    # Configured every run, not only the first: a scratch build kept from before these flags
+    # (a unity build with BFD ld) would otherwise keep its old settings. Unchanged, it costs
+    # seconds and rebuilds nothing.
     # Not the unity build: a mutant then recompiles its own file, not the whole chunk holding it.
     # lld, when installed, links the test binaries several times faster than BFD ld.
     flags = ["-DHARNESS_BENCHMARKS=OFF", "-DCMAKE_UNITY_BUILD=OFF"]
