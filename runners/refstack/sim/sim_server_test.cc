@@ -214,6 +214,9 @@ TEST_F(SimServerTest, LatencyFollowsTheProfile) {
 TEST(ServeSim, PrintsItsUrlAndStopsOnSigterm) {
   int out[2];
   ASSERT_EQ(pipe(out), 0);
+  // Flushed first: a pipe makes stdout fully buffered, and what GoogleTest printed so far
+  // would otherwise be copied into the child and reach the pipe before the URL.
+  std::fflush(nullptr);
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -229,6 +232,17 @@ TEST(ServeSim, PrintsItsUrlAndStopsOnSigterm) {
     _exit(code);
   }
   close(out[1]);
+  // A failed assertion below returns early: the child is killed and reaped all the same, so
+  // it never outlives the test holding the test binary's output pipes.
+  struct KillUnlessReaped {
+    pid_t pid;
+    bool reaped = false;
+    ~KillUnlessReaped() {
+      if (reaped) return;
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } child_guard{child};
   std::FILE* lines = fdopen(out[0], "r");
   char line[256] = {};
   ASSERT_NE(std::fgets(line, sizeof line, lines), nullptr);
@@ -243,6 +257,7 @@ TEST(ServeSim, PrintsItsUrlAndStopsOnSigterm) {
   kill(child, SIGTERM);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
+  child_guard.reaped = true;
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   std::fclose(lines);
