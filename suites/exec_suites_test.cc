@@ -36,10 +36,10 @@ std::string TableName(const CompileRequest& r) {
 // compile suites into dir (with the SP fault on: the pass that leaves the all_reduce).
 void WriteTables(const std::filesystem::path& dir, bool sp_fault) {
   compiler::CompileEnvironment env;
-  env.golden_dir = std::filesystem::path(HARNESS_SOURCE_ROOT) / "golden";
+  env.golden_dir = std::filesystem::path(testing_util::kSourceRoot) / "golden";
   env.faults.sp_counts_bookkeeping_users = sp_fault;
   for (const char* suite : {"sequence_parallel", "gmm"}) {
-    auto table = LoadSuiteTable(std::filesystem::path(HARNESS_SOURCE_ROOT) / "suites" / (std::string(suite) + ".json"));
+    auto table = LoadSuiteTable(std::filesystem::path(testing_util::kSourceRoot) / "suites" / (std::string(suite) + ".json"));
     ASSERT_TRUE(table.ok()) << table.error().message;
     for (const auto& [test, rows] : table->tests) {
       for (const auto& row : rows) {

@@ -28,7 +28,7 @@ TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
   const auto db = (dir / "h.db").string();
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[31], "--case",
                        "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", (dir / "repo").string(),
-                       "--db", db, "--format", "json", "--", HARNESS_BINARY, "run", "--db", "{db}", "--commit",
+                       "--db", db, "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db", "{db}", "--commit",
                        "{sha}", "--repo", "{worktree}", "--suite", "sequence_parallel", "--filter",
                        "sequence_parallel/*_0", "--stack-config", "{worktree}/stack.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -120,7 +120,7 @@ TEST(BisectE2E, NoisyGsm8kWithoutADropIsNoCulprit) {
   }
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[63], "--metric", "gsm8k", "--repo",
                        (dir / "repo").string(), "--db", db, "--suites-dir", suites, "--format", "json", "--",
-                       HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}", "--repo", "{worktree}", "--suites-dir",
+                       testing_util::kHarnessBinary, "run", "--db", "{db}", "--commit", "{sha}", "--repo", "{worktree}", "--suites-dir",
                        suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1", "--stack-config", "{worktree}/stack.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   Json j = testing_util::StdoutJson(r);

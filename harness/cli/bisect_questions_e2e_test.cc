@@ -76,7 +76,7 @@ class BisectQuestionsE2E : public ::testing::Test {
   // The bisect's own flags and the step command: one GSM8K case of the suites table at
   // suites, on the questions the search chose ({questions}).
   static std::vector<std::string> QuestionsCommand(const std::string& suites) {
-    return {"--suites-dir", suites, "--", HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}",
+    return {"--suites-dir", suites, "--", testing_util::kHarnessBinary, "run", "--db", "{db}", "--commit", "{sha}",
             "--repo", "{worktree}", "--suites-dir", suites, "--suite", "gsm8k", "--filter", "gsm8k/*_1",
             "--stack-config", "{worktree}/stack.json", "--questions", "{questions}"};
   }
@@ -156,7 +156,7 @@ TEST_F(BisectQuestionsE2E, ANoisyHistoryIsBisectedForAFewEvalsOfQuestions) {
 // the culprit too, and no server outlives it.
 TEST_F(BisectQuestionsE2E, ALaunchedServerPerCommitNamesItTooAndLeavesNoServer) {
   const fs::path pids = dir_ / "server.pids";
-  const std::string profile = (fs::path(HARNESS_SOURCE_ROOT) / "golden/sim/noisy.json").string();
+  const std::string profile = (fs::path(testing_util::kSourceRoot) / "golden/sim/noisy.json").string();
   const Json config = {
       {"format_version", 1},
       {"stack", "openai"},
@@ -166,13 +166,13 @@ TEST_F(BisectQuestionsE2E, ALaunchedServerPerCommitNamesItTooAndLeavesNoServer) 
          {{"command", {"sh", "-c",
                        "echo $$ >> \"$4\"; exec \"$0\" serve-sim --port \"$1\" --profile \"$2\" --stack-config \"$3\" "
                        "--seed $(wc -l < \"$4\")",
-                       HARNESS_BINARY, "{port}", profile, "{worktree}/stack.json", pids.string()}},
+                       testing_util::kHarnessBinary, "{port}", profile, "{worktree}/stack.json", pids.string()}},
           {"ready_timeout_s", 60},
           {"stop_timeout_s", 5}}}}}};
   const std::string launch = (dir_ / "launch.json").string();
   testing_util::WriteFile(launch, config.dump(2));
   StoreNightlies(4, {"--stack-config", launch});
-  auto r = Bisect("json", {"--", HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}", "--repo", "{worktree}",
+  auto r = Bisect("json", {"--", testing_util::kHarnessBinary, "run", "--db", "{db}", "--commit", "{sha}", "--repo", "{worktree}",
                            "--suite", "gsm8k", "--stack-config", launch, "--questions", "{questions}"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const Json j = testing_util::StdoutJson(r);

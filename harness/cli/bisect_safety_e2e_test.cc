@@ -102,7 +102,7 @@ struct RelativeDb : ::testing::Test {
   std::vector<std::string> shas = testing_util::MakeGitRepo(dir / "repo", 12, [this](int i) {
     return std::map<std::string, std::string>{{"result.xml", Junit(i < k)}, {"store.sh", kStoreScript}};
   });
-  const std::vector<std::string> ingest = {"sh", "{worktree}/store.sh", HARNESS_BINARY, "{sha}", "{worktree}"};
+  const std::vector<std::string> ingest = {"sh", "{worktree}/store.sh", testing_util::kHarnessBinary, "{sha}", "{worktree}"};
 
   ProcessResult Bisect(std::vector<std::string> db_args, std::vector<std::string> command,
                        std::vector<std::pair<std::string, std::string>> env = {}) {
@@ -169,7 +169,7 @@ TEST(BisectSafetyE2E, EveryPathHandedToTheCommandIsAbsolute) {
     return std::map<std::string, std::string>{
         {"show.sh", "printf '%s\\n' \"$1\" \"$2\" \"$HARNESS_DB\" \"$HARNESS_ROOT\" > \"$3\"\nexit 0\n"}};
   });
-  const fs::path root_rel = fs::relative(HARNESS_SOURCE_ROOT, dir.path());
+  const fs::path root_rel = fs::relative(testing_util::kSourceRoot, dir.path());
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo", "./repo", "--db",
                        "sub/../h.db", "--max-runs", "1", "--format", "json", "--", "sh", "{worktree}/show.sh", "{db}",
                        "{worktree}", (dir / "seen.txt").string()},
@@ -182,7 +182,7 @@ TEST(BisectSafetyE2E, EveryPathHandedToTheCommandIsAbsolute) {
   EXPECT_EQ(seen[0], (dir / "h.db").string()) << "{db}";
   EXPECT_TRUE(fs::path(seen[1]).is_absolute()) << "{worktree}: " << seen[1];
   EXPECT_EQ(seen[2], (dir / "h.db").string()) << "$HARNESS_DB";
-  EXPECT_EQ(fs::weakly_canonical(seen[3]), fs::weakly_canonical(HARNESS_SOURCE_ROOT)) << "$HARNESS_ROOT";
+  EXPECT_EQ(fs::weakly_canonical(seen[3]), fs::weakly_canonical(testing_util::kSourceRoot)) << "$HARNESS_ROOT";
   EXPECT_TRUE(fs::path(seen[3]).is_absolute()) << seen[3];
   // The session stored the repository as an absolute path too: its log replays anywhere.
   auto log = RunHarness({"bisect", "log", "1", "--db", (dir / "h.db").string()});

@@ -44,7 +44,7 @@ struct TimedHistory {
   // bisect's flags, then the command it runs per commit: a nightly of that commit from its
   // worktree (of one suite when given).
   ProcessResult Bisect(std::vector<std::string> args, const std::string& suite = "") {
-    for (const std::string& a : {std::string("--"), std::string(HARNESS_BINARY), std::string("run"),
+    for (const std::string& a : {std::string("--"), std::string(testing_util::kHarnessBinary), std::string("run"),
                                  std::string("--db"), std::string("{db}"), std::string("--repo"), repo,
                                  std::string("--commit"), std::string("{sha}"), std::string("--stack-config"),
                                  std::string("{worktree}/stack.json")})

@@ -232,7 +232,7 @@ TEST(BisectTrustE2E, AKnownGoodEndThatDoesNotReproduceStops) {
   WriteFile(stored.dir / "store.sh", fmt::format("f=$(mktemp); sed \"s/RUN/$$/\" \"$1/result.xml\" > \"$f\"\n"
                                                  "\"{}\" ingest --format junit \"$f\" --case x/y_0 --commit \"$2\" "
                                                  "--repo \"$1\" --db \"$3\"; rc=$?; rm -f \"$f\"; exit $rc\n",
-                                                 HARNESS_BINARY));
+                                                 testing_util::kHarnessBinary));
   auto ingest = stored.Bisect({"sh", (stored.dir / "store.sh").string(), "{worktree}", "{sha}", "{db}"});
   EXPECT_EQ(ingest.exit_code, 3) << ingest.err << ingest.out;
   EXPECT_NE(ingest.err.find("does not reproduce as good when the command runs it: x/y_0 fails there"), std::string::npos) << ingest.err;
@@ -248,7 +248,7 @@ TEST(BisectTrustE2E, AnotherCaseStoredLeavesAStatusTargetToTheExitCode) {
   // Ingest x/other_0 (failing everywhere), then exit as test.sh says.
   WriteFile(s.dir / "both.sh", fmt::format("\"{}\" ingest --format junit \"$1/other.xml\" --case x/other_0 --commit "
                                            "\"$2\" --repo \"$1\" --db \"$3\" >/dev/null || exit 3\nexec sh \"$1/test.sh\"\n",
-                                           HARNESS_BINARY));
+                                           testing_util::kHarnessBinary));
   auto r = s.Bisect({"sh", (s.dir / "both.sh").string(), "{worktree}", "{sha}", "{db}"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(testing_util::StdoutJson(r)["culprit"], s.shas[5]) << r.out;
@@ -266,7 +266,7 @@ TEST(BisectTrustE2E, ARelativeStackConfigMissingInTheWorktreeIsNoCulprit) {
   });
   WriteFile(dir / "my-stack.json", R"({"format_version": 1})");  // the caller's folder only
   const std::string db = (dir / "h.db").string();
-  const std::vector<std::string> run = {HARNESS_BINARY, "run", "--db", "{db}", "--commit", "{sha}", "--repo",
+  const std::vector<std::string> run = {testing_util::kHarnessBinary, "run", "--db", "{db}", "--commit", "{sha}", "--repo",
                                         "{worktree}", "--suite", "sequence_parallel", "--filter",
                                         "sequence_parallel/*_0"};
   // The nightlies at the ends, from the caller's folder with the repository's stack configs.
@@ -305,7 +305,7 @@ TEST(BisectTrustE2E, AMetricTargetNeedsAStoredValue) {
   WriteFile(dir / "other.sh", fmt::format("echo 'stored the wrong case' >&2\n\"{}\" ingest --format junit "
                                           "\"$1/other.xml\" --case x/other_0 --commit \"$2\" --repo \"$1\" --db \"$3\""
                                           " >/dev/null\nexit 0\n",
-                                          HARNESS_BINARY));
+                                          testing_util::kHarnessBinary));
   const std::vector<std::vector<std::string>> commands = {
       {"sh", "-c", "echo 'stored nothing' >&2; exit 0"},
       {"sh", (dir / "other.sh").string(), "{worktree}", "{sha}", "{db}"}};
@@ -360,7 +360,7 @@ TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
     ASSERT_NE(nightly.exit_code, 2) << nightly.err;
   }
   WriteFile(dir / "my-stack.json", R"({"format_version": 1})");
-  auto r = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json", "--", HARNESS_BINARY, "run",
+  auto r = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json", "--", testing_util::kHarnessBinary, "run",
                        "--db", "{db}", "--repo", "{worktree}", "--commit", "{sha}", "--suite", "sequence_parallel",
                        "--stack-config", "my-stack.json"},
                       {.cwd = dir.path(), .timeout_s = 120});
@@ -386,7 +386,7 @@ TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
     EXPECT_NE(g.confirm_json.find("\"untestable\""), std::string::npos) << g.confirm_json;
   }
   // Text says so too.
-  auto text = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--", HARNESS_BINARY, "run", "--db", "{db}",
+  auto text = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--", testing_util::kHarnessBinary, "run", "--db", "{db}",
                           "--repo", "{worktree}", "--commit", "{sha}", "--suite", "sequence_parallel", "--stack-config",
                           "my-stack.json"},
                          {.cwd = dir.path(), .timeout_s = 120});
@@ -415,10 +415,10 @@ TEST(BisectTrustE2E, ReplayReadsABoundedRegularFile) {
   for (const std::string& file :
        {std::string("/dev/zero"), (dir / "fifo").string(), (dir / "folder").string(), (dir / "sparse.log").string()}) {
     SCOPED_TRACE(file);
-    std::vector<std::string> argv = {HARNESS_BINARY, "bisect", "replay", file, "--db", (dir / "h.db").string()};
+    std::vector<std::string> argv = {testing_util::kHarnessBinary, "bisect", "replay", file, "--db", (dir / "h.db").string()};
     if (!testing_util::kAddressSanitizer) argv.insert(argv.begin(), {"prlimit", "--as=1073741824", "--"});
     auto r = RunProcess(argv,
-                        {.env = {{"HARNESS_ROOT", HARNESS_SOURCE_ROOT}}, .timeout_s = 60});
+                        {.env = {{"HARNESS_ROOT", testing_util::kSourceRoot}}, .timeout_s = 60});
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(r->exit_code, 2) << r->err;
     EXPECT_NE(r->err.find(file + ": "), std::string::npos) << r->err;
@@ -559,7 +559,7 @@ struct Nightlies {
   std::vector<std::string> Args(const std::string& sleep, std::vector<std::string> flags = {}) {
     std::vector<std::string> args = {"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json"};
     args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {"--", "sh", "{worktree}/run.sh", sleep, HARNESS_BINARY, "run", "--db", "{db}", "--repo",
+    args.insert(args.end(), {"--", "sh", "{worktree}/run.sh", sleep, testing_util::kHarnessBinary, "run", "--db", "{db}", "--repo",
                              "{worktree}", "--commit", "{sha}", "--suite", "sequence_parallel", "--stack-config",
                              "{worktree}/stack.json"});
     return args;

@@ -45,7 +45,7 @@ std::vector<std::string> RunArgs(const fs::path& dir) {
 Json WrappedServer(const fs::path& dir, const std::string& before) {
   WriteFile(dir / "wrapper.py", "import os, sys, time\n" + before +
                                     "\nos.execv(sys.argv[1], [sys.argv[1], 'serve-sim', '--port', sys.argv[2]])\n");
-  return {"python3", (dir / "wrapper.py").string(), HARNESS_BINARY, "{port}"};
+  return {"python3", (dir / "wrapper.py").string(), testing_util::kHarnessBinary, "{port}"};
 }
 
 bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
@@ -125,10 +125,10 @@ TEST(BoundedChildrenE2E, ACommandWriting200MBDoesNotGrowTheHarnessAndTheMessageS
       "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
       "sys.stderr.buffer.write(r.stdout + r.stderr)\n"
       "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n",
-      HARNESS_BINARY, "run", "--db", (dir / "h.db").string(), "--commit", "abc1234", "--stack-config",
+      testing_util::kHarnessBinary, "run", "--db", (dir / "h.db").string(), "--commit", "abc1234", "--stack-config",
       (dir / "stack.json").string(), "--suite", "sequence_parallel", "--filter", "sequence_parallel/*_0",
       "--format", "json"};
-  auto r = RunProcess(argv, {.env = {{"HARNESS_ROOT", HARNESS_SOURCE_ROOT}}, .timeout_s = 600});
+  auto r = RunProcess(argv, {.env = {{"HARNESS_ROOT", testing_util::kSourceRoot}}, .timeout_s = 600});
   ASSERT_TRUE(r.ok()) << r.error().message;
   int exit_code = -1;
   long peak_kb = 0;
@@ -142,7 +142,7 @@ TEST(BoundedChildrenE2E, ACommandWriting200MBDoesNotGrowTheHarnessAndTheMessageS
 TEST(BoundedChildrenE2E, ATokenInTheLaunchEnvIsStoredAndPrintedNowhere) {
   TempDir dir;
   const std::string token = "hf_SecretTokenValue0123456789";
-  WriteLaunchConfig(dir.path(), {{"command", {HARNESS_BINARY, "serve-sim", "--port", "{port}"}},
+  WriteLaunchConfig(dir.path(), {{"command", {testing_util::kHarnessBinary, "serve-sim", "--port", "{port}"}},
                                  {"env", {{"HF_TOKEN", token}, {"CUDA_VISIBLE_DEVICES", "0"}}},
                                  {"ready_timeout_s", 60},
                                  {"stop_timeout_s", 5}});

@@ -46,7 +46,7 @@ RunSummary RunNightly(const std::filesystem::path& db, const std::vector<std::st
 }
 
 std::vector<Regression> Catalogue() {
-  auto c = LoadCatalogue(std::filesystem::path(HARNESS_SOURCE_ROOT) / "golden" / "regressions.json");
+  auto c = LoadCatalogue(std::filesystem::path(testing_util::kSourceRoot) / "golden" / "regressions.json");
   EXPECT_TRUE(c.ok()) << c.error().message;
   return c.ok() ? *c : std::vector<Regression>{};
 }

@@ -232,7 +232,7 @@ TEST(DocumentedE2E, ApiKeyFromTheEnvironmentIsNeverStoredOrPrinted) {
 TEST(DocumentedE2E, ServeSimServesTheProfileAndStopsOnSigterm) {
   TempDir dir;
   WriteFile(dir / "stack.json", R"({"format_version": 1, "faults": ["fp8-scale-unrepaired"]})");
-  SimProcess sim({"--port", "0", "--profile", std::string(HARNESS_SOURCE_ROOT) + "/golden/sim/demo.json",
+  SimProcess sim({"--port", "0", "--profile", std::string(testing_util::kSourceRoot) + "/golden/sim/demo.json",
                   "--stack-config", (dir / "stack.json").string()});
   ASSERT_EQ(sim.url().rfind("http://127.0.0.1:", 0), 0u) << sim.url();
   auto models = RunProcess({"python3", "-c",
@@ -263,7 +263,7 @@ TEST(DocumentedE2E, ServeSimServesTheProfileAndStopsOnSigterm) {
 // and the same served under another model name (other.json): what pairs is the subject, and
 // five nightlies at 20 ms a question were half a minute of waiting.
 std::string WriteQuickDemoProfiles(const fs::path& dir) {
-  const std::string demo = std::string(HARNESS_SOURCE_ROOT) + "/golden/sim/demo.json";
+  const std::string demo = std::string(testing_util::kSourceRoot) + "/golden/sim/demo.json";
   Json quick = ValueOrThrow(ParseJson(ReadFile(demo), demo));
   quick["latency"] = {{"first_token_s", 0}, {"per_token_s", 0}};
   quick["faults"] = {{"http_5xx", 0}, {"http_429", 0}, {"dropped_connection", 0}};

@@ -235,7 +235,7 @@ struct KilledAccepts {
   // golden accept with this reason, killed at its kill_at-th step (0: never).
   testing_util::TracedRun Accept(const std::string& reason, int kill_at) {
     return testing_util::RunKilledAtSyscall(
-        {HARNESS_BINARY, "golden", "accept", kCase, "--db", f.db.string(), "--reason", reason}, f.env.env, kill_at,
+        {testing_util::kHarnessBinary, "golden", "accept", kCase, "--db", f.db.string(), "--reason", reason}, f.env.env, kill_at,
         f.dir / "out", f.dir / "err");
   }
   bool KilledAt(const std::string& reason, int k) {

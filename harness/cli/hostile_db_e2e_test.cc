@@ -54,9 +54,9 @@ int64_t QueryInt(const fs::path& db, const std::string& sql) {
 // folder is dir/tmp.
 ProcessResult RunBounded(const TempDir& dir, const std::vector<std::string>& args) {
   fs::create_directories(dir / "tmp");
-  std::vector<std::string> argv = {"prlimit", "--fsize=268435456", "--", HARNESS_BINARY};
+  std::vector<std::string> argv = {"prlimit", "--fsize=268435456", "--", testing_util::kHarnessBinary};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto r = RunProcess(argv, {.env = {{"HARNESS_ROOT", HARNESS_SOURCE_ROOT}, {"TMPDIR", (dir / "tmp").string()}},
+  auto r = RunProcess(argv, {.env = {{"HARNESS_ROOT", testing_util::kSourceRoot}, {"TMPDIR", (dir / "tmp").string()}},
                              .timeout_s = 30});
   return r.ok() ? *r : ProcessResult{};
 }

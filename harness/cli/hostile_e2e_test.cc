@@ -225,11 +225,11 @@ TEST(HostileE2E, SymlinkLoopsAreClearErrorsNotHangs) {
 // Runs the binary with files capped at `max_bytes` (SIGXFSZ ignored, so a write past the
 // cap fails with EFBIG as it would with ENOSPC on a full disk). Returns the exit status.
 int RunWithFileSizeLimit(const std::vector<std::string>& args, rlim_t max_bytes, const std::filesystem::path& err) {
-  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  std::vector<std::string> argv_strings = {testing_util::kHarnessBinary};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   pid_t pid = fork();
   if (pid == 0) {
-    setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+    setenv("HARNESS_ROOT", testing_util::kSourceRoot, 1);
     signal(SIGXFSZ, SIG_IGN);
     if (!freopen("/dev/null", "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
     rlimit lim{max_bytes, max_bytes};

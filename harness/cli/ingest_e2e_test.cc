@@ -503,7 +503,7 @@ TEST_F(IngestFixture, TensorCastTablesAreOpRowsCompareDiffs) {
 // dashes; both readers of TensorCast tables (ingest and the exec stack's stdout) store it
 // whole, where reading by the dashes' widths stored "[1, 64, 5120], [5120".
 TEST_F(IngestFixture, TheExecProtocolExampleTableIsStoredWholeByIngestAndByTheExecStack) {
-  const std::string doc = testing_util::ReadFile(std::filesystem::path(HARNESS_SOURCE_ROOT) / "docs/exec-protocol.md");
+  const std::string doc = testing_util::ReadFile(std::filesystem::path(testing_util::kSourceRoot) / "docs/exec-protocol.md");
   const auto start = doc.find("```\nINFO compiling");
   ASSERT_NE(start, std::string::npos) << "the example moved";
   const auto example = File("example.txt", doc.substr(start + 4, doc.find("```", start + 4) - start - 4));
@@ -589,11 +589,11 @@ TEST_F(IngestFixture, DeeplyNestedJsonIsAnInputErrorNamingThePlace) {
 // terabytes of shadow), so a reader that reads without bound fails the test quickly instead
 // of taking the machine's memory. stderr goes to err.
 ProcessResult RunHarnessInBoundedMemory(const std::vector<std::string>& args, const std::filesystem::path& err) {
-  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  std::vector<std::string> argv_strings = {testing_util::kHarnessBinary};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   const pid_t pid = fork();
   if (pid == 0) {
-    setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+    setenv("HARNESS_ROOT", testing_util::kSourceRoot, 1);
     if (!freopen("/dev/null", "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
     if (!testing_util::kAddressSanitizer) {
       const rlimit lim{rlim_t{2} << 30, rlim_t{2} << 30};

@@ -102,7 +102,7 @@ struct RealToolsFixture : ::testing::Test {
   std::string python;
 
   Json Facts(const fs::path& xml) {
-    const fs::path script = fs::path(HARNESS_SOURCE_ROOT) / "harness/cli/testdata/junit_facts.py";
+    const fs::path script = fs::path(testing_util::kSourceRoot) / "harness/cli/testdata/junit_facts.py";
     auto r = RunTool({"python3", script.string(), xml.string()}, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     auto j = ParseJson(r.out, "junit_facts.py");

@@ -67,7 +67,7 @@ bool Listening(int port) {
 
 TEST(LaunchE2E, AWholeGsm8kRunAgainstTheServerItLaunched) {
   TempDir dir;
-  WriteLaunchConfig(dir.path(), {{"command", {HARNESS_BINARY, "serve-sim", "--port", "{port}"}},
+  WriteLaunchConfig(dir.path(), {{"command", {testing_util::kHarnessBinary, "serve-sim", "--port", "{port}"}},
                                  {"ready_timeout_s", 60},
                                  {"stop_timeout_s", 5}});
   auto r = RunHarness(RunArgs(dir.path()), {.cwd = dir.path()});
@@ -160,13 +160,13 @@ class LaunchKilledE2E : public ::testing::TestWithParam<int> {};
 TEST_P(LaunchKilledE2E, AHarnessKilledMidRunLeavesNoServerRunning) {
   const int sig = GetParam();
   TempDir dir;
-  auto profile = ParseJson(ReadFile(fs::path(HARNESS_SOURCE_ROOT) / "golden/sim/default.json"), "default.json");
+  auto profile = ParseJson(ReadFile(fs::path(testing_util::kSourceRoot) / "golden/sim/default.json"), "default.json");
   ASSERT_TRUE(profile.ok());
   (*profile)["latency"]["first_token_s"] = 0.2;  // 1319 questions / 64 in flight: about 4 s
   WriteFile(dir / "slow.json", profile->dump());
   const std::string pid_file = (dir / "server.pid").string();
   WriteLaunchConfig(dir.path(), {{"command", {"sh", "-c", "echo $$ > " + pid_file + "; exec \"$0\" serve-sim --port \"$1\" --profile \"$2\"",
-                                              HARNESS_BINARY, "{port}", (dir / "slow.json").string()}},
+                                              testing_util::kHarnessBinary, "{port}", (dir / "slow.json").string()}},
                                  {"ready_timeout_s", 60},
                                  {"stop_timeout_s", 3}});
   std::vector<std::string> args = RunArgs(dir.path());
@@ -197,9 +197,9 @@ INSTANTIATE_TEST_SUITE_P(Signals, LaunchKilledE2E, ::testing::Values(SIGTERM, SI
 
 TEST(LaunchE2E, BadLaunchConfigsAreExit2NamingTheFieldBeforeAnythingStarts) {
   TempDir dir;
-  const Json command = {HARNESS_BINARY, "serve-sim", "--port", "{port}"};
+  const Json command = {testing_util::kHarnessBinary, "serve-sim", "--port", "{port}"};
   const std::vector<std::pair<Json, std::string>> bad = {
-      {{{"command", {HARNESS_BINARY, "serve-sim", "--port", "{prot}"}}},
+      {{{"command", {testing_util::kHarnessBinary, "serve-sim", "--port", "{prot}"}}},
        "openai.launch.command[3]: unknown placeholder {prot} (did you mean 'port'?)"},
       {{{"command", command}, {"cwd", "{worktre}"}}, "openai.launch.cwd: unknown placeholder {worktre} (did you mean 'worktree'?)"},
       {{{"command", "harness serve-sim"}}, "openai.launch.command: expected an argv array"},
@@ -225,7 +225,7 @@ TEST(LaunchE2E, BadLaunchConfigsAreExit2NamingTheFieldBeforeAnythingStarts) {
 // current directory: the two nightlies that bracket the drop run in checkouts of their own.
 TEST(LaunchE2E, BisectOverAStackRepositoryLaunchesEachCommitsServer) {
   TempDir dir;
-  auto profile = ParseJson(ReadFile(fs::path(HARNESS_SOURCE_ROOT) / "golden/sim/default.json"), "default.json");
+  auto profile = ParseJson(ReadFile(fs::path(testing_util::kSourceRoot) / "golden/sim/default.json"), "default.json");
   ASSERT_TRUE(profile.ok());
   auto profile_at = [&](int i) {
     Json p = *profile;
@@ -235,7 +235,7 @@ TEST(LaunchE2E, BisectOverAStackRepositoryLaunchesEachCommitsServer) {
   const auto shas = testing_util::MakeGitRepo(dir / "repo", 8, [&](int i) {
     return std::map<std::string, std::string>{{"sim.json", profile_at(i)}};
   });
-  WriteLaunchConfig(dir.path(), {{"command", {HARNESS_BINARY, "serve-sim", "--port", "{port}", "--profile", "sim.json"}},
+  WriteLaunchConfig(dir.path(), {{"command", {testing_util::kHarnessBinary, "serve-sim", "--port", "{port}", "--profile", "sim.json"}},
                                  {"cwd", "{worktree}"},
                                  {"ready_timeout_s", 60},
                                  {"stop_timeout_s", 5}});
@@ -252,7 +252,7 @@ TEST(LaunchE2E, BisectOverAStackRepositoryLaunchesEachCommitsServer) {
   // ($HARNESS_WORKTREE), not the folder the run happens to be in.
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[7], "--metric", "gsm8k", "--repo",
                        (dir / "repo").string(), "--db", db, "--format", "json", "--", "sh", "-c",
-                       "cd / && exec \"$0\" \"$@\"", HARNESS_BINARY, "run", "--suite", "gsm8k", "--db", "{db}",
+                       "cd / && exec \"$0\" \"$@\"", testing_util::kHarnessBinary, "run", "--suite", "gsm8k", "--db", "{db}",
                        "--commit", "{sha}", "--repo", "{worktree}", "--stack-config", config});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const Json j = testing_util::StdoutJson(r);

@@ -92,7 +92,7 @@ TEST(MorningView, ACleanNightIsPassInEveryOutputWordForWord) {
 }
 
 std::vector<Regression> Catalogue() {
-  auto c = LoadCatalogue(fs::path(HARNESS_SOURCE_ROOT) / "golden" / "regressions.json");
+  auto c = LoadCatalogue(fs::path(testing_util::kSourceRoot) / "golden" / "regressions.json");
   EXPECT_TRUE(c.ok()) << c.error().message;
   return c.ok() ? *c : std::vector<Regression>{};
 }
@@ -102,7 +102,7 @@ std::vector<Regression> Catalogue() {
 // never a source location or GoogleTest's assertion text; locations follow, relative to the
 // repository; no output names the source tree's absolute path.
 TEST(MorningView, EachFaultsFailureLineIsItsFindingAndNoAbsolutePathAppears) {
-  const std::string root = fs::path(HARNESS_SOURCE_ROOT).string();
+  const std::string root = fs::path(testing_util::kSourceRoot).string();
   const std::regex location(R"(^[\w./-]+\.(cc|h|cpp|py):\d+)");
   const auto catalogue = Catalogue();
   ASSERT_FALSE(catalogue.empty());

@@ -25,7 +25,7 @@ using testing_util::WriteFile;
 // Runs the binary with stdout the file `log` opened for appending (stderr to `err`, also
 // appended); returns its exit code, -1 when it did not exit.
 int RunAppendingTo(const std::vector<std::string>& args, const fs::path& log, const fs::path& err) {
-  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  std::vector<std::string> argv_strings = {testing_util::kHarnessBinary};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_strings) argv.push_back(a.data());
@@ -35,7 +35,7 @@ int RunAppendingTo(const std::vector<std::string>& args, const fs::path& log, co
   if (out_fd < 0 || err_fd < 0) return -1;
   const pid_t pid = fork();
   if (pid == 0) {
-    setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+    setenv("HARNESS_ROOT", testing_util::kSourceRoot, 1);
     if (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) _exit(126);
     execv(argv[0], argv.data());
     _exit(127);

@@ -114,7 +114,7 @@ TEST_F(PairingE2E, EachNightlyPairsWithItsOwnIdentitysPreviousNightly) {
   // one at its own commit, not the bisect's run and not b's nightly there.
   auto r = RunHarness({"bisect", "--auto", "--run", std::to_string(a4_second), "--db", db, "--repo", repo,
                        "--suites-dir", (dir / "suites").string(), "--confirm", "1", "--format", "json", "--",
-                       HARNESS_BINARY, "run", "--db", "{db}", "--repo", repo, "--commit", "{sha}", "--suites-dir",
+                       testing_util::kHarnessBinary, "run", "--db", "{db}", "--repo", repo, "--commit", "{sha}", "--suites-dir",
                        (dir / "suites").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const Json j = StdoutJson(r);
@@ -147,7 +147,7 @@ TEST_F(PairingE2E, TheBaselineIsTheNearestPassingAncestorOfTheSameIdentity) {
 // readiness path) differ pair, one serving another model does not. Each run's baseline is
 // told by its sample count: the run it paired with stored as many samples as its commit.
 TEST_F(PairingE2E, WhereAndHowAStackRunsIsContextWhatItRunsIsMeasured) {
-  const std::string sim = HARNESS_BINARY;
+  const std::string sim = testing_util::kHarnessBinary;
   const auto exec = [&](const std::string& script, const std::string& cwd, const std::string& device, int timeout) {
     fs::create_directories(dir / cwd);
     return Json{{"format_version", 1},
@@ -159,7 +159,7 @@ TEST_F(PairingE2E, WhereAndHowAStackRunsIsContextWhatItRunsIsMeasured) {
     return Json{{"format_version", 1}, {"stack", "openai"}, {"openai", {{"model", model}, {"launch", std::move(launch)}}}};
   };
   const Json one = {{"command", {sim, "serve-sim", "--port", "{port}"}}, {"stop_timeout_s", 5}};
-  const std::string profile = (fs::path(HARNESS_SOURCE_ROOT) / "golden/sim/default.json").string();
+  const std::string profile = (fs::path(testing_util::kSourceRoot) / "golden/sim/default.json").string();
   const Json two = {{"command", {sim, "serve-sim", "--profile", profile, "--port", "{port}"}},
                     {"env", {{"CUDA_VISIBLE_DEVICES", "3"}}}, {"ready_timeout_s", 120}, {"ready_path", "/v1/models"}};
   // commit, stack config, samples, the samples of the baseline it must pair with (-1: none)

@@ -25,7 +25,7 @@ std::vector<std::string> LinesWith(const std::string& text, const std::string& p
 
 // Runs the binary on a new pseudo-terminal (stdout and stderr both); returns what it wrote.
 std::string RunOnTerminal(const std::vector<std::string>& args, bool no_colour) {
-  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  std::vector<std::string> argv_strings = {testing_util::kHarnessBinary};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_strings) argv.push_back(a.data());
@@ -34,7 +34,7 @@ std::string RunOnTerminal(const std::vector<std::string>& args, bool no_colour) 
   int master = -1;
   const pid_t pid = forkpty(&master, nullptr, nullptr, &size);
   if (pid == 0) {
-    setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+    setenv("HARNESS_ROOT", testing_util::kSourceRoot, 1);
     if (no_colour) setenv("NO_COLOR", "1", 1);
     else unsetenv("NO_COLOR");
     execv(argv[0], argv.data());

@@ -321,8 +321,8 @@ TEST(PruneE2E, KilledAtAnyStepLeavesTheOldOrThePrunedStore) {
     fs::copy_file(saved, f.db);
   };
   auto prune = [&](int kill_at) {
-    return testing_util::RunKilledAtSyscall({HARNESS_BINARY, "prune", "--db", f.db.string(), "--keep-nightlies", "2"},
-                                            {{"HARNESS_ROOT", HARNESS_SOURCE_ROOT}}, kill_at, f.dir / "out",
+    return testing_util::RunKilledAtSyscall({testing_util::kHarnessBinary, "prune", "--db", f.db.string(), "--keep-nightlies", "2"},
+                                            {{"HARNESS_ROOT", testing_util::kSourceRoot}}, kill_at, f.dir / "out",
                                             f.dir / "err");
   };
   const auto whole = prune(0);

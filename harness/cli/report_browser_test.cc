@@ -196,7 +196,7 @@ TEST(ReportBrowser, EverySectionRendersHostileStringsStayTextAndNothingViolatesT
   EXPECT_EQ(filtered.err.find("Content Security Policy"), std::string::npos) << filtered.err;
 
   // Kept for a person to look at (not committed): build/test-artifacts/report.png.
-  const fs::path artifacts = fs::path(HARNESS_BINARY).parent_path().parent_path() / "test-artifacts";
+  const fs::path artifacts = fs::path(testing_util::kHarnessBinary).parent_path().parent_path() / "test-artifacts";
   fs::create_directories(artifacts);
   fs::copy_file(html, artifacts / "report.html", fs::copy_options::overwrite_existing);
   auto shot = chromium.Run({"--screenshot=" + (artifacts / "report.png").string(), "--window-size=1280,3200",

@@ -76,7 +76,7 @@ struct ServerReadyE2E : ::testing::Test {
                                    bool deaf_to_sigterm) {
     WriteFile(dir / "server.py", kServer);
     WriteFile(dir / "questions.txt", "0\n1\n2\n3\n4\n");
-    Json launch = {{"command", {"python3", (dir / "server.py").string(), "{port}", HARNESS_BINARY, pid_file, record, plan}},
+    Json launch = {{"command", {"python3", (dir / "server.py").string(), "{port}", testing_util::kHarnessBinary, pid_file, record, plan}},
                    {"ready_timeout_s", ready_timeout_s},
                    {"stop_timeout_s", stop_timeout_s}};
     if (deaf_to_sigterm) launch["env"] = {{"DEAF_TO_SIGTERM", "1"}};

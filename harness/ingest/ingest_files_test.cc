@@ -15,7 +15,7 @@ using testing_util::TempDir;
 const CommitInfo kCommit{"0123456789abcdef0123456789abcdef01234567", {}, std::nullopt, std::nullopt, "c"};
 
 std::string Testdata(const std::string& file) {
-  return (std::filesystem::path(HARNESS_SOURCE_ROOT) / "harness/ingest/testdata" / file).string();
+  return (std::filesystem::path(testing_util::kSourceRoot) / "harness/ingest/testdata" / file).string();
 }
 
 TEST(IngestFiles, BadRequestsAreRefusedBeforeAnyDatabase) {

@@ -300,7 +300,7 @@ TEST(JunitXml, ReportsOfJestMochaScalatestAndXunit) {
         {"calc basic test/test_sum_wide", CaseStatus::kSkip, ""}}},
   };
   for (const auto& [file, want] : kFiles) {
-    const auto path = std::filesystem::path(HARNESS_SOURCE_ROOT) / "harness/ingest/testdata" / file;
+    const auto path = std::filesystem::path(testing_util::kSourceRoot) / "harness/ingest/testdata" / file;
     auto cases = ParseIngestFile("junit", testing_util::ReadFile(path), file, {});
     ASSERT_TRUE(cases.ok()) << file << ": " << cases.error().message;
     ASSERT_EQ(cases->size(), 1u);

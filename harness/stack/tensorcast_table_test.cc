@@ -63,7 +63,7 @@ TEST(TensorCastTable, ShapesWithSpacesBoundColumnsAndCodePointWidths) {
 // "[1, 64, 5120], [5120]" is one character wider than its dashes, and reading by the
 // dashes' widths stored "[1, 64, 5120], [5120".
 TEST(TensorCastTable, TheExecProtocolExampleIsReadWhole) {
-  const std::string doc = testing_util::ReadFile(std::filesystem::path(HARNESS_SOURCE_ROOT) / "docs/exec-protocol.md");
+  const std::string doc = testing_util::ReadFile(std::filesystem::path(testing_util::kSourceRoot) / "docs/exec-protocol.md");
   const auto start = doc.find("```\nINFO compiling");
   ASSERT_NE(start, std::string::npos) << "the example moved";
   const std::string example = doc.substr(start + 4, doc.find("```", start + 4) - start - 4);

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/testing/test_paths.h"
 #include "harness/util/json_file.h"
 #include "harness/util/subprocess.h"
 
@@ -69,12 +70,12 @@ inline std::string ReadFile(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Runs the real binary (HARNESS_BINARY) with args; HARNESS_ROOT points at the source tree
+// Runs the real binary (kHarnessBinary) with args; HARNESS_ROOT points at the source tree
 // unless extra.env names another (a copy of suites/ and golden/ a test may change). The CI
 // engines' pipeline ids (the default of `run --nightly`) are emptied unless extra.env sets
 // them, so the tests run the same inside a CI job.
 inline ProcessResult RunHarness(const std::vector<std::string>& args, const ProcessOptions& extra = {}) {
-  std::vector<std::string> argv = {HARNESS_BINARY};
+  std::vector<std::string> argv = {kHarnessBinary};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions o = extra;
   const auto given = [&](const char* name) {
@@ -84,7 +85,7 @@ inline ProcessResult RunHarness(const std::vector<std::string>& args, const Proc
   };
   for (const char* ci : {"CI_PIPELINE_ID", "GITHUB_RUN_ID"})
     if (!given(ci)) o.env.emplace_back(ci, "");
-  if (!given("HARNESS_ROOT")) o.env.emplace_back("HARNESS_ROOT", HARNESS_SOURCE_ROOT);
+  if (!given("HARNESS_ROOT")) o.env.emplace_back("HARNESS_ROOT", kSourceRoot);
   if (o.timeout_s == 0) o.timeout_s = 300;
   auto r = RunProcess(argv, o);
   return r.ok() ? *r : ProcessResult{};
@@ -96,12 +97,12 @@ inline ProcessResult RunHarness(const std::vector<std::string>& args, const Proc
 // kill it mid-run or read what it said. Returns the child's pid (-1 if fork failed).
 inline pid_t SpawnHarness(const std::vector<std::string>& args, const std::filesystem::path& out = "/dev/null",
                           const std::filesystem::path& err = "/dev/null") {
-  std::vector<std::string> argv_strings = {HARNESS_BINARY};
+  std::vector<std::string> argv_strings = {kHarnessBinary};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   pid_t pid = fork();
   if (pid != 0) return pid;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
-  setenv("HARNESS_ROOT", HARNESS_SOURCE_ROOT, 1);
+  setenv("HARNESS_ROOT", kSourceRoot, 1);
   std::vector<char*> argv;
   for (auto& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -147,13 +148,13 @@ inline int WaitForExit(pid_t pid, std::chrono::milliseconds limit) {
 class SimProcess {
  public:
   explicit SimProcess(const std::vector<std::string>& args) {
-    std::vector<std::string> argv_strings = {HARNESS_BINARY, "serve-sim"};
+    std::vector<std::string> argv_strings = {kHarnessBinary, "serve-sim"};
     argv_strings.insert(argv_strings.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_strings) argv.push_back(a.data());
     argv.push_back(nullptr);
     // Built before fork: the child only calls async-signal-safe functions.
-    std::string root = std::string("HARNESS_ROOT=") + HARNESS_SOURCE_ROOT;
+    std::string root = std::string("HARNESS_ROOT=") + kSourceRoot;
     std::vector<char*> envp;
     for (char** e = environ; *e; ++e)
       if (std::string_view(*e).substr(0, 13) != "HARNESS_ROOT=") envp.push_back(*e);
@@ -245,7 +246,7 @@ inline size_t WorktreeCount(const std::filesystem::path& repo) {
 // for tests that change expectations: run the binary with HARNESS_ROOT=dir.
 inline void CopyDataRoot(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
-  const fs::path src = HARNESS_SOURCE_ROOT;
+  const fs::path src = kSourceRoot;
   fs::create_directories(dir / "suites");
   for (const auto& e : fs::directory_iterator(src / "suites"))
     if (e.path().extension() == ".json") fs::copy_file(e.path(), dir / "suites" / e.path().filename());
@@ -261,7 +262,7 @@ inline void CopyDataRoot(const std::filesystem::path& dir) {
 // The shipped GSM8K suite table with its default stand-in profile swapped (for example
 // "sim/noisy.json"), written to dir/suites/gsm8k.json; returns that suites folder.
 inline std::filesystem::path WriteGsm8kTableWithProfile(const std::filesystem::path& dir, const std::string& profile) {
-  const std::filesystem::path src = std::filesystem::path(HARNESS_SOURCE_ROOT) / "suites" / "gsm8k.json";
+  const std::filesystem::path src = std::filesystem::path(kSourceRoot) / "suites" / "gsm8k.json";
   auto table = ParseJson(ReadFile(src), src.string());
   if (!table.ok()) throw std::runtime_error(table.error().message);
   (*table)["defaults"]["sim_profile"] = profile;

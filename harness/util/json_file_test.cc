@@ -85,7 +85,7 @@ TEST(JsonFile, AJsonLinesErrorNamesTheFileLine) {
 // own texts directly).
 TEST(JsonFile, NoSourceParsesJsonAroundTheBound) {
   namespace fs = std::filesystem;
-  const fs::path root = HARNESS_SOURCE_ROOT;
+  const fs::path root = testing_util::kSourceRoot;
   const std::regex direct(R"((json|Json)::(parse|accept|from_cbor|from_msgpack|from_bson|from_ubjson|sax_parse)\b)");
   int sources = 0;
   for (const char* top : {"harness", "runners", "reports", "suites", "tools"}) {

@@ -9,12 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/testing/test_paths.h"
 #include "tools/fuzz/fuzz_targets.h"
 
 namespace harness::fuzz {
 namespace {
 
-const std::filesystem::path kRoot = std::filesystem::path(HARNESS_SOURCE_ROOT) / "tools" / "fuzz";
+const std::filesystem::path kRoot = std::filesystem::path(testing_util::kSourceRoot) / "tools" / "fuzz";
 
 TEST(FuzzRegressions, EveryTargetHasSeedsAndEveryKeptInputRuns) {
   std::set<std::string> names;
@@ -36,7 +37,7 @@ TEST(FuzzRegressions, EveryTargetHasSeedsAndEveryKeptInputRuns) {
   }
   // ci/fuzz.sh and the fuzz build know every target (else CI would not fuzz it).
   for (const char* file : {"ci/fuzz.sh", "tools/fuzz/CMakeLists.txt"}) {
-    std::ifstream in(std::filesystem::path(HARNESS_SOURCE_ROOT) / file);
+    std::ifstream in(std::filesystem::path(testing_util::kSourceRoot) / file);
     const std::string text(std::istreambuf_iterator<char>(in), {});
     ASSERT_FALSE(text.empty()) << file;
     for (const auto& name : names)
