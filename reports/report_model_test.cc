@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/results/case_id.h"
+#include "harness/stats/false_verdict.h"
 #include "harness/stats/stats.h"
 #include "harness/testing/test_util.h"
 
@@ -163,6 +164,27 @@ TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) 
   EXPECT_EQ(bound.estimate.question, FlakeQuestion::kRerunNoise) << "0.80 three times: no spread";
   EXPECT_EQ(bound.estimate.probability, 0);
   EXPECT_GT(gate.estimate.probability, bound.estimate.probability);
+}
+
+// Three runs of one commit disagree on a case's status, 2 passes and a failure: the flaky row
+// counts each side for what it is (another identity's failure there is not a rerun).
+TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersApart) {
+  commits_.push_back(*store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  Nightly(5, {0.93}, CaseStatus::kFail, 0.80, "id2");
+  Nightly(5, {0.93}, CaseStatus::kPass, 0.80);
+  Nightly(5, {0.93}, CaseStatus::kFail, 0.80);
+  Nightly(5, {0.93}, CaseStatus::kPass, 0.80);
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const FlakyEntry* status = nullptr;
+  for (const auto& e : m->flaky)
+    if (e.kind == "status") status = &e;
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->case_id, "compile/test_ops_0");
+  EXPECT_EQ(status->verdict, "PASS") << "the newest run passed";
+  EXPECT_NE(status->detail.find("2 passed and 1 did not"), std::string::npos) << status->detail;
+  EXPECT_EQ(status->estimate.question, StatusFlipEstimate(1, 3).question);
+  EXPECT_DOUBLE_EQ(status->estimate.probability, StatusFlipEstimate(1, 3).probability);
 }
 
 // Runs of another identity (a --fault run, another model) between the nightly's own: the

@@ -45,7 +45,7 @@ struct StackHistory {
   }
   // The command bisect runs per commit: a nightly of that commit from its worktree.
   std::vector<std::string> Command() const {
-    return {"--", HARNESS_BINARY, "run", "--db", "{db}", "--repo", repo, "--commit", "{sha}", "--stack-config",
+    return {"--", testing_util::kHarnessBinary, "run", "--db", "{db}", "--repo", repo, "--commit", "{sha}", "--stack-config",
             "{worktree}/stack.json"};
   }
   ProcessResult Auto(std::vector<std::string> flags = {}) {
@@ -248,10 +248,33 @@ TEST(AutoBisectE2E, ARegressionTheRerunDoesNotShowIsNotConfirmedAndNotBisected) 
   ASSERT_EQ(stored->size(), 1u);
   EXPECT_EQ(stored->front().confirmation, "not-confirmed");
 
-  auto text = RunHarness({"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--max-runs", "1", "--", HARNESS_BINARY,
+  auto text = RunHarness({"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--max-runs", "1", "--", testing_util::kHarnessBinary,
                           "run", "--db", "{db}", "--repo", h.repo, "--commit", "{sha}"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("NOT CONFIRMED (flaky)"), std::string::npos) << text.out;
+
+  // The morning report says the same of the failure, in every format: not confirmed, flaky,
+  // not bisected (neither a culprit nor an open question).
+  const std::string words = "not confirmed (flaky): a rerun of the bad commit did not show the regression";
+  auto report_json = RunHarness({"report", "--db", h.db, "--format", "json"});
+  ASSERT_EQ(report_json.exit_code, 0) << report_json.err;
+  const Json rj = testing_util::StdoutJson(report_json);
+  ASSERT_EQ(rj["regressions"].size(), 1u) << report_json.out;
+  EXPECT_EQ(rj["regressions"][0]["bisect"]["verdict"], "not-confirmed") << report_json.out;
+  EXPECT_EQ(rj["regressions_with_culprit"], 0);
+  ASSERT_FALSE(rj["failures"].empty()) << report_json.out;
+  for (const auto& f : rj["failures"]) EXPECT_EQ(f["culprit"]["verdict"], "not-confirmed") << f;
+  for (const auto& [format, shown] :
+       {std::pair<std::string, std::string>{"text", words},
+        {"markdown", "not confirmed \\(flaky\\)\\: a rerun of the bad commit did not show the regression"}}) {
+    auto report = RunHarness({"report", "--db", h.db, "--format", format});
+    ASSERT_EQ(report.exit_code, 0) << format << ": " << report.err;
+    EXPECT_NE(report.out.find(shown), std::string::npos) << format << ": " << report.out;
+  }
+  auto html = RunHarness({"report", "--db", h.db, "--out", (h.dir / "r.html").string()});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = testing_util::ReadFile(h.dir / "r.html");
+  EXPECT_NE(page.find(R"(<p class="culprit flaky">)" + words), std::string::npos) << "the failure's note is the flaky kind";
 }
 
 // A budget too small for the search is ambiguous with a range that holds the culprit, never
@@ -337,7 +360,7 @@ TEST(AutoBisectE2E, ANoisyHistoryWithoutAFaultHasNoCulprit) {
   const auto suites = testing_util::WriteGsm8kTableWithProfile(h.dir.path(), "sim/noisy.json");
   for (int i : {1, 4}) ASSERT_NE(h.Nightly(i, {"--suite", "gsm8k", "--suites-dir", suites.string()}).exit_code, 3);
   auto args = std::vector<std::string>{"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--suites-dir",
-                                       suites.string(), "--format", "json", "--", HARNESS_BINARY, "run", "--db", "{db}",
+                                       suites.string(), "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db", "{db}",
                                        "--repo", h.repo, "--commit", "{sha}", "--suite", "gsm8k", "--suites-dir",
                                        suites.string()};
   auto r = RunHarness(args);
@@ -367,7 +390,7 @@ TEST(AutoBisectE2E, RerunsSharingTheNightlyIdAreNotTheNightly) {
       << "two cases, each counted once: " << summary;
 
   auto r = RunHarness({"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--suites-dir", suites.string(), "--format",
-                       "json", "--", HARNESS_BINARY, "run", "--db", "{db}", "--repo", h.repo, "--commit", "{sha}",
+                       "json", "--", testing_util::kHarnessBinary, "run", "--db", "{db}", "--repo", h.repo, "--commit", "{sha}",
                        "--stack-config", "{worktree}/stack.json", "--suite", "gsm8k", "--suites-dir", suites.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json j = testing_util::StdoutJson(r);
