@@ -137,6 +137,11 @@ TEST(TensorCastTable, MalformedInputNamesLineAndColumn) {
                                     "o.txt");
   ASSERT_FALSE(inner.ok());
   EXPECT_EQ(inner.error().message, "o.txt:4:44: row 1, column '# of Calls': expected a whole number, got 'x2'");
+  // Columns count code points as Python does: a name of 2-, 3- and 4-byte characters as
+  // long as "aten.mm.default" puts 'x2' at the same column.
+  auto wide = ParseTensorCastTable(head + "aten.mm.dé→𝑥ult              1.0ms         x2\n" + rule, "o.txt");
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.error().message, "o.txt:4:44: row 1, column '# of Calls': expected a whole number, got 'x2'");
   auto no_calls = ParseTensorCastTable(
       "----  -----\nName  Shape\n----  -----\n----  -----\n", "o.txt");
   ASSERT_FALSE(no_calls.ok());
@@ -180,6 +185,16 @@ TEST(TensorCastTable, ElisionRowsAndUnclosedTablesAreReadWithANote) {
   auto total = ParseTensorCastTable(head + rows + "Total time for analytic: 5ms\n", "o.txt");
   ASSERT_TRUE(total.ok()) << total.error().message;
   EXPECT_DOUBLE_EQ(total->total_seconds, 0.005);
+  // A row is elided only when dots are all it holds: a shapes cell "[...]" is part of a row.
+  const std::string shaped =
+      "---------------  ------------  --------------  ----------\n"
+      "      Name       Input Shapes  analytic total  # of Calls\n"
+      "---------------  ------------  --------------  ----------\n";
+  auto elided_shape = ParseTensorCastTable(shaped + "aten.mm.default  [...]                  1.0ms           2\n" + shaped.substr(0, shaped.find('\n') + 1), "o.txt");
+  ASSERT_TRUE(elided_shape.ok()) << elided_shape.error().message;
+  ASSERT_EQ(elided_shape->ops.size(), 1u);
+  EXPECT_EQ(elided_shape->ops[0].input_shapes, "[...]");
+  EXPECT_TRUE(elided_shape->notes.empty());
   // What was read reads back the same (the exec stack and the fuzz target rely on it).
   auto again = ParseTensorCastTable(cut->table_text, "again.txt");
   ASSERT_TRUE(again.ok()) << again.error().message;
