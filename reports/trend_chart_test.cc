@@ -29,6 +29,23 @@ TEST(TrendChart, ScaleSpansEveryIntervalEndAndTheGatePadded) {
   EXPECT_LT(s.X(1, 0, 2), s.X(1, 1, 2)) << "reruns of one commit side by side, oldest left";
 }
 
+// Reruns of a commit spread 4 pixels apart, but never over more than 60 % of their column:
+// with many commits (narrow columns) and many reruns they stay off the neighbours' columns.
+TEST(TrendChart, RerunsSpreadWithinTheirOwnColumn) {
+  ChartScale s;
+  s.columns = 2;
+  EXPECT_NEAR(s.X(0, 2, 3) - s.X(0, 0, 3), 12.0, 1e-9) << "3 reruns, wide columns: 4 pixels per rerun";
+  s.columns = 100;  // 6.94-pixel columns
+  const double step = (ChartScale::kWidth - ChartScale::kLeft - ChartScale::kRight) / 100;
+  for (std::size_t reruns : {2u, 5u, 12u}) {
+    EXPECT_NEAR(s.X(50, reruns - 1, reruns) - s.X(50, 0, reruns), 0.6 * step, 1e-9) << reruns;
+    for (std::size_t r = 0; r < reruns; ++r) {
+      EXPECT_GT(s.X(50, r, reruns), s.X(49) + step / 2) << "rerun " << r << " of " << reruns;
+      EXPECT_LT(s.X(50, r, reruns), s.X(51) - step / 2) << "rerun " << r << " of " << reruns;
+    }
+  }
+}
+
 TEST(TrendChart, SvgHasWhiskersGateTitlesAndEscapedLinks) {
   Trend t = TwoCommits();
   t.band_low = 0.89;
