@@ -20,12 +20,12 @@ struct CommandPlace {
 };
 
 // Removes the worktree, its registration and its temporary folder, then tells the lock.
-void RemovePlace(const std::filesystem::path& repo, const CommandPlace& place, SessionLock& lock) {
+void RemovePlace(const std::filesystem::path& repo, const CommandPlace& place, int slot, SessionLock& lock) {
   // Best effort: the error worth reporting is the run's.
   if (!place.worktree.empty()) static_cast<void>(RemoveWorktree(repo, place.worktree));
   std::error_code ec;
   if (!place.folder.empty()) std::filesystem::remove_all(place.folder, ec);
-  static_cast<void>(lock.SetWorktree({}, {}));
+  static_cast<void>(lock.SetWorktree(slot, {}, {}));
 }
 
 // Makes the folder, writes the questions file and adds the worktree. The lock names a path
@@ -37,7 +37,7 @@ Result<CommandPlace> MakePlace(const WorktreeCommandSpec& spec, const std::strin
   if (!folder) return folder.error();
   place.folder = *folder;
   if (!spec.repo.empty()) place.worktree = place.folder / ShortSha(sha);
-  auto made = lock.SetWorktree(spec.repo, spec.repo.empty() ? place.folder / kQuestionsFileName : place.worktree);
+  auto made = lock.SetWorktree(spec.slot, spec.repo, spec.repo.empty() ? place.folder / kQuestionsFileName : place.worktree);
   if (made && spec.questions) {
     place.questions = place.folder / kQuestionsFileName;
     std::ofstream out(place.questions, std::ios::binary);
@@ -47,7 +47,7 @@ Result<CommandPlace> MakePlace(const WorktreeCommandSpec& spec, const std::strin
   }
   if (made && !spec.repo.empty()) made = AddWorktree(spec.repo, place.worktree, sha);
   if (!made) {
-    RemovePlace(spec.repo, place, lock);
+    RemovePlace(spec.repo, place, spec.slot, lock);
     return made.error();
   }
   return place;
@@ -125,8 +125,10 @@ Result<StepProcess> RunCommandAt(const WorktreeCommandSpec& spec, const std::str
   if (!worktree.empty()) po.env.emplace_back("HARNESS_WORKTREE", worktree.string());
   po.timeout_s = spec.timeout_s.value_or(0);
   po.forward_stop_signals = true;
+  // Steps may run side by side (--jobs): each step's leftovers end with its own command.
+  po.own_reaper = true;
   // Best effort: a lock that cannot be written loses only the cleanup after a kill -9.
-  po.on_start = [&lock](pid_t pid) { static_cast<void>(lock.SetCommand(IdentifyProcess(pid))); };
+  po.on_start = [&lock, slot = spec.slot](pid_t pid) { static_cast<void>(lock.SetCommand(slot, IdentifyProcess(pid))); };
   const std::string job = StepJobName(spec, sha, argv);
   std::optional<SlurmStartWatch> watch;
   if (!job.empty() && spec.step_start_timeout_s) watch.emplace(job, *spec.step_start_timeout_s);
@@ -135,7 +137,7 @@ Result<StepProcess> RunCommandAt(const WorktreeCommandSpec& spec, const std::str
   watch.reset();
   std::optional<std::string> scheduler_ended;
   if (!job.empty()) scheduler_ended = FinishSlurmJob(job, not_started);
-  RemovePlace(spec.repo, *place, lock);
+  RemovePlace(spec.repo, *place, spec.slot, lock);
   if (!proc) return proc.error();
   if (!proc->stop_signal)
     if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
