@@ -506,6 +506,11 @@ class Supervision {
   // A stop signal caught since the last round goes on to the child's group, which then has
   // kStopGraceS to end.
   void ForwardStopSignals() {
+    if (forwarding() && options_.stop && options_.stop->load() && !asked_to_stop_) {
+      asked_to_stop_ = true;
+      kill(-pid_, SIGTERM);
+      if (!stop_until_) stop_until_ = Clock::now() + SecondsFrom(kStopGraceS);
+    }
     if (!forwarding() || g_stop_count.load() <= forwarded_) return;
     forwarded_ = g_stop_count.load();
     kill(-pid_, g_stop_last.load());
@@ -563,7 +568,7 @@ class Supervision {
     exited_ = true;
     drain_until_ = Clock::now() + SecondsFrom(kDrainAfterExitS);
     // Stopped or killed: what is left of its group goes too.
-    if (forwarding() && (result_.stop_signal || killed_)) kill(-pid_, SIGKILL);
+    if (forwarding() && (result_.stop_signal || killed_ || asked_to_stop_)) kill(-pid_, SIGKILL);
     // Whatever it left running (its children re-parented to us at its exit, daemons that
     // left its group) ends with it, unless a background program runs beside it whose
     // leftovers could not be told from its own (BackgroundProcess::Stop ends those).
@@ -596,7 +601,7 @@ class Supervision {
   const Clock::time_point deadline_;
   std::optional<Clock::time_point> drain_until_, stop_until_;
   int forwarded_ = 0;
-  bool exited_ = false, killed_ = false;
+  bool exited_ = false, killed_ = false, asked_to_stop_ = false;
   int status_ = 0;
   const int64_t start_ticks_;
   BoundedText out_text_, err_text_;

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -71,6 +72,10 @@ struct ProcessOptions {
   // started, another's leftovers included. The reaper leads the process group and is the
   // pid on_start and the result see; a timeout or a stop signal reaches its whole tree.
   bool own_reaper = false;
+  // When set, and it turns true while the program runs, the program is stopped as for a
+  // forwarded stop signal (SIGTERM to its group, killed with its tree after kStopGraceS):
+  // how a caller ends one of several programs it runs side by side. Needs forward_stop_signals.
+  const std::atomic<bool>* stop = nullptr;
   // Called once the program started, with its pid (with forward_stop_signals, also its
   // process group's id; with own_reaper, the reaper's).
   std::function<void(pid_t)> on_start;
