@@ -220,6 +220,80 @@ TEST(BisectJobsE2E, TheNextBisectCleansUpBothStepsOfAKilledOne) {
   EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
 }
 
+BisectSessionRow Session(const fs::path& db, int64_t id) {
+  auto store = Store::OpenReadOnly(db);
+  if (!store.ok()) return {};
+  auto s = (*store)->BisectSession(id);
+  return s.ok() ? *s : BisectSessionRow{};
+}
+
+// SIGTERM or SIGINT to a harness running two steps reaches both steps' groups: the harness
+// exits 3 at once, both trees are gone, both worktrees removed, the session interrupted.
+TEST(BisectJobsE2E, AStopSignalEndsBothStepsAndCleansUp) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(sig);
+    TempDir dir;
+    auto shas = testing_util::MakeGitRepo(dir / "repo", 16, [](int) {
+      return std::map<std::string, std::string>{{"slow.sh", kSlowScript}};
+    });
+    Reaper reaper{dir / "pids"};
+    const pid_t harness = SpawnHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo",
+                                        (dir / "repo").string(), "--db", (dir / "h.db").string(), "--jobs", "2", "--",
+                                        "sh", "{worktree}/slow.sh", (dir / "pids").string()},
+                                       "/dev/null", dir / "stderr");
+    for (int i = 0; i < 1000 && PidsIn(dir / "pids").size() < 4; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(PidsIn(dir / "pids").size(), 4u) << testing_util::ReadFile(dir / "stderr");
+    kill(harness, sig);
+    const int status = testing_util::WaitForExit(harness, std::chrono::seconds(10));
+    ASSERT_NE(status, -1) << "the harness waited for the commands";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << status;
+    EXPECT_NE(testing_util::ReadFile(dir / "stderr").find("interrupted by"), std::string::npos);
+    for (pid_t p : PidsIn(dir / "pids")) EXPECT_TRUE(GoneWithin(p, std::chrono::seconds(5))) << "pid " << p;
+    EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
+    const auto session = Session(dir / "h.db", 1);
+    EXPECT_EQ(session.status, "error");
+    EXPECT_NE(session.result_json.find("\"interrupted\":true"), std::string::npos) << session.result_json;
+  }
+}
+
+// A step that times out ends its whole tree; an end the command cannot test stops the
+// bisect with exit 3 once the step running beside it is stopped and cleaned up.
+TEST(BisectJobsE2E, ATimeoutOrAnUntestableEndStopsTheOtherStepToo) {
+  TempDir dir;
+  // The known-good end (commit 1) cannot be tested (exit 125 after a moment); every other
+  // commit runs until stopped.
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 16, [](int i) {
+    return std::map<std::string, std::string>{
+        {"step.sh", i == 1 ? "sleep 0.5; exit 125\n" : kSlowScript}};
+  });
+  Reaper reaper{dir / "pids"};
+  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  const auto started = Clock::now();
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db", db,
+                       "--jobs", "2", "--", "sh", "{worktree}/step.sh", (dir / "pids").string()});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("could not test the known-good end"), std::string::npos) << r.err;
+  EXPECT_LT(Clock::now() - started, std::chrono::seconds(20)) << "the other step was waited for, not stopped";
+  EXPECT_FALSE(PidsIn(dir / "pids").empty()) << "the other step did not start beside the first";
+  for (pid_t p : PidsIn(dir / "pids")) EXPECT_TRUE(GoneWithin(p, std::chrono::seconds(5))) << "pid " << p;
+  EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
+
+  TempDir dir2;
+  auto slow = testing_util::MakeGitRepo(dir2 / "repo", 16, [](int) {
+    return std::map<std::string, std::string>{{"slow.sh", kSlowScript}};
+  });
+  Reaper reaper2{dir2 / "pids"};
+  auto timed = RunHarness({"bisect", "--good", slow[0], "--bad", slow[15], "--case", "x/y_0", "--repo",
+                           (dir2 / "repo").string(), "--db", (dir2 / "h.db").string(), "--jobs", "2", "--timeout",
+                           "1", "--", "sh", "{worktree}/slow.sh", (dir2 / "pids").string()});
+  EXPECT_EQ(timed.exit_code, 3) << timed.err;
+  EXPECT_NE(timed.err.find("timed out"), std::string::npos) << timed.err;
+  EXPECT_EQ(PidsIn(dir2 / "pids").size(), 4u) << "both steps started";
+  for (pid_t p : PidsIn(dir2 / "pids")) EXPECT_TRUE(GoneWithin(p, std::chrono::seconds(5))) << "pid " << p;
+  EXPECT_EQ(testing_util::WorktreeCount(dir2 / "repo"), 1u);
+}
+
 // Two runs at one commit at once, storing different values: a step reads back only the run
 // its own command made. Here the step's command itself starts the other run first, made for
 // another step of the session ($HARNESS_BISECT "session 1 step 999", as a second step at the
