@@ -738,7 +738,7 @@ class Session {
         auto step = StartStep(k, slot);
         if (!step) return step.error();
         search_->CountRun();  // before the next choice: the budget counts runs in flight
-        Notify(BisectProgress::Event::kStepStart, k);
+        Notify(BisectProgress::Event::kStepStart, k, static_cast<int>(running.size()));
         step->spec.cancel = pool.stop_flag();
         StepRun& placed = running.emplace(slot, std::move(*step)).first->second;
         pool.Start(slot, [this, &placed] { placed.proc = RunCommandAt(placed.spec, commits_[placed.k].sha, lock_); });
@@ -858,12 +858,13 @@ class Session {
   }
 
   // Tells the observer where the session is: the commit, the leading hypothesis, the cost so far.
-  void Notify(BisectProgress::Event event, int k) const {
+  // A step that starts while in_flight others run (--jobs) is numbered after them.
+  void Notify(BisectProgress::Event event, int k, int in_flight = 0) const {
     if (!r_.observer) return;
     const std::vector<double> posterior = search_->Posterior();
     const auto best = static_cast<std::size_t>(std::max_element(posterior.begin(), posterior.end()) - posterior.begin());
     BisectProgress p{.event = event, .sha = commits_[k].sha, .subject = commits_[k].subject,
-                     .step = static_cast<int>(out_.steps.size()) + 1, .runs = out_.runs, .max_runs = r_.max_runs,
+                     .step = static_cast<int>(out_.steps.size()) + in_flight + 1, .runs = out_.runs, .max_runs = r_.max_runs,
                      .questions = out_.questions_evaluated, .leading = best == 0 ? "" : commits_[best].sha,
                      .leading_p = posterior[best]};
     if (event == BisectProgress::Event::kStepEnd) {
