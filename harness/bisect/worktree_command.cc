@@ -45,7 +45,8 @@ Result<CommandPlace> MakePlace(const WorktreeCommandSpec& spec, const std::strin
   if (!folder) return folder.error();
   place.folder = *folder;
   if (!spec.repo.empty()) place.worktree = place.folder / ShortSha(sha);
-  auto made = lock.SetWorktree(spec.slot, spec.repo, spec.repo.empty() ? place.folder / kQuestionsFileName : place.worktree);
+  auto made =
+      lock.SetWorktree(spec.slot, spec.repo, spec.repo.empty() ? place.folder / kQuestionsFileName : place.worktree);
   if (made && spec.questions) {
     place.questions = place.folder / kQuestionsFileName;
     std::ofstream out(place.questions, std::ios::binary);
@@ -144,7 +145,9 @@ Result<StepProcess> RunCommandAt(const WorktreeCommandSpec& spec, const std::str
   po.own_reaper = true;
   po.stop = spec.cancel;
   // Best effort: a lock that cannot be written loses only the cleanup after a kill -9.
-  po.on_start = [&lock, slot = spec.slot](pid_t pid) { static_cast<void>(lock.SetCommand(slot, IdentifyProcess(pid))); };
+  po.on_start = [&lock, slot = spec.slot](pid_t pid) {
+    static_cast<void>(lock.SetCommand(slot, IdentifyProcess(pid)));
+  };
   const std::string job = StepJobName(spec, sha, argv);
   std::optional<SlurmStartWatch> watch;
   if (!job.empty() && spec.step_start_timeout_s) watch.emplace(job, *spec.step_start_timeout_s);
