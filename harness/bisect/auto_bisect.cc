@@ -35,6 +35,7 @@ Status CheckRequest(const AutoBisectRequest& r) {
     return UsageError("bisect --auto needs the command that tests a commit, after --: it confirms and bisects with it");
   if (auto c = CheckNumberIn(r.max_runs, kMaxRunsRange, "--max-runs"); !c) return c.error();
   if (auto c = CheckNumberIn(r.confirm, kConfirmRange, "--confirm"); !c) return c.error();
+  if (auto c = CheckNumberIn(r.jobs, kJobsRange, "--jobs"); !c) return c.error();
   if (auto c = CheckNumberIn(r.confidence, kConfidenceRange, "--confidence"); !c) return c.error();
   if (r.command_timeout_s && !(*r.command_timeout_s > 0 && *r.command_timeout_s <= kMaxTimeoutS))
     return UsageError(fmt::format("--timeout {}: expected seconds in (0, {}]", *r.command_timeout_s, kMaxTimeoutS));
@@ -176,6 +177,7 @@ BisectRequest BisectRequestFor(const AutoBisectRequest& r, const RegressionTarge
   b.confidence = r.confidence;
   b.command = r.command;
   b.full_evals = r.full_evals;
+  b.jobs = r.jobs;
   b.command_timeout_s = r.command_timeout_s;
   b.observer = r.observer;
   return b;

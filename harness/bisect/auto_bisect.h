@@ -27,11 +27,12 @@ struct AutoBisectRequest {
   int max_runs = BisectDefaults::kMaxRuns;  // commands of the whole night, confirmations included
   int confirm = 1;                        // reruns of the bad commit before any bisection
   double confidence = BisectDefaults::kConfidence;
-  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}
+  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}, {slot}
   std::optional<double> command_timeout_s;
   // A Slurm step (slurm_step.h) whose job has not started within this long is cancelled: untestable.
   std::optional<double> step_start_timeout_s;
   bool full_evals = false;                // BisectRequest::full_evals
+  int jobs = 1;                           // BisectRequest::jobs: steps at once in each bisection
   // The nightly's stored answer (a bisect --auto that answered it before) is reported as it
   // stands unless again: then it is replaced by a new one.
   bool again = false;

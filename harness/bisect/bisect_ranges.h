@@ -14,5 +14,7 @@ inline constexpr NumberRange kFlakeRateRange = NumberIn(0, 0.5, /*lo_open=*/fals
 // Run-to-run sd of a metric, in the metric's units.
 inline constexpr NumberRange kNoiseSigmaRange = NumberIn(0, 1e9, /*lo_open=*/true);
 inline constexpr NumberRange kConfirmRange = WholeIn(0, 10);
+// Steps at once (--jobs): each holds a worktree, a command and its server.
+inline constexpr NumberRange kJobsRange = WholeIn(1, 64);
 
 }  // namespace harness::bisect

@@ -17,6 +17,7 @@
 #include "harness/bisect/session_lock.h"
 #include "harness/bisect/slurm_step.h"
 #include "harness/bisect/step_exit.h"
+#include "harness/bisect/step_pool.h"
 #include "harness/bisect/worktree_command.h"
 #include "harness/run/suite_table.h"
 #include "harness/store/resolve_commit.h"
@@ -287,10 +288,12 @@ class Session {
     target_ = *t;
     if (target_.status || !target_.cases.empty() || r_.command.empty()) return OkStatus();
     for (int k : {0, n_}) {
-      int64_t before = 0;
-      auto proc = RunStep(k, before);
+      auto step = StartStep(k, 0);
+      if (!step) return step.error();
+      step->proc = RunCommandAt(step->spec, commits_[k].sha, lock_);
+      auto proc = EndStep(*step);
       if (!proc) return proc.error();
-      auto stored = StoredSuiteResult(k, before);
+      auto stored = StoredSuiteResult(k, step->before);
       if (!stored) return stored.error();
       if (!*stored)
         return InfraError(fmt::format("the command could not test {}: {}; it stored no result of {} there{}", At(k),
@@ -381,6 +384,7 @@ class Session {
                                 ShortSha(commits_.front().sha));
       return Decision{Verdict::kNoCulprit, -1, -1, {}, 1.0};
     }
+    if (r_.jobs > 1 && !r_.command.empty()) return SearchSideBySide();
     for (;;) {
       if (const int sig = StopSignals::Caught())
         return Fail(InfraError(fmt::format("interrupted by {}", SignalName(sig))));
@@ -424,13 +428,14 @@ class Session {
   }
 
  private:
-  // The session's time so far: wall time since it started, its steps one after another (a
-  // step runs when the previous one has ended), and, for bisect --auto, since the nightly ended.
+  // The session's time so far: wall time since it started, its steps, its rounds (the longest
+  // chain of steps each started after the one before it ended: the steps with --jobs 1), and,
+  // for bisect --auto, since the nightly ended.
   BisectTiming Timing() const {
     BisectTiming t;
     t.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     t.steps = out_.runs;
-    t.rounds = out_.runs;
+    t.rounds = finished_depth_;
     if (const auto nightly = store_sql::UtcEpochSeconds(r_.nightly_finished_at)) {
       const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
       t.seconds_after_nightly = std::max(0.0, now - static_cast<double>(*nightly));
@@ -450,15 +455,36 @@ class Session {
     return OkStatus();
   }
 
+  // What made run_id, as `harness run` recorded it ($HARNESS_BISECT in its context's
+  // "bisect": "session N step S"); empty for a run no bisect step made.
+  Result<std::string> RunMadeFor(int64_t run_id) {
+    if (auto it = run_made_for_.find(run_id); it != run_made_for_.end()) return it->second;
+    auto run = store_.Run(run_id);
+    if (!run) return run.error();
+    const Json context = ParseJsonOrDiscarded(run->context_json);
+    std::string made_for;
+    if (context.is_object() && context.contains("bisect") && context["bisect"].is_string())
+      made_for = context["bisect"].get<std::string>();
+    return run_made_for_[run_id] = made_for;
+  }
+
   // Adds the observations of every not yet used stored result at position k newer than
-  // after_id to ev; true when there was any.
-  Result<bool> CollectStored(int k, int64_t after_id, StepEvidence& ev, std::optional<int64_t>& run_id) {
+  // after_id to ev; true when there was any. With made_for (a step's own), a result of a run
+  // another step made is not this step's (two steps at one commit at once, --jobs).
+  Result<bool> CollectStored(int k, int64_t after_id, StepEvidence& ev, std::optional<int64_t>& run_id,
+                             const std::string& made_for = "") {
     bool any = false;
     for (int i = 0; i < static_cast<int>(target_.cases.size()); ++i) {
       auto stored = store_.CaseEvidenceAt(target_.cases[i], commits_[k].sha);
       if (!stored) return stored.error();
-      for (const auto& e : *stored)
-        if (e.case_result_id > after_id && used_results_.insert(e.case_result_id).second) {
+      for (const auto& e : *stored) {
+        if (e.case_result_id <= after_id || used_results_.count(e.case_result_id)) continue;
+        if (!made_for.empty()) {
+          auto by = RunMadeFor(e.run_id);
+          if (!by) return by.error();
+          if (!by->empty() && *by != made_for) continue;
+        }
+        if (used_results_.insert(e.case_result_id).second) {
           const std::size_t observed = ev.observations.size();
           if (auto st = EvidenceObservations(target_, i, e, store_, ev.observations); !st) return st.error();
           if (auto st = CountQuestions(e.case_result_id, ev); !st) return st.error();
@@ -467,6 +493,7 @@ class Session {
           run_id = e.run_id;
           any = true;
         }
+      }
     }
     return any;
   }
@@ -524,31 +551,58 @@ class Session {
     return tail.empty() ? "; its stderr was empty" : "; stderr: " + tail;
   }
 
-  // Runs the command at position k (before: the newest case result id before it). An
-  // interrupt, a timeout, a signal or an exit >= 128 is an error (exit 3) naming where and
-  // the end of its stderr: no answer, whatever it stored.
-  Result<StepProcess> RunStep(int k, int64_t& before) {
+  // A command step from its start to its end: where and in which slot it runs, the newest
+  // case result id before it, what it is made for ("session N step S", $HARNESS_BISECT), its
+  // place in the chain of steps (rounds) and, once it ended, its process.
+  struct StepRun {
+    int k = 0, slot = 0, depth = 0;
+    int64_t before = 0;
+    std::string made_for;
+    WorktreeCommandSpec spec;
+    std::optional<Result<StepProcess>> proc;
+  };
+
+  // A step at position k in slot, ready for RunCommandAt (its questions chosen now).
+  Result<StepRun> StartStep(int k, int slot) {
     auto newest = store_.NewestCaseResultId();
     if (!newest) return newest.error();
-    before = *newest;
-    auto proc = RunInWorktree(k);
+    StepRun s;
+    s.k = k;
+    s.slot = slot;
+    s.before = *newest;
+    s.depth = finished_depth_ + 1;
+    s.made_for = r_.made_for.empty() ? fmt::format("session {} step {}", out_.session_id, ++steps_started_) : r_.made_for;
+    s.spec = WorktreeCommandSpec{r_.command, r_.repo, r_.db, r_.command_timeout_s, s.made_for};
+    s.spec.step_start_timeout_s = r_.step_start_timeout_s;
+    s.spec.slot = slot;
+    if (uses_questions_)
+      s.spec.questions = whole_eval_ ? EveryQuestionFile(fmt::format("every question at {}", commits_[k].sha))
+                                     : QuestionsFileText(k);
+    return s;
+  }
+
+  // The end of a step whose command ran. An interrupt, a timeout, a signal or an exit >= 128
+  // is an error (exit 3) naming where and the end of its stderr: no answer, whatever it stored.
+  Result<StepProcess> EndStep(StepRun& s) {
     auto after = store_.NewestCaseResultId();
     if (!after) return after.error();
-    command_results_.emplace_back(before, *after);
+    command_results_.emplace_back(s.before, *after);
+    auto& proc = *s.proc;
     if (!proc) return proc.error();
     ++out_.runs;
-    const std::string at = At(k);
+    finished_depth_ = std::max(finished_depth_, s.depth);
+    const std::string at = At(s.k);
     if (proc->stop_signal)
       return InfraError(fmt::format("interrupted by {} while the command ran at {}", SignalName(proc->stop_signal), at));
     if (proc->timed_out) return InfraError(fmt::format("the command timed out at {}{}", at, StderrWords(proc->err)));
-    if (proc->scheduler_ended) return proc;  // srun's exit, not the command's: RunCommand says why it is no evidence
+    if (proc->scheduler_ended) return *proc;  // srun's exit, not the command's: EvidenceOf says why it is no evidence
     if (proc->signal)
       return InfraError(
           fmt::format("the command was killed by signal {} at {}{}", proc->signal, at, StderrWords(proc->err)));
     if (MeaningOfExit(proc->exit_code, true) == ExitMeaning::kAbort)
       return InfraError(fmt::format("the command exited {} at {}: that aborts the bisect (git's convention){}",
                                     proc->exit_code, at, StderrWords(proc->err)));
-    return proc;
+    return *proc;
   }
 
   // Whether the command's run at position k stored a result (not an error, not partial) of
@@ -570,18 +624,27 @@ class Session {
     return false;
   }
 
-  // Runs the command at position k in a worktree of it. The evidence is a result of a target
-  // case it stored; without one its exit code speaks (step_exit.h), or the step could not
-  // test the commit: a skip with the reason at an interior commit, an error (exit 3) at an
-  // end, since every hypothesis is measured against the ends.
-  Result<StepEvidence> RunCommand(int k, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code) {
-    int64_t before = 0;
-    auto proc = RunStep(k, before);
+  // Runs the command at position k in a worktree of it, in slot (EvidenceOf).
+  Result<StepEvidence> RunCommand(int k, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code,
+                                  int slot = 0) {
+    auto step = StartStep(k, slot);
+    if (!step) return step.error();
+    step->proc = RunCommandAt(step->spec, commits_[k].sha, lock_);
+    return EvidenceOf(*step, run_id, exit_code);
+  }
+
+  // What a step whose command ran says. The evidence is a result of a target case its run
+  // stored; without one its exit code speaks (step_exit.h), or the step could not test the
+  // commit: a skip with the reason at an interior commit, an error (exit 3) at an end, since
+  // every hypothesis is measured against the ends.
+  Result<StepEvidence> EvidenceOf(StepRun& step, std::optional<int64_t>& run_id, std::optional<int64_t>& exit_code) {
+    const int k = step.k;
+    auto proc = EndStep(step);
     if (!proc) return proc.error();
     exit_code = proc->exit_code;
     StepEvidence ev{.exit_code = proc->exit_code};
     if (proc->scheduler_ended) return Untestable(k, *proc->scheduler_ended, ev, proc->err);
-    auto stored = CollectStored(k, before, ev, run_id);
+    auto stored = CollectStored(k, step.before, ev, run_id, step.made_for);
     if (!stored) return stored.error();
     if (!ev.observations.empty()) return ev;  // the command stored a result of the target: that is the evidence
     const ExitMeaning meaning = MeaningOfExit(proc->exit_code, target_.status);
@@ -621,11 +684,84 @@ class Session {
     return VouchForCommand(k, *ev);
   }
 
+  // --jobs K: up to K steps at once, each in a slot of its own (its worktree, its reaper,
+  // its entry in the session lock). A step that ends is recorded at once and the next choice
+  // (Search::Decide beside the runs in flight; DecideBatch when several slots are free) starts
+  // in its slot. The first error (an untestable end, a timeout, an interrupt) stops the
+  // other steps (SIGTERM to each group) and, once every one has ended and been cleaned up,
+  // ends the session as one step at a time would; what they stored is not evidence.
+  Result<Decision> SearchSideBySide() {
+    StepPool pool(r_.jobs);
+    std::map<int, StepRun> running;  // by slot
+    std::optional<Error> failure;
+    for (;;) {
+      if (!failure)
+        if (const int sig = StopSignals::Caught()) failure = InfraError(fmt::format("interrupted by {}", SignalName(sig)));
+      if (!failure) {
+        auto answer = StartSteps(pool, running);
+        if (!answer) failure = answer.error();
+        else if (*answer) return **answer;
+      }
+      if (failure) pool.StopAll();
+      if (running.empty()) break;
+      for (int slot : pool.WaitForEnded(0.1)) {
+        StepRun step = std::move(running.at(slot));
+        running.erase(slot);
+        if (failure) {
+          static_cast<void>(EndStep(step));  // counted as run, not evidence
+          continue;
+        }
+        if (auto st = RecordSideBySide(step); !st) failure = st.error();
+      }
+    }
+    return Fail(*failure);
+  }
+
+  // Fills the free slots with the search's choices beside the runs in flight. The answer when
+  // the search gives one with nothing in flight; none while it waits or steps run.
+  Result<std::optional<Decision>> StartSteps(StepPool& pool, std::map<int, StepRun>& running) {
+    for (;;) {
+      std::vector<int> pending;
+      for (const auto& [slot, step] : running) pending.push_back(step.k);
+      const int free = r_.jobs - static_cast<int>(running.size());
+      if (free <= 0) return std::optional<Decision>();
+      std::vector<int> chosen;
+      if (free > 1) chosen = search_->DecideBatch(pending, free);
+      if (chosen.empty()) {
+        const Decision d = search_->Decide(pending);
+        if (d.verdict != Verdict::kSearching) return running.empty() ? std::optional<Decision>(d) : std::nullopt;
+        if (d.next_position < 0) return std::optional<Decision>();
+        chosen = {d.next_position};
+      }
+      for (int k : chosen) {
+        const int slot = pool.FreeSlot();
+        auto step = StartStep(k, slot);
+        if (!step) return step.error();
+        search_->CountRun();  // before the next choice: the budget counts runs in flight
+        Notify(BisectProgress::Event::kStepStart, k, static_cast<int>(running.size()));
+        step->spec.cancel = pool.stop_flag();
+        StepRun& placed = running.emplace(slot, std::move(*step)).first->second;
+        pool.Start(slot, [this, &placed] { placed.proc = RunCommandAt(placed.spec, commits_[placed.k].sha, lock_); });
+      }
+    }
+  }
+
+  // A step that ended beside others: recorded as CommandStep records one (its run was
+  // counted when it started), then the ends vouch for the command in its slot.
+  Status RecordSideBySide(StepRun& step) {
+    std::optional<int64_t> run_id, exit_code;
+    auto ev = EvidenceOf(step, run_id, exit_code);
+    if (!ev) return ev.error();
+    if (auto st = Record(step.k, "command", *ev, run_id, exit_code); !st) return st;
+    Notify(BisectProgress::Event::kStepEnd, step.k);
+    return VouchForCommand(step.k, *ev, step.slot);
+  }
+
   // The ends vouch for the command (as mozregression verifies them): a step at the known-good
   // end must reproduce it as good; the first interior commit the command could not test,
   // before it has tested an end in this session, has the known-good end run (a whole eval)
   // to tell a broken command from a broken commit.
-  Status VouchForCommand(int k, const StepEvidence& ev) {
+  Status VouchForCommand(int k, const StepEvidence& ev, int slot = 0) {
     if (k == 0 || k == n_) {
       end_tested_ = true;
       return k == 0 ? GoodEndReproduces(ev) : OkStatus();
@@ -634,7 +770,7 @@ class Session {
     std::optional<int64_t> run_id, exit_code;
     whole_eval_ = true;
     Notify(BisectProgress::Event::kStepStart, 0);
-    auto good = RunCommand(0, run_id, exit_code);
+    auto good = RunCommand(0, run_id, exit_code, slot);
     whole_eval_ = false;
     if (!good)
       return Error{good.error().code,
@@ -644,7 +780,7 @@ class Session {
     search_->CountRun();
     if (auto st = Record(0, "command", *good, run_id, exit_code); !st) return st;
     Notify(BisectProgress::Event::kStepEnd, 0);
-    return VouchForCommand(0, *good);
+    return VouchForCommand(0, *good, slot);
   }
 
   // Series i in words: its case, or the command's exit code.
@@ -702,16 +838,6 @@ class Session {
                                   fmt::join(bad_like, "; ")));
   }
 
-  Result<StepProcess> RunInWorktree(int k) {
-    WorktreeCommandSpec spec{r_.command, r_.repo, r_.db, r_.command_timeout_s,
-                             r_.made_for.empty() ? fmt::format("session {}", out_.session_id) : r_.made_for};
-    spec.step_start_timeout_s = r_.step_start_timeout_s;
-    if (uses_questions_)
-      spec.questions = whole_eval_ ? EveryQuestionFile(fmt::format("every question at {}", commits_[k].sha))
-                                   : QuestionsFileText(k);
-    return RunCommandAt(spec, commits_[k].sha, lock_);
-  }
-
   Status Record(int k, const std::string& source, const StepEvidence& ev, std::optional<int64_t> run_id,
                 std::optional<int64_t> exit_code) {
     AddObservations(*search_, k, ev);
@@ -732,12 +858,13 @@ class Session {
   }
 
   // Tells the observer where the session is: the commit, the leading hypothesis, the cost so far.
-  void Notify(BisectProgress::Event event, int k) const {
+  // A step that starts while in_flight others run (--jobs) is numbered after them.
+  void Notify(BisectProgress::Event event, int k, int in_flight = 0) const {
     if (!r_.observer) return;
     const std::vector<double> posterior = search_->Posterior();
     const auto best = static_cast<std::size_t>(std::max_element(posterior.begin(), posterior.end()) - posterior.begin());
     BisectProgress p{.event = event, .sha = commits_[k].sha, .subject = commits_[k].subject,
-                     .step = static_cast<int>(out_.steps.size()) + 1, .runs = out_.runs, .max_runs = r_.max_runs,
+                     .step = static_cast<int>(out_.steps.size()) + in_flight + 1, .runs = out_.runs, .max_runs = r_.max_runs,
                      .questions = out_.questions_evaluated, .leading = best == 0 ? "" : commits_[best].sha,
                      .leading_p = posterior[best]};
     if (event == BisectProgress::Event::kStepEnd) {
@@ -778,6 +905,9 @@ class Session {
   const std::chrono::steady_clock::time_point started_;  // the session's wall time starts here
   // The case result ids each command's run added: (newest before it, newest after it].
   std::vector<std::pair<int64_t, int64_t>> command_results_;
+  int steps_started_ = 0;   // command steps started: S of "session N step S"
+  int finished_depth_ = 0;  // the longest chain of steps one after another that has ended (rounds)
+  std::map<int64_t, std::string> run_made_for_;  // RunMadeFor's answers
 };
 
 }  // namespace
@@ -786,6 +916,7 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
   if (auto c = CheckNumberIn(request.confidence, kConfidenceRange, "--confidence"); !c) return c.error();
   if (auto c = CheckNumberIn(request.flake_rate, kFlakeRateRange, "--flake-rate"); !c) return c.error();
   if (auto c = CheckNumberIn(request.max_runs, kMaxRunsRange, "--max-runs"); !c) return c.error();
+  if (auto c = CheckNumberIn(request.jobs, kJobsRange, "--jobs"); !c) return c.error();
   if (request.noise_sigma)
     if (auto c = CheckNumberIn(*request.noise_sigma, kNoiseSigmaRange, "--noise-sigma"); !c) return c.error();
   if (request.command_timeout_s && !(*request.command_timeout_s > 0 && *request.command_timeout_s <= kMaxTimeoutS))

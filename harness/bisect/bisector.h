@@ -38,7 +38,9 @@ struct BisectRequest {
   double confidence = BisectDefaults::kConfidence;
   std::optional<double> noise_sigma;      // run-to-run sd of the metric (default from its n)
   double flake_rate = BisectDefaults::kFlakeRate;  // of statuses
-  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}; empty: store only
+  std::vector<std::string> command;       // argv with {sha}, {worktree}, {db}, {questions}, {slot}; empty: store only
+  // Steps run at once (--jobs), each in its own slot (0..jobs-1, {slot}); 1: one at a time.
+  int jobs = 1;
   // Whole evals only: {questions} names a file of every question ('*'). A command without
   // {questions} evaluates every question anyway, and the search plans for that.
   bool full_evals = false;

@@ -138,7 +138,7 @@ std::string WhyNotTheSession(BisectRecord& store, int64_t id, const fs::path& re
 // this code made: the command (when its leader is still the process that was recorded) and
 // the worktree with its temporary folder. Anything else is left alone, with a warning. Lines
 // saying what was done.
-std::vector<std::string> Undo(BisectRecord& store, int64_t id, const Json& left, const std::string& who) {
+std::vector<std::string> UndoSlot(BisectRecord& store, int64_t id, const Json& left, const std::string& who) {
   std::vector<std::string> notes;
   const fs::path repo = StringField(left, "repo"), worktree = StringField(left, "worktree");
   const bool command = left.contains("command") && left["command"].is_object();
@@ -162,6 +162,19 @@ std::vector<std::string> Undo(BisectRecord& store, int64_t id, const Json& left,
     std::error_code ec;
     fs::remove_all(worktree.parent_path(), ec);  // the folder MakeWorktreeFolder made (checked above)
     notes.push_back(fmt::format("{}: removed its worktree {}", who, worktree.string()));
+  }
+  return notes;
+}
+
+// Each slot a dead session's lock names, undone on its own (UndoSlot): one entry's failed
+// check leaves the others' to their own. A lock written before slots names one at its top level.
+std::vector<std::string> Undo(BisectRecord& store, int64_t id, const Json& left, const std::string& who) {
+  if (!left.contains("slots")) return UndoSlot(store, id, left, who);
+  std::vector<std::string> notes;
+  if (!left["slots"].is_array()) return notes;
+  for (const Json& slot : left["slots"]) {
+    if (!slot.is_object()) continue;
+    for (auto& n : UndoSlot(store, id, slot, who)) notes.push_back(std::move(n));
   }
   return notes;
 }
@@ -223,22 +236,28 @@ Result<int64_t> SessionLock::Begin(BisectRecord& store, const BisectSessionRow& 
   return *id;
 }
 
-Status SessionLock::SetWorktree(const fs::path& repo, const fs::path& worktree) {
-  repo_ = repo;
-  worktree_ = worktree;
-  command_.reset();
+Status SessionLock::SetWorktree(int slot, const fs::path& repo, const fs::path& worktree) {
+  std::lock_guard<std::mutex> hold(mutex_);
+  if (worktree.empty()) slots_.erase(slot);
+  else slots_[slot] = Slot{repo, worktree, std::nullopt};
   return Write();
 }
 
-Status SessionLock::SetCommand(const std::optional<ProcessIdentity>& leader) {
-  command_ = leader;
+Status SessionLock::SetCommand(int slot, const std::optional<ProcessIdentity>& leader) {
+  std::lock_guard<std::mutex> hold(mutex_);
+  slots_[slot].command = leader;
   return Write();
 }
 
 Status SessionLock::Write() {
-  Json j{{"pid", getpid()}, {"repo", repo_.string()}, {"worktree", worktree_.string()}};
-  if (command_)
-    j["command"] = {{"pid", command_->pid}, {"start_ticks", command_->start_ticks}, {"boot_id", command_->boot_id}};
+  Json slots = Json::array();
+  for (const auto& [number, s] : slots_) {
+    Json j{{"slot", number}, {"repo", s.repo.string()}, {"worktree", s.worktree.string()}};
+    if (s.command)
+      j["command"] = {{"pid", s.command->pid}, {"start_ticks", s.command->start_ticks}, {"boot_id", s.command->boot_id}};
+    slots.push_back(std::move(j));
+  }
+  Json j{{"pid", getpid()}, {"slots", std::move(slots)}};
   // Padded over what was there instead of truncated first: a process killed between the
   // two writes would leave a file that says nothing.
   std::string text = j.dump() + "\n";

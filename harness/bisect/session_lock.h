@@ -1,7 +1,10 @@
 // What a live bisect session holds so that the next bisect can clean up after one whose
 // process is gone (kill -9, a crash, a lost machine): a file beside the database, flock(2)ed
 // for the session's life (the kernel drops the lock when the process dies, however it
-// dies), that names the worktree the session has checked out and the command running in it.
+// dies), that names the worktrees the session has checked out and the commands running in
+// them: one of each per slot, as `--jobs K` runs up to K steps at once, and the cleanup
+// checks each entry on its own (`{"pid":P,"slots":[{"slot":0,"repo":..,"worktree":..,
+// "command":{..}},..]}`; a lock written before slots names one at its top level).
 //
 //   DB.bisect-pending-PID-XXXXXX.lock  before the session has a row (XXXXXX: mkstemp's; the
 //                                      command may already run at both ends to pick the cases)
@@ -12,7 +15,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,19 +39,24 @@ class SessionLock {
   // Stores the session row through begin() and renames the lock to the session's id, both
   // while DB.bisect.lock is held.
   Result<int64_t> Begin(BisectRecord& store, const BisectSessionRow& row);
-  // What to undo if this process dies: the worktree of repo (empty: none) and the command
-  // started in it (its process group's leader).
-  Status SetWorktree(const std::filesystem::path& repo, const std::filesystem::path& worktree);
-  Status SetCommand(const std::optional<ProcessIdentity>& leader);
+  // What to undo if this process dies, per slot (the steps running side by side): the
+  // worktree of repo (empty: none) and the command started in it (its process group's
+  // leader). Setting the worktree forgets the slot's command. Safe from several threads.
+  Status SetWorktree(int slot, const std::filesystem::path& repo, const std::filesystem::path& worktree);
+  Status SetCommand(int slot, const std::optional<ProcessIdentity>& leader);
 
  private:
+  struct Slot {
+    std::filesystem::path repo, worktree;
+    std::optional<ProcessIdentity> command;
+  };
   SessionLock(int fd, std::filesystem::path db, std::filesystem::path path)
       : fd_(fd), db_(std::move(db)), path_(std::move(path)) {}
   Status Write();
   int fd_;
   std::filesystem::path db_, path_;
-  std::filesystem::path repo_, worktree_;
-  std::optional<ProcessIdentity> command_;
+  std::mutex mutex_;  // the slots and the file, written by each step's thread
+  std::map<int, Slot> slots_;
   std::size_t written_ = 0;
 };
 

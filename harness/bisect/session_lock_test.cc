@@ -1,5 +1,12 @@
 #include "harness/bisect/session_lock.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "harness/store/bisect_evidence.h"
@@ -9,7 +16,7 @@
 #include "harness/util/json_file.h"
 
 namespace harness::bisect {
-namespace {
+namespace session_lock_test {
 
 namespace fs = std::filesystem;
 using testing_util::TempDir;
@@ -70,6 +77,81 @@ TEST(SessionLock, ADeadSessionIsCleanedUpAndALiveOneLeftAlone) {
   EXPECT_FALSE(fs::exists(dir / ("h.db.bisect-" + std::to_string(*live_id) + ".lock"))) << "unlinked when done";
 }
 
+// A process of its own group that runs until killed; reaped by the caller.
+pid_t StartSleeper() {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execlp("sleep", "sleep", "60", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  return pid;
+}
+
+// Killed (a zombie we have not reaped) or gone, within `seconds`.
+bool EndedWithin(pid_t pid, double seconds) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// A dead session that ran two steps side by side (--jobs 2) names two slots, each with its
+// worktree and command: both are removed and killed, each after its own checks, and a third
+// entry naming a worktree the harness did not make is left alone with its command.
+TEST(SessionLock, EachSlotOfADeadSessionIsCheckedAndUndoneOnItsOwn) {
+  TempDir dir;
+  const fs::path db = dir / "h.db";
+  auto store = std::move(Store::Open(db)).value();
+  const auto shas = testing_util::MakeGitRepo(dir / "repo", 2);
+  const fs::path repo = fs::canonical(dir / "repo");
+  const BisectSessionRow row{.good = "a", .bad = "b", .target = "t",
+                             .args_json = ToJson(BisectSessionHeader{.good = "a", .bad = "b", .repo = repo.string()})
+                                              .dump()};
+  const int64_t id = *store->BeginBisect(row);
+  Json slots = Json::array();
+  std::vector<fs::path> worktrees;
+  std::vector<pid_t> commands;
+  for (int slot = 0; slot < 3; ++slot) {
+    fs::path worktree;
+    if (slot < 2) {
+      auto folder = MakeWorktreeFolder();
+      ASSERT_TRUE(folder.ok());
+      worktree = *folder / ShortSha(shas[slot]);
+      ASSERT_TRUE(AddWorktree(repo, worktree, shas[slot]).ok());
+    } else {
+      worktree = dir / "precious" / "wt";  // not one the harness made
+      WriteFile(worktree / "file", "x");
+    }
+    worktrees.push_back(worktree);
+    commands.push_back(StartSleeper());
+    const auto who = IdentifyProcess(commands.back());
+    ASSERT_TRUE(who.has_value());
+    slots.push_back({{"slot", slot}, {"repo", repo.string()}, {"worktree", worktree.string()},
+                     {"command", {{"pid", who->pid}, {"start_ticks", who->start_ticks}, {"boot_id", who->boot_id}}}});
+  }
+  WriteFile(dir / ("h.db.bisect-" + std::to_string(id) + ".lock"), Json{{"pid", 1}, {"slots", slots}}.dump());
+  auto notes = RecoverDeadSessions(db, *store);
+  ASSERT_TRUE(notes.ok()) << notes.error().message;
+  std::string all;
+  for (const auto& n : *notes) all += n + "\n";
+  for (int slot = 0; slot < 2; ++slot) {
+    EXPECT_FALSE(fs::exists(worktrees[slot].parent_path())) << slot;
+    EXPECT_TRUE(EndedWithin(commands[slot], 5)) << "slot " << slot << "'s command still runs";
+    EXPECT_NE(all.find("removed its worktree " + worktrees[slot].string()), std::string::npos) << all;
+  }
+  EXPECT_TRUE(fs::exists(worktrees[2] / "file"));
+  EXPECT_FALSE(EndedWithin(commands[2], 0.5)) << "the untrusted entry's command was killed";
+  EXPECT_NE(all.find("its lock is not trusted"), std::string::npos) << all;
+  EXPECT_EQ(StatusOf(*store, id), "error");
+  EXPECT_EQ(testing_util::WorktreeCount(repo), 1u);
+  kill(commands[2], SIGKILL);
+  waitpid(commands[2], nullptr, 0);
+}
+
 // A hand-edited or torn lock file is read without trust: wrong types are no crash, and a
 // worktree the harness did not make is left alone, with a warning.
 TEST(SessionLock, AMalformedLockFileIsNoCrash) {
@@ -94,5 +176,5 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
   EXPECT_FALSE(fs::exists(dir / "h.db.bisect-7.lock"));
 }
 
-}  // namespace
+}  // namespace session_lock_test
 }  // namespace harness::bisect

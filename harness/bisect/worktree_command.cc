@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -20,12 +21,19 @@ struct CommandPlace {
 };
 
 // Removes the worktree, its registration and its temporary folder, then tells the lock.
-void RemovePlace(const std::filesystem::path& repo, const CommandPlace& place, SessionLock& lock) {
+// Steps side by side add and remove worktrees of one repository: one git worktree command at
+// a time, so a prune of one cannot meet another's half-made registration.
+std::mutex g_git_worktrees;
+
+void RemovePlace(const std::filesystem::path& repo, const CommandPlace& place, int slot, SessionLock& lock) {
   // Best effort: the error worth reporting is the run's.
-  if (!place.worktree.empty()) static_cast<void>(RemoveWorktree(repo, place.worktree));
+  if (!place.worktree.empty()) {
+    std::lock_guard<std::mutex> one_at_a_time(g_git_worktrees);
+    static_cast<void>(RemoveWorktree(repo, place.worktree));
+  }
   std::error_code ec;
   if (!place.folder.empty()) std::filesystem::remove_all(place.folder, ec);
-  static_cast<void>(lock.SetWorktree({}, {}));
+  static_cast<void>(lock.SetWorktree(slot, {}, {}));
 }
 
 // Makes the folder, writes the questions file and adds the worktree. The lock names a path
@@ -37,7 +45,8 @@ Result<CommandPlace> MakePlace(const WorktreeCommandSpec& spec, const std::strin
   if (!folder) return folder.error();
   place.folder = *folder;
   if (!spec.repo.empty()) place.worktree = place.folder / ShortSha(sha);
-  auto made = lock.SetWorktree(spec.repo, spec.repo.empty() ? place.folder / kQuestionsFileName : place.worktree);
+  auto made =
+      lock.SetWorktree(spec.slot, spec.repo, spec.repo.empty() ? place.folder / kQuestionsFileName : place.worktree);
   if (made && spec.questions) {
     place.questions = place.folder / kQuestionsFileName;
     std::ofstream out(place.questions, std::ios::binary);
@@ -45,9 +54,12 @@ Result<CommandPlace> MakePlace(const WorktreeCommandSpec& spec, const std::strin
     if (!out.flush())
       made = InfraError(fmt::format("{}: cannot write the questions file", place.questions.string()));
   }
-  if (made && !spec.repo.empty()) made = AddWorktree(spec.repo, place.worktree, sha);
+  if (made && !spec.repo.empty()) {
+    std::lock_guard<std::mutex> one_at_a_time(g_git_worktrees);
+    made = AddWorktree(spec.repo, place.worktree, sha);
+  }
   if (!made) {
-    RemovePlace(spec.repo, place, lock);
+    RemovePlace(spec.repo, place, spec.slot, lock);
     return made.error();
   }
   return place;
@@ -56,7 +68,9 @@ Result<CommandPlace> MakePlace(const WorktreeCommandSpec& spec, const std::strin
 // The name of the step's Slurm job, empty when the command is not a Slurm step.
 std::string StepJobName(const WorktreeCommandSpec& spec, const std::string& sha, const std::vector<std::string>& argv) {
   if (LauncherOf(argv) == SlurmLauncher::kNone) return "";
+  // "session N step S": the session's id (the slot tells the steps of one harness apart).
   std::string label = spec.made_for.rfind("session ", 0) == 0 ? spec.made_for.substr(8) : spec.made_for;
+  label = label.substr(0, label.find(" step "));
   std::replace(label.begin(), label.end(), ' ', '-');
   return SlurmJobName(label.empty() ? "step" : label, spec.slot, sha);
 }
@@ -106,12 +120,14 @@ std::vector<std::string> SubstituteCommand(const std::vector<std::string>& comma
 
 Result<StepProcess> RunCommandAt(const WorktreeCommandSpec& spec, const std::string& sha, SessionLock& lock) {
   if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));
+  if (spec.cancel && spec.cancel->load()) return InfraError("stopped: another step of the session failed");
   auto place = MakePlace(spec, sha, lock);
   if (!place) return place.error();
   const std::filesystem::path& worktree = place->worktree;
   const auto argv = SubstituteCommand(spec.command, {{"{sha}", sha}, {"{worktree}", worktree.string()},
                                                      {"{db}", spec.db.string()},
-                                                     {"{questions}", place->questions.string()}});
+                                                     {"{questions}", place->questions.string()},
+                                                     {"{slot}", std::to_string(spec.slot)}});
   ProcessOptions po;
   po.cwd = worktree;
   // A harness the command runs finds the same database and data without {db}: relative
@@ -125,8 +141,13 @@ Result<StepProcess> RunCommandAt(const WorktreeCommandSpec& spec, const std::str
   if (!worktree.empty()) po.env.emplace_back("HARNESS_WORKTREE", worktree.string());
   po.timeout_s = spec.timeout_s.value_or(0);
   po.forward_stop_signals = true;
+  // Steps may run side by side (--jobs): each step's leftovers end with its own command.
+  po.own_reaper = true;
+  po.stop = spec.cancel;
   // Best effort: a lock that cannot be written loses only the cleanup after a kill -9.
-  po.on_start = [&lock](pid_t pid) { static_cast<void>(lock.SetCommand(IdentifyProcess(pid))); };
+  po.on_start = [&lock, slot = spec.slot](pid_t pid) {
+    static_cast<void>(lock.SetCommand(slot, IdentifyProcess(pid)));
+  };
   const std::string job = StepJobName(spec, sha, argv);
   std::optional<SlurmStartWatch> watch;
   if (!job.empty() && spec.step_start_timeout_s) watch.emplace(job, *spec.step_start_timeout_s);
@@ -135,7 +156,7 @@ Result<StepProcess> RunCommandAt(const WorktreeCommandSpec& spec, const std::str
   watch.reset();
   std::optional<std::string> scheduler_ended;
   if (!job.empty()) scheduler_ended = FinishSlurmJob(job, not_started);
-  RemovePlace(spec.repo, *place, lock);
+  RemovePlace(spec.repo, *place, spec.slot, lock);
   if (!proc) return proc.error();
   if (!proc->stop_signal)
     if (const int sig = StopSignals::Caught()) return InfraError(fmt::format("interrupted by {}", SignalName(sig)));

@@ -1,11 +1,12 @@
-// The command of `harness bisect`, run at one commit: argv with {sha}, {worktree}, {db} and
-// {questions} filled in, in a detached git worktree of the commit (with a repository) that
+// The command of `harness bisect`, run at one commit: argv with {sha}, {worktree}, {db},
+// {questions} and {slot} filled in, in a detached git worktree of the commit (with a repository) that
 // is removed afterwards whatever happened, never through a shell. {questions} is a file of
 // the question keys the search chose (eval/question_list.h), written beside the worktree in
 // the same temporary folder. The session lock names the folder and the command while they
 // exist, so the next bisect can clean up after a process that died.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -30,7 +31,9 @@ struct WorktreeCommandSpec {
   std::optional<std::string> questions;
   // A Slurm step (slurm_step.h): cancel its job when it has not started within this long.
   std::optional<double> step_start_timeout_s;
-  int slot = 0;                             // which of the concurrent steps (Slurm job names)
+  int slot = 0;                             // which of the concurrent steps: {slot}, Slurm job names, the lock
+  // Set true by the session to stop the command early (another step failed): StepPool::stop_flag.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The command's process result, and for a Slurm step whose job the scheduler ended (or
@@ -48,7 +51,7 @@ bool UsesQuestions(const std::vector<std::string>& command);
 // The text of a {questions} file that asks for a whole eval (every question).
 std::string EveryQuestionFile(const std::string& why);
 
-// Fills {sha}, {worktree}, {db} and {questions} inside each argument.
+// Fills {sha}, {worktree}, {db}, {questions} and {slot} inside each argument.
 std::vector<std::string> SubstituteCommand(const std::vector<std::string>& command,
                                            const std::map<std::string, std::string>& vars);
 

@@ -155,5 +155,29 @@ TEST(BisectTimeE2E, ABisectByHandSaysHowLongItTookInStepsAndRounds) {
   EXPECT_EQ(text.out.find("after the nightly ended"), std::string::npos) << text.out;
 }
 
+// bisect --auto --jobs 2: each bisection runs two steps at once (each a `harness run` of its
+// commit), names the same culprit, and its rounds are fewer than its steps.
+TEST(BisectTimeE2E, AutoBisectWithTwoJobsNamesTheCulpritInFewerRoundsThanSteps) {
+  TimedHistory h(16, 11);
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(16).exit_code, 1);
+  auto r = h.Bisect({"bisect", "--auto", "--jobs", "2", "--db", h.db, "--repo", h.repo, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = testing_util::StdoutJson(r);
+  ASSERT_FALSE(j["regressions"].empty()) << r.out;
+  int ran = 0;
+  for (const auto& g : j["regressions"]) {
+    ASSERT_EQ(g["verdict"], "culprit") << g;
+    EXPECT_EQ(g["culprit"], h.shas[10]);
+    const Json& t = g["time"];
+    EXPECT_EQ(t["steps"], g["runs"]);
+    // A later target may be answered by the runs an earlier one made: no step, no round.
+    if (t["steps"].get<int>() == 0) continue;
+    ++ran;
+    EXPECT_LT(t["rounds"].get<int>(), t["steps"].get<int>()) << "two steps at once: " << g << r.err;
+  }
+  EXPECT_GT(ran, 0) << "no bisection ran a step";
+}
+
 }  // namespace bisect_time_e2e_test
 }  // namespace harness

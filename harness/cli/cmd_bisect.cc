@@ -94,6 +94,7 @@ int AutoBisect(const BisectOptions& o) {
   r.command_timeout_s = o.timeout_s;
   r.step_start_timeout_s = o.step_start_timeout_s;
   r.full_evals = o.request.full_evals;
+  r.jobs = o.request.jobs;
   r.again = o.again;
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto store = ValueOrThrow(Store::Open(o.db));
@@ -116,6 +117,7 @@ int Bisect(BisectOptions& o, bool replay) {
   bisect::BisectRequest r = o.request;
   if (replay) {
     r = ValueOrThrow(bisect::ReadBisectLog(o.replay_file));
+    r.jobs = o.request.jobs;
   } else {
     if (o.request.good.empty() || o.request.bad.empty()) throw FatalError(ExitCode::kUsage, "bisect needs --good and --bad");
     r.repo = o.repo;
@@ -132,6 +134,23 @@ int Bisect(BisectOptions& o, bool replay) {
   auto outcome = ValueOrThrow(bisect::RunBisect(r, *store));
   line.Finish();
   return Report(outcome, o.format);
+}
+
+// The search's and the command's numbers (cli/numeric_option.h checks each against its range).
+void AddNumericFlags(CLI::App& app, BisectOptions& o) {
+  using Defaults = bisect::BisectDefaults;
+  AddNumericOption(app, "--max-runs", o.request.max_runs, bisect::kMaxRunsRange, fmt::format("Commands the search may run (default {})", Defaults::kMaxRuns));
+  AddNumericOption(app, "--confidence", o.request.confidence, bisect::kConfidenceRange,
+                 fmt::format("Posterior at which it answers (default {})", Defaults::kConfidence));
+  AddNumericOption(app, "--noise-sigma", o.noise_sigma, bisect::kNoiseSigmaRange,
+                 "Run-to-run sd of the metric (default: 0.4 x its binomial SE, 0.3 pp at n = 1319)");
+  AddNumericOption(app, "--flake-rate", o.request.flake_rate, bisect::kFlakeRateRange,
+                 fmt::format("Chance a status is wrong on one run (default {})", Defaults::kFlakeRate));
+  AddNumericOption(app, "--jobs", o.request.jobs, bisect::kJobsRange,
+                   "Steps run at once, each in a worktree and slot of its own ({slot}: 0..K-1; default 1)");
+  AddNumericOption(app, "--timeout", o.timeout_s, kTimeoutRange, "Seconds the command may take per commit (default: none)");
+  AddNumericOption(app, "--step-start-timeout", o.step_start_timeout_s, kTimeoutRange,
+                   "Seconds a Slurm step's job (srun, sbatch --wait) may wait to start; then it is cancelled, untestable");
 }
 
 }  // namespace
@@ -151,17 +170,7 @@ CommandMain SetupBisect(CLI::App& app) {
                  "SQLite results database (env HARNESS_DB, default harness.db); {db} and $HARNESS_DB of the command, "
                  "as an absolute path");
   app.add_option("--suites-dir", o->suites_dir, "Folder of suite tables (headline metrics; default $HARNESS_ROOT/suites)");
-  using Defaults = bisect::BisectDefaults;
-  AddNumericOption(app, "--max-runs", r.max_runs, bisect::kMaxRunsRange, fmt::format("Commands the search may run (default {})", Defaults::kMaxRuns));
-  AddNumericOption(app, "--confidence", r.confidence, bisect::kConfidenceRange,
-                 fmt::format("Posterior at which it answers (default {})", Defaults::kConfidence));
-  AddNumericOption(app, "--noise-sigma", o->noise_sigma, bisect::kNoiseSigmaRange,
-                 "Run-to-run sd of the metric (default: 0.4 x its binomial SE, 0.3 pp at n = 1319)");
-  AddNumericOption(app, "--flake-rate", r.flake_rate, bisect::kFlakeRateRange,
-                 fmt::format("Chance a status is wrong on one run (default {})", Defaults::kFlakeRate));
-  AddNumericOption(app, "--timeout", o->timeout_s, kTimeoutRange, "Seconds the command may take per commit (default: none)");
-  AddNumericOption(app, "--step-start-timeout", o->step_start_timeout_s, kTimeoutRange,
-                   "Seconds a Slurm step's job (srun, sbatch --wait) may wait to start; then it is cancelled, untestable");
+  AddNumericFlags(app, *o);
   app.add_option("--format", o->format, "text|json");
   app.add_flag("--full-evals", r.full_evals,
                "Every run evaluates every question: {questions} names a file of '*' (default: the questions the "
@@ -177,7 +186,7 @@ CommandMain SetupBisect(CLI::App& app) {
   app.add_option("--junit", o->junit,
                  "With --auto: write the nightly's JUnit XML again, each regressed case with its culprit line");
   app.add_option("command", r.command,
-                 "After --: the command run per commit, as argv ({sha}, {worktree}, {db}, {questions})");
+                 "After --: the command run per commit, as argv ({sha}, {worktree}, {db}, {questions}, {slot})");
   auto* log = app.add_subcommand("log", "Print a stored session as a replayable log (JSON lines)");
   AddNumericOption(*log, "id", o->log_session, kRunIdRange, "Session id")->required();
   log->add_option("--db", o->db, "SQLite results database");

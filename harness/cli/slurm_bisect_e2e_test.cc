@@ -97,6 +97,50 @@ TEST_F(SlurmBisectE2E, EachStepIsAJobOfItsOwnAndTheCulpritIsRight) {
   EXPECT_TRUE(cluster_->Queue().empty());
 }
 
+// --jobs 2: two steps are two Slurm jobs at once, each named with its slot (-s0-, -s1-),
+// each asked about and cancelled by its own name; the culprit is right and nothing is left
+// queued. Each job writes "start|end NAME NANOSECONDS" to the log from inside the job.
+TEST_F(SlurmBisectE2E, TwoStepsSideBySideAreTwoJobsAtOnceEachNamedWithItsSlot) {
+  const std::string mark = fmt::format("echo \"$1 $SLURM_JOB_NAME $(date +%s%N)\" >> '{}'\n", Log());
+  MakeHistory(16, [&](int i) {
+    return "set -- start\n" + mark + "sleep 1\nset -- end\n" + mark + (i >= 11 ? "exit 1\n" : "exit 0\n");
+  });
+  auto r = Bisect({"--partition=harness", "--gres=gpu:1"}, {"--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out << cluster_->Logs();
+  Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["culprit"], shas_[10]) << r.out;
+  // One job per step: its name (a step rerun at a commit in the same slot has the same name,
+  // one after the other), its start and its end.
+  struct Job {
+    std::string name;
+    int64_t start = 0, end = 0;
+  };
+  std::vector<Job> jobs;
+  for (const auto& line : LoggedJobs()) {
+    std::istringstream words(line);
+    std::string what, name;
+    int64_t ns = 0;
+    ASSERT_TRUE(words >> what >> name >> ns) << line;
+    if (what == "start") jobs.push_back(Job{name, ns, 0});
+    for (auto& job : jobs)
+      if (what == "end" && job.name == name && job.end == 0) job.end = ns;
+  }
+  EXPECT_EQ(jobs.size(), j["runs"].get<size_t>()) << "every command step ran as one job";
+  int in_slot[2] = {0, 0}, overlapping = 0;
+  for (std::size_t a = 0; a < jobs.size(); ++a) {
+    EXPECT_EQ(jobs[a].name.rfind("harness-bisect-", 0), 0u) << jobs[a].name;
+    EXPECT_GT(jobs[a].end, 0) << jobs[a].name << " did not end";
+    for (int slot : {0, 1})
+      if (jobs[a].name.find(fmt::format("-s{}-", slot)) != std::string::npos) ++in_slot[slot];
+    for (std::size_t b = a + 1; b < jobs.size(); ++b)
+      if (jobs[a].start < jobs[b].end && jobs[b].start < jobs[a].end) ++overlapping;
+  }
+  EXPECT_GT(in_slot[0], 0);
+  EXPECT_GT(in_slot[1], 0);
+  EXPECT_GT(overlapping, 0) << "no two jobs ran at once";
+  EXPECT_TRUE(cluster_->Queue().empty());
+}
+
 // The step's own job is cancelled (as an administrator or a preemption would) at commits 5
 // to 8, the middle of the range, where the search looks first: srun's exit says nothing of the commit, the steps are skipped with the job's state
 // as the reason, and the culprit is still found.

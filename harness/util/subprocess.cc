@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 
 #include "harness/util/quote.h"
+#include "harness/util/reaper.h"
 
 extern char** environ;
 
@@ -248,28 +249,23 @@ double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 
 // Starts argv (looked up in $PATH) with the file actions given, in cwd (empty: ours), with
 // env set on top of our environment, in a process group of its own when asked.
-Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                    const std::vector<std::pair<std::string, std::string>>& env, bool own_group,
-                    posix_spawn_file_actions_t& actions) {
-  if (!cwd.empty()) {
-    // Named here: posix_spawn would say only "No such file or directory", as if the
-    // program were missing.
-    std::error_code ec;
-    const auto status = std::filesystem::status(cwd, ec);
-    if (!std::filesystem::exists(status))
-      return InfraError(fmt::format("cannot run {}: its working directory {} does not exist", Quote(argv[0]),
-                                    Quote(cwd.string())));
-    if (!std::filesystem::is_directory(status))
-      return InfraError(fmt::format("cannot run {}: its working directory {} is not a directory", Quote(argv[0]),
-                                    Quote(cwd.string())));
-    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  }
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  if (own_group) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, led by the program
-  }
+// Named before starting: posix_spawn would say only "No such file or directory", as if the
+// program were missing.
+Status CheckWorkingDirectory(const std::string& program, const std::filesystem::path& cwd) {
+  if (cwd.empty()) return OkStatus();
+  std::error_code ec;
+  const auto status = std::filesystem::status(cwd, ec);
+  if (!std::filesystem::exists(status))
+    return InfraError(fmt::format("cannot run {}: its working directory {} does not exist", Quote(program),
+                                  Quote(cwd.string())));
+  if (!std::filesystem::is_directory(status))
+    return InfraError(fmt::format("cannot run {}: its working directory {} is not a directory", Quote(program),
+                                  Quote(cwd.string())));
+  return OkStatus();
+}
+
+// Our environment with env set on top, as "K=V" strings.
+std::vector<std::string> EnvironmentWith(const std::vector<std::pair<std::string, std::string>>& env) {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
@@ -279,12 +275,38 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::filesystem:
     if (!overridden) env_strings.push_back(std::move(kv));
   }
   for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
+  return env_strings;
+}
+
+// Pointers into strings, null-terminated, as execve takes them.
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+Error CannotRun(const std::string& program, int error) {
+  if (error == ENOENT)
+    return InfraError(fmt::format("cannot run {}: no such program{}", Quote(program),
+                                  program.find('/') == std::string::npos ? " in $PATH" : ""));
+  return InfraError(fmt::format("cannot run {}: {}", Quote(program), std::strerror(error)));
+}
+
+Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                    const std::vector<std::pair<std::string, std::string>>& env, bool own_group,
+                    posix_spawn_file_actions_t& actions) {
+  if (auto s = CheckWorkingDirectory(argv[0], cwd); !s) return s.error();
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, led by the program
+  }
+  std::vector<std::string> env_strings = EnvironmentWith(env);
   std::vector<std::string> argv_copy = argv;
-  for (auto& a : argv_copy) args.push_back(a.data());
-  args.push_back(nullptr);
+  std::vector<char*> envp = CStrings(env_strings), args = CStrings(argv_copy);
   pid_t pid = 0;
   int rc = 0;
   {
@@ -294,11 +316,61 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::filesystem:
     if (rc == 0) g_children.insert(pid);
   }
   posix_spawnattr_destroy(&attr);
-  if (rc == ENOENT)
-    return InfraError(fmt::format("cannot run {}: no such program{}", Quote(argv[0]),
-                                  argv[0].find('/') == std::string::npos ? " in $PATH" : ""));
-  if (rc != 0) return InfraError(fmt::format("cannot run {}: {}", Quote(argv[0]), std::strerror(rc)));
+  if (rc != 0) return CannotRun(argv[0], rc);
   return pid;
+}
+
+// The file execve should run for program: as given when it has a '/', else the first
+// executable file of that name in our $PATH (as posix_spawnp looks); empty when none.
+std::string ResolveProgram(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path_env = std::getenv("PATH");
+  const std::string path = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t at = 0; at <= path.size();) {
+    std::size_t end = path.find(':', at);
+    if (end == std::string::npos) end = path.size();
+    const std::string dir = end > at ? path.substr(at, end - at) : ".";
+    const std::string candidate = dir + "/" + program;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return "";
+}
+
+// Starts argv under a reaper of its own (reaper.h) on the given fds, in cwd, with env on
+// top of ours, the reaper leading a process group of its own when asked. The reaper's pid,
+// once the program is started (an execve that failed is this error, the reaper reaped).
+Result<pid_t> SpawnUnderReaper(const std::vector<std::string>& argv, const ProcessOptions& options, int in, int out,
+                               int err) {
+  if (auto s = CheckWorkingDirectory(argv[0], options.cwd); !s) return s.error();
+  const std::string path = ResolveProgram(argv[0]);
+  if (path.empty()) return CannotRun(argv[0], ENOENT);
+  std::vector<std::string> env_strings = EnvironmentWith(options.env), argv_copy = argv;
+  std::vector<char*> envp = CStrings(env_strings), args = CStrings(argv_copy);
+  const std::string cwd = options.cwd.string();
+  Pipe exec_error;
+  if (pipe2(exec_error.fd, O_CLOEXEC) != 0)
+    return InfraError(fmt::format("cannot create pipes: {}", std::strerror(errno)));
+  const ReaperPlan plan{path.c_str(), args.data(), envp.data(), cwd.empty() ? nullptr : cwd.c_str(), in, out, err,
+                        exec_error.fd[1], options.forward_stop_signals};
+  pid_t pid = -1;
+  {
+    std::lock_guard<std::mutex> lock(g_children_mutex);  // registered before anyone looks for adopted children
+    pid = fork();
+    if (pid == 0) RunReaper(plan);
+    if (pid > 0) g_children.insert(pid);
+  }
+  if (pid < 0) return InfraError(fmt::format("cannot start a reaper for {}: {}", Quote(argv[0]), std::strerror(errno)));
+  if (options.forward_stop_signals) setpgid(pid, pid);  // as the reaper does itself: whichever comes first
+  exec_error.Close(1);
+  int error = 0;
+  ssize_t n = 0;
+  while ((n = read(exec_error.fd[0], &error, sizeof error)) < 0 && errno == EINTR) {}
+  if (n != static_cast<ssize_t>(sizeof error)) return pid;  // closed on execve: the program runs
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
+  Forget(pid);
+  return CannotRun(argv[0], error);
 }
 
 }  // namespace
@@ -434,6 +506,11 @@ class Supervision {
   // A stop signal caught since the last round goes on to the child's group, which then has
   // kStopGraceS to end.
   void ForwardStopSignals() {
+    if (forwarding() && options_.stop && options_.stop->load() && !asked_to_stop_) {
+      asked_to_stop_ = true;
+      kill(-pid_, SIGTERM);
+      if (!stop_until_) stop_until_ = Clock::now() + SecondsFrom(kStopGraceS);
+    }
     if (!forwarding() || g_stop_count.load() <= forwarded_) return;
     forwarded_ = g_stop_count.load();
     kill(-pid_, g_stop_last.load());
@@ -469,6 +546,9 @@ class Supervision {
     else if (!killed_) {
       if (options_.timeout_s > 0) bound(deadline_);
       if (stop_until_) bound(*stop_until_);
+      // A stop signal wakes the ppoll of one thread only: programs supervised side by side
+      // (bisect --jobs) each look for it this often.
+      if (forwarding()) bound(Clock::now() + std::chrono::milliseconds(100));
     }
     timespec ts{wait_ms / 1000, (wait_ms % 1000) * 1000000L};
     const int n = ppoll(fds.data(), fds.size(), wait_ms < 0 ? nullptr : &ts, forwarding() ? wait_mask_ : nullptr);
@@ -488,11 +568,13 @@ class Supervision {
     exited_ = true;
     drain_until_ = Clock::now() + SecondsFrom(kDrainAfterExitS);
     // Stopped or killed: what is left of its group goes too.
-    if (forwarding() && (result_.stop_signal || killed_)) kill(-pid_, SIGKILL);
+    if (forwarding() && (result_.stop_signal || killed_ || asked_to_stop_)) kill(-pid_, SIGKILL);
     // Whatever it left running (its children re-parented to us at its exit, daemons that
     // left its group) ends with it, unless a background program runs beside it whose
     // leftovers could not be told from its own (BackgroundProcess::Stop ends those).
-    if (g_background_alive.load() == 0) EndAdopted(start_ticks_);
+    // Under a reaper of its own, the reaper has ended them, and what re-parented to us is
+    // someone else's.
+    if (g_background_alive.load() == 0 && !options_.own_reaper) EndAdopted(start_ticks_);
   }
 
   void FeedInput() {
@@ -519,7 +601,7 @@ class Supervision {
   const Clock::time_point deadline_;
   std::optional<Clock::time_point> drain_until_, stop_until_;
   int forwarded_ = 0;
-  bool exited_ = false, killed_ = false;
+  bool exited_ = false, killed_ = false, asked_to_stop_ = false;
   int status_ = 0;
   const int64_t start_ticks_;
   BoundedText out_text_, err_text_;
@@ -537,7 +619,8 @@ Result<pid_t> SpawnOnPipes(const std::vector<std::string>& argv, const ProcessOp
   posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
-  auto spawned = Spawn(argv, options.cwd, options.env, options.forward_stop_signals, actions);
+  auto spawned = options.own_reaper ? SpawnUnderReaper(argv, options, in.fd[0], out.fd[1], err.fd[1])
+                                    : Spawn(argv, options.cwd, options.env, options.forward_stop_signals, actions);
   posix_spawn_file_actions_destroy(&actions);
   if (!spawned) return spawned.error();
   in.Close(0);

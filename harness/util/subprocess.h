@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -63,8 +64,20 @@ struct ProcessOptions {
   // SIGTERM or SIGHUP that a StopSignals catches while it runs (below). Without it the
   // program shares our process group, so a terminal's Ctrl-C reaches both.
   bool forward_stop_signals = false;
+  // Run the program under a reaper of its own (a forked process that is the child
+  // subreaper of what it starts): whatever the program leaves running re-parents to the
+  // reaper, not to us, and the reaper kills it with its tree when the program exits, then
+  // exits as the program did. So programs run side by side (bisect --jobs) end only their
+  // own leftovers: without it, one program's exit ends whatever re-parented to us since it
+  // started, another's leftovers included. The reaper leads the process group and is the
+  // pid on_start and the result see; a timeout or a stop signal reaches its whole tree.
+  bool own_reaper = false;
+  // When set, and it turns true while the program runs, the program is stopped as for a
+  // forwarded stop signal (SIGTERM to its group, killed with its tree after kStopGraceS):
+  // how a caller ends one of several programs it runs side by side. Needs forward_stop_signals.
+  const std::atomic<bool>* stop = nullptr;
   // Called once the program started, with its pid (with forward_stop_signals, also its
-  // process group's id).
+  // process group's id; with own_reaper, the reaper's).
   std::function<void(pid_t)> on_start;
   // Of each of stdout and stderr, at most this many bytes are kept (a head and a tail).
   std::size_t max_output_bytes = kMaxOutputBytes;

@@ -165,6 +165,102 @@ TEST(Subprocess, ProcessIdentityAndKillingAGroupThroughIt) {
   EXPECT_EQ((*result)->signal, SIGKILL);
 }
 
+// Whether pid runs (a zombie or a gone process does not), waiting up to `seconds` for it to
+// stop running when `until_gone` (a killed process takes a moment to die).
+bool Running(pid_t pid, bool until_gone = false, double seconds = 5) {
+  auto running = [pid] {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    const auto close = text.rfind(')');
+    return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z' && text[close + 2] != 'X';
+  };
+  for (int i = 0; until_gone && running() && i < seconds * 20; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return running();
+}
+
+pid_t PidIn(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+// Two programs side by side (bisect --jobs), each leaving a child behind that re-parents to
+// its parent's reaper (a subshell that exits), the second after the first started: the
+// first one's exit must not end the second's child (without reapers of their own, the
+// first one's exit ends every process re-parented to us since it started), and each
+// child ends with its own program.
+TEST(Subprocess, ProgramsSideBySideUnderReapersEndOnlyTheirOwnLeftovers) {
+  BecomeChildSubreaper();  // as the harness binary is: leftovers would re-parent to us
+  testing_util::TempDir dir;
+  const auto a_pid = dir / "a.pid", b_pid = dir / "b.pid";
+  const ProcessOptions options{.forward_stop_signals = true, .own_reaper = true};
+  std::optional<Result<ProcessResult>> b;
+  std::thread second([&] {
+    b = RunProcess({"sh", "-c", "sleep 0.5; (sleep 60 & echo $! > '" + b_pid.string() + "'); sleep 3; exit 5"},
+                   options);
+  });
+  auto a = RunProcess({"sh", "-c", "(sleep 60 & echo $! > '" + a_pid.string() + "'); sleep 1.5; exit 4"}, options);
+  const pid_t a_child = PidIn(a_pid), b_child = PidIn(b_pid);
+  const bool b_child_ran_after_a = b_child > 0 && Running(b_child);
+  const bool a_child_gone = a_child > 0 && !Running(a_child, /*until_gone=*/true);
+  second.join();
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b && b->ok());
+  EXPECT_EQ(a->exit_code, 4);
+  EXPECT_EQ((*b)->exit_code, 5);
+  ASSERT_GT(a_child, 0);
+  ASSERT_GT(b_child, 0) << "the second program had not left its child when the first ended";
+  EXPECT_TRUE(a_child_gone) << "the first program's child outlived it";
+  EXPECT_TRUE(b_child_ran_after_a) << "the first program's exit ended the second program's child";
+  EXPECT_FALSE(Running(b_child, /*until_gone=*/true)) << "the second program's child outlived it";
+}
+
+// Under a reaper, a timeout ends the whole tree, a daemon that left the program's group
+// (setsid) included, and the program's exit code and signal are the program's.
+TEST(Subprocess, UnderAReaperATimeoutEndsTheTreeAndTheExitIsTheProgramsOwn) {
+  testing_util::TempDir dir;
+  const auto pid_file = dir / "daemon.pid";
+  auto r = RunProcess({"sh", "-c", "(setsid sleep 60 & echo $! > '" + pid_file.string() + "'); sleep 30"},
+                      {.timeout_s = 1.0, .forward_stop_signals = true, .own_reaper = true});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->timed_out);
+  const pid_t daemon = PidIn(pid_file);
+  ASSERT_GT(daemon, 0);
+  EXPECT_FALSE(Running(daemon, /*until_gone=*/true));
+  auto killed = RunProcess({"sh", "-c", "echo out; echo err >&2; kill -KILL $$"}, {.own_reaper = true});
+  ASSERT_TRUE(killed.ok());
+  EXPECT_EQ(killed->signal, SIGKILL);
+  EXPECT_EQ(killed->out, "out\n");
+  EXPECT_EQ(killed->err, "err\n");
+  auto missing = RunProcess({"no-such-program-for-harness"}, {.own_reaper = true});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("no such program in $PATH"), std::string::npos) << missing.error().message;
+  auto cwd = RunProcess({"pwd"}, {.cwd = dir.path(), .env = {{"HARNESS_REAPER_TEST", "x y"}}, .own_reaper = true});
+  ASSERT_TRUE(cwd.ok());
+  EXPECT_EQ(cwd->out, dir.path().string() + "\n");
+}
+
+// A stop signal forwarded to a program under a reaper reaches the program (the reaper stays
+// to end its leftovers), and the program's end by it is the result's.
+TEST(Subprocess, UnderAReaperAStopSignalReachesTheProgram) {
+  StopSignals stop;
+  testing_util::TempDir dir;
+  const auto pid_file = dir / "child.pid";
+  const auto started = std::chrono::steady_clock::now();
+  auto r = RunProcess({"sh", "-c", "(setsid sleep 60 & echo $! > '" + pid_file.string() + "'); kill -TERM " +
+                                       std::to_string(getpid()) + "; sleep 30"},
+                      {.forward_stop_signals = true, .own_reaper = true});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop_signal, SIGTERM);
+  EXPECT_EQ(r->signal, SIGTERM);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  const pid_t child = PidIn(pid_file);
+  ASSERT_GT(child, 0);
+  EXPECT_FALSE(Running(child, /*until_gone=*/true));
+}
+
 TEST(Subprocess, MissingProgramIsAnError) {
   auto r = RunProcess({"/nonexistent/program"});
   ASSERT_FALSE(r.ok());
