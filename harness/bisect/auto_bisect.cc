@@ -179,6 +179,7 @@ BisectRequest BisectRequestFor(const AutoBisectRequest& r, const RegressionTarge
   b.full_evals = r.full_evals;
   b.jobs = r.jobs;
   b.command_timeout_s = r.command_timeout_s;
+  b.step_start_timeout_s = r.step_start_timeout_s;
   b.observer = r.observer;
   return b;
 }

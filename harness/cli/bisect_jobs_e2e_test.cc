@@ -318,7 +318,7 @@ TEST(BisectJobsE2E, TwoRunsAtOneCommitAreToldApartByTheStepThatMadeEach) {
       "run \"$1\" \"$2\" \"$3\" \"$4\" \"$4/stack.json\"\n";
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[9], "--case",
                        "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", (dir / "repo").string(),
-                       "--db", db, "--format", "json", "--", "sh", "-c", script, "sh", HARNESS_BINARY, "{db}", "{sha}",
+                       "--db", db, "--format", "json", "--", "sh", "-c", script, "sh", testing_util::kHarnessBinary, "{db}", "{sha}",
                        "{worktree}", (dir / "clean.json").string(), (dir / "faulty.json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   Json j = testing_util::StdoutJson(r);
