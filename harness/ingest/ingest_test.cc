@@ -701,8 +701,9 @@ TEST(SglangGsm8k, MalformedLinesNameFileAndLine) {
   auto missing = ParseSglangGsm8k("{\"accuracy\": 0.9}\n{\"latency\": 3}\n", "r.jsonl", "");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("r.jsonl:2: accuracy"), std::string::npos) << missing.error().message;
-  auto range = ParseSglangGsm8k("{\"accuracy\": 92.5}\n", "r.jsonl", "");
+  auto range = ParseSglangGsm8k("{\"accuracy\": 92.5, \"backend\": \"srt\"}\n", "r.jsonl", "");
   ASSERT_FALSE(range.ok());
+  EXPECT_EQ(range.error().message, "r.jsonl:1: accuracy: 92.5 is not within [0, 1]");
   auto no_task = ParseSglangGsm8k("{\"accuracy\": 0.9, \"task\": \"\"}\n", "r.jsonl", "");
   ASSERT_FALSE(no_task.ok());
   EXPECT_NE(no_task.error().message.find("r.jsonl:1: task: must not be empty"), std::string::npos) << no_task.error().message;
