@@ -232,7 +232,8 @@ TEST(JunitXml, CaseIdsPerProducer) {
   EXPECT_EQ((*gtest)[0].suite, "gtest");
   EXPECT_EQ((*gtest)[0].result.case_id, "gtest/Nums/P.Even/1") << "as gtest-json names it";
   EXPECT_EQ((*gtest)[1].result.case_id, "gtest/Typed/0.Works");
-  auto paths = ParseJunitXml(R"(<testsuites><testsuite name="src/cart.test.js">
+  // jest-junit names its root "jest tests": only "AllTests" is GoogleTest's.
+  auto paths = ParseJunitXml(R"(<testsuites name="jest tests"><testsuite name="src/cart.test.js">
 <testcase classname="Cart adds" name="Cart adds"/>
 <testcase classname="adds one" name="Cart adds one"/>
 <testcase classname="x" name="box"/></testsuite></testsuites>)",
