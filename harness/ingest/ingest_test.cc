@@ -1,6 +1,7 @@
 #include "harness/ingest/ingest.h"
 
 #include <filesystem>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -219,6 +220,15 @@ second]]></failure></testcase>
                            "b.xml", "");
   ASSERT_TRUE(big.ok());
   EXPECT_EQ((*big)[0].result.message.size(), kMaxStoredCompletionBytes);
+}
+
+// libxml2 takes a length as an int: a report past 2 GiB is refused by its size, never handed
+// over as a negative length (2 GiB of memory for a moment; the check comes before any parse).
+TEST(JunitXml, AReportPastTwoGigabytesIsRefusedByItsSize) {
+  const std::string huge(static_cast<std::size_t>(std::numeric_limits<int>::max()) + 1, ' ');
+  auto r = ParseJunitXml(huge, "huge.xml", "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "huge.xml: 2147483648 bytes, more than libxml2 reads at once");
 }
 
 // One id rule per producer (docs/ingest.md): a suite never holds '/', ids do not double.
