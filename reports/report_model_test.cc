@@ -164,6 +164,11 @@ TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) 
   EXPECT_EQ(bound.estimate.question, FlakeQuestion::kRerunNoise) << "0.80 three times: no spread";
   EXPECT_EQ(bound.estimate.probability, 0);
   EXPECT_GT(gate.estimate.probability, bound.estimate.probability);
+  // What would settle each: more reruns of the gate's commit; the bound is settled.
+  EXPECT_GT(gate.estimate.needed, 3);
+  EXPECT_EQ(gate.settle, fmt::format("{} results in total at {} (harness run --rerun-at-risk N), 3 stored",
+                                     gate.estimate.needed, Sha(4).substr(0, 12)));
+  EXPECT_EQ(bound.settle, "settled: the mean of 3 results clears the threshold");
 }
 
 // Three runs of one commit disagree on a case's status, 2 passes and a failure: the flaky row
@@ -185,6 +190,8 @@ TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersA
   EXPECT_NE(status->detail.find("2 passed and 1 did not"), std::string::npos) << status->detail;
   EXPECT_EQ(status->estimate.question, StatusFlipEstimate(1, 3).question);
   EXPECT_DOUBLE_EQ(status->estimate.probability, StatusFlipEstimate(1, 3).probability);
+  EXPECT_EQ(status->settle, fmt::format("{} reruns at {} show the minority status at least once with 95% probability",
+                                        StatusFlipEstimate(1, 3).needed, Sha(5).substr(0, 12)));
 }
 
 // Runs of another identity (a --fault run, another model) between the nightly's own: the
