@@ -136,6 +136,23 @@ TEST(ReportMarkdown, SummarisesEverySectionEscaped) {
     EXPECT_EQ(md[i - 1], '\\') << md.substr(i > 20 ? i - 20 : 0, 40);
 }
 
+// Each kind of change is named as what it is, in the order the model gives.
+TEST(ReportMarkdown, EachKindOfChangeIsNamed) {
+  ReportModel m = Model();
+  ChangeEntry regressed = m.changes[0];
+  regressed.kind = "paired-regression";
+  regressed.case_id = "gsm8k/regressed";
+  ChangeEntry fixed = m.changes[0];
+  fixed.kind = "fixed";
+  fixed.case_id = "gmm/fixed";
+  fixed.status = CaseStatus::kPass;
+  m.changes = {m.changes[0], regressed, fixed};
+  const std::string md = ReportMarkdown(m, {});
+  EXPECT_NE(md.find("- **new failure** FAIL gmm\\/evil"), std::string::npos) << md;
+  EXPECT_NE(md.find("- **paired regression** FAIL gsm8k\\/regressed at"), std::string::npos) << md;
+  EXPECT_NE(md.find("- **fixed** PASS gmm\\/fixed at"), std::string::npos) << md;
+}
+
 TEST(ReportMarkdown, WithoutLinksAndWithLongListsIsBounded) {
   ReportModel m = Model();
   m.incomplete_nightlies.clear();

@@ -194,6 +194,30 @@ TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersA
                                         StatusFlipEstimate(1, 3).needed, Sha(5).substr(0, 12)));
 }
 
+// A case whose last pass stored no op table and whose failure stores one: the failure still
+// shows what changed, every row added, against that pass (an empty table is a table).
+TEST_F(ReportModelTest, AFailureDiffsItsOpsAgainstALastPassThatHadNone) {
+  for (int i : {5, 6}) {
+    commits_.push_back(*store_->UpsertCommit({Sha(i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
+    const int64_t run = *store_->BeginRun({commits_[i - 1], "refstack", "id1", "{}", "host", "0.2.0"});
+    const int64_t c = *store_->BeginCase(run, "compile", "compile/test_new_0", "{}");
+    const bool pass = i == 5;
+    ASSERT_TRUE(store_->FinishCase(c, {"compile/test_new_0", pass ? CaseStatus::kPass : CaseStatus::kFail, 0.1,
+                                       pass ? "" : "op table differs", {},
+                                       pass ? std::vector<OpRow>{} : std::vector<OpRow>{{"ns.matmul.default", "[4, 4]", 2, 0}}})
+                    .ok());
+    ASSERT_TRUE(store_->FinishRun(run, pass ? RunStatus::kPass : RunStatus::kFail).ok());
+  }
+  auto m = BuildReport(*store_, {.case_glob = "compile/test_new_*"});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->failures.size(), 1u);
+  const FailureEntry& f = m->failures[0];
+  ASSERT_TRUE(f.ops_against_commit);
+  EXPECT_EQ(m->commits[*f.ops_against_commit].sha, Sha(5));
+  EXPECT_EQ(f.ops.added.size(), 1u) << "the one row the failure's table adds";
+  EXPECT_TRUE(f.ops.removed.empty());
+}
+
 // Runs of another identity (a --fault run, another model) between the nightly's own: the
 // flaky rows count only the newest identity's results (its reruns, and its status commit by
 // commit), the flips and the op-table diff pair only with that identity's earlier results,
@@ -270,6 +294,42 @@ TEST_F(ReportModelTest, WithoutRerunsTheGateIsTheBinomialQuestion) {
   EXPECT_NEAR(one->flaky[0].estimate.probability, 0.287142, 1e-5);
   EXPECT_EQ(one->flaky[0].estimate.needed, 16057);
   EXPECT_NE(one->flaky[0].settle.find("16057 questions"), std::string::npos) << one->flaky[0].settle;
+}
+
+// A tolerance measured once, at one commit: nothing tells its spread yet, and the row says
+// how to measure it.
+TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
+  testing_util::TempDir dir;
+  auto store = std::move(Store::Open(dir / "one.db")).value();
+  const std::string sha = fmt::format("{:040x}", 0xfeed01);
+  const int64_t c = *store->UpsertCommit({sha, {}, 1, 0, "one"});
+  const int64_t run = *store->BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+  const int64_t k = *store->BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
+  ASSERT_TRUE(store->FinishCase(k, {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "",
+                                    {{"gemm_max_bound_use", 0.8, 0, {}, {}}}, {}}).ok());
+  ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+  auto m = BuildReport(*store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->flaky.size(), 1u);
+  EXPECT_EQ(m->flaky[0].kind, "tolerance");
+  EXPECT_EQ(m->flaky[0].settle, fmt::format("one result only: rerun {} to measure its spread", sha.substr(0, 12)));
+}
+
+// What bisect --auto said of a regression, in words, one per verdict: the budget that ran out
+// before any session began is not "the culprit is one of the range".
+TEST(ReportCulprit, EachVerdictInWords) {
+  CulpritNote n;
+  n.verdict = "ambiguous";
+  EXPECT_EQ(CulpritWords(n), "bisect ambiguous: the budget ran out before the regression was confirmed");
+  n.session = 4;
+  n.range = {fmt::format("{:040x}", 0xabc1), fmt::format("{:040x}", 0xabc2)};
+  EXPECT_EQ(CulpritWords(n), fmt::format("bisect ambiguous: the culprit is one of {} {} (bisect session 4)",
+                                         n.range[0].substr(0, 12), n.range[1].substr(0, 12)));
+  n.verdict = "no-culprit";
+  EXPECT_EQ(CulpritWords(n), "bisect found no culprit: the drop looks like noise (bisect session 4)");
+  n.verdict = "untestable";
+  EXPECT_EQ(CulpritWords(n),
+            "unconfirmed: the rerun of the bad commit could not test it (bisect --auto says why); not bisected");
 }
 
 TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) {

@@ -641,8 +641,11 @@ TEST(SglangGsm8k, OneRunPerLineWithAccuracyAndItsQuestionCount) {
   EXPECT_DOUBLE_EQ(c.result.metrics[0].value, 0.925);
   EXPECT_EQ(c.result.metrics[0].n, 1319);
   EXPECT_EQ(c.result.metrics[1].name, "invalid");
+  EXPECT_EQ(c.result.metrics[1].n, 1319) << "a rate over the questions";
   EXPECT_EQ(c.result.metrics[2].name, "latency_s");
+  EXPECT_EQ(c.result.metrics[2].n, 0) << "seconds and tokens/s are not counts over questions";
   EXPECT_EQ(c.result.metrics[3].name, "output_throughput");
+  EXPECT_EQ(c.result.metrics[3].n, 0);
   // Missing optional fields: only accuracy, n from num_requests.
   const auto& second = (*runs)[1].cases.at(0);
   ASSERT_EQ(second.result.metrics.size(), 2u);

@@ -41,6 +41,11 @@ TEST(NightlyShards, NamesMissingAndUnfinishedShardsPerLogicalRun) {
   // The same nightly id at another commit is another logical run: shard 0/4 alone there.
   EXPECT_EQ(gaps[1].sha, "def5678000");
   EXPECT_EQ(NightlyGapText(gaps[1]), "nightly 1234 at def5678000: shards 1/4, 2/4, 3/4 missing");
+  // Two shards unfinished and none missing: the plural, and no ';' before it.
+  const auto unfinished =
+      NightlyGaps({Row("n", "0/3", RunStatus::kRunning), Row("n", "1/3", RunStatus::kRunning), Row("n", "2/3")});
+  ASSERT_EQ(unfinished.size(), 1u);
+  EXPECT_EQ(NightlyGapText(unfinished[0]), "nightly n at abc123400000: shards 0/3, 1/3 did not finish");
 }
 
 TEST(NightlyShards, AFinishedRerunOfAShardCountsAndIdentitiesAreApart) {

@@ -95,5 +95,26 @@ TEST_F(ResolveCommitTest, TooShortTooLongAndNonHexAreRefusedBeforeAnyLookup) {
   EXPECT_EQ(Message("ab\x1b[2J"), "'ab\\x1b[2J'" + expected) << "control characters are shown escaped";
 }
 
+// The spelling a new run is stored under: the one commit a stored sha and the given one share
+// by prefix, either way; several are an error that names them and the given text, cut.
+TEST_F(ResolveCommitTest, StoredSpellingKeepsTheFirstSpellingOfACommit) {
+  EXPECT_EQ(StoredSpelling(*store_, "abcd0001").value(), "abcd0001") << "stored whole";
+  EXPECT_EQ(StoredSpelling(*store_, "D00D").value(), "d00d5eed") << "a short sha after its full one";
+  EXPECT_EQ(StoredSpelling(*store_, "d00d5eed1234").value(), "d00d5eed") << "a full sha after its short one";
+  EXPECT_EQ(StoredSpelling(*store_, "ABCDEF12").value(), "abcdef12") << "a new commit, lowercased";
+  auto shared = StoredSpelling(*store_, "abcd");
+  ASSERT_FALSE(shared.ok());
+  EXPECT_NE(shared.error().message.find("it matches the stored commits abcd0001, abcd0002; give more"), std::string::npos)
+      << shared.error().message;
+  // Begun by two stored commits (a SHA-1 and the SHA-256 it starts), and far longer than any
+  // sha: the message quotes its first 128 characters only.
+  const std::string given = kSha1 + std::string(24, '0') + std::string(300, '7');
+  auto begun = StoredSpelling(*store_, given);
+  ASSERT_FALSE(begun.ok());
+  EXPECT_NE(begun.error().message.find("commit " + given.substr(0, 128) + " is ambiguous"), std::string::npos)
+      << begun.error().message;
+  EXPECT_EQ(begun.error().message.find(given.substr(0, 129)), std::string::npos) << "cut at 2 x 64 characters";
+}
+
 }  // namespace
 }  // namespace harness
