@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/process_watch.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/json_file.h"
 
@@ -29,37 +30,10 @@ using testing_util::SpawnHarness;
 using testing_util::TempDir;
 using Clock = std::chrono::steady_clock;
 
-std::vector<pid_t> PidsIn(const fs::path& file) {
-  std::ifstream in(file);
-  std::vector<pid_t> pids;
-  for (pid_t p; in >> p;) pids.push_back(p);
-  return pids;
-}
-
-// Present and neither a zombie nor dead.
-bool Running(pid_t p) {
-  std::ifstream stat("/proc/" + std::to_string(p) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), {});
-  const auto close = text.rfind(')');
-  if (close == std::string::npos || close + 2 >= text.size()) return false;
-  return text[close + 2] != 'Z' && text[close + 2] != 'X';
-}
-
-bool GoneWithin(pid_t p, std::chrono::milliseconds limit) {
-  for (auto until = Clock::now() + limit; Clock::now() < until;) {
-    if (!Running(p)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return !Running(p);
-}
-
-// Whatever a test leaves running is killed when it ends, pass or fail.
-struct Reaper {
-  fs::path pid_file;
-  ~Reaper() {
-    for (pid_t p : PidsIn(pid_file)) kill(p, SIGKILL);
-  }
-};
+using testing_util::GoneWithin;
+using testing_util::PidsIn;
+using testing_util::Running;
+using Reaper = testing_util::KillListedOnExit;
 
 // One step's interval as the command wrote it to slot<S>.log: "start|end <ns> <sha>".
 struct Interval {
