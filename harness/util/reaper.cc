@@ -135,13 +135,18 @@ void RunReaper(const ReaperPlan& plan) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &dfl, nullptr);  // waitpid must see the program's end
-  // 0, 1, 2 the program's; 3 the exec error pipe; nothing else of the caller's.
-  const int fds[4] = {plan.stdin_fd, plan.stdout_fd, plan.stderr_fd, plan.exec_error_fd};
-  int moved[4];
-  for (int i = 0; i < 4; ++i) moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
-  for (int i = 0; i < 4; ++i) dup2(moved[i], i);
+  // 0, 1, 2 the program's; 3 the exec error pipe; 4 the go pipe; nothing else of the caller's.
+  const int fds[5] = {plan.stdin_fd, plan.stdout_fd, plan.stderr_fd, plan.exec_error_fd, plan.go_fd};
+  int moved[5];
+  for (int i = 0; i < 5; ++i) moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+  for (int i = 0; i < 5; ++i) dup2(moved[i], i);
   fcntl(3, F_SETFD, FD_CLOEXEC);
-  syscall(SYS_close_range, 4u, ~0u, 0u);
+  syscall(SYS_close_range, 5u, ~0u, 0u);
+  char go = 0;
+  ssize_t got = 0;
+  while ((got = read(4, &go, 1)) < 0 && errno == EINTR) {}
+  close(4);
+  if (got != 1) _exit(127);  // the caller is gone before it recorded us: start nothing
   const pid_t program = fork();
   if (program == 0) StartProgram(plan, ignored);
   close(3);

@@ -20,6 +20,11 @@ struct ReaperPlan {
   // An O_CLOEXEC pipe's write end: the program's errno is written to it when execve fails,
   // so the caller can report why it did not start. It closes (EOF) when the program started.
   int exec_error_fd = -1;
+  // The read end of a pipe on which the caller writes one byte once it has recorded the
+  // reaper (the session lock names it): the program starts only then, so no command runs
+  // that a later cleanup could not find. End of file instead (the caller died first): the
+  // program never starts.
+  int go_fd = -1;
   bool own_group = false;         // the reaper leads a process group of its own (the program joins it)
 };
 

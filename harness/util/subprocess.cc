@@ -349,11 +349,11 @@ Result<pid_t> SpawnUnderReaper(const std::vector<std::string>& argv, const Proce
   std::vector<std::string> env_strings = EnvironmentWith(options.env), argv_copy = argv;
   std::vector<char*> envp = CStrings(env_strings), args = CStrings(argv_copy);
   const std::string cwd = options.cwd.string();
-  Pipe exec_error;
-  if (pipe2(exec_error.fd, O_CLOEXEC) != 0)
+  Pipe exec_error, go;
+  if (pipe2(exec_error.fd, O_CLOEXEC) != 0 || pipe2(go.fd, O_CLOEXEC) != 0)
     return InfraError(fmt::format("cannot create pipes: {}", std::strerror(errno)));
   const ReaperPlan plan{path.c_str(), args.data(), envp.data(), cwd.empty() ? nullptr : cwd.c_str(), in, out, err,
-                        exec_error.fd[1], options.forward_stop_signals};
+                        exec_error.fd[1], go.fd[0], options.forward_stop_signals};
   pid_t pid = -1;
   {
     std::lock_guard<std::mutex> lock(g_children_mutex);  // registered before anyone looks for adopted children
@@ -363,6 +363,13 @@ Result<pid_t> SpawnUnderReaper(const std::vector<std::string>& argv, const Proce
   }
   if (pid < 0) return InfraError(fmt::format("cannot start a reaper for {}: {}", Quote(argv[0]), std::strerror(errno)));
   if (options.forward_stop_signals) setpgid(pid, pid);  // as the reaper does itself: whichever comes first
+  // Recorded (on_start) before the program may start: a kill -9 of ours from here on leaves
+  // a reaper the session lock names, or one that starts nothing.
+  if (options.on_start) options.on_start(pid);
+  go.Close(0);
+  signal(SIGPIPE, SIG_IGN);  // a reaper that died already is found below, not by a signal
+  static_cast<void>(write(go.fd[1], "g", 1));
+  go.Close(1);
   exec_error.Close(1);
   int error = 0;
   ssize_t n = 0;
@@ -651,7 +658,7 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, const Pro
     Forget(pid);
     return InfraError(fmt::format("cannot watch {} (pidfd_open needs Linux 5.3): {}", argv[0], std::strerror(e)));
   }
-  if (options.on_start) options.on_start(pid);
+  if (options.on_start && !options.own_reaper) options.on_start(pid);  // under a reaper: before it started the program
 
   // With forwarding, the stop signals are blocked except inside ppoll: one that arrives at
   // any other moment interrupts the next ppoll instead of being missed until the program ends.

@@ -77,7 +77,9 @@ struct ProcessOptions {
   // how a caller ends one of several programs it runs side by side. Needs forward_stop_signals.
   const std::atomic<bool>* stop = nullptr;
   // Called once the program started, with its pid (with forward_stop_signals, also its
-  // process group's id; with own_reaper, the reaper's).
+  // process group's id). With own_reaper, the reaper's pid, and before the program starts:
+  // the program waits for it to return, so what it records (the session lock) names every
+  // program that ever ran.
   std::function<void(pid_t)> on_start;
   // Of each of stdout and stderr, at most this many bytes are kept (a head and a tail).
   std::size_t max_output_bytes = kMaxOutputBytes;
