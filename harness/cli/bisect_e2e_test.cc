@@ -60,6 +60,14 @@ TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
   EXPECT_EQ(testing_util::StdoutJson(again)["culprit"], shas[k - 1]) << again.out;
 }
 
+// The verdict of the last step at `sha` in a bisect's JSON output ("" when none ran there).
+std::string LastStepVerdict(const Json& outcome, const std::string& sha) {
+  std::string verdict;
+  for (const auto& step : outcome["steps"])
+    if (step["commit"] == sha) verdict = step["verdict"].get<std::string>();
+  return verdict;
+}
+
 // git's exit-code convention: 0 good, 1-127 bad, 125 skip, >= 128 aborts. A culprit next to
 // a skipped commit cannot be told from it: ambiguous, with both in the range, as git says.
 TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
@@ -79,12 +87,20 @@ TEST(BisectE2E, ExitCodesSkipsAndAnAmbiguousRange) {
   EXPECT_EQ(j["culprit"], nullptr);
   EXPECT_EQ(j["range"], (Json{shas[8], shas[9]}));
   EXPECT_EQ(j["skipped"], (Json{shas[8]}));
+  EXPECT_EQ(LastStepVerdict(j, shas[8]), "skip") << r.out;
 
-  // Where nothing next to the culprit is skipped, the answer is clear.
+  // Where nothing next to the culprit is skipped, the answer is clear, and each step says
+  // what the evidence made of its commit when it ended: the culprit's last run "bad", its
+  // parent's "good".
   auto clear = RunHarness({"bisect", "--good", shas[2], "--bad", shas[15], "--case", "x/y_1", "--repo", repo, "--db",
                            db, "--format", "json", "--", "sh", "{worktree}/plain.sh"});
   ASSERT_EQ(clear.exit_code, 0) << clear.err;
-  EXPECT_EQ(testing_util::StdoutJson(clear)["culprit"], shas[9]) << clear.out;
+  const Json cj = testing_util::StdoutJson(clear);
+  EXPECT_EQ(cj["culprit"], shas[9]) << clear.out;
+  EXPECT_EQ(LastStepVerdict(cj, shas[9]), "bad") << clear.out;
+  EXPECT_EQ(LastStepVerdict(cj, shas[8]), "good") << clear.out;
+  for (const auto& step : cj["steps"])
+    EXPECT_TRUE(step["verdict"] == "good" || step["verdict"] == "bad" || step["verdict"] == "unknown") << step;
 
   // A command killed or exiting >= 128 is no answer: exit 3, the worktree removed.
   auto abort = RunHarness({"bisect", "--good", shas[0], "--bad", shas[15], "--case", "x/y_0", "--repo", repo, "--db",

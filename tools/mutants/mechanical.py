@@ -58,8 +58,11 @@ DECISION_FILES = {
     "pairing-identity": ["harness/bisect/regressions.cc", "harness/run/run_identity.cc",
                          "harness/store/identity_rule.cc"],
     "baseline": ["harness/store/baseline.cc"],
+    # step_exit.cc and slurm_step.cc decide whether a step's end is evidence at all;
+    # step_pool.cc which steps run side by side (--jobs).
     "bisect": ["harness/bisect/bisect_search.cc", "harness/bisect/bisector.cc",
-               "harness/bisect/question_choice.cc"],
+               "harness/bisect/question_choice.cc", "harness/bisect/step_exit.cc",
+               "harness/bisect/slurm_step.cc", "harness/bisect/step_pool.cc"],
     "auto-bisect": ["harness/bisect/auto_bisect.cc"],
     "prune": ["harness/store/prune.cc", "harness/store/store_prune.cc"],
     "merge": ["harness/store/store_merge.cc"],
