@@ -649,7 +649,9 @@ int Search::SpreadChoice(const std::vector<double>& post, const std::vector<int>
 
 std::vector<int> Search::DecideBatch(const std::vector<int>& pending, int slots) {
   std::vector<int> all = pending, chosen;
-  for (int i = 0; i < slots; ++i) {
+  // The runs in flight were counted as they started; each new one needs a run of the budget.
+  const int budget = std::max(0, options_.max_runs - runs_requested_);
+  for (int i = 0; i < std::min(slots, budget); ++i) {
     const Decision d = Decide(all);
     if (d.verdict != Verdict::kSearching || d.next_position < 0) break;
     all.push_back(d.next_position);

@@ -408,6 +408,24 @@ TEST(BisectSearchParallel, PendingRunsSpreadOverTheRangeInsteadOfCrowdingAtItsMe
   EXPECT_EQ(s.Decide().next_position, first.next_position) << "asking changes nothing: no run came back";
 }
 
+TEST(BisectSearchParallel, ABatchFillsTheFreeSlotsAndNoMore) {
+  Search s = FreshStatusSearch();
+  for (int slots : {1, 2, 3, 5}) {
+    const std::vector<int> batch = s.DecideBatch({}, slots);
+    EXPECT_EQ(batch.size(), static_cast<std::size_t>(slots)) << ::testing::PrintToString(batch);
+    for (int p : batch) {
+      EXPECT_GE(p, 1);
+      EXPECT_LE(p, 63) << "the ends have their runs";
+      EXPECT_EQ(std::count(batch.begin(), batch.end(), p), 1) << "two runs of one commit in one batch";
+    }
+  }
+  const std::vector<int> beside = s.DecideBatch({32}, 2);
+  EXPECT_EQ(beside.size(), 2u);
+  EXPECT_EQ(std::count(beside.begin(), beside.end(), 32), 0) << "32 is in flight already";
+  Search tight = FreshStatusSearch(/*max_runs=*/2);
+  EXPECT_EQ(tight.DecideBatch({}, 4).size(), 2u) << "the budget caps the batch";
+}
+
 TEST(BisectSearchParallel, WithRunsPendingItWaitsRatherThanAnswers) {
   Search s = FreshStatusSearch();
   const int culprit = 23;

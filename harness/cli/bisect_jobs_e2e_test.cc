@@ -149,6 +149,32 @@ TEST(BisectJobsE2E, JobsOutsideItsRangeIsExitTwo) {
   }
 }
 
+// --max-runs caps the runs of a session with steps side by side too: four free slots and
+// three runs of budget start three commands, not four, and the answer is the range left.
+TEST(BisectJobsE2E, TheRunBudgetCapsTheStepsStartedTogether) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 32, [](int i) {
+    return std::map<std::string, std::string>{{"test.sh", i >= 20 ? "echo run >> \"$1\"\nexit 1\n"
+                                                                  : "echo run >> \"$1\"\nexit 0\n"}};
+  });
+  const auto ran = dir / "ran.log";
+  for (const std::string jobs : {"4", "2"}) {
+    fs::remove(ran);
+    auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[31], "--case", "x/y_" + jobs, "--repo",
+                         (dir / "repo").string(), "--db", (dir / "h.db").string(), "--jobs", jobs, "--max-runs", "3",
+                         "--format", "json", "--", "sh", "{worktree}/test.sh", ran.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const Json j = testing_util::StdoutJson(r);
+    EXPECT_EQ(j["verdict"], "ambiguous") << r.out;
+    EXPECT_LE(j["runs"].get<int>(), 3) << r.out;
+    std::ifstream in(ran);
+    int commands = 0;
+    for (std::string line; std::getline(in, line);) ++commands;
+    EXPECT_LE(commands, 3) << "--jobs " << jobs << ": commands that ran";
+    EXPECT_GE(commands, 1);
+  }
+}
+
 // A command that runs until stopped: its shell and its background sleep write their pids.
 constexpr const char* kSlowScript = "echo $$ >> \"$1\"\nsleep 60 &\necho $! >> \"$1\"\nwait\n";
 
