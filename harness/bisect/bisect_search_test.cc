@@ -419,11 +419,32 @@ TEST(BisectSearchParallel, ABatchFillsTheFreeSlotsAndNoMore) {
       EXPECT_EQ(std::count(batch.begin(), batch.end(), p), 1) << "two runs of one commit in one batch";
     }
   }
+  // Chosen together, K cuts leave K + 1 parts of nearly even width (greedy placement from
+  // the median would leave 32 commits between two of its cuts at K = 2, 16 at K = 6).
+  for (int slots : {2, 4, 6}) {
+    std::vector<int> cuts = s.DecideBatch({}, slots);
+    std::sort(cuts.begin(), cuts.end());
+    int widest = cuts.front(), previous = cuts.front();
+    for (int p : cuts) widest = std::max(widest, p - previous), previous = p;
+    EXPECT_LE(std::max(widest, 64 - previous), 64 / (slots + 1) + 3) << "cuts at " << ::testing::PrintToString(cuts);
+  }
   const std::vector<int> beside = s.DecideBatch({32}, 2);
   EXPECT_EQ(beside.size(), 2u);
   EXPECT_EQ(std::count(beside.begin(), beside.end(), 32), 0) << "32 is in flight already";
   Search tight = FreshStatusSearch(/*max_runs=*/2);
   EXPECT_EQ(tight.DecideBatch({}, 4).size(), 2u) << "the budget caps the batch";
+}
+
+// Two commits left (22 good, 24 bad twice: the culprit is 23 or 24; the bad end run thrice,
+// so no-culprit is out) and both runs 23 needs in flight: no cut is left to make, so the
+// run verification wants next (22, the parent of 23, has one run of two) starts now,
+// rather than in a round of its own after they come back.
+TEST(BisectSearchParallel, AVerificationRunStartsBesideTheLastCuts) {
+  Search s = FreshStatusSearch();
+  for (int p : {32, 16, 24, 24, 20, 22, 64, 64, 48, 40}) s.Add({p, 0, true, 0, p >= 23}), s.CountRun();
+  const Decision d = s.Decide({23, 23});
+  ASSERT_EQ(d.verdict, Verdict::kSearching);
+  EXPECT_EQ(d.next_position, 22);
 }
 
 TEST(BisectSearchParallel, WithRunsPendingItWaitsRatherThanAnswers) {
