@@ -4,6 +4,7 @@
 #include "harness/stack/stack.h"
 #include "harness/util/suggest.h"
 #include "runners/exec/exec_stack.h"
+#include "runners/openai/openai_config.h"
 #include "runners/refstack/refstack.h"
 
 namespace harness {
@@ -24,15 +25,18 @@ Result<std::unique_ptr<Stack>> MakeOpenAiStack(const StackConfig&) {
   return std::unique_ptr<Stack>(std::make_unique<OpenAiStack>());
 }
 
+// A stack's name, its factory and the config section it owns (null: none; refstack's
+// settings are the common fields and its fault switches).
 struct StackEntry {
   const char* name;
   Result<std::unique_ptr<Stack>> (*make)(const StackConfig&);
+  ConfigSection (*section)();
 };
 
 constexpr StackEntry kStacks[] = {
-    {"refstack", MakeRefStack},
-    {"exec", MakeExecStack},
-    {"openai", MakeOpenAiStack},
+    {"refstack", MakeRefStack, nullptr},
+    {"exec", MakeExecStack, ExecConfigSection},
+    {"openai", MakeOpenAiStack, openai::OpenAiConfigSection},
 };
 
 }  // namespace
@@ -41,6 +45,20 @@ std::vector<std::string> StackNames() {
   std::vector<std::string> names;
   for (const auto& s : kStacks) names.push_back(s.name);
   return names;
+}
+
+const std::vector<ConfigSection>& StackConfigSections() {
+  static const std::vector<ConfigSection> sections = [] {
+    std::vector<ConfigSection> all;
+    for (const auto& s : kStacks)
+      if (s.section) all.push_back(s.section());
+    return all;
+  }();
+  return sections;
+}
+
+Result<StackConfig> LoadStackConfig(const std::filesystem::path& path) {
+  return LoadStackConfig(path, StackConfigSections());
 }
 
 Result<std::unique_ptr<Stack>> MakeStack(const StackConfig& config) {

@@ -4,7 +4,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/numeric_option.h"
 #include "harness/util/paths.h"
-#include "harness/stack/stack_config.h"
+#include "harness/stack/stack.h"
 #include "runners/refstack/sim/serve_sim.h"
 
 namespace harness {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -80,5 +81,9 @@ class Stack {
 Result<std::unique_ptr<Stack>> MakeStack(const StackConfig& config);
 // The names of the stack table, in order.
 std::vector<std::string> StackNames();
+// The config sections the table's stacks own, in table order (exec, openai).
+const std::vector<ConfigSection>& StackConfigSections();
+// A stack config file whose sections are those of the stack table.
+Result<StackConfig> LoadStackConfig(const std::filesystem::path& path);
 
 }  // namespace harness

@@ -32,8 +32,7 @@ void RedactEnv(Json& j, const Json::json_pointer& ptr) {
 
 Json StackConfig::ToJson() const {
   Json j = raw.is_object() ? raw : Json::object();
-  RedactEnv(j, Json::json_pointer("/exec/env"));
-  RedactEnv(j, Json::json_pointer("/openai/launch/env"));
+  for (const auto& env : env_objects) RedactEnv(j, Json::json_pointer(env));
   // Words for people and the format's version change no answer: equivalent configs
   // (none, {"format_version": 1}, one with only a comment) must hash equally.
   for (const char* key : {"format_version", "comment", "description"}) j.erase(key);
@@ -48,7 +47,8 @@ Json StackConfig::ToJson() const {
   return j;  // nlohmann's default object sorts keys, so the dump is canonical
 }
 
-Result<StackConfig> ParseStackConfig(const Json& j, const std::string& origin) {
+Result<StackConfig> ParseStackConfig(const Json& j, const std::string& origin,
+                                     const std::vector<ConfigSection>& sections) {
   if (!j.is_object()) return UsageError(origin + ": a stack config is a JSON object");
   JsonObject o(j, origin);
   StackConfig c;
@@ -56,10 +56,13 @@ Result<StackConfig> ParseStackConfig(const Json& j, const std::string& origin) {
   if (o.Has("format_version"))
     if (auto v = o.RequireVersion(kStackConfigFormat); !v) return v.error();
   // A typo ("faluts") would silently run without the fault: name it instead.
-  if (auto k = o.KnownKeys({"format_version", "comment", "description", "stack", "device", "precision", "batch",
-                            "faults", "exec", "openai"});
-      !k)
-    return k.error();
+  std::vector<std::string> known = {"format_version", "comment", "description", "stack", "device", "precision",
+                                    "batch", "faults"};
+  for (const auto& section : sections) {
+    known.push_back(section.key);
+    c.env_objects.insert(c.env_objects.end(), section.env_objects.begin(), section.env_objects.end());
+  }
+  if (auto k = o.KnownKeys(known); !k) return k.error();
   auto stack = o.String("stack", c.stack);
   if (!stack) return stack.error();
   c.stack = *stack;
@@ -81,10 +84,10 @@ Result<StackConfig> ParseStackConfig(const Json& j, const std::string& origin) {
   return c;
 }
 
-Result<StackConfig> LoadStackConfig(const std::filesystem::path& path) {
+Result<StackConfig> LoadStackConfig(const std::filesystem::path& path, const std::vector<ConfigSection>& sections) {
   auto j = ReadJsonFile(path);
   if (!j) return j.error();
-  return ParseStackConfig(*j, path.string());
+  return ParseStackConfig(*j, path.string(), sections);
 }
 
 }  // namespace harness

@@ -124,6 +124,8 @@ Result<CompileResult> ParseExecAnswer(const std::string& stdout_text, const std:
   return result;
 }
 
+ConfigSection ExecConfigSection() { return {"exec", {"/exec/env"}}; }
+
 Result<ExecSettings> ParseExecSettings(const StackConfig& config) {
   // Checked before any case runs: a bad config is an input error (exit 2), not N case errors.
   const std::string origin = "stack config";

@@ -25,6 +25,8 @@ struct ExecSettings {
   double timeout_s = 600;
   std::string output = "auto";
 };
+// The exec section as the stack table declares it: key "exec", its env values not stored.
+ConfigSection ExecConfigSection();
 // A bad section (an unknown placeholder among them) is a usage error naming the field.
 Result<ExecSettings> ParseExecSettings(const StackConfig& config);
 Result<std::unique_ptr<Stack>> MakeExecStack(const StackConfig& config);

@@ -4,6 +4,8 @@
 
 namespace harness::openai {
 
+ConfigSection OpenAiConfigSection() { return {"openai", {"/openai/launch/env"}}; }
+
 Result<OpenAiSettings> ParseOpenAiSettings(const StackConfig& config, const std::string& origin) {
   const Json section = config.raw.value("openai", Json::object());
   if (!section.is_object()) return UsageError(origin + ": openai: expected an object");

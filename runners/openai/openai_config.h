@@ -23,6 +23,10 @@ struct OpenAiSettings {
   std::optional<LaunchSettings> launch;
 };
 
+// The openai section as the stack table declares it: key "openai", the values of the
+// launched server's environment (launch.env) not stored.
+ConfigSection OpenAiConfigSection();
+
 // The config's "openai" section, checked; errors are usage errors naming origin and field.
 Result<OpenAiSettings> ParseOpenAiSettings(const StackConfig& config, const std::string& origin);
 

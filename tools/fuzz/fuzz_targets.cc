@@ -146,7 +146,8 @@ int SuiteTable(const uint8_t* data, std::size_t size) {
 }
 
 int StackConfig(const uint8_t* data, std::size_t size) {
-  auto config = LoadStackConfig(Scratch("stack.json", Text(data, size)));
+  auto config =
+      LoadStackConfig(Scratch("stack.json", Text(data, size)), {ExecConfigSection(), openai::OpenAiConfigSection()});
   // The stacks' own sections, as `harness run` checks them before anything starts.
   if (config) {
     (void)ParseExecSettings(*config);
