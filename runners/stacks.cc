@@ -5,25 +5,11 @@
 #include "harness/util/suggest.h"
 #include "runners/exec/exec_stack.h"
 #include "runners/openai/openai_config.h"
+#include "runners/openai/openai_stack.h"
 #include "runners/refstack/refstack.h"
 
 namespace harness {
 namespace {
-
-// Eval loops only: the suites talk to its OpenAI-compatible endpoint; compile suites skip.
-class OpenAiStack : public Stack {
- public:
-  std::string_view name() const override { return "openai"; }
-  bool SupportsCompile() const override { return false; }
-  bool ServesEvalEndpoint() const override { return true; }
-  Result<CompileResult> Compile(const CompileRequest&) override {
-    return UsageError("the openai stack serves eval loops only; it cannot compile");
-  }
-};
-
-Result<std::unique_ptr<Stack>> MakeOpenAiStack(const StackConfig&) {
-  return std::unique_ptr<Stack>(std::make_unique<OpenAiStack>());
-}
 
 // A stack's name, its factory and the config section it owns (null: none; refstack's
 // settings are the common fields and its fault switches).
@@ -36,7 +22,7 @@ struct StackEntry {
 constexpr StackEntry kStacks[] = {
     {"refstack", MakeRefStack, nullptr},
     {"exec", MakeExecStack, ExecConfigSection},
-    {"openai", MakeOpenAiStack, openai::OpenAiConfigSection},
+    {"openai", openai::MakeOpenAiStack, openai::OpenAiConfigSection},
 };
 
 }  // namespace

@@ -21,9 +21,7 @@
 #include "harness/util/paths.h"
 #include "reports/junit.h"
 #include "reports/run_summary.h"
-#include "runners/openai/openai_config.h"
 #include "runners/openai/served_models.h"
-#include "runners/openai/server_launch.h"
 
 namespace harness {
 namespace {
@@ -68,19 +66,17 @@ StackConfig BuildStackConfig(const RunOptions& o) {
 // keyed by the requested model alone.
 constexpr double kModelListTimeoutS = 10;
 
-// The eval endpoint: --endpoint, else the openai stack's config section, whose launch
-// settings (when it has them) are for the caller to start the server with.
+// The eval endpoint: --endpoint, else the one the stack's config section names (the openai
+// stack's), whose session starts the server when the section launches one.
 std::optional<EndpointTarget> BuildEndpoint(const RunOptions& o, const StackConfig& config, const Stack& stack,
-                                            std::optional<openai::LaunchSettings>& launch) {
+                                            std::unique_ptr<EvalEndpointSession>& session) {
   std::optional<EndpointTarget> target;
   if (!o.endpoint.empty()) {
     if (o.model.empty()) throw FatalError(ExitCode::kUsage, "--endpoint needs --model NAME");
     target = EndpointTarget{o.endpoint, o.model, o.chat, o.api_key_env};
   } else if (stack.ServesEvalEndpoint()) {
-    auto settings = ValueOrThrow(
-        openai::ParseOpenAiSettings(config, o.stack_config.empty() ? "stack config" : o.stack_config));
-    target = EndpointTarget{settings.base_url, settings.model, settings.chat, settings.api_key_env};
-    launch = std::move(settings.launch);
+    session = ValueOrThrow(stack.OpenEvalEndpoint(config, o.stack_config.empty() ? "stack config" : o.stack_config));
+    target = session->endpoint;
   } else if (!o.api_key_env.empty() || o.chat || !o.model.empty()) {
     throw FatalError(ExitCode::kUsage, "--model, --chat and --api-key-env go with --endpoint URL");
   }
@@ -101,15 +97,15 @@ Shard ChooseShard(const RunOptions& o) {
 }
 
 // What RunSuites is asked: the selected cases of this shard, the stack and endpoint, the
-// baseline, resume and nightly; launch gets the openai server's launch settings, if any.
+// baseline, resume and nightly; session gets the stack's endpoint session, if it serves one.
 RunRequest BuildRunRequest(const RunOptions& o, std::vector<std::string> selected, std::vector<SuiteTable> tables,
                            const Shard& shard, const StackConfig& config, const Stack& stack,
-                           std::optional<openai::LaunchSettings>& launch) {
+                           std::unique_ptr<EvalEndpointSession>& session) {
   RunRequest request;
   request.case_ids = std::move(selected);
   request.tables = std::move(tables);
   request.stack_config = config;
-  request.endpoint = BuildEndpoint(o, request.stack_config, stack, launch);
+  request.endpoint = BuildEndpoint(o, request.stack_config, stack, session);
   request.repo = o.repo;
   request.baseline_rev = o.baseline;
   request.resume = o.resume;
@@ -192,25 +188,23 @@ int RunCommand(const RunOptions& o) {
       for (const auto& c : selected) std::printf("%s\n", c.c_str());
     return 0;
   }
-  std::optional<openai::LaunchSettings> launch;
+  std::unique_ptr<EvalEndpointSession> session;
   auto questions = PartialQuestions(o, selected);
   const StackConfig config = BuildStackConfig(o);
   auto stack = ValueOrThrow(MakeStack(config));
-  RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard, config, *stack, launch);
+  RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard, config, *stack, session);
   request.questions = std::move(questions);
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   request.commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
   request.commit.sha = ValueOrThrow(StoredSpelling(*store, request.commit.sha));  // one commit, one sha
-  // Started once every input is checked; stopped with its process group when this scope
-  // ends, however it ends (and by its guardian when this process dies).
-  std::unique_ptr<openai::LaunchedServer> server;
-  if (launch) {
-    server = ValueOrThrow(openai::LaunchedServer::Launch(
-        *launch, {request.endpoint->base_url, request.endpoint->model, request.endpoint->api_key_env},
-        openai::ServerLogPath(o.db)));
-    request.endpoint->base_url = server->base_url();
-    request.server_log = server->log().string();
+  // A server the stack launches starts once every input is checked; it stops with its
+  // process group when the session ends, however the run ends (and by its guardian when
+  // this process dies).
+  if (session) {
+    if (auto started = session->Start(o.db); !started) throw FatalError(started.error());
+    request.endpoint = session->endpoint;
+    request.server_log = session->server_log;
   }
   if (request.endpoint) request.endpoint->served_models = openai::ServedModels(*request.endpoint, kModelListTimeoutS);
   RunResult result = ValueOrThrow(RunSuites(request, *stack, *store));
@@ -218,7 +212,7 @@ int RunCommand(const RunOptions& o) {
   // JUnit and the exit code stay those of the nightly run itself (docs/report.md).
   if (o.rerun_at_risk > 0 && !result.store_error)
     PrintReruns(ValueOrThrow(RerunAtRisk(request, result, o.rerun_at_risk, *stack, *store)));
-  server.reset();
+  session.reset();
 
   const NightSummary night = JudgeRun(result);
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, reports::JunitXml(result.cases, {}, &night)));

@@ -60,6 +60,19 @@ struct EndpointTarget {
   std::vector<std::string> served_models;
 };
 
+// The eval endpoint a stack serves for one run (Stack::OpenEvalEndpoint): what its config
+// names, checked before anything starts, and whatever keeps it up. Start brings up a server
+// the config launches (once every other input is checked) and fills in where it listens;
+// destroying the session stops it, however the run ends.
+class EvalEndpointSession {
+ public:
+  virtual ~EvalEndpointSession() = default;
+  // The run's database names where the server's log goes (beside it).
+  virtual Status Start(const std::filesystem::path& db) = 0;
+  EndpointTarget endpoint;
+  std::string server_log;  // the started server's output; empty when none was started
+};
+
 class Stack {
  public:
   virtual ~Stack() = default;
@@ -74,6 +87,12 @@ class Stack {
   // True for a stack that is an OpenAI-compatible server (openai): its config's "openai"
   // section names the endpoint the eval suites ask (or the server to launch).
   virtual bool ServesEvalEndpoint() const { return false; }
+  // The endpoint its config section names (ServesEvalEndpoint only); a bad section is a
+  // usage error naming origin (the config file) and the field.
+  virtual Result<std::unique_ptr<EvalEndpointSession>> OpenEvalEndpoint(const StackConfig& /*config*/,
+                                                                        const std::string& /*origin*/) const {
+    return UsageError("the " + std::string(name()) + " stack serves no eval endpoint: name one with --endpoint URL");
+  }
   virtual Result<CompileResult> Compile(const CompileRequest& request) = 0;
 };
 
