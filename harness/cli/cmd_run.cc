@@ -10,7 +10,6 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/numeric_option.h"
 #include "harness/eval/question_list.h"
-#include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
 #include "harness/results/night_verdict.h"
 #include "harness/run/run.h"
@@ -124,14 +123,11 @@ RunRequest BuildRunRequest(const RunOptions& o, std::vector<std::string> selecte
 }
 
 // --questions FILE: the question indices of a partial run (none when FILE names every
-// question: a whole run). Only the GSM8K suite evaluates questions.
-std::optional<std::vector<int64_t>> PartialQuestions(const RunOptions& o, const std::vector<std::string>& selected) {
+// question: a whole run). Only a suite whose table says evaluates_questions takes them.
+std::optional<std::vector<int64_t>> PartialQuestions(const RunOptions& o, const std::vector<SuiteTable>& tables,
+                                                     const std::vector<std::string>& selected) {
   if (o.questions.empty()) return std::nullopt;
-  for (const auto& id : selected)
-    if (CaseId(id).suite() != "gsm8k")
-      throw FatalError(ExitCode::kUsage, fmt::format("--questions {}: only the gsm8k suite evaluates questions, and "
-                                                     "{} is selected; run it with --suite gsm8k",
-                                                     o.questions, id));
+  if (auto s = CheckQuestionsSelectable(tables, selected, o.questions); !s) throw FatalError(s.error());
   auto list = ValueOrThrow(LoadGsm8kQuestionList(o.questions));
   if (list.whole()) return std::nullopt;
   return std::move(list.indices);
@@ -189,7 +185,7 @@ int RunCommand(const RunOptions& o) {
     return 0;
   }
   std::unique_ptr<EvalEndpointSession> session;
-  auto questions = PartialQuestions(o, selected);
+  auto questions = PartialQuestions(o, tables, selected);
   const StackConfig config = BuildStackConfig(o);
   auto stack = ValueOrThrow(MakeStack(config));
   RunRequest request = BuildRunRequest(o, std::move(selected), std::move(tables), shard, config, *stack, session);

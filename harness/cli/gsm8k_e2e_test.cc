@@ -230,5 +230,35 @@ TEST(Gsm8kE2E, ABadQuestionsFileIsExit2NamingFileAndLine) {
   EXPECT_NE(resume.err.find("a partial run is never resumed"), std::string::npos) << resume.err;
 }
 
+// Which suites take --questions is the tables' word, not a suite name in the CLI: a
+// selftest table that says "evaluates_questions" is let through (stored partial), the same
+// table without it is refused naming the case, before any database is opened.
+TEST(Gsm8kE2E, TheSuiteTablesSayWhichSuitesTakeQuestions) {
+  TempDir dir;
+  testing_util::WriteFile(dir / "q <\"1\">.txt", "1\n");
+  const std::string q = (dir / "q <\"1\">.txt").string();
+  auto run = [&](const std::string& db) {
+    return testing_util::RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", (dir / db).string(),
+                                     "--commit", "00000001", "--repo", dir.path().string(), "--questions", q,
+                                     "--format", "json"});
+  };
+  std::string table = testing_util::SelftestTable(R"({"outcome": "pass"})");
+  testing_util::WriteFile(dir / "suites/selftest.json", table);
+  auto refused = run("refused.db");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("--questions " + q + ": no suite table says \"evaluates_questions\": true, and "
+                             "selftest/test_outcome_0 is selected"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "refused.db"));
+  table.replace(table.find(R"("nightly": true,)"), 16, R"("nightly": true, "evaluates_questions": true,)");
+  testing_util::WriteFile(dir / "suites/selftest.json", table);
+  auto taken = run("taken.db");
+  ASSERT_EQ(taken.exit_code, 0) << taken.err;
+  auto summary = ParseJson(taken.out, "stdout");
+  ASSERT_TRUE(summary.ok()) << taken.out;
+  EXPECT_EQ((*summary)["partial_questions"], 1) << taken.out;
+}
+
 }  // namespace
 }  // namespace harness

@@ -5,7 +5,9 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "harness/results/case_id.h"
 #include "harness/util/suggest.h"
 #include "harness/util/versions.h"
 
@@ -143,11 +145,13 @@ Status ReadSuiteFields(const JsonObject& o, const std::filesystem::path& file, S
   auto nightly = o.Bool("nightly", false);
   if (!nightly) return nightly.error();
   t.nightly = *nightly;
-  if (auto k = o.KnownKeys(
-          {"format_version", "suite", "description", "nightly", "headline_metric", "shard_cost", "params", "defaults",
-           "tests"});
+  if (auto k = o.KnownKeys({"format_version", "suite", "description", "nightly", "headline_metric", "shard_cost",
+                            "evaluates_questions", "params", "defaults", "tests"});
       !k)
     return k.error();
+  auto evaluates_questions = o.Bool("evaluates_questions", false);
+  if (!evaluates_questions) return evaluates_questions.error();
+  t.evaluates_questions = *evaluates_questions;
   auto shard_cost = o.Number("shard_cost", 1.0);
   if (!shard_cost) return shard_cost.error();
   if (!(*shard_cost > 0 && *shard_cost <= 1e6)) return o.FieldError("shard_cost", "must be in (0, 1e6]");
@@ -246,6 +250,24 @@ Result<std::vector<SuiteTable>> LoadSuiteTables(const std::filesystem::path& dir
     tables.push_back(std::move(t).value());
   }
   return tables;
+}
+
+Status CheckQuestionsSelectable(const std::vector<SuiteTable>& tables, const std::vector<std::string>& case_ids,
+                                const std::string& questions_file) {
+  std::vector<std::string> evaluating;
+  for (const auto& t : tables)
+    if (t.evaluates_questions) evaluating.push_back(t.suite);
+  for (const auto& id : case_ids) {
+    if (std::find(evaluating.begin(), evaluating.end(), CaseId(id).suite()) != evaluating.end()) continue;
+    if (evaluating.empty())
+      return UsageError(fmt::format("--questions {}: no suite table says \"evaluates_questions\": true, and {} is "
+                                    "selected",
+                                    questions_file, id));
+    return UsageError(fmt::format("--questions {}: only the {} suite evaluates questions, and {} is selected; run it "
+                                  "with --suite {}",
+                                  questions_file, fmt::join(evaluating, " or "), id, evaluating.front()));
+  }
+  return OkStatus();
 }
 
 }  // namespace harness

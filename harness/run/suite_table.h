@@ -22,6 +22,9 @@ struct SuiteTable {
   // Expected cost of one case relative to a compile case (1): how `--shard` balances the
   // shards. Optional in the table ("shard_cost"); a GSM8K eval case costs far more.
   double shard_cost = 1.0;
+  // Whether its cases evaluate a question list, so `run --questions FILE` may select them
+  // (gsm8k). Optional in the table ("evaluates_questions", default false).
+  bool evaluates_questions = false;
   std::string path;
   std::map<std::string, std::vector<CaseParam>> tests;  // test name -> rows
 };
@@ -30,6 +33,12 @@ struct SuiteTable {
 // a bad field names the file and the field's path.
 Result<std::vector<SuiteTable>> LoadSuiteTables(const std::filesystem::path& dir);
 Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file);
+
+// `run --questions FILE` evaluates a partial question list: every selected case must be of a
+// suite that evaluates questions, else a usage error names the first other case and the
+// suites that do.
+Status CheckQuestionsSelectable(const std::vector<SuiteTable>& tables, const std::vector<std::string>& case_ids,
+                                const std::string& questions_file);
 
 // Makes SuiteCases() answer from these tables. Must run before GoogleTest registers
 // parameterized tests (InitGoogleTest).

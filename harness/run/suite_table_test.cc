@@ -10,6 +10,34 @@ namespace {
 using testing_util::TempDir;
 using testing_util::WriteFile;
 
+// --questions: the tables say which suites evaluate questions; a case of any other suite is
+// named, with the suites that do.
+TEST(SuiteTable, QuestionsSelectOnlyTheSuitesThatEvaluateThem) {
+  TempDir dir;
+  WriteFile(dir / "evals.json", R"({"format_version": 2, "suite": "evals", "evaluates_questions": true,
+    "params": {}, "tests": {"test_q": [{}]}})");
+  WriteFile(dir / "compiles.json", R"({"format_version": 2, "suite": "compiles",
+    "params": {}, "tests": {"test_c": [{}]}})");
+  auto tables = LoadSuiteTables(dir.path());
+  ASSERT_TRUE(tables.ok()) << tables.error().message;
+  EXPECT_TRUE(CheckQuestionsSelectable(*tables, {"evals/test_q_0"}, "q.txt").ok());
+  auto other = CheckQuestionsSelectable(*tables, {"evals/test_q_0", "compiles/test_c_0"}, "q<\"x.txt");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().code, ExitCode::kUsage);
+  EXPECT_EQ(other.error().message, "--questions q<\"x.txt: only the evals suite evaluates questions, and "
+                                   "compiles/test_c_0 is selected; run it with --suite evals");
+  std::vector<SuiteTable> none = {(*tables)[0]};  // compiles only
+  auto refused = CheckQuestionsSelectable(none, {"compiles/test_c_0"}, "q.txt");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "--questions q.txt: no suite table says \"evaluates_questions\": true, and "
+                                     "compiles/test_c_0 is selected");
+  WriteFile(dir / "evals.json", R"({"format_version": 2, "suite": "evals", "evaluates_questions": "yes",
+    "params": {}, "tests": {"test_q": [{}]}})");
+  auto bad = LoadSuiteTables(dir.path());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("evaluates_questions"), std::string::npos) << bad.error().message;
+}
+
 TEST(SuiteTable, RowsMergeOverDefaultsAndGetPytestStyleIds) {
   TempDir dir;
   WriteFile(dir / "sp.json", R"({"format_version": 2, "suite": "sp", "nightly": true,
