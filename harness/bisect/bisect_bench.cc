@@ -265,6 +265,17 @@ void RunPriors(const Family& f, const SearchOptions& options, const Draws& draws
   }
 }
 
+// --watched-share, --unwatched-weight and --culprit-watched, when flag is one of them.
+void ParsePriorsFlag(const char* flag, const char* value, Priors& priors) {
+  if (std::strcmp(flag, "--watched-share") == 0) priors.watched_share = std::atof(value);
+  if (std::strcmp(flag, "--unwatched-weight") == 0) priors.weights = NumberList(value);
+  if (std::strcmp(flag, "--culprit-watched") == 0) {
+    const std::string v = value;
+    priors.culprit_watched = v == "yes" ? std::vector<bool>{true} : v == "no" ? std::vector<bool>{false}
+                                                                              : std::vector<bool>{true, false};
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -286,13 +297,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
     if (std::strcmp(argv[i], "--jobs") == 0) jobs = JobsList(argv[i + 1]);
     if (std::strcmp(argv[i], "--commits") == 0) draws.commits = std::max(2, std::atoi(argv[i + 1]));
-    if (std::strcmp(argv[i], "--watched-share") == 0) priors.watched_share = std::atof(argv[i + 1]);
-    if (std::strcmp(argv[i], "--unwatched-weight") == 0) priors.weights = NumberList(argv[i + 1]);
-    if (std::strcmp(argv[i], "--culprit-watched") == 0) {
-      const std::string v = argv[i + 1];
-      priors.culprit_watched = v == "yes" ? std::vector<bool>{true} : v == "no" ? std::vector<bool>{false}
-                                                                                : std::vector<bool>{true, false};
-    }
+    ParsePriorsFlag(argv[i], argv[i + 1], priors);
     if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-before") == 0) custom.affected_before = std::atof(argv[i + 1]), is_custom = true;

@@ -14,7 +14,7 @@ namespace bisect_priors_e2e_test {
 using testing_util::RunHarness;
 using testing_util::TempDir;
 
-// 32 commits; kernels/check.sh fails from commit 21 on. Commits 4, 11, 21 and 27 touch
+// 32 commits; the check script in kernels/ fails from commit 21 on. Commits 4, 11, 21 and 27 touch
 // kernels/, 6 and 15 a directory with a hostile name; the rest only file.txt.
 constexpr int kCulprit = 21;
 const std::string kOddDir = "odd \"dir\" <b>&";

@@ -15,8 +15,8 @@ namespace harness {
 std::optional<std::string> WatchPathProblem(const std::string& entry);
 
 // Whether a changed file (as git names it) is under a watched entry: the entry itself, or
-// a path below it ("kernels/gmm" watches "kernels/gmm" and "kernels/gmm/a.cc", not
-// "kernels/gmm2.cc"). Prefixes, not globs: a directory is what a suite exercises.
+// a path below it ("csrc/gmm" watches "csrc/gmm" and "csrc/gmm/a.cc", not
+// "csrc/gmm2.cc"). Prefixes, not globs: a directory is what a suite exercises.
 bool IsWatched(const std::string& changed_file, const std::vector<std::string>& watch);
 bool TouchesWatched(const std::vector<std::string>& changed_files, const std::vector<std::string>& watch);
 
