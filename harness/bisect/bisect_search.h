@@ -139,8 +139,9 @@ class Search {
   void SetFlipRates(int series, FlipRates rates);
   // The relative prior weight of each culprit hypothesis (index j: position j; index 0, "no
   // culprit", is not used), set once before the first Decide: the culprit hypotheses still
-  // share 1 - prior_no_culprit, in proportion to their weights. A weight that is not a
-  // positive number counts as kMinPriorWeight, so no commit is ever ruled out by its prior.
+  // share 1 - prior_no_culprit, in proportion to their weights. A weight below
+  // kMinPriorWeight, or not a finite number, counts as kMinPriorWeight, so no commit is ever
+  // ruled out by its prior.
   // Empty (the default): every commit alike, exactly as without weights. Every choice of
   // the next position reads the posterior, so it follows the weights.
   void SetPriorWeights(std::vector<double> weights);

@@ -145,6 +145,12 @@ TEST(BisectPriorsE2E, BadWatchEntriesAreExitTwoNamingWhere) {
                              (dir / "h.db").string(), "--watch", "kernels"});
   EXPECT_EQ(no_repo.exit_code, 2);
   EXPECT_NE(no_repo.err.find("--watch needs --repo"), std::string::npos) << no_repo.err;
+  auto automatic = RunHarness({"bisect", "--auto", "--db", (dir / "h.db").string(), "--watch", "kernels"});
+  EXPECT_EQ(automatic.exit_code, 2);
+  EXPECT_NE(automatic.err.find("leave --watch out"), std::string::npos) << automatic.err;
+  auto replay = RunHarness({"bisect", "--watch", "kernels", "replay", (dir / "none.log").string()});
+  EXPECT_EQ(replay.exit_code, 2);
+  EXPECT_NE(replay.err.find("leave --watch out"), std::string::npos) << replay.err;
 }
 
 }  // namespace bisect_priors_e2e_test
