@@ -22,6 +22,10 @@ struct SuiteTable {
   // Expected cost of one case relative to a compile case (1): how `--shard` balances the
   // shards. Optional in the table ("shard_cost"); a GSM8K eval case costs far more.
   double shard_cost = 1.0;
+  // The paths its cases exercise ("watch": repository-relative path prefixes,
+  // watched_paths.h): a bisect of its cases gives commits that touch none of them a lower
+  // prior. Empty: every commit alike.
+  std::vector<std::string> watch;
   std::string path;
   std::map<std::string, std::vector<CaseParam>> tests;  // test name -> rows
 };
