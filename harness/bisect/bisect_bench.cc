@@ -11,7 +11,8 @@
 // Deterministic (fixed seeds).
 //   build/harness/bisect/bisect_bench [--family all|default|f81-ar25|f160|f160-ar50|f160-b75]
 //       [--fragile N] [--affected-right P] [--affected-before P] [--max-runs N] [--history N]
-//       [--full-evals] [--histories N] [--seed-base B] [--jobs K[,K...]]
+//       [--full-evals] [--histories N] [--seed-base B] [--commits N] [--jobs K[,K...]]
+//       [--watched-share P [--culprit-watched yes|no|both] [--unwatched-weight W[,W...]]]
 // The families: default (56 borderline questions, the stand-in's 0.25 pp), f81-ar25
 // (`--fragile 81 --affected-right 0.25`: real-server noise, faults that move margins part
 // way), f160 (`--fragile 160`), f160-ar50 (`--fragile 160 --affected-right 0.5`), f160-b75
@@ -21,10 +22,16 @@
 // rates are learned from (default 8; 0: the fixed prior); --full-evals: whole evals only;
 // --histories N: N histories per drop and N / 2 without one (default 100); --seed-base B:
 // history i is drawn from seed B + i (default 1000: another B draws other questions and
-// noise, the culprits stay where they were). --jobs 1,2,4,8: parallel steps instead (Search::Decide
+// noise, the culprits stay where they were); --commits N: the range's length (default 64). --jobs 1,2,4,8: parallel steps instead (Search::Decide
 // with runs pending): per family and K, the per-question search's correct answers, rounds
 // (wall time in units of one step: every step takes the same time) and total steps, and both
 // against K = 1 (the first K listed is the reference).
+// --watched-share P [--culprit-watched yes|no|both] [--unwatched-weight W[,W...]]: priors
+// from what a commit changed instead (docs/bisect.md): each commit touches a watched path
+// with probability P, the culprit does (yes), or does not (no: the priors are wrong); per
+// family, variant and weight W of a commit that touches none (1: no priors; default
+// 1,0.5,0.3,0.2,0.1), the per-question search's correct answers and steps on the same
+// histories, and its steps against the first W.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -112,6 +119,7 @@ struct Draws {
   int history = SimHistory{}.history_runs;  // earlier nightlies
   int histories = 100;                       // per drop; half as many without one
   uint64_t seed_base = 1000;
+  int commits = SimHistory{}.commits;        // --commits: the range's length (culprits drawn over it)
 };
 
 // The next history of drop d in family f, its culprit drawn from pick.
@@ -122,7 +130,8 @@ SimHistory DrawHistory(const Family& f, const Draws& draws, int d, std::mt19937_
   h.affected_right = f.affected_right;
   h.affected_before = f.affected_before;
   h.history_runs = draws.history;
-  h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % 64) : 0;
+  h.commits = draws.commits;
+  h.culprit = kDrops[d] > 0 ? 1 + static_cast<int>(pick() % static_cast<uint64_t>(draws.commits)) : 0;
   return h;
 }
 
@@ -205,14 +214,66 @@ void RunJobs(const Family& f, const SearchOptions& options, const Draws& draws, 
   }
 }
 
-std::vector<int> JobsList(const char* text) {
-  std::vector<int> out;
+std::vector<double> NumberList(const char* text) {
+  std::vector<double> out;
   for (const char* p = text; *p;) {
-    out.push_back(std::max(1, std::atoi(p)));
+    out.push_back(std::atof(p));
     while (*p && *p != ',') ++p;
     if (*p == ',') ++p;
   }
   return out;
+}
+
+std::vector<int> JobsList(const char* text) {
+  std::vector<int> out;
+  for (double k : NumberList(text)) out.push_back(std::max(1, static_cast<int>(k)));
+  return out;
+}
+
+struct Priors {
+  double watched_share = 0;             // 0: not asked for
+  std::vector<bool> culprit_watched = {true, false};
+  std::vector<double> weights = {1, 0.5, 0.3, 0.2, 0.1};
+};
+
+// --watched-share: the per-question search on the family's histories, each commit marked
+// watched or not (the same marks for every weight), at each weight of an unwatched commit.
+void RunPriors(const Family& f, const SearchOptions& options, const Draws& draws, const Priors& priors) {
+  for (bool culprit_watched : priors.culprit_watched) {
+    std::printf("\nfamily %s, %.0f %% of commits watched, the culprit %s\n", f.name.c_str(),
+                100 * priors.watched_share, culprit_watched ? "watched" : "NOT watched (the priors are wrong)");
+    std::printf("%-7s | %-15s | %-15s | %-15s | %-15s | %-10s\n", "weight", "1.3 pp", "0.6 pp", "none",
+                "all: correct steps", "steps vs first");
+    double ref_steps = 0;
+    for (std::size_t wi = 0; wi < priors.weights.size(); ++wi) {
+      Tally t[3], all;
+      ForEachHistory(f, draws, [&](int d, int i, SimHistory h) {
+        h.watched_share = priors.watched_share;
+        h.culprit_watched = culprit_watched;
+        h.unwatched_weight = priors.weights[wi];
+        const SimResult r = SimulateSearch(h, draws.seed_base + i, options);
+        t[d].Add(r);
+        all.Add(r);
+      });
+      if (wi == 0) ref_steps = all.Runs();
+      std::printf("%-7.2f", priors.weights[wi]);
+      for (const auto& one : t) std::printf(" | %5.1f %% %5.1f ", one.Percent(), one.Runs());
+      std::printf(" | %5.1f %% %5.1f  | %+6.1f %%\n", all.Percent(), all.Runs(),
+                  ref_steps > 0 ? 100 * (all.Runs() / ref_steps - 1) : 0);
+      std::fflush(stdout);
+    }
+  }
+}
+
+// --watched-share, --unwatched-weight and --culprit-watched, when flag is one of them.
+void ParsePriorsFlag(const char* flag, const char* value, Priors& priors) {
+  if (std::strcmp(flag, "--watched-share") == 0) priors.watched_share = std::atof(value);
+  if (std::strcmp(flag, "--unwatched-weight") == 0) priors.weights = NumberList(value);
+  if (std::strcmp(flag, "--culprit-watched") == 0) {
+    const std::string v = value;
+    priors.culprit_watched = v == "yes" ? std::vector<bool>{true} : v == "no" ? std::vector<bool>{false}
+                                                                              : std::vector<bool>{true, false};
+  }
 }
 
 }  // namespace
@@ -224,6 +285,7 @@ int main(int argc, char** argv) {
   bool is_custom = false;
   Draws draws;
   std::vector<int> jobs;
+  Priors priors;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--full-evals") == 0) options.questions.full = true;
@@ -234,6 +296,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--seed-base") == 0) draws.seed_base = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
     if (std::strcmp(argv[i], "--jobs") == 0) jobs = JobsList(argv[i + 1]);
+    if (std::strcmp(argv[i], "--commits") == 0) draws.commits = std::max(2, std::atoi(argv[i + 1]));
+    ParsePriorsFlag(argv[i], argv[i + 1], priors);
     if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-before") == 0) custom.affected_before = std::atof(argv[i + 1]), is_custom = true;
@@ -246,6 +310,12 @@ int main(int argc, char** argv) {
   if (is_custom) families = {custom};
   else if (family != "all") std::erase_if(families, [&](const Family& f) { return f.name != family; });
   const int n = SimHistory{}.questions;
+  if (priors.watched_share > 0) {
+    std::printf("priors from what a commit changed: per weight of an unwatched commit, correct %% and mean steps\n");
+    for (const Family& f : families) RunPriors(f, options, draws, priors);
+    std::printf("%d commits, seeds from %llu\n", draws.commits, static_cast<unsigned long long>(draws.seed_base));
+    return 0;
+  }
   if (!jobs.empty()) {
     std::printf("parallel steps: per K, correct %%, mean rounds (wall time in steps), mean steps\n");
     for (const Family& f : families) RunJobs(f, options, draws, jobs);

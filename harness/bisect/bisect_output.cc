@@ -35,6 +35,24 @@ Json TimingJson(const BisectOutcome& o) {
   return t;
 }
 
+
+// Priors from what a commit changed: none without watched paths.
+Json PriorsJson(const BisectOutcome& o) {
+  if (o.watch.empty()) return Json(nullptr);
+  return Json{{"watch", o.watch}, {"watched_commits", o.watched}, {"applied", o.priors_applied},
+              {"unwatched_weight", BisectDefaults::kUnwatchedWeight}};
+}
+
+std::string PriorsWords(const BisectOutcome& o) {
+  const std::string paths = fmt::format("{}", fmt::join(o.watch, ", "));
+  if (o.priors_applied)
+    return fmt::format("priors: {} of {} commits touch the watched paths ({}); each other one weighs {} of one that does",
+                       o.watched.size(), o.changes_read, paths, BisectDefaults::kUnwatchedWeight);
+  if (o.changes_read == 0) return fmt::format("priors: flat, no --repo to read what the commits changed ({})", paths);
+  return fmt::format("priors: flat, {} of the {} commits touch the watched paths ({})",
+                     o.watched.empty() ? "none" : "all", o.changes_read, paths);
+}
+
 }  // namespace
 
 Json BisectOutcomeJson(const BisectOutcome& o) {
@@ -64,6 +82,7 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
          {"reason", o.reason},
          {"steps", steps}};
   j["time"] = TimingJson(o);
+  j["priors"] = PriorsJson(o);
   return j;
 }
 
@@ -71,6 +90,7 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
   std::string out = fmt::format("bisect session {}: {}\n", o.session_id, o.target);
   if (o.flip_history_runs > 0)
     out += fmt::format("which questions flip: learned from {} stored runs before the range\n", o.flip_history_runs);
+  if (!o.watch.empty()) out += PriorsWords(o) + "\n";
   out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7}  {:<8}  {}\n", "STEP", "COMMIT", "SOURCE", "P(BAD)", "VERDICT", "EVIDENCE");
   for (const auto& s : o.steps) {
     std::vector<std::string> ev;

@@ -374,7 +374,8 @@ std::vector<double> Search::LogPosteriorOf(const std::vector<Observation>& extra
   const int n = positions_ - 1;  // culprit hypotheses 1..n
   std::vector<double> logp(positions_, 0.0);
   logp[0] = std::log(options_.prior_no_culprit);
-  for (int j = 1; j <= n; ++j) logp[j] = std::log((1 - options_.prior_no_culprit) / n);
+  for (int j = 1; j <= n; ++j)
+    logp[j] = std::log((1 - options_.prior_no_culprit) * (prior_weights_.empty() ? 1.0 / n : prior_weights_[j]));
   const SeriesEvidence e = GatherEvidence(observations_, extra, static_cast<int>(series_.size()), positions_);
   for (int si = 0; si < static_cast<int>(e.question_runs.size()); ++si)
     if (!e.question_runs[si].empty()) AddQuestionEvidence(e.question_runs[si], si, logp);
@@ -432,6 +433,22 @@ void Search::AddQuestionEvidence(const std::vector<const Observation*>& unsorted
   for (std::size_t s = 0; s <= runs.size(); ++s)
     if (needed[s]) ConditionOnSomeAffected(sum[s], cells, patterns.questions);
   for (int j = 1; j <= n; ++j) logp[j] += LogSumExp(sum[split[j]]);
+}
+
+void Search::SetPriorWeights(std::vector<double> weights) {
+  prior_weights_.clear();
+  if (weights.empty()) return;
+  const int n = positions_ - 1;
+  weights.resize(positions_, 1.0);
+  double total = 0;
+  for (int j = 1; j <= n; ++j) {
+    // Never zero: a build or config change can break anything.
+    if (!(weights[j] >= kMinPriorWeight) || !std::isfinite(weights[j])) weights[j] = kMinPriorWeight;
+    total += weights[j];
+  }
+  weights[0] = 0;
+  for (int j = 1; j <= n; ++j) weights[j] /= total;
+  prior_weights_ = std::move(weights);
 }
 
 void Search::SetFlipRates(int series, FlipRates rates) {

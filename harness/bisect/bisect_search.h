@@ -96,6 +96,10 @@ struct BisectDefaults {
   static constexpr int kMaxRuns = 60;
   static constexpr double kConfidence = 0.95;
   static constexpr double kFlakeRate = 0.01;
+  // The prior weight of a commit that touches none of the watched paths, against 1 for one
+  // that does (Search::SetPriorWeights; measured with bisect_bench --watched-share:
+  // docs/bisect.md, "Priors from what a commit changed").
+  static constexpr double kUnwatchedWeight = 0.2;
 };
 
 struct SearchOptions {
@@ -133,6 +137,15 @@ class Search {
   // Per-question flip rates of a series learned from runs the search is not given as
   // observations (flip_rates.h): each question's class prior instead of the fixed one.
   void SetFlipRates(int series, FlipRates rates);
+  // The relative prior weight of each culprit hypothesis (index j: position j; index 0, "no
+  // culprit", is not used), set once before the first Decide: the culprit hypotheses still
+  // share 1 - prior_no_culprit, in proportion to their weights. A weight below
+  // kMinPriorWeight, or not a finite number, counts as kMinPriorWeight, so no commit is ever
+  // ruled out by its prior.
+  // Empty (the default): every commit alike, exactly as without weights. Every choice of
+  // the next position reads the posterior, so it follows the weights.
+  void SetPriorWeights(std::vector<double> weights);
+  static constexpr double kMinPriorWeight = 1e-3;
   // The question indices (ascending) the next run at `position` should evaluate for a series
   // with per-question outcomes (question_choice.h): all of them at the ends of the range or
   // with options.questions.full, else the ones that tell the hypotheses apart. Pass the run's
@@ -194,6 +207,7 @@ class Search {
   std::vector<Observation> observations_;
   std::set<int> skipped_;
   std::vector<FlipRates> rates_;     // per series; empty: the fixed prior
+  std::vector<double> prior_weights_;  // per position, normalized over 1..n; empty: flat
   int runs_requested_ = 0;
 };
 

@@ -1,9 +1,12 @@
 #include "harness/bisect/bisect_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
+#include <set>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -537,4 +540,114 @@ TEST(BisectSearchParallel, FourStepsAtOnceFindTheSameCulpritsInFewerRounds) {
 }
 
 }  // namespace bisect_search_parallel_test
+
+namespace bisect_search_priors_test {
+
+// Weights of 65 positions: the watched ones 1, the others `unwatched`.
+std::vector<double> WatchWeights(const std::set<int>& watched, double unwatched) {
+  std::vector<double> w(65, unwatched);
+  for (int j : watched) w[j] = 1;
+  return w;
+}
+
+// Steps a status search over 64 commits takes to name the culprit; its answer in *found.
+int StatusSteps(int culprit, const std::vector<double>* weights, int* found) {
+  Search s(65, {SeriesSpec{}}, SearchOptions{});
+  if (weights) s.SetPriorWeights(*weights);
+  s.Add({0, 0, true, 0, false});
+  s.Add({64, 0, true, 0, true});
+  int runs = 0;
+  const Decision d = bisect::RunStatus(s, culprit, {}, &runs);
+  *found = d.verdict == Verdict::kCulprit ? d.culprit : -1;
+  return runs;
+}
+
+TEST(BisectSearchPriors, WeightsShiftThePriorAndTheCulpritHypothesesStillShareTheSameMass) {
+  Search s(65, {SeriesSpec{}}, SearchOptions{});
+  s.SetPriorWeights(WatchWeights({10, 40}, 0.2));
+  const auto post = s.Posterior();
+  EXPECT_NEAR(post[0], SearchOptions{}.prior_no_culprit, 1e-12);
+  EXPECT_NEAR(post[10] / post[11], 5.0, 1e-9) << "a watched commit weighs five unwatched ones";
+  EXPECT_NEAR(post[40], post[10], 1e-15);
+  double culprits = 0;
+  for (int j = 1; j <= 64; ++j) culprits += post[j];
+  EXPECT_NEAR(culprits, 1 - SearchOptions{}.prior_no_culprit, 1e-12);
+}
+
+TEST(BisectSearchPriors, NoWeightIsEverZeroSoAnUnwatchedCulpritIsStillFound) {
+  std::vector<double> w = WatchWeights({10, 40}, 1);
+  w[20] = 0, w[21] = -3, w[22] = std::nan(""), w[23] = 1e-30;
+  Search s(65, {SeriesSpec{}}, SearchOptions{});
+  s.SetPriorWeights(w);
+  const auto post = s.Posterior();
+  for (int j : {20, 21, 22, 23}) {
+    EXPECT_GT(post[j], 0) << j;
+    EXPECT_NEAR(post[j] / post[1], Search::kMinPriorWeight, 1e-12) << j;
+  }
+  for (int culprit : {20, 21, 22, 23}) {
+    int found = 0;
+    StatusSteps(culprit, &w, &found);
+    EXPECT_EQ(found, culprit) << "a commit its prior all but rules out, found from the runs";
+  }
+}
+
+TEST(BisectSearchPriors, NoWeightsAndEmptyWeightsAreExactlyTheSearchWithout) {
+  for (int culprit : {1, 17, 33, 64}) {
+    Search plain(65, {SeriesSpec{}}, SearchOptions{}), emptied(65, {SeriesSpec{}}, SearchOptions{});
+    emptied.SetPriorWeights(WatchWeights({5}, 0.2));
+    emptied.SetPriorWeights({});
+    for (Search* s : {&plain, &emptied}) s->Add({0, 0, true, 0, false}), s->Add({64, 0, true, 0, true});
+    for (int step = 0; step < 30; ++step) {
+      const Decision a = plain.Decide(), b = emptied.Decide();
+      ASSERT_EQ(plain.Posterior(), emptied.Posterior()) << "bit for bit, step " << step;
+      ASSERT_EQ(a.next_position, b.next_position);
+      ASSERT_EQ(a.verdict, b.verdict);
+      if (a.verdict != Verdict::kSearching) break;
+      for (Search* s : {&plain, &emptied}) s->Add({a.next_position, 0, true, 0, a.next_position >= culprit}), s->CountRun();
+    }
+  }
+}
+
+// Eight of 64 commits watched; every culprit among them found in fewer steps with the
+// priors than without, and every culprit outside them (the priors wrong) still found.
+TEST(BisectSearchPriors, AWatchedCulpritIsFoundInFewerStepsAndAnUnwatchedOneStillFound) {
+  const std::set<int> watched = {3, 11, 20, 26, 37, 45, 52, 60};
+  const std::vector<double> w = WatchWeights(watched, BisectDefaults::kUnwatchedWeight);
+  int with = 0, without = 0;
+  for (int culprit : watched) {
+    int found_with = 0, found_without = 0;
+    with += StatusSteps(culprit, &w, &found_with);
+    without += StatusSteps(culprit, nullptr, &found_without);
+    EXPECT_EQ(found_with, culprit);
+    EXPECT_EQ(found_without, culprit);
+  }
+  EXPECT_LT(with, without) << with << " steps with the priors, " << without << " without";
+  for (int culprit : {1, 12, 36, 64}) {
+    int found = 0;
+    StatusSteps(culprit, &w, &found);
+    EXPECT_EQ(found, culprit) << "the priors wrong";
+  }
+}
+
+// The same on noisy per-question histories (bisect_sim.h): the priors come through
+// Decide and DecideBatch (--jobs 4) alike.
+TEST(BisectSearchPriors, PerQuestionHistoriesTakeFewerStepsWithThePriorsAtOneAndFourJobs) {
+  for (int jobs : {1, 4}) {
+    int steps[2] = {0, 0};
+    for (int i = 0; i < 8; ++i)
+      for (int k : {0, 1}) {
+        SimHistory h;
+        h.culprit = 5 + 7 * i;
+        h.jobs = jobs;
+        h.watched_share = 0.2;
+        h.unwatched_weight = k == 0 ? 1 : BisectDefaults::kUnwatchedWeight;
+        const SimResult r = SimulateSearch(h, 3000 + i, SearchOptions{});
+        EXPECT_TRUE(r.correct) << "history " << i << ", weight " << h.unwatched_weight << ", jobs " << jobs;
+        steps[k] += r.runs;
+      }
+    EXPECT_LT(steps[1], steps[0]) << jobs << " jobs: " << steps[1] << " steps with the priors, " << steps[0] << " without";
+  }
+}
+
+}  // namespace bisect_search_priors_test
 }  // namespace harness::bisect

@@ -58,11 +58,27 @@ class Runs {
 
 }  // namespace
 
+std::vector<char> WatchedCommits(const SimHistory& h, uint64_t seed) {
+  std::vector<char> watched(h.commits + 1, 0);
+  if (h.watched_share <= 0) return watched;
+  std::mt19937_64 rng(seed ^ 0x77617463686564ull);  // its own stream: the runs' draws stay as they were
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int j = 1; j <= h.commits; ++j) watched[j] = u(rng) < h.watched_share;
+  if (h.culprit > 0) watched[h.culprit] = h.culprit_watched;
+  return watched;
+}
+
 SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options) {
   Runs runs(h, seed);
   // The value model's noise prior: the sd of one run's accuracy, as the bisector derives it.
   const double sigma = std::sqrt(h.good * (1 - h.good) / h.questions) * 0.4;
   Search search(h.commits + 1, {SeriesSpec{true, sigma}}, options);
+  if (h.watched_share > 0 && h.unwatched_weight != 1) {
+    const std::vector<char> watched = WatchedCommits(h, seed);
+    std::vector<double> weights(h.commits + 1, 1.0);
+    for (int j = 1; j <= h.commits; ++j) weights[j] = watched[j] ? 1.0 : h.unwatched_weight;
+    search.SetPriorWeights(weights);
+  }
   search.Add(runs.At(0));
   search.Add(runs.At(h.commits));
   if (h.per_question && h.history_runs > 0) {

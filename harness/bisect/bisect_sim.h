@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "harness/bisect/bisect_search.h"
 
@@ -37,6 +38,13 @@ struct SimHistory {
   // Runs at once (`--jobs K`): every step takes the same time, so a round starts a run in
   // each free slot (Search::Decide with the others pending) and they all come back at its end.
   int jobs = 1;
+  // Priors from what a commit changed (Search::SetPriorWeights): each commit touches a
+  // watched path with probability watched_share (0: no commit is marked, no priors), the
+  // culprit does when culprit_watched (else it touches none: the priors are wrong), and a
+  // commit that touches none weighs unwatched_weight (1: no priors, the same histories).
+  double watched_share = 0;
+  bool culprit_watched = true;
+  double unwatched_weight = 1;
 };
 
 struct SimResult {
@@ -48,6 +56,10 @@ struct SimResult {
   double confidence = 0;     // the confidence the answer was given with
   bool correct = false;      // the right culprit, or no-culprit when there is none
 };
+
+// Which positions 1..commits touch a watched path (index 0 unused), drawn from the seed
+// alone: a search with and one without the priors see the same marks.
+std::vector<char> WatchedCommits(const SimHistory& h, uint64_t seed);
 
 // Both draw the history and the initial two runs from the same seed, so they see the same
 // "nightly".

@@ -25,7 +25,9 @@
 #include "harness/util/git.h"
 #include "harness/util/input_file.h"
 #include "harness/util/paths.h"
+#include "harness/util/quote.h"
 #include "harness/util/subprocess.h"
+#include "harness/util/watched_paths.h"
 
 namespace harness::bisect {
 namespace {
@@ -307,12 +309,15 @@ class Session {
   }
 
   Status Begin() {
+    auto watch = WatchedPaths();
+    if (!watch) return watch.error();
+    out_.watch = std::move(*watch);
     const BisectSessionHeader header{.good = commits_.front().sha, .bad = commits_.back().sha, .metric = r_.metric,
                                      .cases = r_.cases, .repo = r_.repo.string(), .max_runs = r_.max_runs,
                                      .confidence = r_.confidence, .flake_rate = r_.flake_rate,
                                      .noise_sigma = r_.noise_sigma, .command = r_.command,
                                      .command_timeout_s = r_.command_timeout_s, .full_evals = r_.full_evals,
-                                     .target = target_};
+                                     .target = target_, .watch = out_.watch};
     row_.good = commits_.front().sha;
     row_.bad = commits_.back().sha;
     row_.target = target_.words;
@@ -331,7 +336,44 @@ class Session {
     // A command without {questions} evaluates every question: the search plans each run so.
     options.questions.full = r_.full_evals || !uses_questions_;
     search_.emplace(n_ + 1, SeriesSpecs(target_), options);
+    if (auto st = WeighByWhatChanged(); !st) return st;
     return LearnFlipRates(options);
+  }
+
+  // The watched paths: --watch's and the "watch" lists of the suites of the target's cases
+  // (a replayed log's are the ones it logged, the suites' included), sorted, once each.
+  Result<std::vector<std::string>> WatchedPaths() const {
+    std::set<std::string> all(r_.watch.begin(), r_.watch.end());
+    if (!r_.replay && !target_.cases.empty() && std::filesystem::is_directory(r_.suites_dir)) {
+      auto tables = LoadSuiteTables(r_.suites_dir);
+      if (!tables) return tables.error();
+      for (const auto& t : *tables)
+        for (const auto& id : target_.cases)
+          if (id.rfind(t.suite + "/", 0) == 0) all.insert(t.watch.begin(), t.watch.end());
+    }
+    return std::vector<std::string>(all.begin(), all.end());
+  }
+
+  // Priors from what a commit changed: a commit of the range whose changes (git, against
+  // its first parent) touch no watched path weighs kUnwatchedWeight of one that does.
+  // Without a repository there are no changed files, and when every commit or none touches
+  // one the weights are all alike: then the prior stays flat, exactly as without a watch.
+  Status WeighByWhatChanged() {
+    if (out_.watch.empty() || r_.repo.empty()) return OkStatus();
+    std::vector<double> weights(n_ + 1, BisectDefaults::kUnwatchedWeight);
+    for (int j = 1; j <= n_; ++j) {
+      auto changed = ChangedFiles(r_.repo, commits_[j].sha);
+      if (!changed) return changed.error();
+      if (!TouchesWatched(*changed, out_.watch)) continue;
+      weights[j] = 1;
+      out_.watched.push_back(commits_[j].sha);
+    }
+    out_.changes_read = n_;
+    const int watched = static_cast<int>(out_.watched.size());
+    if (watched == 0 || watched == n_) return OkStatus();
+    search_->SetPriorWeights(std::move(weights));
+    out_.priors_applied = true;
+    return OkStatus();
   }
 
   // Each per-question series learns which of its questions flip from the stored results of
@@ -930,6 +972,10 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
     if (auto c = CheckNumberIn(*request.step_start_timeout_s, kTimeoutRange, "--step-start-timeout"); !c)
       return c.error();
   if (request.db.empty()) return UsageError("bisect needs the database's path");
+  for (const auto& w : request.watch)
+    if (auto problem = WatchPathProblem(w)) return UsageError(fmt::format("--watch {}: {}", Quote(w), *problem));
+  if (!request.watch.empty() && request.repo.empty() && !request.replay)
+    return UsageError("--watch needs --repo: what each commit changed comes from git");
   // The command runs in a worktree: every path it is handed is absolute (symbolic links
   // resolved, as the kernel reads `dir/../x`).
   BisectRequest r = request;
@@ -1011,6 +1057,10 @@ Status RequestFromLog(const JsonObject& o, BisectRequest& r) {
   r.noise_sigma = header->noise_sigma;
   r.command_timeout_s = header->command_timeout_s;
   r.full_evals = header->full_evals;
+  for (std::size_t i = 0; i < header->watch.size(); ++i)
+    if (auto problem = WatchPathProblem(header->watch[i]))
+      return o.FieldError(fmt::format("watch[{}]", i), fmt::format("{} {}", Quote(header->watch[i]), *problem));
+  r.watch = header->watch;
   r.replay = ReplayLog{target, {}};
   return OkStatus();
 }

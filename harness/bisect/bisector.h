@@ -31,6 +31,10 @@ struct BisectRequest {
   std::string good, bad;                  // revisions of repo, or stored sha prefixes without one
   std::string metric;                     // SUITE (its headline metric) or SUITE/METRIC; empty: status
   std::vector<std::string> cases;         // narrow --metric to these cases; alone: bisect their pass/fail status
+  // --watch: path prefixes (watched_paths.h) beside the "watch" lists of the target's suites;
+  // a commit that touches none weighs BisectDefaults::kUnwatchedWeight in the prior. From a
+  // replayed log: the list the session used, the suites' included.
+  std::vector<std::string> watch;
   std::filesystem::path repo;             // empty: the store's first-parent ordinals (made absolute)
   std::filesystem::path db;               // the store's file: {db}, $HARNESS_DB of the command, the session lock (made absolute)
   std::filesystem::path suites_dir;       // for headline metrics
@@ -79,6 +83,12 @@ struct BisectOutcome {
   int64_t questions_per_eval = 0;
   int flip_history_runs = 0;              // stored runs before the range its flip rates were learned from
   std::vector<std::string> skipped, range;
+  // Priors from what a commit changed: the watched paths (none: every commit alike), the
+  // commits of the range that touch one, and whether the prior weighed them (some but not
+  // all commits touch one; no --repo, no changed files: not).
+  std::vector<std::string> watch, watched;
+  int changes_read = 0;                   // commits whose changed files were read (0: no --repo)
+  bool priors_applied = false;
   std::vector<BisectStep> steps;
   std::string target;                     // what was bisected, in words
   std::vector<std::string> cases;

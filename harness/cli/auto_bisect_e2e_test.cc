@@ -355,6 +355,38 @@ TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
 
 // The noisy stand-in with no fault: nightlies differ only by rerun noise, and nothing is
 // bisected: a paired verdict of noise alone is rare, and the confirming rerun stops it.
+// The regressed cases' suites' "watch" lists are what their bisections watch: here the
+// sequence_parallel table watches stack.json, which only the commit that turns the fault on
+// changes; each session's log names the list, and the culprit is found.
+TEST(AutoBisectE2E, TheRegressedCasesSuitesWatchListsAreWatched) {
+  const int n = 10, k = 7;
+  StackHistory h(n, k, "sp-counts-bookkeeping-users");
+  const auto suites = h.dir / "suites";
+  std::filesystem::create_directories(suites);
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(testing_util::kSourceRoot) / "suites")) {
+    if (e.path().extension() != ".json") continue;
+    auto table = ParseJson(testing_util::ReadFile(e.path()), e.path().string());
+    ASSERT_TRUE(table.ok());
+    if ((*table)["suite"] == "sequence_parallel") (*table)["watch"] = Json{"stack.json"};
+    testing_util::WriteFile(suites / e.path().filename(), table->dump(2));
+  }
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(n).exit_code, 1);
+  auto r = h.Auto({"--suites-dir", suites.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = testing_util::StdoutJson(r);
+  int watched = 0;
+  for (const auto& g : j["regressions"]) {
+    EXPECT_EQ(g["culprit"], h.shas[k - 1]) << g;
+    auto log = RunHarness({"bisect", "log", std::to_string(g["session"].get<int>()), "--db", h.db});
+    ASSERT_EQ(log.exit_code, 0) << log.err;
+    const bool sp = g["suite"] == "sequence_parallel";
+    EXPECT_EQ(log.out.find(R"("watch":["stack.json"])") != std::string::npos, sp) << log.out;
+    watched += sp;
+  }
+  EXPECT_EQ(watched, 1) << r.out;
+}
+
 TEST(AutoBisectE2E, ANoisyHistoryWithoutAFaultHasNoCulprit) {
   StackHistory h(4, 100, "");
   const auto suites = testing_util::WriteGsm8kTableWithProfile(h.dir.path(), "sim/noisy.json");

@@ -96,7 +96,7 @@ TEST(Cli, EveryRepeatableFlagTakesOneValuePerFlag) {
     repeatable.insert(name);
     EXPECT_FALSE(opt->get_allow_extra_args()) << name << " takes the words after its value as more values";
   });
-  for (const char* known : {"bisect --case", "report --also", "run --suite", "run --fault"})
+  for (const char* known : {"bisect --case", "bisect --watch", "report --also", "run --suite", "run --fault"})
     EXPECT_TRUE(repeatable.count(known)) << known << " not found among " << fmt::format("{}", fmt::join(repeatable, ", "));
 }
 

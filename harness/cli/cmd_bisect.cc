@@ -82,6 +82,8 @@ std::string NightlyJunit(ResultReader& store, const bisect::AutoBisectOutcome& o
 int AutoBisect(const BisectOptions& o) {
   if (!o.request.good.empty() || !o.request.bad.empty() || !o.request.metric.empty() || !o.request.cases.empty())
     throw FatalError(ExitCode::kUsage, "--auto finds its own --good, --bad, --metric and --case: leave them out");
+  if (!o.request.watch.empty())
+    throw FatalError(ExitCode::kUsage, "--auto watches the paths of the regressed cases' suites: leave --watch out");
   bisect::AutoBisectRequest r;
   r.run_id = o.run;
   r.repo = o.repo;
@@ -116,6 +118,8 @@ int Bisect(BisectOptions& o, bool replay) {
     throw FatalError(ExitCode::kUsage, "--run, --confirm, --junit and --again go with --auto");
   bisect::BisectRequest r = o.request;
   if (replay) {
+    if (!o.request.watch.empty())
+      throw FatalError(ExitCode::kUsage, "a replay watches the paths its log names: leave --watch out");
     r = ValueOrThrow(bisect::ReadBisectLog(o.replay_file));
     r.jobs = o.request.jobs;
   } else {
@@ -164,6 +168,10 @@ CommandMain SetupBisect(CLI::App& app) {
   // One id per --case: a vector option would otherwise take the command after `--` too.
   app.add_option("--case", r.cases,
                  "Narrow --metric to this case (repeatable); alone: bisect the cases' pass/fail statuses together")
+      ->allow_extra_args(false);
+  app.add_option("--watch", r.watch,
+                 "A path prefix the bisected cases exercise (repeatable; beside the suites' \"watch\" lists): commits "
+                 "that touch none weigh less in the prior (needs --repo)")
       ->allow_extra_args(false);
   app.add_option("--repo", o->repo, "Git repository of the commits (default: the store's first-parent order)");
   app.add_option("--db", o->db,

@@ -241,7 +241,8 @@ std::pair<int64_t, int64_t> KeptBy(const Fixture& f, const fs::path& saved, std:
 // "Keep more" never keeps less: from 0 to the largest accepted bound, each window keeps at
 // least the runs (and the samples) a smaller one keeps; past the oldest run every run stays,
 // however far the window reaches (SQLite's date arithmetic used to answer NULL from about
-// 2.9 million days on, and then no run was "inside": every sample went). Both windows
+// 2.9 million days on, and then no run was "inside": every sample went), years before 1000
+// included. Both windows
 // together keep what the larger keeps.
 TEST(PruneE2E, ALongerWindowNeverKeepsLess) {
   Fixture f;
@@ -250,7 +251,11 @@ TEST(PruneE2E, ALongerWindowNeverKeepsLess) {
   const fs::path saved = f.dir / "saved.db";
   fs::copy_file(f.db, saved);
   std::pair<int64_t, int64_t> last{0, 0};
-  for (const char* days : {"0", "1", "2", "3", "5", "9", "10", "36500", "2900000", "3000000", "3650000"}) {
+  // 500000 to 739000 days reach back to years of three, two and one digits (657, 110, 14,
+  // 3): their dates must still sort before every run's (a cutoff "657-..." would sort after
+  // "2026-...", and every run would be outside).
+  for (const char* days : {"0", "1", "2", "3", "5", "9", "10", "36500", "500000", "700000", "735000", "739000",
+                           "2900000", "3000000", "3650000"}) {
     const auto kept = KeptBy(f, saved, {"--keep-samples-days", days});
     EXPECT_GE(kept.first, last.first) << days << " days keep fewer runs in the window than a shorter window";
     EXPECT_GE(kept.second, last.second) << days << " days keep fewer runs' samples than a shorter window";

@@ -9,7 +9,9 @@
 
 #include "harness/results/case_id.h"
 #include "harness/util/suggest.h"
+#include "harness/util/quote.h"
 #include "harness/util/versions.h"
+#include "harness/util/watched_paths.h"
 
 #include "harness/run/suite_table.h"
 
@@ -146,7 +148,7 @@ Status ReadSuiteFields(const JsonObject& o, const std::filesystem::path& file, S
   if (!nightly) return nightly.error();
   t.nightly = *nightly;
   if (auto k = o.KnownKeys({"format_version", "suite", "description", "nightly", "headline_metric", "shard_cost",
-                            "evaluates_questions", "params", "defaults", "tests"});
+                            "evaluates_questions", "watch", "params", "defaults", "tests"});
       !k)
     return k.error();
   auto evaluates_questions = o.Bool("evaluates_questions", false);
@@ -156,6 +158,23 @@ Status ReadSuiteFields(const JsonObject& o, const std::filesystem::path& file, S
   if (!shard_cost) return shard_cost.error();
   if (!(*shard_cost > 0 && *shard_cost <= 1e6)) return o.FieldError("shard_cost", "must be in (0, 1e6]");
   t.shard_cost = *shard_cost;
+  return OkStatus();
+}
+
+// "watch": a list of path prefixes inside the repository (watched_paths.h).
+Status ReadWatch(const JsonObject& o, SuiteTable& t) {
+  if (!o.Has("watch")) return OkStatus();
+  const Json& list = o.json()["watch"];
+  if (!list.is_array()) return o.FieldError("watch", "expected a list of path prefixes");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = fmt::format("watch[{}]", i);
+    if (!list[i].is_string())
+      return UsageError(fmt::format("{}: {}: expected a string (a path prefix), got {}", o.origin(), at, list[i].dump()));
+    const std::string entry = list[i].get<std::string>();
+    if (auto problem = WatchPathProblem(entry))
+      return UsageError(fmt::format("{}: {}: {} {}", o.origin(), at, Quote(entry), *problem));
+    t.watch.push_back(entry);
+  }
   return OkStatus();
 }
 
@@ -220,6 +239,7 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
   t.path = origin;
   if (auto s = ReadSuiteFields(o, file, t); !s) return s.error();
   if (auto s = ReadHeadlineMetric(o, t); !s) return s.error();
+  if (auto s = ReadWatch(o, t); !s) return s.error();
   // Every parameter is declared with its type, so a typo or a wrongly typed value is an
   // input error naming file and field before any case runs, never a silent default.
   auto specs = ReadParamSpecs(o);

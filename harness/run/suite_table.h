@@ -25,6 +25,10 @@ struct SuiteTable {
   // Whether its cases evaluate a question list, so `run --questions FILE` may select them
   // (gsm8k). Optional in the table ("evaluates_questions", default false).
   bool evaluates_questions = false;
+  // The paths its cases exercise ("watch": repository-relative path prefixes,
+  // watched_paths.h): a bisect of its cases gives commits that touch none of them a lower
+  // prior. Empty: every commit alike.
+  std::vector<std::string> watch;
   std::string path;
   std::map<std::string, std::vector<CaseParam>> tests;  // test name -> rows
 };

@@ -58,6 +58,33 @@ TEST(SuiteTable, RowsMergeOverDefaultsAndGetPytestStyleIds) {
   EXPECT_TRUE(SuiteCases("sp", "nope").empty());
 }
 
+TEST(SuiteTable, AWatchListIsPathPrefixesInsideTheRepository) {
+  TempDir dir;
+  auto table = [&](const std::string& watch) {
+    WriteFile(dir / "w.json", R"({"format_version": 2, "suite": "w", "params": {}, "tests": {"t": [{}]}, "watch": )" +
+                                  watch + "}");
+    return LoadSuiteTable(dir / "w.json");
+  };
+  auto ok = table(R"(["kernels/gmm/", "quant"])");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->watch, (std::vector<std::string>{"kernels/gmm/", "quant"}));
+  WriteFile(dir / "n.json", R"({"format_version": 2, "suite": "n", "params": {}, "tests": {"t": [{}]}})");
+  EXPECT_TRUE(LoadSuiteTable(dir / "n.json")->watch.empty()) << "optional";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"("kernels")", "watch: expected a list"},
+      {R"(["kernels", 7])", "watch[1]: expected a string"},
+      {R"(["/abs/kernels"])", "watch[0]: '/abs/kernels' is absolute"},
+      {R"(["kernels/../../etc"])", "holds '..'"},
+      {R"(["a\nb"])", "control character"}};
+  for (const auto& [watch, message] : bad) {
+    auto t = table(watch);
+    ASSERT_FALSE(t.ok()) << watch;
+    EXPECT_EQ(t.error().code, ExitCode::kUsage);
+    EXPECT_NE(t.error().message.find(message), std::string::npos) << t.error().message;
+    EXPECT_NE(t.error().message.find("w.json"), std::string::npos) << t.error().message;
+  }
+}
+
 TEST(SuiteTable, MalformedJsonNamesFileLineColumn) {
   TempDir dir;
   WriteFile(dir / "bad.json", "{\"format_version\": 1,\n \"suite\": \"bad\",\n \"tests\": {,}}\n");

@@ -165,6 +165,7 @@ Json ToJson(const BisectSessionHeader& h) {
   if (h.flake_rate) j["flake_rate"] = *h.flake_rate;
   if (h.noise_sigma) j["noise_sigma"] = *h.noise_sigma;
   if (h.target) j["target"] = ToJson(*h.target);
+  if (!h.watch.empty()) j["watch"] = h.watch;
   return j;
 }
 
@@ -181,6 +182,7 @@ Result<BisectSessionHeader> BisectSessionHeaderFromJson(const Json& j, const std
                            TakeLogged(o.String("metric", ""), h.metric), TakeLogged(o.String("repo", ""), h.repo),
                            TakeLogged(o.String("case", ""), one_case), TakeLogged(LoggedStrings(o, "cases"), h.cases),
                            TakeLogged(LoggedStrings(o, "command"), h.command),
+                           TakeLogged(LoggedStrings(o, "watch"), h.watch),
                            TakeIfLogged<int64_t>(o, "max_runs", &JsonObject::Int, h.max_runs),
                            TakeIfLogged<double>(o, "confidence", &JsonObject::Number, h.confidence),
                            TakeIfLogged<double>(o, "flake_rate", &JsonObject::Number, h.flake_rate),

@@ -72,6 +72,7 @@ struct BisectSessionHeader {
   std::optional<double> command_timeout_s;  // logged as 0 when there is none
   bool full_evals = false;
   std::optional<BisectTarget> target;
+  std::vector<std::string> watch;   // the watched paths the prior used (logged when any)
 };
 
 // How long a session took and what it cost in time (bisect_sessions.result_json beside its

@@ -47,6 +47,23 @@ TEST(BisectEvidence, StoredHeaderReadsBackAndWritesTheSameText) {
   EXPECT_EQ(ToJson(*h).dump(), kHeader);
 }
 
+// The watched paths are logged only when there are some: a header without them writes the
+// same text as before they existed.
+TEST(BisectEvidence, WatchedPathsAreLoggedWhenThereAreSome) {
+  auto h = BisectSessionHeaderFromJson(Parsed(kHeader), "t");
+  ASSERT_TRUE(h.ok());
+  EXPECT_TRUE(h->watch.empty());
+  h->watch = {"kernels/", "odd \"dir\""};
+  const Json j = ToJson(*h);
+  EXPECT_EQ(j["watch"], (Json{"kernels/", "odd \"dir\""}));
+  auto back = BisectSessionHeaderFromJson(j, "t");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->watch, h->watch);
+  auto bad = BisectSessionHeaderFromJson(Parsed(R"({"format_version":2,"watch":[7]})"), "f:1");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("f:1: watch"), std::string::npos) << bad.error().message;
+}
+
 TEST(BisectEvidence, FieldsLeftOutAreAbsentAndFormatOneNamesOneCase) {
   auto h = BisectSessionHeaderFromJson(Parsed(R"({"format_version":1,"case":"s/c_1","command_timeout_s":30})"), "t");
   ASSERT_TRUE(h.ok()) << h.error().message;

@@ -74,6 +74,22 @@ Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::pat
   return shas;
 }
 
+Result<std::vector<std::string>> ChangedFiles(const std::filesystem::path& repo, const std::string& sha) {
+  if (LooksLikeOption(sha)) return UsageError(fmt::format("'{}' is not a commit", sha));
+  // -z: names as they are (no quoting of odd bytes); the output is bounded by Git().
+  auto out = Git(repo, {"diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", "--end-of-options", sha + "^1", sha});
+  if (!out) return out.error();
+  std::vector<std::string> files;
+  std::size_t start = 0;
+  while (start < out->size()) {
+    const std::size_t end = out->find('\0', start);
+    files.push_back(out->substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return files;
+}
+
 Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& good,
                                                   const std::string& bad) {
   if (LooksLikeOption(good) || LooksLikeOption(bad)) return UsageError("a commit cannot start with '-'");

@@ -39,6 +39,9 @@ Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::pat
 // error when good is not a first-parent ancestor of bad.
 Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& good,
                                                   const std::string& bad);
+// The files sha changed against its first parent (a merge: what it brought to the first-parent
+// line), as git names them, renames as the old and the new path (--no-renames).
+Result<std::vector<std::string>> ChangedFiles(const std::filesystem::path& repo, const std::string& sha);
 // A detached worktree of sha at path (git worktree add --detach), and its removal (also of
 // a half-made one); both by argv.
 Status AddWorktree(const std::filesystem::path& repo, const std::filesystem::path& path, const std::string& sha);

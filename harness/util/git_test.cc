@@ -1,5 +1,8 @@
 #include "harness/util/git.h"
 
+#include <algorithm>
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "harness/testing/test_util.h"
@@ -56,6 +59,29 @@ TEST(Git, FirstParentChainsStepOverAMergedBranch) {
   EXPECT_EQ(off_chain.error().code, ExitCode::kUsage);
   EXPECT_NE(off_chain.error().message.find("not a first-parent ancestor"), std::string::npos)
       << off_chain.error().message;
+}
+
+// What a commit changed against its first parent: its own files; a merge's, what the merged
+// branch brought (not what the first-parent line did meanwhile); odd names as they are.
+TEST(Git, ChangedFilesAreAgainstTheFirstParent) {
+  testing_util::TempDir dir;
+  const auto repo = dir / "repo";
+  auto shas = testing_util::MakeGitRepoWithMerge(repo, [](const std::string& subject) {
+    std::map<std::string, std::string> f;
+    if (subject == "side 2") f["kernels/gmm/a b\"<x>.cc"] = "1";
+    if (subject == "commit 3") f["docs/x.md"] = "2";
+    return f;
+  });  // c1, c2, s1, s2, merge, c3
+  auto merge = ChangedFiles(repo, shas[4]);
+  ASSERT_TRUE(merge.ok()) << merge.error().message;
+  std::sort(merge->begin(), merge->end());
+  EXPECT_EQ(*merge, (std::vector<std::string>{"kernels/gmm/a b\"<x>.cc", "side.txt"}));
+  auto last = ChangedFiles(repo, shas[5]);
+  ASSERT_TRUE(last.ok());
+  std::sort(last->begin(), last->end());
+  EXPECT_EQ(*last, (std::vector<std::string>{"docs/x.md", "main.txt"}));
+  EXPECT_EQ(ChangedFiles(repo, "--output=x").error().code, ExitCode::kUsage);
+  EXPECT_FALSE(ChangedFiles(repo, shas[0]).ok()) << "the root commit has no first parent";
 }
 
 TEST(Git, RejectsOptionLookingRevisionsAndUnknownCommits) {
