@@ -201,7 +201,7 @@ int RunCommand(const RunOptions& o) {
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   request.commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
-  request.commit.sha = ValueOrThrow(StoredSpelling(*store, request.commit.sha));  // one commit, one sha
+  request.commit.sha = ValueOrThrow(StoredSpelling(store->reader(), request.commit.sha));  // one commit, one sha
   // Started once every input is checked; stopped with its process group when this scope
   // ends, however it ends (and by its guardian when this process dies).
   std::unique_ptr<openai::LaunchedServer> server;
