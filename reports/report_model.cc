@@ -633,7 +633,8 @@ class Builder {
       if (at == commit_index.end()) continue;  // its nightly is outside the window
       RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g)};
       if (e.note.verdict == "culprit")
-        if (auto c = store_.reader().MatchCommits(e.note.culprit); c && !c->empty()) e.note.subject = CutSubject(c->front().subject);
+        if (auto c = store_.reader().MatchCommits(e.note.culprit); c && !c->empty())
+          e.note.subject = CutSubject(c->front().subject);
       for (auto& f : model_.failures)
         if (std::find(g.cases.begin(), g.cases.end(), f.case_id) != g.cases.end() &&
             (ids.count(f.run_id) || (at->second >= f.failing_since && at->second <= f.commit)))

@@ -40,24 +40,44 @@ class ReportModelTest : public ::testing::Test {
       const int wrong = static_cast<int>(std::lround((1 - acc) * 1000));
       for (int q = 0; q < 1000; ++q) {
         const SampleOutcome outcome = q < wrong ? SampleOutcome::kWrong : SampleOutcome::kCorrect;
-        ASSERT_TRUE(store_->writer().WriteSample(g, {std::to_string(q), outcome, "42", q < wrong ? "41" : "42",
-                                            0, 0, fmt::format("run {} says <b>{}</b>", run, q < wrong ? 41 : 42)}).ok());
+        ASSERT_TRUE(store_->writer()
+                        .WriteSample(g, {std::to_string(q), outcome, "42", q < wrong ? "41" : "42", 0, 0,
+                                         fmt::format("run {} says <b>{}</b>", run, q < wrong ? 41 : 42)})
+                        .ok());
       }
       const auto ci = WilsonInterval(1000 - wrong, 1000);
       const auto verdict = ci.low >= 0.91 ? GateVerdict::kPass : GateVerdict::kAtRisk;
-      ASSERT_TRUE(store_->writer().FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 2.0, "note",
-                                         {{"accuracy", acc, 1000, ci.low, ci.high}, {"gate", 0.91, 0, {}, {}},
-                                          VerdictMetric("gate_verdict", verdict)}, {}}).ok());
+      ASSERT_TRUE(store_->writer()
+                      .FinishCase(g, {"gsm8k/test_accuracy_0",
+                                      CaseStatus::kPass,
+                                      2.0,
+                                      "note",
+                                      {{"accuracy", acc, 1000, ci.low, ci.high},
+                                       {"gate", 0.91, 0, {}, {}},
+                                       VerdictMetric("gate_verdict", verdict)},
+                                      {}})
+                      .ok());
       const int64_t c = *store_->writer().BeginCase(run, "compile", "compile/test_ops_0", "{}");
       std::vector<OpRow> ops = {{"ns.matmul.default", "[4, 4]", 2, 0}};
       ops.push_back(compile_status == CaseStatus::kPass ? OpRow{"ns.swiglu.default", "[4]", 1, 0}
                                                         : OpRow{"ns.swiglu_quant.default", "[4]", 1, 0});
-      ASSERT_TRUE(store_->writer().FinishCase(c, {"compile/test_ops_0", compile_status, 0.1,
-                                         compile_status == CaseStatus::kPass ? "" : "op table differs\nsecond line",
-                                         {}, ops}).ok());
+      ASSERT_TRUE(store_->writer()
+                      .FinishCase(c, {"compile/test_ops_0",
+                                      compile_status,
+                                      0.1,
+                                      compile_status == CaseStatus::kPass ? "" : "op table differs\nsecond line",
+                                      {},
+                                      ops})
+                      .ok());
       const int64_t k = *store_->writer().BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
-      ASSERT_TRUE(store_->writer().FinishCase(k, {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "",
-                                         {{"gemm_max_bound_use", bound_use, 0, {}, {}}}, {}}).ok());
+      ASSERT_TRUE(store_->writer()
+                      .FinishCase(k, {"kernels/test_gemm_0",
+                                      CaseStatus::kPass,
+                                      0.1,
+                                      "",
+                                      {{"gemm_max_bound_use", bound_use, 0, {}, {}}},
+                                      {}})
+                      .ok());
       ASSERT_TRUE(store_->writer().FinishRun(run, RunStatus::kFail).ok());
     }
   }
@@ -108,11 +128,13 @@ TEST_F(ReportModelTest, FailuresSayWhenTheyStartedAndDiffTheOpTableWithAStaleHin
 TEST_F(ReportModelTest, AShardedNightlyNamesItsShardsAndWhereEachFailureRan) {
   const int64_t c5 = *store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"});
   for (int shard = 1; shard >= 0; --shard) {  // written out of order: the report sorts them
-    const int64_t run = *store_->writer().BeginRun({c5, "refstack", "id1", "{}", fmt::format("ci-{}", shard), "0.2.0",
-                                           fmt::format("{}/2", shard), "n7"});
+    const int64_t run = *store_->writer().BeginRun(
+        {c5, "refstack", "id1", "{}", fmt::format("ci-{}", shard), "0.2.0", fmt::format("{}/2", shard), "n7"});
     const std::string id = shard == 0 ? "compile/test_ops_0" : "compile/test_ops_1";
     const int64_t c = *store_->writer().BeginCase(run, "compile", id, "{}");
-    ASSERT_TRUE(store_->writer().FinishCase(c, {id, shard == 0 ? CaseStatus::kFail : CaseStatus::kPass, 0.1, "x", {}, {}}).ok());
+    ASSERT_TRUE(store_->writer()
+                    .FinishCase(c, {id, shard == 0 ? CaseStatus::kFail : CaseStatus::kPass, 0.1, "x", {}, {}})
+                    .ok());
     ASSERT_TRUE(store_->writer().FinishRun(run, RunStatus::kPass).ok());
   }
   auto m = BuildReport(*store_, {.suite = "compile"});
@@ -202,10 +224,15 @@ TEST_F(ReportModelTest, AFailureDiffsItsOpsAgainstALastPassThatHadNone) {
     const int64_t run = *store_->writer().BeginRun({commits_[i - 1], "refstack", "id1", "{}", "host", "0.2.0"});
     const int64_t c = *store_->writer().BeginCase(run, "compile", "compile/test_new_0", "{}");
     const bool pass = i == 5;
-    ASSERT_TRUE(store_->writer().FinishCase(c, {"compile/test_new_0", pass ? CaseStatus::kPass : CaseStatus::kFail, 0.1,
-                                       pass ? "" : "op table differs", {},
-                                       pass ? std::vector<OpRow>{} : std::vector<OpRow>{{"ns.matmul.default", "[4, 4]", 2, 0}}})
-                    .ok());
+    ASSERT_TRUE(
+        store_->writer()
+            .FinishCase(c, {"compile/test_new_0",
+                            pass ? CaseStatus::kPass : CaseStatus::kFail,
+                            0.1,
+                            pass ? "" : "op table differs",
+                            {},
+                            pass ? std::vector<OpRow>{} : std::vector<OpRow>{{"ns.matmul.default", "[4, 4]", 2, 0}}})
+            .ok());
     ASSERT_TRUE(store_->writer().FinishRun(run, pass ? RunStatus::kPass : RunStatus::kFail).ok());
   }
   auto m = BuildReport(*store_, {.case_glob = "compile/test_new_*"});
@@ -284,8 +311,14 @@ TEST_F(ReportModelTest, WithoutRerunsTheGateIsTheBinomialQuestion) {
   const int64_t c = *store->writer().UpsertCommit({Sha(9), {}, 1, 0, "one"});
   const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
   const int64_t g = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
-  ASSERT_TRUE(store->writer().FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 1, "",
-                                    {{"accuracy", 1206.0 / 1319, 1319, 0.9, 0.93}, {"gate", 0.91, 0, {}, {}}}, {}}).ok());
+  ASSERT_TRUE(store->writer()
+                  .FinishCase(g, {"gsm8k/test_accuracy_0",
+                                  CaseStatus::kPass,
+                                  1,
+                                  "",
+                                  {{"accuracy", 1206.0 / 1319, 1319, 0.9, 0.93}, {"gate", 0.91, 0, {}, {}}},
+                                  {}})
+                  .ok());
   ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
   auto one = BuildReport(*store, {});
   ASSERT_TRUE(one.ok());
@@ -305,8 +338,11 @@ TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
   const int64_t c = *store->writer().UpsertCommit({sha, {}, 1, 0, "one"});
   const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
   const int64_t k = *store->writer().BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
-  ASSERT_TRUE(store->writer().FinishCase(k, {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "",
-                                    {{"gemm_max_bound_use", 0.8, 0, {}, {}}}, {}}).ok());
+  ASSERT_TRUE(
+      store->writer()
+          .FinishCase(k,
+                      {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "", {{"gemm_max_bound_use", 0.8, 0, {}, {}}}, {}})
+          .ok());
   ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
   auto m = BuildReport(*store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -361,9 +397,13 @@ TEST_F(ReportModelTest, PartialRunsAreNoCommitTrendPointRerunOrBaseline) {
     const int64_t run = *store_->writer().BeginRun(r);
     const int64_t g = *store_->writer().BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
     for (int q = 0; q < 40; ++q)
-      ASSERT_TRUE(store_->writer().WriteSample(g, {std::to_string(q), SampleOutcome::kWrong, "42", "41", 0, 0, ""}).ok());
-    ASSERT_TRUE(store_->writer().FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 1, "partial",
-                                       {{"accuracy", 0.5, 40, {}, {}}}, {}}).ok());
+      ASSERT_TRUE(
+          store_->writer().WriteSample(g, {std::to_string(q), SampleOutcome::kWrong, "42", "41", 0, 0, ""}).ok());
+    ASSERT_TRUE(
+        store_->writer()
+            .FinishCase(g,
+                        {"gsm8k/test_accuracy_0", CaseStatus::kPass, 1, "partial", {{"accuracy", 0.5, 40, {}, {}}}, {}})
+            .ok());
     ASSERT_TRUE(store_->writer().FinishRun(run, RunStatus::kPass).ok());
   }
   auto m = BuildReport(*store_, {});
@@ -468,8 +508,8 @@ struct History {
 
   explicit History(int n) {
     for (int i = 1; i <= n; ++i)
-      commits.push_back(*store->writer().UpsertCommit({fmt::format("{:040x}", 0xdef000 + i), {}, i, 1700000000 + i,
-                                              fmt::format("commit {}", i)}));
+      commits.push_back(*store->writer().UpsertCommit(
+          {fmt::format("{:040x}", 0xdef000 + i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
   }
   // One run at commit i (1-based) holding `cases`; context holds the fault switches, if any.
   void Run(int i, const std::vector<CaseResult>& cases, const std::string& context = "{}") {

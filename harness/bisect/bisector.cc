@@ -853,8 +853,9 @@ class Session {
     Json decision{{"probability_bad", step.probability_bad}, {"verdict", step.verdict},
                   {"no_culprit", search_->Posterior()[0]}};
     out_.steps.push_back(step);
-    return store_.bisect_record().AddBisectStep(out_.session_id, BisectStepRow{step.index, step.sha, source, run_id, exit_code,
-                                                               ToJson(ev).dump(), decision.dump()});
+    return store_.bisect_record().AddBisectStep(
+        out_.session_id,
+        BisectStepRow{step.index, step.sha, source, run_id, exit_code, ToJson(ev).dump(), decision.dump()});
   }
 
   // Tells the observer where the session is: the commit, the leading hypothesis, the cost so far.

@@ -232,8 +232,14 @@ TEST(BisectE2E, QuestionsWhoseRequestErroredAreNoLosses) {
         ASSERT_TRUE(store->writer().WriteSample(cr, {std::to_string(q), outcome, "", "", 0, 0, ""}).ok());
       }
       const double accuracy = static_cast<double>(right) / static_cast<double>(answered);
-      ASSERT_TRUE(store->writer().FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
-                                         {{"accuracy", accuracy, answered, {}, {}}}, {}}).ok());
+      ASSERT_TRUE(store->writer()
+                      .FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1",
+                                       CaseStatus::kPass,
+                                       1,
+                                       "",
+                                       {{"accuracy", accuracy, answered, {}, {}}},
+                                       {}})
+                      .ok());
       ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     }
   }

@@ -239,11 +239,20 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
       const int64_t cr = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
       const int right = k == 0 ? 1220 : 1200;
       for (int q = 0; q < kWholeEval; ++q)
-        ASSERT_TRUE(store->writer().WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
-                                            "", "", 0, 0, ""}).ok());
+        ASSERT_TRUE(
+            store->writer()
+                .WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "",
+                                  "", 0, 0, ""})
+                .ok());
       const double accuracy = static_cast<double>(right) / kWholeEval;
-      ASSERT_TRUE(store->writer().FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
-                                         {{"accuracy", accuracy, kWholeEval, {}, {}}}, {}}).ok());
+      ASSERT_TRUE(store->writer()
+                      .FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1",
+                                       CaseStatus::kPass,
+                                       1,
+                                       "",
+                                       {{"accuracy", accuracy, kWholeEval, {}, {}}},
+                                       {}})
+                      .ok());
       ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     }
   }

@@ -371,8 +371,10 @@ TEST(BisectSafetyE2E, MistypedEvidenceIsExitTwoNamingItsLineAndKey) {
   {
     auto store = Store::Open(db);
     ASSERT_TRUE(store.ok()) << store.error().message;
-    ASSERT_TRUE((*store)->bisect_record().AddBisectStep(1, {99, shas[1], "command", std::nullopt, std::nullopt,
-                                            R"({"observations":[{"series":"one","failed":true}],"skip":false})", "{}"})
+    ASSERT_TRUE((*store)
+                    ->bisect_record()
+                    .AddBisectStep(1, {99, shas[1], "command", std::nullopt, std::nullopt,
+                                       R"({"observations":[{"series":"one","failed":true}],"skip":false})", "{}"})
                     .ok());
   }
   auto stored = RunHarness({"bisect", "log", "1", "--db", db});

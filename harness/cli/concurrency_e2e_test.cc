@@ -79,7 +79,8 @@ TEST(ConcurrencyE2E, EightRunsWriteOneDatabaseAtOnce) {
     }
   }
   EXPECT_FALSE(store->reader().Run(kWriters + 1).ok());
-  EXPECT_EQ(store->reader().MatchCommits(fmt::format("{:040x}", 0xc0ffee)).value().size(), 1u) << "one shared commit row";
+  EXPECT_EQ(store->reader().MatchCommits(fmt::format("{:040x}", 0xc0ffee)).value().size(), 1u)
+      << "one shared commit row";
   EXPECT_EQ(IntegrityCheck(db), "ok");
 }
 

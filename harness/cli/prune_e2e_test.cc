@@ -99,25 +99,35 @@ struct Fixture {
       const int64_t run = *store->writer().BeginRun(r);
       const int64_t gsm = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
       for (int i = 0; i < kSamples; ++i)
-        ASSERT_TRUE(store
-                        ->writer().WriteSample(gsm, {std::to_string(i), i % 3 ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
-                                            "42", "42", 0.5, 100, std::string(200, 'a' + i % 26)})
+        ASSERT_TRUE(store->writer()
+                        .WriteSample(gsm, {std::to_string(i), i % 3 ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
+                                           "42", "42", 0.5, 100, std::string(200, 'a' + i % 26)})
                         .ok());
       const bool passes = n <= 5 || n == 8;
-      ASSERT_TRUE(store
-                      ->writer().FinishCase(gsm, {"gsm8k/test_0", passes ? CaseStatus::kPass : CaseStatus::kFail, 1.0,
-                                         passes ? "" : "accuracy fell", {{"accuracy", 0.6 + 0.01 * n, kSamples, {}, {}, ""}}, {}})
+      ASSERT_TRUE(store->writer()
+                      .FinishCase(gsm, {"gsm8k/test_0",
+                                        passes ? CaseStatus::kPass : CaseStatus::kFail,
+                                        1.0,
+                                        passes ? "" : "accuracy fell",
+                                        {{"accuracy", 0.6 + 0.01 * n, kSamples, {}, {}, ""}},
+                                        {}})
                       .ok());
       const int64_t ops = *store->writer().BeginCase(run, "gmm", "gmm/test_1", "{}");
-      ASSERT_TRUE(store->writer().FinishCase(ops, {"gmm/test_1", CaseStatus::kPass, 0.1, "", {{"calls", 2.0 + n, 0, {}, {}, ""}}, {}})
-                      .ok());
+      ASSERT_TRUE(
+          store->writer()
+              .FinishCase(ops, {"gmm/test_1", CaseStatus::kPass, 0.1, "", {{"calls", 2.0 + n, 0, {}, {}, ""}}, {}})
+              .ok());
       if (n == 1) ops_result_of_run1 = ops;
       ASSERT_TRUE(store->writer().FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
     }
-    const int64_t session = *store->bisect_record().BeginBisect({.good = "a", .bad = "b", .target = "gsm8k/test_0", .args_json = "{}"});
-    ASSERT_TRUE(store->bisect_record().AddBisectStep(session, {.step = 1, .sha = "a", .source = "store", .run_id = 2,
-                                               .evidence_json = "{}", .decision_json = "{}"})
-                    .ok());
+    const int64_t session =
+        *store->bisect_record().BeginBisect({.good = "a", .bad = "b", .target = "gsm8k/test_0", .args_json = "{}"});
+    ASSERT_TRUE(
+        store->bisect_record()
+            .AddBisectStep(
+                session,
+                {.step = 1, .sha = "a", .source = "store", .run_id = 2, .evidence_json = "{}", .decision_json = "{}"})
+            .ok());
     GoldenChange g{0, "gmm/test_1", "golden/ops/gmm/test_1.json", "01", "02", "reviewed", "a", "me", "",
                    ops_result_of_run1};
     const int64_t intent = *store->golden_log().BeginGoldenChange(g);

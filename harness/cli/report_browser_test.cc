@@ -47,9 +47,13 @@ void Gsm8k(Store& store, int64_t run, int wrong, CaseStatus status, const std::s
   const auto ci = WilsonInterval(kN - wrong, kN);
   const double acc = static_cast<double>(kN - wrong) / kN;
   const GateVerdict v = ci.low >= 0.9 ? GateVerdict::kPass : ci.high < 0.9 ? GateVerdict::kFail : GateVerdict::kAtRisk;
-  Ok(store.writer().FinishCase(cr, {id, status, 12.5, message,
-                           {{"accuracy", acc, kN, ci.low, ci.high}, {"gate", 0.9, 0, {}, {}}, VerdictMetric("gate_verdict", v)},
-                           {}}));
+  Ok(store.writer().FinishCase(
+      cr, {id,
+           status,
+           12.5,
+           message,
+           {{"accuracy", acc, kN, ci.low, ci.high}, {"gate", 0.9, 0, {}, {}}, VerdictMetric("gate_verdict", v)},
+           {}}));
 }
 
 void SequenceParallel(Store& store, int64_t run, bool broken) {
@@ -59,11 +63,14 @@ void SequenceParallel(Store& store, int64_t run, bool broken) {
                             {"tensor_cast.reduce_scatter.default", "[1, 128, 5120]", broken ? 1 : 2, 2e-5},
                             {"tensor_cast.all_gather.default", "[1, 64, 5120]", 2, 2e-5}};
   if (broken) ops.push_back({"tensor_cast.all_reduce.default", "[1, 128, 5120]", 1, 3e-5});
-  Ok(store.writer().FinishCase(cr, {id, broken ? CaseStatus::kFail : CaseStatus::kPass, 0.3,
-                           broken ? "suites/sequence_parallel.cc:88: leftover all_reduce on the residual path "
-                                    "<internal_copy_region_v2>\nexpected 0 all_reduce, found 1"
-                                  : "",
-                           {{"ops", static_cast<double>(ops.size()), 0, {}, {}}}, ops}));
+  Ok(store.writer().FinishCase(cr, {id,
+                                    broken ? CaseStatus::kFail : CaseStatus::kPass,
+                                    0.3,
+                                    broken ? "suites/sequence_parallel.cc:88: leftover all_reduce on the residual path "
+                                             "<internal_copy_region_v2>\nexpected 0 all_reduce, found 1"
+                                           : "",
+                                    {{"ops", static_cast<double>(ops.size()), 0, {}, {}}},
+                                    ops}));
 }
 
 void Gmm(Store& store, int64_t run, bool stale) {
@@ -73,14 +80,19 @@ void Gmm(Store& store, int64_t run, bool stale) {
                             {stale ? "tensor_cast.grouped_matmul_mxfp4_swiglu_quant.default"
                                    : "tensor_cast.grouped_matmul_mxfp4_swiglu.default",
                              "[8, 2048], [4, 2048, 1536]", 1, 4e-5}};
-  Ok(store.writer().FinishCase(cr, {id, stale ? CaseStatus::kFail : CaseStatus::kPass, 0.2,
-                           stale ? "golden/ops/gmm/test_qwen3_dynamic_quant_1.json: op table differs" : "", {}, ops}));
+  Ok(store.writer().FinishCase(cr, {id,
+                                    stale ? CaseStatus::kFail : CaseStatus::kPass,
+                                    0.2,
+                                    stale ? "golden/ops/gmm/test_qwen3_dynamic_quant_1.json: op table differs" : "",
+                                    {},
+                                    ops}));
 }
 
 void Fp8(Store& store, int64_t run, double bound_use) {
   const std::string id = "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_0";
   const int64_t cr = *store.writer().BeginCase(run, "fp8_scale_layout", id, "{}");
-  Ok(store.writer().FinishCase(cr, {id, CaseStatus::kPass, 0.05, "", {{"gemm_max_bound_use", bound_use, 0, {}, {}}}, {}}));
+  Ok(store.writer().FinishCase(cr,
+                               {id, CaseStatus::kPass, 0.05, "", {{"gemm_max_bound_use", bound_use, 0, {}, {}}}, {}}));
 }
 
 fs::path BuildDatabase(const TempDir& dir) {
@@ -114,9 +126,9 @@ fs::path BuildDatabase(const TempDir& dir) {
   b.args_json = R"({"format_version": 1, "target": {"cases": ["gsm8k/test_gsm8k_accuracy_1"]}})";
   const int64_t session = *store->bisect_record().BeginBisect(b);
   for (int step = 1; step <= 2; ++step)
-    Ok(store->bisect_record().AddBisectStep(session, {step, Sha(2 + step), "store", step + 2, std::nullopt,
-                                      fmt::format(R"({{"accuracy": [0.92], "note": "{}"}})", "</code><b>x</b>"),
-                                      R"({"p_bad": 0.97})"}));
+    Ok(store->bisect_record().AddBisectStep(
+        session, {step, Sha(2 + step), "store", step + 2, std::nullopt,
+                  fmt::format(R"({{"accuracy": [0.92], "note": "{}"}})", "</code><b>x</b>"), R"({"p_bad": 0.97})"}));
   b.status = "culprit";
   b.culprit = Sha(4);
   b.confidence = 0.97;

@@ -68,11 +68,17 @@ void BuildEightNightlies(const fs::path& db) {
     const int64_t run = *store->writer().BeginRun(r);
     const int64_t gsm = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
     for (int i = 0; i < kSamples; ++i)
-      ASSERT_TRUE(store->writer().WriteSample(gsm, {std::to_string(i), SampleOutcome::kCorrect, "1", "1", 0.5, 10, "text"}).ok());
+      ASSERT_TRUE(store->writer()
+                      .WriteSample(gsm, {std::to_string(i), SampleOutcome::kCorrect, "1", "1", 0.5, 10, "text"})
+                      .ok());
     const bool passes = n <= 5 || n == 8;
-    ASSERT_TRUE(store
-                    ->writer().FinishCase(gsm, {"gsm8k/test_0", passes ? CaseStatus::kPass : CaseStatus::kFail, 1.0,
-                                       passes ? "" : "accuracy fell", {{"accuracy", 0.5, kSamples, {}, {}, ""}}, {}})
+    ASSERT_TRUE(store->writer()
+                    .FinishCase(gsm, {"gsm8k/test_0",
+                                      passes ? CaseStatus::kPass : CaseStatus::kFail,
+                                      1.0,
+                                      passes ? "" : "accuracy fell",
+                                      {{"accuracy", 0.5, kSamples, {}, {}, ""}},
+                                      {}})
                     .ok());
     ASSERT_TRUE(store->writer().FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
   }

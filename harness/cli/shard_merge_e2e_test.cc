@@ -322,7 +322,8 @@ TEST(RunE2E, NightlyDefaultsToTheCiEnginesPipelineIdAndTheFlagWins) {
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = RunHarness(args, {.env = std::move(env)});
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
-    return r.exit_code == 0 ? std::move(Store::OpenReadOnly(db)).value()->reader().Run(0)->nightly : std::string("(failed)");
+    return r.exit_code == 0 ? std::move(Store::OpenReadOnly(db)).value()->reader().Run(0)->nightly
+                            : std::string("(failed)");
   };
   EXPECT_EQ(nightly_of("none", {}, {}), "");
   EXPECT_EQ(nightly_of("gitlab", {{"CI_PIPELINE_ID", "1234"}}, {}), "gitlab-1234");

@@ -64,7 +64,8 @@ TEST(ScopedRunContext, RunSuitesLeavesNoContextAfterAnErrorPath) {
   const int64_t commit = *store->writer().UpsertCommit(request.commit);
   const int64_t interrupted = *store->writer().BeginRun(
       {commit, "refstack", identity.hash, identity.json.dump(), "host", "0", "0/1", "", identity.context.dump()});
-  ASSERT_TRUE(store->writer().BeginCase(interrupted, "selftest", "selftest/test_outcome_0", R"({"outcome":"pass"})").ok());
+  ASSERT_TRUE(
+      store->writer().BeginCase(interrupted, "selftest", "selftest/test_outcome_0", R"({"outcome":"pass"})").ok());
 
   NoCompileStack stack;
   auto result = RunSuites(request, stack, *store);

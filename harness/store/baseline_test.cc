@@ -29,14 +29,16 @@ class BaselineTest : public ::testing::Test {
     const int64_t cr = *store_->writer().BeginCase(run, "g", "g/t_0", params);
     EXPECT_TRUE(store_->writer().WriteSample(cr, {"0", SampleOutcome::kCorrect, "", "", 0, 0, ""}).ok());
     EXPECT_TRUE(store_->writer().FinishCase(cr, {"g/t_0", status, 0, "", {}, {}}).ok());
-    EXPECT_TRUE(store_->writer().FinishRun(run, status == CaseStatus::kPass ? RunStatus::kPass : RunStatus::kFail).ok());
+    EXPECT_TRUE(
+        store_->writer().FinishRun(run, status == CaseStatus::kPass ? RunStatus::kPass : RunStatus::kFail).ok());
     return run;
   }
 
   // The run whose result a run of identity "A" (row "{}") at commit i pairs g/t_0 with; 0: none.
   Result<int64_t> Baseline(int i, const std::string& baseline_rev = "", int64_t running = 0,
                            const std::string& repo = "repo") {
-    auto lookup = MakeBaselineLookup(store_->reader(), dir_ / repo, baseline_rev, Commit(i), "A", running, {{"g/t_0", "{}"}});
+    auto lookup =
+        MakeBaselineLookup(store_->reader(), dir_ / repo, baseline_rev, Commit(i), "A", running, {{"g/t_0", "{}"}});
     auto b = lookup("g/t_0");
     if (!b) return b.error();
     return *b ? (*b)->run_id : int64_t{0};

@@ -60,18 +60,19 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
                                  "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_2",
                                  "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_3"};
   for (int i = 0; i < kNightlyCommits; ++i) {
-    const int64_t commit =
-        Check(store->writer().UpsertCommit({NightlySha(i), {}, i + 1, 1700000000 + 86400 * i, fmt::format("nightly {}", i)}));
+    const int64_t commit = Check(
+        store->writer().UpsertCommit({NightlySha(i), {}, i + 1, 1700000000 + 86400 * i, fmt::format("nightly {}", i)}));
     const int64_t run = Check(store->writer().BeginRun({commit, "refstack", "cafe", "{}", "bench", "0.2.0"}));
     for (int g = 0; g < 2; ++g) {
       const std::string id = fmt::format("gsm8k/test_gsm8k_accuracy_{}", g);
-      const int64_t cr = Check(store->writer().BeginCase(run, "gsm8k", id, fmt::format(R"({{"batch":{}}})", g ? 64 : 1)));
+      const int64_t cr =
+          Check(store->writer().BeginCase(run, "gsm8k", id, fmt::format(R"({{"batch":{}}})", g ? 64 : 1)));
       int64_t correct = 0;
       for (int q = 0; q < kNightlyQuestions; ++q) {
         const bool ok = Mix(static_cast<uint64_t>(i) * 1000003 + g * 7777 + q) % 100 < 90;
         correct += ok;
-        Check(store->writer().WriteSample(cr, {std::to_string(q), ok ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "42",
-                                      ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
+        Check(store->writer().WriteSample(cr, {std::to_string(q), ok ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
+                                               "42", ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
       }
       const double acc = static_cast<double>(correct) / kNightlyQuestions;
       CaseResult res{id, CaseStatus::kPass, 60, "", {}, {}};

@@ -103,7 +103,8 @@ TEST(PruneSamples, APartialRunIsNoBaselineAndHasNone) {
     const int64_t run = *store->writer().BeginRun(r);
     const int64_t cr = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
     for (int i = 0; i < 2; ++i)
-      EXPECT_TRUE(store->writer().WriteSample(cr, {std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0, "x"}).ok());
+      EXPECT_TRUE(
+          store->writer().WriteSample(cr, {std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0, "x"}).ok());
     EXPECT_TRUE(store->writer().FinishCase(cr, {"gsm8k/test_0", CaseStatus::kPass, 0, "", {}, {}}).ok());
     EXPECT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     return run;

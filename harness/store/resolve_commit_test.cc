@@ -62,7 +62,8 @@ TEST_F(ResolveCommitTest, AnAmbiguousPrefixNamesTheCandidates) {
 }
 
 TEST_F(ResolveCommitTest, AnAmbiguousPrefixNamesAtMostTenCandidates) {
-  for (int i = 0; i < 12; ++i) ASSERT_TRUE(store_->writer().UpsertCommit({fmt::format("cafe{:04}", i), {}, 10 + i, 0, ""}).ok());
+  for (int i = 0; i < 12; ++i)
+    ASSERT_TRUE(store_->writer().UpsertCommit({fmt::format("cafe{:04}", i), {}, 10 + i, 0, ""}).ok());
   const std::string m = Message("cafe");
   EXPECT_NE(m.find("cafe0000, cafe0001"), std::string::npos) << m;
   EXPECT_NE(m.find("cafe0009, ..."), std::string::npos) << m;

@@ -170,7 +170,6 @@ class ResultReader : private StoreDoor {
   // The newest finished (not running) result of case_id under any run: the run that
   // started last, then the newest row. Empty when the case was never stored.
   Result<std::optional<CaseRef>> LatestCaseResult(const std::string& case_id);
-
 };
 
 }  // namespace harness

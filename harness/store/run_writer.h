@@ -84,7 +84,6 @@ class RunWriter : private StoreDoor {
   // metrics) replaced by `in`'s, which the samples informed. One transaction. Empty when
   // the file was not ingested for that commit.
   Result<std::optional<AttachedSamples>> AttachIngestedSamples(const IngestedRun& in);
-
 };
 
 }  // namespace harness

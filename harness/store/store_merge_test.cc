@@ -175,8 +175,8 @@ void IngestInto(const std::filesystem::path& db, const std::string& hash) {
   auto s = std::move(Store::Open(db)).value();
   int64_t c = *s->writer().UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
   FinishedCase fc{"junit", {"junit/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
-  auto ids = s->writer().WriteIngestedRuns({IngestedRun{{c, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc},
-                                               {hash, "junit", "report.xml"}}});
+  auto ids = s->writer().WriteIngestedRuns(
+      {IngestedRun{{c, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc}, {hash, "junit", "report.xml"}}});
   ASSERT_TRUE(ids.ok()) << ids.error().message;
   ASSERT_TRUE(ids->at(0).has_value());
 }
@@ -204,8 +204,8 @@ TEST(StoreMerge, TheRecordOfIngestedFilesTravelsAndOneFileIngestedTwiceIsCopiedO
   // Ingesting the merged file again into the output adds nothing.
   int64_t commit = *out->writer().UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
   FinishedCase fc{"junit", {"junit/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
-  auto again = out->writer().WriteIngestedRuns({IngestedRun{{commit, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc},
-                                                   {"hash-1", "junit", "report.xml"}}});
+  auto again = out->writer().WriteIngestedRuns(
+      {IngestedRun{{commit, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc}, {"hash-1", "junit", "report.xml"}}});
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_FALSE(again->at(0).has_value()) << "a merged ingested file was stored again";
   EXPECT_EQ(Count(dir / "out.db", "runs"), 2);

@@ -39,19 +39,33 @@ int64_t AddRun(Store& s, const std::string& sha, int64_t ordinal) {
 // What a store hands out: a read-only open has no door that writes, so a write through it
 // does not compile; the writable store hands out every door and is none of them.
 template <typename S>
-concept HandsOutAWriter = requires(S& s) { s.writer(); };
+concept HandsOutAWriter = requires(S& s) {
+  s.writer();
+};
 template <typename S>
-concept WritesBisectSessionsThroughItsReadingDoor = requires(S& s) { s.bisect_reader().BeginBisect(BisectSessionRow{}); };
+concept WritesBisectSessionsThroughItsReadingDoor = requires(S& s) {
+  s.bisect_reader().BeginBisect(BisectSessionRow{});
+};
 template <typename S>
-concept WritesGoldenChangesThroughItsReadingDoor = requires(S& s) { s.golden_reader().BeginGoldenChange(GoldenChange{}); };
+concept WritesGoldenChangesThroughItsReadingDoor = requires(S& s) {
+  s.golden_reader().BeginGoldenChange(GoldenChange{});
+};
 template <typename S>
-concept HandsOutBisectWrites = requires(S& s) { s.bisect_record().BeginBisect(BisectSessionRow{}); };
+concept HandsOutBisectWrites = requires(S& s) {
+  s.bisect_record().BeginBisect(BisectSessionRow{});
+};
 template <typename S>
-concept HandsOutGoldenWrites = requires(S& s) { s.golden_log().BeginGoldenChange(GoldenChange{}); };
+concept HandsOutGoldenWrites = requires(S& s) {
+  s.golden_log().BeginGoldenChange(GoldenChange{});
+};
 template <typename S>
-concept Merges = requires(S& s) { s.MergeFrom(std::filesystem::path()); };
+concept Merges = requires(S& s) {
+  s.MergeFrom(std::filesystem::path());
+};
 template <typename S>
-concept PrunesSamples = requires(S& s) { s.PruneSamples(PruneWindow{}); };
+concept PrunesSamples = requires(S& s) {
+  s.PruneSamples(PruneWindow{});
+};
 
 static_assert(!HandsOutAWriter<ReadOnlyStore> && !HandsOutBisectWrites<ReadOnlyStore> &&
               !HandsOutGoldenWrites<ReadOnlyStore> && !Merges<ReadOnlyStore> && !PrunesSamples<ReadOnlyStore>);
@@ -84,8 +98,10 @@ TEST(Store, WritesAndReadsBackACase) {
   ASSERT_TRUE(store.ok()) << store.error().message;
   int64_t run = AddRun(**store, "aaa", 1);
   int64_t cr = *(*store)->writer().BeginCase(run, "gsm8k", "gsm8k/test_x_0", R"({"m":1})");
-  ASSERT_TRUE((*store)->writer().WriteSample(cr, {"7", SampleOutcome::kCorrect, "18", "18", 0.5, 12, "<b>18</b> \xff"}).ok());
-  ASSERT_TRUE((*store)->writer().WriteSample(cr, {"8", SampleOutcome::kWrong, "1", "2", 0.5, 12, std::string(5000, 'x')}).ok());
+  ASSERT_TRUE(
+      (*store)->writer().WriteSample(cr, {"7", SampleOutcome::kCorrect, "18", "18", 0.5, 12, "<b>18</b> \xff"}).ok());
+  ASSERT_TRUE(
+      (*store)->writer().WriteSample(cr, {"8", SampleOutcome::kWrong, "1", "2", 0.5, 12, std::string(5000, 'x')}).ok());
   CaseResult o{"gsm8k/test_x_0", CaseStatus::kPass, 1.5, "", {{"accuracy", 0.9, 1319, 0.88, 0.92}},
                {{"aten.mm.default", "[1, 2]", 3, 0.1}}};
   ASSERT_TRUE((*store)->writer().FinishCase(cr, o).ok());
@@ -222,7 +238,8 @@ TEST(Store, AnIngestedFileThatFailsHalfwayLeavesNothing) {
   int64_t commit = *(*store)->writer().UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
   // The second run names a commit that does not exist: the foreign key refuses it, and the
   // first run of the same file must go with it.
-  auto ids = (*store)->writer().WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass), Imported(commit + 99, "h2", CaseStatus::kPass)});
+  auto ids = (*store)->writer().WriteIngestedRuns(
+      {Imported(commit, "h1", CaseStatus::kPass), Imported(commit + 99, "h2", CaseStatus::kPass)});
   ASSERT_FALSE(ids.ok());
   EXPECT_EQ(ids.error().code, ExitCode::kInfra);
   EXPECT_FALSE((*store)->reader().Run(1).ok());
@@ -240,7 +257,8 @@ TEST(Store, HistoryIsInFirstParentOrderWithTheNewestRunPerCommit) {
   for (auto [sha, ord, value] : {std::tuple{"c3", 3, 0.7}, {"c1", 1, 0.9}, {"c2", 2, 0.8}, {"c3", 3, 0.6}}) {
     int64_t run = AddRun(*store, sha, ord);
     int64_t cr = *store->writer().BeginCase(run, "s", "s/t_0", "{}");
-    ASSERT_TRUE(store->writer().FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", value, 0, {}, {}}}, {}}).ok());
+    ASSERT_TRUE(
+        store->writer().FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", value, 0, {}, {}}}, {}}).ok());
   }
   auto rows = *store->reader().History({.case_id = "s/t_0", .metric = "m", .last_n = 10});
   ASSERT_EQ(rows.size(), 4u);
@@ -262,7 +280,10 @@ TEST(Store, FinishedRunsAreInFirstParentOrderWithTheirMetricsInOneQuery) {
     const int64_t run = AddRun(*store, sha, ord);
     runs.push_back(run);
     const int64_t cr = *store->writer().BeginCase(run, "s", "s/t_0", "{}");
-    ASSERT_TRUE(store->writer().FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"b", 2, 0, {}, {}}, {"a", 1, 5, 0.5, 0.9}}, {}}).ok());
+    ASSERT_TRUE(
+        store->writer()
+            .FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"b", 2, 0, {}, {}}, {"a", 1, 5, 0.5, 0.9}}, {}})
+            .ok());
     if (sha != std::string("c3")) {
       ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     }
@@ -284,7 +305,8 @@ TEST(Store, FinishedRunsAreInFirstParentOrderWithTheirMetricsInOneQuery) {
   EXPECT_EQ(list[0].n, 5);
   EXPECT_DOUBLE_EQ(*list[0].high, 0.9);
   EXPECT_TRUE(store->bisect_record().BisectSessionIds()->empty());
-  const int64_t session = *store->bisect_record().BeginBisect({.good = "c1", .bad = "c2", .target = "t", .args_json = "{}"});
+  const int64_t session =
+      *store->bisect_record().BeginBisect({.good = "c1", .bad = "c2", .target = "t", .args_json = "{}"});
   EXPECT_EQ(*store->bisect_record().BisectSessionIds(), std::vector<int64_t>{session});
   EXPECT_EQ(*store->bisect_record().RunningBisectSessionIds(), std::vector<int64_t>{session});
   ASSERT_TRUE(store->bisect_record().FinishBisect(session, {.status = "error", .result_json = "{}"}).ok());
@@ -312,7 +334,8 @@ TEST(Store, FindsCommitsByPrefixAndTheNewestFinishedCasesOfACommit) {
   for (int i = 0; i < 2; ++i) {
     int64_t run = AddRun(*store, "abc1", 1);
     int64_t cr = *store->writer().BeginCase(run, "s", "s/t_0", "{}");
-    ASSERT_TRUE(store->writer().FinishCase(cr, {"s/t_0", i ? CaseStatus::kFail : CaseStatus::kPass, 0, "", {}, {}}).ok());
+    ASSERT_TRUE(
+        store->writer().FinishCase(cr, {"s/t_0", i ? CaseStatus::kFail : CaseStatus::kPass, 0, "", {}, {}}).ok());
     static_cast<void>(*store->writer().BeginCase(run, "s", "s/t_1", "{}"));  // never finished
   }
   AddRun(*store, "abc2", 2);
@@ -615,12 +638,14 @@ TEST(Store, APartialRunFeedsNoBaselineGateHistoryOrComparison) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
   auto add = [&](const std::string& sha, int64_t ordinal, std::optional<int64_t> partial, double accuracy) {
-    NewRun r{*store->writer().UpsertCommit({sha, {}, ordinal, 1700000000, "s"}), "refstack", "h", "{}", "host", "0.1.0"};
+    NewRun r{
+        *store->writer().UpsertCommit({sha, {}, ordinal, 1700000000, "s"}), "refstack", "h", "{}", "host", "0.1.0"};
     r.partial_questions = partial;
     const int64_t run = *store->writer().BeginRun(r);
     const int64_t cr = *store->writer().BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
     EXPECT_TRUE(store->writer().WriteSample(cr, {"0", SampleOutcome::kCorrect, "1", "1", 0, 0, ""}).ok());
-    EXPECT_TRUE(store->writer().FinishCase(cr, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {{"accuracy", accuracy, 1, {}, {}}}, {}})
+    EXPECT_TRUE(store->writer()
+                    .FinishCase(cr, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {{"accuracy", accuracy, 1, {}, {}}}, {}})
                     .ok());
     EXPECT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     return run;
@@ -633,7 +658,8 @@ TEST(Store, APartialRunFeedsNoBaselineGateHistoryOrComparison) {
   EXPECT_EQ((*store->reader().NewestCaseBelowOrdinal(match, 2))->run_id, whole) << "baseline without git";
   EXPECT_FALSE(store->reader().NewestCaseBelowOrdinal(match, 4)->value().sha == "c3") << "baseline without git";
   EXPECT_EQ(*store->reader().MetricAt(match, "c1", "accuracy"), std::vector<double>{0.92}) << "a gate's reruns";
-  EXPECT_EQ(*store->reader().RunsAt("c1", "h"), std::make_pair(int64_t{1}, int64_t{1})) << "runs an explicit --baseline counts";
+  EXPECT_EQ(*store->reader().RunsAt("c1", "h"), std::make_pair(int64_t{1}, int64_t{1}))
+      << "runs an explicit --baseline counts";
   EXPECT_EQ(*store->reader().RunsAt("c3", "h"), std::make_pair(int64_t{0}, int64_t{0}));
   for (const HistoryQuery& q : {HistoryQuery{.case_id = "gsm8k/t_0", .last_n = 5},
                                 HistoryQuery{.suite = "gsm8k", .last_n = 5}}) {
