@@ -7,8 +7,9 @@
 // door it needs. A read-only open is a ReadOnlyStore: it hands out only the reading doors
 // (ResultReader, BisectRecordReader, GoldenLogReader), so a write through it does not
 // compile. Merge (store_merge.cc) and prune (store_prune.cc) are the writable store's own.
-// All SQL of the project lives in the store's files: the doors' .cc files, schema.cc,
-// store_merge.cc, store_prune.cc and the SQLite helpers (sqlite_db.h).
+// All SQL of the project lives in the store's files: the doors' .cc files, the migrations
+// (migrations/NNNN_what.sql, run by schema.cc), store_merge.cc, store_prune.cc and the SQLite
+// helpers (sqlite_db.h).
 #pragma once
 
 #include <cstdint>
