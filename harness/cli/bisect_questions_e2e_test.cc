@@ -233,27 +233,19 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
   const std::string db = (dir / "h.db").string();
   {
     auto store = std::move(Store::Open(db)).value();
+    RunWriter& writer = store->writer();
     for (int k : {0, 7}) {
-      const int64_t commit = *store->writer().UpsertCommit(ReadCommit(dir / "repo", shas[k]).value());
-      const int64_t run = *store->writer().BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
-      const int64_t cr = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
+      const int64_t commit = *writer.UpsertCommit(ReadCommit(dir / "repo", shas[k]).value());
+      const int64_t run = *writer.BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
+      const int64_t cr = *writer.BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
       const int right = k == 0 ? 1220 : 1200;
       for (int q = 0; q < kWholeEval; ++q)
-        ASSERT_TRUE(
-            store->writer()
-                .WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "",
-                                  "", 0, 0, ""})
-                .ok());
+        ASSERT_TRUE(writer.WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
+                                            "", "", 0, 0, ""}).ok());
       const double accuracy = static_cast<double>(right) / kWholeEval;
-      ASSERT_TRUE(store->writer()
-                      .FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1",
-                                       CaseStatus::kPass,
-                                       1,
-                                       "",
-                                       {{"accuracy", accuracy, kWholeEval, {}, {}}},
-                                       {}})
-                      .ok());
-      ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
+      ASSERT_TRUE(writer.FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
+                                         {{"accuracy", accuracy, kWholeEval, {}, {}}}, {}}).ok());
+      ASSERT_TRUE(writer.FinishRun(run, RunStatus::kPass).ok());
     }
   }
   // Each step: the path it was handed, then a copy of the file; exit 0, storing nothing.
