@@ -149,10 +149,10 @@ std::string SettleText(const FalseVerdictEstimate& e, const std::string& sha) {
 
 class Builder {
  public:
-  Builder(Store& store, const ReportQuery& q) : store_(store) { model_.query = q; }
+  Builder(ReadOnlyStore& store, const ReportQuery& q) : store_(store) { model_.query = q; }
 
   Result<ReportModel> Build() {
-    const Store::ReadSnapshot snapshot(store_);
+    const ResultReader::ReadSnapshot snapshot(store_.reader());
     if (auto s = LoadWindow(); !s) return s.error();
     if (auto s = Summarize(); !s) return s.error();
     if (auto s = Failures(); !s) return s.error();
@@ -168,7 +168,7 @@ class Builder {
 
  private:
   Status LoadWindow() {
-    auto runs = store_.FinishedRuns();
+    auto runs = store_.reader().FinishedRuns();
     if (!runs) return runs.error();
     // A partial run (harness run --questions, a bisect step's) holds a few chosen questions:
     // no point of a trend, no rerun of the flaky ranking, no baseline of the flips, no
@@ -184,7 +184,7 @@ class Builder {
     std::size_t first = 0;
     const ReportQuery& q = model_.query;
     if (!q.since.empty()) {
-      auto since = ResolveCommit(store_, q.since, "--since");
+      auto since = ResolveCommit(store_.reader(), q.since, "--since");
       if (!since) return since.error();
       auto at = std::find_if(all.begin(), all.end(), [&](const ReportCommit& c) { return c.sha == since->sha; });
       if (at == all.end())
@@ -199,9 +199,9 @@ class Builder {
     for (std::size_t i = 0; i < runs->size(); ++i) {
       if (run_commit[i] < first) continue;
       const RunRow& run = (*runs)[i];
-      auto cases = store_.FinishedCases(run.id);
+      auto cases = store_.reader().FinishedCases(run.id);
       if (!cases) return cases.error();
-      auto metrics = store_.MetricsOfRun(run.id);
+      auto metrics = store_.reader().MetricsOfRun(run.id);
       if (!metrics) return metrics.error();
       bool any = false;
       for (auto& c : *cases) {
@@ -304,7 +304,7 @@ class Builder {
     for (std::size_t i : shown) {
       const RunRow& run = runs_[i];
       if (!judged.insert({run.nightly, run.sha, run.config_hash}).second) continue;
-      auto logical = store_.LogicalRun(run.id);
+      auto logical = store_.reader().LogicalRun(run.id);
       if (!logical) return logical.error();
       for (auto& gap : NightlyGaps(*logical)) model_.incomplete_nightlies.push_back(std::move(gap));
     }
@@ -346,10 +346,10 @@ class Builder {
       }
       f.failing_since = o->commit;
     }
-    auto after = store_.Ops(r->stored.id);
+    auto after = store_.reader().Ops(r->stored.id);
     if (!after) return after.error();
     if (passing) {
-      auto before = store_.Ops(passing->stored.id);
+      auto before = store_.reader().Ops(passing->stored.id);
       if (!before) return before.error();
       if (!before->empty() || !after->empty()) {
         f.ops = DiffOpTableRows(*before, *after);
@@ -537,7 +537,7 @@ class Builder {
   Status Flips() {
     for (const auto& [case_id, list] : by_case_) {
       const Loaded* newest = list.back();
-      auto after = store_.Samples(newest->stored.id);
+      auto after = store_.reader().Samples(newest->stored.id);
       if (!after) return after.error();
       if (after->empty()) continue;
       // Baseline: the newest passing result of the same identity at an earlier commit, else
@@ -553,7 +553,7 @@ class Builder {
         if (!base) base = o;
       }
       if (!base) continue;
-      auto before = store_.Samples(base->stored.id);
+      auto before = store_.reader().Samples(base->stored.id);
       if (!before) return before.error();
       std::map<std::string, const Sample*> by_key;
       for (const auto& s : *before) by_key[s.key] = &s;
@@ -586,12 +586,12 @@ class Builder {
   }
 
   Status Bisect() {
-    auto ids = store_.BisectSessionIds();
+    auto ids = store_.bisect_reader().BisectSessionIds();
     if (!ids) return ids.error();
     std::map<std::string, std::size_t> commit_index;
     for (std::size_t i = 0; i < model_.commits.size(); ++i) commit_index[model_.commits[i].sha] = i;
     for (int64_t id : *ids) {
-      auto s = store_.BisectSession(id);
+      auto s = store_.bisect_reader().BisectSession(id);
       if (!s) return s.error();
       if (s->status == "culprit" && commit_index.count(s->culprit)) {
         // The cases the session bisected, from its header; one that names none (or does not
@@ -617,7 +617,7 @@ class Builder {
   // names the culprit found the night it broke. A sharded nightly's regression names its
   // first shard's run: every shard of it counts.
   Status Regressions() {
-    auto rows = store_.Regressions();
+    auto rows = store_.bisect_reader().Regressions();
     if (!rows) return rows.error();
     std::set<int64_t> latest;
     for (const auto& s : model_.summary) latest.insert(s.run_id);
@@ -625,7 +625,7 @@ class Builder {
     std::map<std::string, std::size_t> commit_index;
     for (std::size_t i = 0; i < model_.commits.size(); ++i) commit_index[model_.commits[i].sha] = i;
     for (const auto& g : *rows) {
-      auto shards = store_.LogicalRun(g.run_id);
+      auto shards = store_.reader().LogicalRun(g.run_id);
       if (!shards) return shards.error();
       std::set<int64_t> ids;
       for (const auto& r : *shards) ids.insert(r.id);
@@ -633,7 +633,8 @@ class Builder {
       if (at == commit_index.end()) continue;  // its nightly is outside the window
       RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g)};
       if (e.note.verdict == "culprit")
-        if (auto c = store_.MatchCommits(e.note.culprit); c && !c->empty()) e.note.subject = CutSubject(c->front().subject);
+        if (auto c = store_.reader().MatchCommits(e.note.culprit); c && !c->empty())
+          e.note.subject = CutSubject(c->front().subject);
       for (auto& f : model_.failures)
         if (std::find(g.cases.begin(), g.cases.end(), f.case_id) != g.cases.end() &&
             (ids.count(f.run_id) || (at->second >= f.failing_since && at->second <= f.commit)))
@@ -733,7 +734,7 @@ class Builder {
     return n;
   }
 
-  Store& store_;
+  ReadOnlyStore& store_;
   ReportModel model_;
   std::vector<RunRow> runs_;
   std::vector<Loaded> results_;
@@ -751,7 +752,7 @@ class Builder {
 
 }  // namespace
 
-Result<ReportModel> BuildReport(Store& store, const ReportQuery& q) { return Builder(store, q).Build(); }
+Result<ReportModel> BuildReport(ReadOnlyStore& store, const ReportQuery& q) { return Builder(store, q).Build(); }
 
 std::string CulpritEvidence(const CulpritNote& n) {
   return fmt::format("(confidence {:.3f}, {} runs, bisect session {}{})", n.confidence, n.runs, n.session,

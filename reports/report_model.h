@@ -231,7 +231,7 @@ struct ReportModel {
 
 // A usage error (exit 2) when the database holds no finished run, --since names no commit
 // with a finished run (or an ambiguous prefix), or the filters leave no case.
-Result<ReportModel> BuildReport(Store& store, const ReportQuery& q);
+Result<ReportModel> BuildReport(ReadOnlyStore& store, const ReportQuery& q);
 
 // A case is AT-RISK when it stored gate_verdict AT-RISK (it passed unless fail_at_risk).
 bool IsAtRisk(const std::vector<Metric>& metrics);

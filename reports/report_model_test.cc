@@ -22,7 +22,7 @@ class ReportModelTest : public ::testing::Test {
   void SetUp() override {
     store_ = std::move(Store::Open(dir_ / "r.db")).value();
     for (int i = 1; i <= 4; ++i)
-      commits_.push_back(*store_->UpsertCommit({Sha(i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
+      commits_.push_back(*store_->writer().UpsertCommit({Sha(i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
     Nightly(1, {0.925}, CaseStatus::kPass, 0.40);
     Nightly(2, {0.924}, CaseStatus::kPass, 0.55);
     Nightly(3, {0.913}, CaseStatus::kFail, 0.70);
@@ -35,30 +35,50 @@ class ReportModelTest : public ::testing::Test {
   void Nightly(int i, const std::vector<double>& accuracies, CaseStatus compile_status, double bound_use,
                const std::string& identity = "id1") {
     for (double acc : accuracies) {
-      const int64_t run = *store_->BeginRun({commits_[i - 1], "refstack", identity, "{}", "host", "0.2.0"});
-      const int64_t g = *store_->BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
+      const int64_t run = *store_->writer().BeginRun({commits_[i - 1], "refstack", identity, "{}", "host", "0.2.0"});
+      const int64_t g = *store_->writer().BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
       const int wrong = static_cast<int>(std::lround((1 - acc) * 1000));
       for (int q = 0; q < 1000; ++q) {
         const SampleOutcome outcome = q < wrong ? SampleOutcome::kWrong : SampleOutcome::kCorrect;
-        ASSERT_TRUE(store_->WriteSample(g, {std::to_string(q), outcome, "42", q < wrong ? "41" : "42",
-                                            0, 0, fmt::format("run {} says <b>{}</b>", run, q < wrong ? 41 : 42)}).ok());
+        ASSERT_TRUE(store_->writer()
+                        .WriteSample(g, {std::to_string(q), outcome, "42", q < wrong ? "41" : "42", 0, 0,
+                                         fmt::format("run {} says <b>{}</b>", run, q < wrong ? 41 : 42)})
+                        .ok());
       }
       const auto ci = WilsonInterval(1000 - wrong, 1000);
       const auto verdict = ci.low >= 0.91 ? GateVerdict::kPass : GateVerdict::kAtRisk;
-      ASSERT_TRUE(store_->FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 2.0, "note",
-                                         {{"accuracy", acc, 1000, ci.low, ci.high}, {"gate", 0.91, 0, {}, {}},
-                                          VerdictMetric("gate_verdict", verdict)}, {}}).ok());
-      const int64_t c = *store_->BeginCase(run, "compile", "compile/test_ops_0", "{}");
+      ASSERT_TRUE(store_->writer()
+                      .FinishCase(g, {"gsm8k/test_accuracy_0",
+                                      CaseStatus::kPass,
+                                      2.0,
+                                      "note",
+                                      {{"accuracy", acc, 1000, ci.low, ci.high},
+                                       {"gate", 0.91, 0, {}, {}},
+                                       VerdictMetric("gate_verdict", verdict)},
+                                      {}})
+                      .ok());
+      const int64_t c = *store_->writer().BeginCase(run, "compile", "compile/test_ops_0", "{}");
       std::vector<OpRow> ops = {{"ns.matmul.default", "[4, 4]", 2, 0}};
       ops.push_back(compile_status == CaseStatus::kPass ? OpRow{"ns.swiglu.default", "[4]", 1, 0}
                                                         : OpRow{"ns.swiglu_quant.default", "[4]", 1, 0});
-      ASSERT_TRUE(store_->FinishCase(c, {"compile/test_ops_0", compile_status, 0.1,
-                                         compile_status == CaseStatus::kPass ? "" : "op table differs\nsecond line",
-                                         {}, ops}).ok());
-      const int64_t k = *store_->BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
-      ASSERT_TRUE(store_->FinishCase(k, {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "",
-                                         {{"gemm_max_bound_use", bound_use, 0, {}, {}}}, {}}).ok());
-      ASSERT_TRUE(store_->FinishRun(run, RunStatus::kFail).ok());
+      ASSERT_TRUE(store_->writer()
+                      .FinishCase(c, {"compile/test_ops_0",
+                                      compile_status,
+                                      0.1,
+                                      compile_status == CaseStatus::kPass ? "" : "op table differs\nsecond line",
+                                      {},
+                                      ops})
+                      .ok());
+      const int64_t k = *store_->writer().BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
+      ASSERT_TRUE(store_->writer()
+                      .FinishCase(k, {"kernels/test_gemm_0",
+                                      CaseStatus::kPass,
+                                      0.1,
+                                      "",
+                                      {{"gemm_max_bound_use", bound_use, 0, {}, {}}},
+                                      {}})
+                      .ok());
+      ASSERT_TRUE(store_->writer().FinishRun(run, RunStatus::kFail).ok());
     }
   }
 
@@ -106,14 +126,16 @@ TEST_F(ReportModelTest, FailuresSayWhenTheyStartedAndDiffTheOpTableWithAStaleHin
 // A nightly in two shards (harness run --shard I/2 --nightly n7, then merge): the summary names
 // the shards holding each suite, a failure the shard and host it ran on.
 TEST_F(ReportModelTest, AShardedNightlyNamesItsShardsAndWhereEachFailureRan) {
-  const int64_t c5 = *store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"});
+  const int64_t c5 = *store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"});
   for (int shard = 1; shard >= 0; --shard) {  // written out of order: the report sorts them
-    const int64_t run = *store_->BeginRun({c5, "refstack", "id1", "{}", fmt::format("ci-{}", shard), "0.2.0",
-                                           fmt::format("{}/2", shard), "n7"});
+    const int64_t run = *store_->writer().BeginRun(
+        {c5, "refstack", "id1", "{}", fmt::format("ci-{}", shard), "0.2.0", fmt::format("{}/2", shard), "n7"});
     const std::string id = shard == 0 ? "compile/test_ops_0" : "compile/test_ops_1";
-    const int64_t c = *store_->BeginCase(run, "compile", id, "{}");
-    ASSERT_TRUE(store_->FinishCase(c, {id, shard == 0 ? CaseStatus::kFail : CaseStatus::kPass, 0.1, "x", {}, {}}).ok());
-    ASSERT_TRUE(store_->FinishRun(run, RunStatus::kPass).ok());
+    const int64_t c = *store_->writer().BeginCase(run, "compile", id, "{}");
+    ASSERT_TRUE(store_->writer()
+                    .FinishCase(c, {id, shard == 0 ? CaseStatus::kFail : CaseStatus::kPass, 0.1, "x", {}, {}})
+                    .ok());
+    ASSERT_TRUE(store_->writer().FinishRun(run, RunStatus::kPass).ok());
   }
   auto m = BuildReport(*store_, {.suite = "compile"});
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -174,7 +196,7 @@ TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) 
 // Three runs of one commit disagree on a case's status, 2 passes and a failure: the flaky row
 // counts each side for what it is (another identity's failure there is not a rerun).
 TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersApart) {
-  commits_.push_back(*store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  commits_.push_back(*store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
   Nightly(5, {0.93}, CaseStatus::kFail, 0.80, "id2");
   Nightly(5, {0.93}, CaseStatus::kPass, 0.80);
   Nightly(5, {0.93}, CaseStatus::kFail, 0.80);
@@ -198,15 +220,20 @@ TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersA
 // shows what changed, every row added, against that pass (an empty table is a table).
 TEST_F(ReportModelTest, AFailureDiffsItsOpsAgainstALastPassThatHadNone) {
   for (int i : {5, 6}) {
-    commits_.push_back(*store_->UpsertCommit({Sha(i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
-    const int64_t run = *store_->BeginRun({commits_[i - 1], "refstack", "id1", "{}", "host", "0.2.0"});
-    const int64_t c = *store_->BeginCase(run, "compile", "compile/test_new_0", "{}");
+    commits_.push_back(*store_->writer().UpsertCommit({Sha(i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
+    const int64_t run = *store_->writer().BeginRun({commits_[i - 1], "refstack", "id1", "{}", "host", "0.2.0"});
+    const int64_t c = *store_->writer().BeginCase(run, "compile", "compile/test_new_0", "{}");
     const bool pass = i == 5;
-    ASSERT_TRUE(store_->FinishCase(c, {"compile/test_new_0", pass ? CaseStatus::kPass : CaseStatus::kFail, 0.1,
-                                       pass ? "" : "op table differs", {},
-                                       pass ? std::vector<OpRow>{} : std::vector<OpRow>{{"ns.matmul.default", "[4, 4]", 2, 0}}})
-                    .ok());
-    ASSERT_TRUE(store_->FinishRun(run, pass ? RunStatus::kPass : RunStatus::kFail).ok());
+    ASSERT_TRUE(
+        store_->writer()
+            .FinishCase(c, {"compile/test_new_0",
+                            pass ? CaseStatus::kPass : CaseStatus::kFail,
+                            0.1,
+                            pass ? "" : "op table differs",
+                            {},
+                            pass ? std::vector<OpRow>{} : std::vector<OpRow>{{"ns.matmul.default", "[4, 4]", 2, 0}}})
+            .ok());
+    ASSERT_TRUE(store_->writer().FinishRun(run, pass ? RunStatus::kPass : RunStatus::kFail).ok());
   }
   auto m = BuildReport(*store_, {.case_glob = "compile/test_new_*"});
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -223,7 +250,7 @@ TEST_F(ReportModelTest, AFailureDiffsItsOpsAgainstALastPassThatHadNone) {
 // commit), the flips and the op-table diff pair only with that identity's earlier results,
 // and "not passing since" follows that identity's streak.
 TEST_F(ReportModelTest, AnotherIdentitysRunsAreNeitherRerunsNorBaselines) {
-  commits_.push_back(*store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  commits_.push_back(*store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
   Nightly(4, {0.70}, CaseStatus::kPass, 0.30, "id2");  // newest at commit 4
   Nightly(5, {0.9130}, CaseStatus::kFail, 0.80);
   Nightly(5, {0.70}, CaseStatus::kPass, 0.80, "id2");
@@ -258,7 +285,7 @@ TEST_F(ReportModelTest, AnotherIdentitysRunsAreNeitherRerunsNorBaselines) {
 // Without reruns a tolerance row falls back to the spread over recent commits: of this
 // identity's results only (id2's 0.30 at commit 4 is another stack's number).
 TEST_F(ReportModelTest, TheCommitSpreadOfAToleranceIsOneIdentitys) {
-  commits_.push_back(*store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  commits_.push_back(*store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
   Nightly(4, {0.70}, CaseStatus::kPass, 0.30, "id2");
   Nightly(5, {0.9130}, CaseStatus::kFail, 0.85);
   auto m = BuildReport(*store_, {.case_glob = "kernels/*"});
@@ -281,12 +308,18 @@ TEST_F(ReportModelTest, WithoutRerunsTheGateIsTheBinomialQuestion) {
   // A single result and no reruns: the binomial question (same numbers as TrueRateEstimate's test).
   testing_util::TempDir dir;
   auto store = std::move(Store::Open(dir / "one.db")).value();
-  const int64_t c = *store->UpsertCommit({Sha(9), {}, 1, 0, "one"});
-  const int64_t run = *store->BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
-  const int64_t g = *store->BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
-  ASSERT_TRUE(store->FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 1, "",
-                                    {{"accuracy", 1206.0 / 1319, 1319, 0.9, 0.93}, {"gate", 0.91, 0, {}, {}}}, {}}).ok());
-  ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+  const int64_t c = *store->writer().UpsertCommit({Sha(9), {}, 1, 0, "one"});
+  const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+  const int64_t g = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
+  ASSERT_TRUE(store->writer()
+                  .FinishCase(g, {"gsm8k/test_accuracy_0",
+                                  CaseStatus::kPass,
+                                  1,
+                                  "",
+                                  {{"accuracy", 1206.0 / 1319, 1319, 0.9, 0.93}, {"gate", 0.91, 0, {}, {}}},
+                                  {}})
+                  .ok());
+  ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
   auto one = BuildReport(*store, {});
   ASSERT_TRUE(one.ok());
   ASSERT_EQ(one->flaky.size(), 1u);
@@ -302,12 +335,15 @@ TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
   testing_util::TempDir dir;
   auto store = std::move(Store::Open(dir / "one.db")).value();
   const std::string sha = fmt::format("{:040x}", 0xfeed01);
-  const int64_t c = *store->UpsertCommit({sha, {}, 1, 0, "one"});
-  const int64_t run = *store->BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
-  const int64_t k = *store->BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
-  ASSERT_TRUE(store->FinishCase(k, {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "",
-                                    {{"gemm_max_bound_use", 0.8, 0, {}, {}}}, {}}).ok());
-  ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+  const int64_t c = *store->writer().UpsertCommit({sha, {}, 1, 0, "one"});
+  const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+  const int64_t k = *store->writer().BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
+  ASSERT_TRUE(
+      store->writer()
+          .FinishCase(k,
+                      {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "", {{"gemm_max_bound_use", 0.8, 0, {}, {}}}, {}})
+          .ok());
+  ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
   auto m = BuildReport(*store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->flaky.size(), 1u);
@@ -354,17 +390,21 @@ TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) 
 // would be a commit of the window, trend points, reruns of the gate's flaky row, the newest
 // result the flips pair and its baseline.
 TEST_F(ReportModelTest, PartialRunsAreNoCommitTrendPointRerunOrBaseline) {
-  commits_.push_back(*store_->UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  commits_.push_back(*store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
   for (int i : {3, 4, 5}) {
     NewRun r{commits_[i - 1], "refstack", "id1", "{}", "host", "0.2.0"};
     r.partial_questions = 40;
-    const int64_t run = *store_->BeginRun(r);
-    const int64_t g = *store_->BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
+    const int64_t run = *store_->writer().BeginRun(r);
+    const int64_t g = *store_->writer().BeginCase(run, "gsm8k", "gsm8k/test_accuracy_0", "{}");
     for (int q = 0; q < 40; ++q)
-      ASSERT_TRUE(store_->WriteSample(g, {std::to_string(q), SampleOutcome::kWrong, "42", "41", 0, 0, ""}).ok());
-    ASSERT_TRUE(store_->FinishCase(g, {"gsm8k/test_accuracy_0", CaseStatus::kPass, 1, "partial",
-                                       {{"accuracy", 0.5, 40, {}, {}}}, {}}).ok());
-    ASSERT_TRUE(store_->FinishRun(run, RunStatus::kPass).ok());
+      ASSERT_TRUE(
+          store_->writer().WriteSample(g, {std::to_string(q), SampleOutcome::kWrong, "42", "41", 0, 0, ""}).ok());
+    ASSERT_TRUE(
+        store_->writer()
+            .FinishCase(g,
+                        {"gsm8k/test_accuracy_0", CaseStatus::kPass, 1, "partial", {{"accuracy", 0.5, 40, {}, {}}}, {}})
+            .ok());
+    ASSERT_TRUE(store_->writer().FinishRun(run, RunStatus::kPass).ok());
   }
   auto m = BuildReport(*store_, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -390,15 +430,15 @@ TEST(ReportModel, FlipsLeaveOutQuestionsThatErroredOnEitherSide) {
   const std::vector<std::vector<const char*>> outcomes = {{"correct", "correct", "wrong", "error", "wrong"},
                                                           {"error", "wrong", "error", "correct", "correct"}};
   for (int i = 0; i < 2; ++i) {
-    const int64_t c = *store->UpsertCommit({fmt::format("{:040x}", 0xf00 + i), {}, i + 1, 0, "c"});
-    const int64_t run = *store->BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
-    const int64_t g = *store->BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
+    const int64_t c = *store->writer().UpsertCommit({fmt::format("{:040x}", 0xf00 + i), {}, i + 1, 0, "c"});
+    const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+    const int64_t g = *store->writer().BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
     for (int q = 0; q < 5; ++q) {
       const SampleOutcome outcome = ParseSampleOutcome(outcomes[i][q]).value();
-      ASSERT_TRUE(store->WriteSample(g, {std::to_string(q), outcome, "1", "", 0, 0, ""}).ok());
+      ASSERT_TRUE(store->writer().WriteSample(g, {std::to_string(q), outcome, "1", "", 0, 0, ""}).ok());
     }
-    ASSERT_TRUE(store->FinishCase(g, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {}, {}}).ok());
-    ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+    ASSERT_TRUE(store->writer().FinishCase(g, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {}, {}}).ok());
+    ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
   }
   auto m = BuildReport(*store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -468,19 +508,19 @@ struct History {
 
   explicit History(int n) {
     for (int i = 1; i <= n; ++i)
-      commits.push_back(*store->UpsertCommit({fmt::format("{:040x}", 0xdef000 + i), {}, i, 1700000000 + i,
-                                              fmt::format("commit {}", i)}));
+      commits.push_back(*store->writer().UpsertCommit(
+          {fmt::format("{:040x}", 0xdef000 + i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
   }
   // One run at commit i (1-based) holding `cases`; context holds the fault switches, if any.
   void Run(int i, const std::vector<CaseResult>& cases, const std::string& context = "{}") {
     NewRun r{commits[i - 1], "refstack", "id1", "{}", "host", "0.2.0"};
     r.context_json = context;
-    const int64_t run = *store->BeginRun(r);
+    const int64_t run = *store->writer().BeginRun(r);
     for (const auto& c : cases) {
-      const int64_t id = *store->BeginCase(run, CaseId(c.case_id).suite(), c.case_id, "{}");
-      ASSERT_TRUE(store->FinishCase(id, c).ok());
+      const int64_t id = *store->writer().BeginCase(run, CaseId(c.case_id).suite(), c.case_id, "{}");
+      ASSERT_TRUE(store->writer().FinishCase(id, c).ok());
     }
-    ASSERT_TRUE(store->FinishRun(run, CountStatuses(cases).Overall()).ok());
+    ASSERT_TRUE(store->writer().FinishRun(run, CountStatuses(cases).Overall()).ok());
   }
   void Culprit(int good, int culprit, const std::string& case_id) {
     BisectSessionRow b;
@@ -488,12 +528,12 @@ struct History {
     b.bad = fmt::format("{:040x}", 0xdef000 + culprit);
     b.target = case_id;
     b.args_json = R"({"format_version": 1, "target": {"cases": [")" + case_id + R"("]}})";
-    const int64_t session = *store->BeginBisect(b);
+    const int64_t session = *store->bisect_record().BeginBisect(b);
     b.status = "culprit";
     b.culprit = b.bad;
     b.confidence = 1.0;
     b.result_json = "{}";
-    ASSERT_TRUE(store->FinishBisect(session, b).ok());
+    ASSERT_TRUE(store->bisect_record().FinishBisect(session, b).ok());
   }
 };
 
@@ -554,7 +594,7 @@ TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   g.confirmation = "confirmed";
   g.confirm_json = "[]";
   g.session_id = 1;
-  ASSERT_TRUE(h.store->AddRegression(g).ok());
+  ASSERT_TRUE(h.store->bisect_record().AddRegression(g).ok());
   auto m = BuildReport(*h.store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->changes.size(), 2u);

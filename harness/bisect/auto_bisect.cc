@@ -54,7 +54,7 @@ Status CheckRequest(const AutoBisectRequest& r) {
 // 125, 126, 127 for a status) the rerun could not test it, which confirms nothing.
 Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const std::string& sha,
                               const std::vector<RegressionTarget>& targets, SessionLock& lock) {
-  auto before = store.NewestCaseResultId();
+  auto before = store.reader().NewestCaseResultId();
   if (!before) return before.error();
   WorktreeCommandSpec spec{r.command, r.repo, r.db, r.command_timeout_s, "confirm"};
   spec.step_start_timeout_s = r.step_start_timeout_s;
@@ -78,7 +78,7 @@ Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const st
                                   stderr_words));
   ConfirmingRun run{proc->exit_code, {}, {}};
   for (const auto& t : targets) {
-    auto again = Reproduces(store, t, sha, *before);
+    auto again = Reproduces(store.reader(), t, sha, *before);
     if (!again) return again.error();
     std::string untestable;
     if (!*again) {
@@ -199,7 +199,7 @@ Status BisectConfirmed(const AutoBisectRequest& r, Store& store, const std::stri
         BisectRequestFor(r, g.target, good, bad, left / static_cast<int>(to_bisect.size() - i), out.nightly), store);
     if (!outcome) return outcome.error();
     out.runs_total += outcome->runs;
-    if (auto s = store.SetRegressionSession(g.regression_id, outcome->session_id); !s) return s.error();
+    if (auto s = store.bisect_record().SetRegressionSession(g.regression_id, outcome->session_id); !s) return s.error();
     g.bisect = std::move(outcome).value();
   }
   return OkStatus();
@@ -282,9 +282,9 @@ Result<std::optional<AutoRegression>> StoredRegression(const AutoBisectRequest& 
 Result<std::optional<AutoBisectOutcome>> StoredAnswer(const AutoBisectRequest& r, Store& store,
                                                       const NightlyPair& pair) {
   using Answer = std::optional<AutoBisectOutcome>;
-  auto rows = store.Regressions();
+  auto rows = store.bisect_record().Regressions();
   if (!rows) return rows.error();
-  auto targets = FindRegressions(store, pair, r.suites_dir);
+  auto targets = FindRegressions(store.reader(), pair, r.suites_dir);
   if (!targets) return targets.error();
   AutoBisectOutcome out;
   out.nightly = pair.current;
@@ -292,7 +292,7 @@ Result<std::optional<AutoBisectOutcome>> StoredAnswer(const AutoBisectRequest& r
   out.stored = true;
   for (const auto& row : *rows) {
     if (row.run_id != pair.current.first().id) continue;
-    auto g = StoredRegression(r, store, row, *targets);
+    auto g = StoredRegression(r, store.bisect_record(), row, *targets);
     if (!g) return g.error();
     if (!*g) return Answer();
     out.runs_total += (*g)->bisect ? (*g)->bisect->runs : 0;
@@ -338,7 +338,7 @@ Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store&
   AutoBisectRequest r = request;
   r.db = Absolute(r.db);
   if (!r.repo.empty()) r.repo = Absolute(r.repo);
-  auto pair = FindNightlyPair(store, r.run_id);
+  auto pair = FindNightlyPair(store.reader(), r.run_id);
   if (!pair) return pair.error();
   auto claim = ClaimNightly(r.db, pair->current.first().id);
   if (!claim) return claim.error();
@@ -348,16 +348,16 @@ Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store&
     if (*stored) return std::move(**stored);
   }
   // A new answer replaces what an earlier run stored (with --again, or one that stopped part-way).
-  if (auto s = store.DeleteRegressionsOf(pair->current.first().id); !s) return s.error();
+  if (auto s = store.bisect_record().DeleteRegressionsOf(pair->current.first().id); !s) return s.error();
   AutoBisectOutcome out;
   out.nightly = pair->current;
   out.previous = pair->previous;
-  auto targets = FindRegressions(store, *pair, r.suites_dir);
+  auto targets = FindRegressions(store.reader(), *pair, r.suites_dir);
   if (!targets) return targets.error();
   if (targets->empty()) return out;
   const std::string good = pair->previous->first().sha, bad = pair->current.first().sha;
   if (auto s = ConfirmAtBad(r, store, bad, *targets, out); !s) return s.error();
-  if (auto s = RecordRegressions(r, store, *pair, *targets, out); !s) return s.error();
+  if (auto s = RecordRegressions(r, store.bisect_record(), *pair, *targets, out); !s) return s.error();
   if (auto s = BisectConfirmed(r, store, good, bad, out); !s) return s.error();
   return out;
 }

@@ -285,7 +285,7 @@ class Session {
       target_ = r_.replay->target;
       return OkStatus();
     }
-    auto t = bisect::ChooseTarget(r_, store_, commits_);
+    auto t = bisect::ChooseTarget(r_, store_.reader(), commits_);
     if (!t) return t.error();
     target_ = *t;
     if (target_.status || !target_.cases.empty() || r_.command.empty()) return OkStatus();
@@ -302,7 +302,7 @@ class Session {
                                       ExitWords(proc->exit_code), r_.metric, StderrWords(proc->err)));
       end_tested_ = true;
     }
-    auto again = bisect::ChooseTarget(r_, store_, commits_);
+    auto again = bisect::ChooseTarget(r_, store_.reader(), commits_);
     if (!again) return again.error();
     target_ = *again;
     return OkStatus();
@@ -322,7 +322,7 @@ class Session {
     row_.bad = commits_.back().sha;
     row_.target = target_.words;
     row_.args_json = ToJson(header).dump();
-    auto id = lock_.Begin(store_, row_);
+    auto id = lock_.Begin(store_.bisect_record(), row_);
     if (!id) return id.error();
     out_.session_id = *id;
     out_.target = target_.words;
@@ -388,11 +388,11 @@ class Session {
       if (i >= static_cast<int>(target_.questions.size()) || target_.questions[i].empty()) continue;
       std::vector<std::string> history;
       for (const auto& sha : *ancestors) {
-        auto stored = store_.CaseEvidenceAt(target_.cases[i], sha);
+        auto stored = store_.reader().CaseEvidenceAt(target_.cases[i], sha);
         if (!stored) return stored.error();
         for (const auto& e : *stored) {
           if (e.status == CaseStatus::kError) continue;
-          auto q = QuestionOutcomes(store_, e.case_result_id, target_.questions[i]);
+          auto q = QuestionOutcomes(store_.reader(), e.case_result_id, target_.questions[i]);
           if (!q) return q.error();
           if (q->find_first_of("01") != std::string::npos) history.push_back(std::move(*q));
         }
@@ -465,7 +465,7 @@ class Session {
     out_.timing = Timing();
     AddTiming(result, *out_.timing);
     fin.result_json = result.dump();
-    if (auto s = store_.FinishBisect(out_.session_id, fin); !s) return s.error();
+    if (auto s = store_.bisect_record().FinishBisect(out_.session_id, fin); !s) return s.error();
     return out_;
   }
 
@@ -501,7 +501,7 @@ class Session {
   // "bisect": "session N step S"); empty for a run no bisect step made.
   Result<std::string> RunMadeFor(int64_t run_id) {
     if (auto it = run_made_for_.find(run_id); it != run_made_for_.end()) return it->second;
-    auto run = store_.Run(run_id);
+    auto run = store_.reader().Run(run_id);
     if (!run) return run.error();
     const Json context = ParseJsonOrDiscarded(run->context_json);
     std::string made_for;
@@ -517,7 +517,7 @@ class Session {
                              const std::string& made_for = "") {
     bool any = false;
     for (int i = 0; i < static_cast<int>(target_.cases.size()); ++i) {
-      auto stored = store_.CaseEvidenceAt(target_.cases[i], commits_[k].sha);
+      auto stored = store_.reader().CaseEvidenceAt(target_.cases[i], commits_[k].sha);
       if (!stored) return stored.error();
       for (const auto& e : *stored) {
         if (e.case_result_id <= after_id || used_results_.count(e.case_result_id)) continue;
@@ -528,7 +528,7 @@ class Session {
         }
         if (used_results_.insert(e.case_result_id).second) {
           const std::size_t observed = ev.observations.size();
-          if (auto st = EvidenceObservations(target_, i, e, store_, ev.observations); !st) return st.error();
+          if (auto st = EvidenceObservations(target_, i, e, store_.reader(), ev.observations); !st) return st.error();
           if (auto st = CountQuestions(e.case_result_id, ev); !st) return st.error();
           if (e.partial && ev.observations.size() == observed) continue;  // says nothing of this target
           ev.case_results.push_back(e.case_result_id);
@@ -547,7 +547,7 @@ class Session {
       return case_result_id > range.first && case_result_id <= range.second;
     });
     if (!by_command) return OkStatus();
-    auto samples = store_.Samples(case_result_id);
+    auto samples = store_.reader().Samples(case_result_id);
     if (!samples) return samples.error();
     const auto asked = static_cast<int64_t>(samples->size());
     ev.questions_evaluated = ev.questions_evaluated.value_or(0) + asked;
@@ -606,7 +606,7 @@ class Session {
 
   // A step at position k in slot, ready for RunCommandAt (its questions chosen now).
   Result<StepRun> StartStep(int k, int slot) {
-    auto newest = store_.NewestCaseResultId();
+    auto newest = store_.reader().NewestCaseResultId();
     if (!newest) return newest.error();
     StepRun s;
     s.k = k;
@@ -626,7 +626,7 @@ class Session {
   // The end of a step whose command ran. An interrupt, a timeout, a signal or an exit >= 128
   // is an error (exit 3) naming where and the end of its stderr: no answer, whatever it stored.
   Result<StepProcess> EndStep(StepRun& s) {
-    auto after = store_.NewestCaseResultId();
+    auto after = store_.reader().NewestCaseResultId();
     if (!after) return after.error();
     command_results_.emplace_back(s.before, *after);
     auto& proc = *s.proc;
@@ -653,12 +653,12 @@ class Session {
     const std::string suite = r_.metric.substr(0, r_.metric.find('/'));
     std::vector<std::string> ids = r_.cases;
     if (ids.empty()) {
-      auto at = store_.CaseIdsAt(commits_[k].sha, suite + "/");
+      auto at = store_.reader().CaseIdsAt(commits_[k].sha, suite + "/");
       if (!at) return at.error();
       ids = *at;
     }
     for (const auto& id : ids) {
-      auto stored = store_.CaseEvidenceAt(id, commits_[k].sha);
+      auto stored = store_.reader().CaseEvidenceAt(id, commits_[k].sha);
       if (!stored) return stored.error();
       for (const auto& e : *stored)
         if (e.case_result_id > before && e.status != CaseStatus::kError && !e.partial) return true;
@@ -895,8 +895,9 @@ class Session {
     Json decision{{"probability_bad", step.probability_bad}, {"verdict", step.verdict},
                   {"no_culprit", search_->Posterior()[0]}};
     out_.steps.push_back(step);
-    return store_.AddBisectStep(out_.session_id, BisectStepRow{step.index, step.sha, source, run_id, exit_code,
-                                                               ToJson(ev).dump(), decision.dump()});
+    return store_.bisect_record().AddBisectStep(
+        out_.session_id,
+        BisectStepRow{step.index, step.sha, source, run_id, exit_code, ToJson(ev).dump(), decision.dump()});
   }
 
   // Tells the observer where the session is: the commit, the leading hypothesis, the cost so far.
@@ -926,7 +927,7 @@ class Session {
     if (StopSignals::Caught()) result["interrupted"] = true;
     AddTiming(result, Timing());
     fin.result_json = result.dump();
-    static_cast<void>(store_.FinishBisect(out_.session_id, fin));
+    static_cast<void>(store_.bisect_record().FinishBisect(out_.session_id, fin));
     return Error{e.code == ExitCode::kUsage ? ExitCode::kUsage : ExitCode::kInfra,
                  fmt::format("bisect session {}: {}", out_.session_id, e.message)};
   }
@@ -987,10 +988,10 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
   r.db = absolute(r.db);
   if (!r.repo.empty()) r.repo = absolute(r.repo);
   StopSignals stop_signals;
-  auto recovered = RecoverDeadSessions(r.db, store);
+  auto recovered = RecoverDeadSessions(r.db, store.bisect_record());
   if (!recovered) return recovered.error();
   for (const auto& note : *recovered) std::fprintf(stderr, "harness: %s\n", note.c_str());
-  auto commits = Positions(r, store);
+  auto commits = Positions(r, store.reader());
   if (!commits) return commits.error();
   auto lock = SessionLock::Create(r.db);
   if (!lock) return lock.error();
@@ -1003,7 +1004,7 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
   return session.Finish(*decision);
 }
 
-Result<std::string> BisectLog(BisectRecord& store, int64_t session_id) {
+Result<std::string> BisectLog(BisectRecordReader& store, int64_t session_id) {
   auto s = store.BisectSession(session_id);
   if (!s) return s.error();
   const std::string origin = fmt::format("bisect session {}", s->id);

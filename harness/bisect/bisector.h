@@ -105,7 +105,7 @@ struct BisectOutcome {
 Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store);
 
 // The session as JSON lines: a header with the request, then one line per step.
-Result<std::string> BisectLog(BisectRecord& store, int64_t session_id);
+Result<std::string> BisectLog(BisectRecordReader& store, int64_t session_id);
 // Parses a log written by BisectLog back into a request (its target and steps become
 // replay); a field of the wrong type is an error naming its line and key (exit 2).
 Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string& origin);

@@ -25,21 +25,21 @@ class RegressionsTest : public ::testing::Test {
   // (case id, status); context_json says what else it is (a rerun: {"rerun_of": N}).
   int64_t Stored(int i, const std::string& nightly, const std::vector<std::pair<std::string, CaseStatus>>& cases,
                  const std::string& context_json = "{}") {
-    const int64_t commit = *store_->UpsertCommit(ReadCommit(dir_ / "repo", shas_[i]).value());
+    const int64_t commit = *store_->writer().UpsertCommit(ReadCommit(dir_ / "repo", shas_[i]).value());
     NewRun r{commit, "refstack", "A", "{}", "host", "0.2.0", "0/1", nightly, context_json};
-    const int64_t run = *store_->BeginRun(r);
+    const int64_t run = *store_->writer().BeginRun(r);
     for (const auto& [id, status] : cases) {
-      const int64_t cr = *store_->BeginCase(run, "selftest", id, "{}");
-      EXPECT_TRUE(store_->FinishCase(cr, {id, status, 0, "", {}, {}}).ok());
+      const int64_t cr = *store_->writer().BeginCase(run, "selftest", id, "{}");
+      EXPECT_TRUE(store_->writer().FinishCase(cr, {id, status, 0, "", {}, {}}).ok());
     }
-    EXPECT_TRUE(store_->FinishRun(run, RunStatus::kFail).ok());
+    EXPECT_TRUE(store_->writer().FinishRun(run, RunStatus::kFail).ok());
     return run;
   }
 
   std::vector<RegressionTarget> Regressions() {
-    auto pair = FindNightlyPair(*store_, std::nullopt);
+    auto pair = FindNightlyPair(store_->reader(), std::nullopt);
     EXPECT_TRUE(pair.ok()) << pair.error().message;
-    auto found = FindRegressions(*store_, *pair, SuitesDir());
+    auto found = FindRegressions(store_->reader(), *pair, SuitesDir());
     EXPECT_TRUE(found.ok()) << found.error().message;
     return found.ok() ? *found : std::vector<RegressionTarget>{};
   }
@@ -60,7 +60,7 @@ TEST_F(RegressionsTest, ARerunSharingTheNightlyIdIsNotTheNightly) {
   const int64_t nightly = Stored(1, "n2", {{kCase, CaseStatus::kFail}});
   Stored(1, "n2", {{kCase, CaseStatus::kPass}}, R"({"rerun_of": )" + std::to_string(nightly) + "}");
 
-  auto pair = FindNightlyPair(*store_, std::nullopt);
+  auto pair = FindNightlyPair(store_->reader(), std::nullopt);
   ASSERT_TRUE(pair.ok()) << pair.error().message;
   ASSERT_EQ(pair->current.runs.size(), 1u);
   EXPECT_EQ(pair->current.first().id, nightly);

@@ -23,7 +23,7 @@ using testing_util::TempDir;
 using testing_util::WriteFile;
 
 std::string StatusOf(Store& store, int64_t id) {
-  auto s = store.BisectSession(id);
+  auto s = store.bisect_record().BisectSession(id);
   return s.ok() ? s->status : "";
 }
 
@@ -42,24 +42,24 @@ TEST(SessionLock, ADeadSessionIsCleanedUpAndALiveOneLeftAlone) {
 
   auto live = SessionLock::Create(db);
   ASSERT_TRUE(live.ok()) << live.error().message;
-  auto live_id = (*live)->Begin(*store, row);
+  auto live_id = (*live)->Begin(store->bisect_record(), row);
   ASSERT_TRUE(live_id.ok());
   EXPECT_TRUE(fs::exists(dir / ("h.db.bisect-" + std::to_string(*live_id) + ".lock")));
 
-  const int64_t dead_id = *store->BeginBisect(row);
+  const int64_t dead_id = *store->bisect_record().BeginBisect(row);
   auto folder = MakeWorktreeFolder();
   ASSERT_TRUE(folder.ok());
   const fs::path worktree = *folder / "0123456789ab";
   ASSERT_TRUE(AddWorktree(repo, worktree, shas[0]).ok());
   WriteFile(dir / ("h.db.bisect-" + std::to_string(dead_id) + ".lock"),
             Json{{"pid", 1}, {"repo", repo.string()}, {"worktree", worktree.string()}}.dump() + "\n   ");
-  const int64_t lockless_id = *store->BeginBisect(row);
+  const int64_t lockless_id = *store->bisect_record().BeginBisect(row);
 
-  auto notes = RecoverDeadSessions(db, *store);
+  auto notes = RecoverDeadSessions(db, store->bisect_record());
   ASSERT_TRUE(notes.ok()) << notes.error().message;
   EXPECT_EQ(StatusOf(*store, *live_id), "running");
   EXPECT_EQ(StatusOf(*store, dead_id), "error");
-  EXPECT_NE(store->BisectSession(dead_id)->result_json.find("\"interrupted\":true"), std::string::npos);
+  EXPECT_NE(store->bisect_record().BisectSession(dead_id)->result_json.find("\"interrupted\":true"), std::string::npos);
   EXPECT_EQ(StatusOf(*store, lockless_id), "error");
   EXPECT_FALSE(fs::exists(worktree.parent_path())) << "the worktree's folder is removed";
   EXPECT_FALSE(fs::exists(dir / ("h.db.bisect-" + std::to_string(dead_id) + ".lock")));
@@ -111,7 +111,7 @@ TEST(SessionLock, EachSlotOfADeadSessionIsCheckedAndUndoneOnItsOwn) {
   const BisectSessionRow row{.good = "a", .bad = "b", .target = "t",
                              .args_json = ToJson(BisectSessionHeader{.good = "a", .bad = "b", .repo = repo.string()})
                                               .dump()};
-  const int64_t id = *store->BeginBisect(row);
+  const int64_t id = *store->bisect_record().BeginBisect(row);
   Json slots = Json::array();
   std::vector<fs::path> worktrees;
   std::vector<pid_t> commands;
@@ -134,7 +134,7 @@ TEST(SessionLock, EachSlotOfADeadSessionIsCheckedAndUndoneOnItsOwn) {
                      {"command", {{"pid", who->pid}, {"start_ticks", who->start_ticks}, {"boot_id", who->boot_id}}}});
   }
   WriteFile(dir / ("h.db.bisect-" + std::to_string(id) + ".lock"), Json{{"pid", 1}, {"slots", slots}}.dump());
-  auto notes = RecoverDeadSessions(db, *store);
+  auto notes = RecoverDeadSessions(db, store->bisect_record());
   ASSERT_TRUE(notes.ok()) << notes.error().message;
   std::string all;
   for (const auto& n : *notes) all += n + "\n";
@@ -164,7 +164,7 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
   WriteFile(dir / "h.db.bisect-pending-1-abcdef.lock",
             Json{{"pid", "x"}, {"command", {{"pid", "y"}}}, {"worktree", keep.string()}}.dump());
   WriteFile(dir / "h.db.bisect-7.lock", "{not json");
-  auto notes = RecoverDeadSessions(db, *store);
+  auto notes = RecoverDeadSessions(db, store->bisect_record());
   ASSERT_TRUE(notes.ok()) << notes.error().message;
   EXPECT_TRUE(fs::exists(keep / "file")) << "a folder bisect did not make is not removed";
   EXPECT_TRUE(fs::exists(keep.parent_path() / "sibling"));

@@ -96,7 +96,7 @@ TEST_P(AutoBisectFault, NamesTheCommitThatTurnedTheFaultOn) {
   // Stored: each regression with its confirmation and session, linked to the nightly.
   auto store = Store::OpenReadOnly(h.db);
   ASSERT_TRUE(store.ok());
-  auto stored = (*store)->Regressions();
+  auto stored = (*store)->bisect_reader().Regressions();
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), j["regressions"].size());
   for (const auto& g : *stored) {
@@ -104,7 +104,7 @@ TEST_P(AutoBisectFault, NamesTheCommitThatTurnedTheFaultOn) {
     EXPECT_EQ(g.baseline_run_id, j["previous_run"].get<int64_t>());
     EXPECT_EQ(g.confirmation, "confirmed");
     ASSERT_TRUE(g.session_id.has_value());
-    auto session = (*store)->BisectSession(*g.session_id);
+    auto session = (*store)->bisect_reader().BisectSession(*g.session_id);
     ASSERT_TRUE(session.ok());
     EXPECT_EQ(session->culprit, h.shas[k - 1]);
   }
@@ -240,10 +240,10 @@ TEST(AutoBisectE2E, ARegressionTheRerunDoesNotShowIsNotConfirmedAndNotBisected) 
   EXPECT_EQ(j["runs_total"], 1) << "the confirming rerun only";
   auto store = Store::OpenReadOnly(h.db);
   ASSERT_TRUE(store.ok());
-  auto sessions = (*store)->BisectSessionIds();
+  auto sessions = (*store)->bisect_reader().BisectSessionIds();
   ASSERT_TRUE(sessions.ok());
   EXPECT_TRUE(sessions->empty());
-  auto stored = (*store)->Regressions();
+  auto stored = (*store)->bisect_reader().Regressions();
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->size(), 1u);
   EXPECT_EQ(stored->front().confirmation, "not-confirmed");

@@ -235,9 +235,9 @@ TEST(BisectE2E, QuestionsWhoseRequestErroredAreNoLosses) {
   {
     auto store = std::move(Store::Open(db)).value();
     for (int k = 0; k < 6; ++k) {
-      const int64_t commit = *store->UpsertCommit(ReadCommit(repo, shas[k]).value());
-      const int64_t run = *store->BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
-      const int64_t cr = *store->BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
+      const int64_t commit = *store->writer().UpsertCommit(ReadCommit(repo, shas[k]).value());
+      const int64_t run = *store->writer().BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
+      const int64_t cr = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
       int64_t right = 0, answered = 0;
       for (int q = 0; q < 1319; ++q) {
         const SampleOutcome outcome = k >= 3 && q < 30 ? SampleOutcome::kError
@@ -245,12 +245,18 @@ TEST(BisectE2E, QuestionsWhoseRequestErroredAreNoLosses) {
                                                        : SampleOutcome::kWrong;
         right += outcome == SampleOutcome::kCorrect;
         answered += outcome != SampleOutcome::kError;
-        ASSERT_TRUE(store->WriteSample(cr, {std::to_string(q), outcome, "", "", 0, 0, ""}).ok());
+        ASSERT_TRUE(store->writer().WriteSample(cr, {std::to_string(q), outcome, "", "", 0, 0, ""}).ok());
       }
       const double accuracy = static_cast<double>(right) / static_cast<double>(answered);
-      ASSERT_TRUE(store->FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
-                                         {{"accuracy", accuracy, answered, {}, {}}}, {}}).ok());
-      ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+      ASSERT_TRUE(store->writer()
+                      .FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1",
+                                       CaseStatus::kPass,
+                                       1,
+                                       "",
+                                       {{"accuracy", accuracy, answered, {}, {}}},
+                                       {}})
+                      .ok());
+      ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     }
   }
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", repo.string(),

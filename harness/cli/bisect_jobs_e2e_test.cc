@@ -223,7 +223,7 @@ TEST(BisectJobsE2E, TheNextBisectCleansUpBothStepsOfAKilledOne) {
 BisectSessionRow Session(const fs::path& db, int64_t id) {
   auto store = Store::OpenReadOnly(db);
   if (!store.ok()) return {};
-  auto s = (*store)->BisectSession(id);
+  auto s = (*store)->bisect_reader().BisectSession(id);
   return s.ok() ? *s : BisectSessionRow{};
 }
 
@@ -329,7 +329,7 @@ TEST(BisectJobsE2E, TwoRunsAtOneCommitAreToldApartByTheStepThatMadeEach) {
     if (step["source"] != "command") continue;
     ++command_steps;
     ASSERT_EQ(step["evidence"]["case_results"].size(), 1u) << "the other step's run was read as this one's: " << step;
-    auto run = store->Run(step["run_id"].get<int64_t>());
+    auto run = store->reader().Run(step["run_id"].get<int64_t>());
     ASSERT_TRUE(run.ok());
     const Json context = Json::parse(run->context_json);
     const std::string made_for = context.value("bisect", "");

@@ -87,12 +87,12 @@ class BisectQuestionsE2E : public ::testing::Test {
     auto store = std::move(Store::OpenReadOnly(db_)).value();
     int64_t questions = 0;
     int partial = 0;
-    const auto runs = store->FinishedRuns();
+    const auto runs = store->reader().FinishedRuns();
     for (const RunRow& run : runs.value()) {
       if (ParseJsonOrDiscarded(run.context_json).value("bisect", "").empty()) continue;
       int64_t samples = 0;
-      const auto cases = store->Cases(run.id);
-      for (const auto& c : cases.value()) samples += static_cast<int64_t>(store->Samples(c.id)->size());
+      const auto cases = store->reader().Cases(run.id);
+      for (const auto& c : cases.value()) samples += static_cast<int64_t>(store->reader().Samples(c.id)->size());
       questions += samples;
       if (run.partial_questions) {
         ++partial;
@@ -233,18 +233,19 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
   const std::string db = (dir / "h.db").string();
   {
     auto store = std::move(Store::Open(db)).value();
+    RunWriter& writer = store->writer();
     for (int k : {0, 7}) {
-      const int64_t commit = *store->UpsertCommit(ReadCommit(dir / "repo", shas[k]).value());
-      const int64_t run = *store->BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
-      const int64_t cr = *store->BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
+      const int64_t commit = *writer.UpsertCommit(ReadCommit(dir / "repo", shas[k]).value());
+      const int64_t run = *writer.BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
+      const int64_t cr = *writer.BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
       const int right = k == 0 ? 1220 : 1200;
       for (int q = 0; q < kWholeEval; ++q)
-        ASSERT_TRUE(store->WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
+        ASSERT_TRUE(writer.WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
                                             "", "", 0, 0, ""}).ok());
       const double accuracy = static_cast<double>(right) / kWholeEval;
-      ASSERT_TRUE(store->FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
+      ASSERT_TRUE(writer.FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
                                          {{"accuracy", accuracy, kWholeEval, {}, {}}}, {}}).ok());
-      ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+      ASSERT_TRUE(writer.FinishRun(run, RunStatus::kPass).ok());
     }
   }
   // Each step: the path it was handed, then a copy of the file; exit 0, storing nothing.

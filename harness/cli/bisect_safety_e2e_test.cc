@@ -48,7 +48,7 @@ bool WaitForPids(const fs::path& file, size_t n) {
 BisectSessionRow Session(const fs::path& db, int64_t id) {
   auto store = Store::OpenReadOnly(db);
   if (!store.ok()) return {};
-  auto s = (*store)->BisectSession(id);
+  auto s = (*store)->bisect_reader().BisectSession(id);
   return s.ok() ? *s : BisectSessionRow{};
 }
 
@@ -104,7 +104,7 @@ struct RelativeDb : ::testing::Test {
     auto store = Store::OpenReadOnly(db);
     ASSERT_TRUE(store.ok()) << db;
     int64_t runs = 0;
-    while ((*store)->Run(runs + 1).ok()) ++runs;
+    while ((*store)->reader().Run(runs + 1).ok()) ++runs;
     EXPECT_EQ(runs, stored + commands) << "the runs are in " << db;
     EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
   }
@@ -371,8 +371,10 @@ TEST(BisectSafetyE2E, MistypedEvidenceIsExitTwoNamingItsLineAndKey) {
   {
     auto store = Store::Open(db);
     ASSERT_TRUE(store.ok()) << store.error().message;
-    ASSERT_TRUE((*store)->AddBisectStep(1, {99, shas[1], "command", std::nullopt, std::nullopt,
-                                            R"({"observations":[{"series":"one","failed":true}],"skip":false})", "{}"})
+    ASSERT_TRUE((*store)
+                    ->bisect_record()
+                    .AddBisectStep(1, {99, shas[1], "command", std::nullopt, std::nullopt,
+                                       R"({"observations":[{"series":"one","failed":true}],"skip":false})", "{}"})
                     .ok());
   }
   auto stored = RunHarness({"bisect", "log", "1", "--db", db});

@@ -80,7 +80,7 @@ struct Steps {
   BisectSessionRow Session(int64_t id) const {
     auto store = Store::OpenReadOnly(db);
     if (!store.ok()) return {};
-    auto s = (*store)->BisectSession(id);
+    auto s = (*store)->bisect_reader().BisectSession(id);
     return s.ok() ? *s : BisectSessionRow{};
   }
 };
@@ -379,7 +379,7 @@ TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
   EXPECT_EQ(j["runs_total"], 1) << "the confirming rerun only";
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok());
-  auto stored = (*store)->Regressions();
+  auto stored = (*store)->bisect_reader().Regressions();
   ASSERT_TRUE(stored.ok());
   for (const auto& g : *stored) {
     EXPECT_EQ(g.confirmation, "not-confirmed");
@@ -568,10 +568,10 @@ struct Nightlies {
     auto store = Store::OpenReadOnly(db);
     if (!store.ok()) return 0;
     if (std::string(what) == "sessions") {
-      auto ids = (*store)->BisectSessionIds();
+      auto ids = (*store)->bisect_reader().BisectSessionIds();
       return ids.ok() ? ids->size() : 0;
     }
-    auto rows = (*store)->Regressions();
+    auto rows = (*store)->bisect_reader().Regressions();
     return rows.ok() ? rows->size() : 0;
   }
 };

@@ -105,7 +105,7 @@ int AutoBisect(const BisectOptions& o) {
   r.observer = progress.Observer();
   const auto out = ValueOrThrow(bisect::RunAutoBisect(r, *store));
   line.Finish();
-  if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, NightlyJunit(*store, out)));
+  if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, NightlyJunit(store->reader(), out)));
   if (o.format == "json") std::printf("%s\n", DumpJson(bisect::AutoBisectJson(out)).c_str());
   else std::fputs(bisect::AutoBisectText(out).c_str(), stdout);
   return 0;
@@ -207,7 +207,7 @@ CommandMain SetupBisect(CLI::App& app) {
   return [o, log, replay] {
     if (log->parsed()) {
       auto store = ValueOrThrow(Store::OpenReadOnly(o->db));
-      std::fputs(ValueOrThrow(bisect::BisectLog(*store, o->log_session)).c_str(), stdout);
+      std::fputs(ValueOrThrow(bisect::BisectLog(store->bisect_reader(), o->log_session)).c_str(), stdout);
       return 0;
     }
     return Bisect(*o, replay->parsed());

@@ -27,7 +27,7 @@ struct CompareOptions {
 // With --repo, a side git can name (HEAD~1, a tag, a short sha) is its full sha; then the
 // store's rule (a stored sha or a unique prefix of one). A revision git does not know there
 // falls back to that rule: commits stored without git are named by sha alone.
-CompareSide Side(Store& store, const CompareOptions& o, const std::string& spec) {
+CompareSide Side(ResultReader& store, const CompareOptions& o, const std::string& spec) {
   if (!o.repo.empty() && !spec.starts_with("run:"))
     if (auto c = ReadCommit(o.repo, spec)) {
       CompareSide side = ValueOrThrow(ResolveSide(store, c->sha));
@@ -43,9 +43,9 @@ CompareSide Side(Store& store, const CompareOptions& o, const std::string& spec)
 int Compare(const CompareOptions& o) {
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
   auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
-  const CompareSide a = Side(*store, o, o.a);
-  const CompareSide b = Side(*store, o, o.b);
-  const Comparison c = ValueOrThrow(CompareStored(*store, a, b, o.filter));
+  const CompareSide a = Side(store->reader(), o, o.a);
+  const CompareSide b = Side(store->reader(), o, o.b);
+  const Comparison c = ValueOrThrow(CompareStored(store->reader(), a, b, o.filter));
   if (o.format == "json") {
     std::printf("%s\n", DumpJson(reports::CompareJson(c)).c_str());
   } else {

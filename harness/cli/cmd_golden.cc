@@ -46,12 +46,12 @@ void Note(const std::vector<std::string>& notes) {
 int Diff(const GoldenOptions& o) {
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
   auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
-  Note(ValueOrThrow(PendingNotes(*store)));
+  Note(ValueOrThrow(PendingNotes(store->golden_reader())));
   const auto root = GoldenRoot(o);
   const bool all = o.cases.empty();
   std::vector<GoldenReview> reviews;
   for (const auto& id : all ? GoldenCases(root) : o.cases) {
-    GoldenReview r = ValueOrThrow(LoadReview(*store, root, id));
+    GoldenReview r = ValueOrThrow(LoadReview(store->reader(), root, id));
     if (!all && !r.latest)
       throw FatalError(ExitCode::kUsage, fmt::format("no stored result of case '{}' in {}", id, o.db));
     reviews.push_back(std::move(r));
@@ -84,13 +84,13 @@ int Accept(const GoldenOptions& o) {
   const auto lock = ValueOrThrow(FileLock::Acquire(o.db + ".golden.lock", FileLock::Wait::kYes));
   auto store = ValueOrThrow(Store::Open(o.db));
   const auto root = GoldenRoot(o);
-  const SettleMessages settled = ValueOrThrow(SettleInterrupted(*store, root));
+  const SettleMessages settled = ValueOrThrow(SettleInterrupted(store->golden_log(), root));
   Note(settled.notes);
   Print(settled.lines);
   // Every case is checked before any file is written: one refused case changes nothing.
   std::vector<GoldenReview> reviews;
   for (const auto& id : o.cases) {
-    GoldenReview r = ValueOrThrow(LoadReview(*store, root, id));
+    GoldenReview r = ValueOrThrow(LoadReview(store->reader(), root, id));
     if (!r.latest) throw FatalError(ExitCode::kUsage, fmt::format("no stored result of case '{}' in {}", id, o.db));
     ValueOrThrow(CheckAcceptable(r));
     reviews.push_back(std::move(r));
@@ -102,7 +102,7 @@ int Accept(const GoldenOptions& o) {
       std::printf("%s: nothing to accept\n", r.case_id.c_str());
       continue;
     }
-    std::printf("%s\n", ValueOrThrow(AcceptReview(*store, r, o.reason, user)).c_str());
+    std::printf("%s\n", ValueOrThrow(AcceptReview(store->golden_log(), r, o.reason, user)).c_str());
   }
   return static_cast<int>(ExitCode::kPass);
 }

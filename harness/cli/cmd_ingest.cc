@@ -30,8 +30,8 @@ int IngestCommand(const IngestCliOptions& o) {
   const IngestOptions options = ValueOrThrow(PrepareIngest(o.request));  // before the database is created
   CommitInfo commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
-  commit.sha = ValueOrThrow(StoredSpelling(*store, commit.sha));  // one commit, one sha
-  ValueOrThrow(IngestFiles(*store, o.request, options, commit, Hostname(),
+  commit.sha = ValueOrThrow(StoredSpelling(store->reader(), commit.sha));  // one commit, one sha
+  ValueOrThrow(IngestFiles(store->writer(), o.request, options, commit, Hostname(),
                            [](const std::string& line) { std::printf("%s\n", line.c_str()); }));
   return static_cast<int>(ExitCode::kPass);
 }

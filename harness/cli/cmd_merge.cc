@@ -77,7 +77,7 @@ int Merge(const MergeOptions& o) {
   // counted twice silently.
   bool incomplete = false;
   for (const auto& nightly : total.nightlies) {
-    const auto runs = ValueOrThrow(store->NightlyRuns(nightly));
+    const auto runs = ValueOrThrow(store->reader().NightlyRuns(nightly));
     for (const auto& text : ReplacedAttemptTexts(runs)) std::printf("%s\n", text.c_str());
     for (const auto& gap : NightlyGaps(runs)) {
       std::fprintf(stderr, "harness merge: incomplete %s\n", NightlyGapText(gap).c_str());

@@ -193,7 +193,7 @@ int RunCommand(const RunOptions& o) {
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   request.commit = ResolveCommitOption(o.commit, o.repo);
   auto store = ValueOrThrow(Store::Open(o.db));
-  request.commit.sha = ValueOrThrow(StoredSpelling(*store, request.commit.sha));  // one commit, one sha
+  request.commit.sha = ValueOrThrow(StoredSpelling(store->reader(), request.commit.sha));  // one commit, one sha
   // A server the stack launches starts once every input is checked; it stops with its
   // process group when the session ends, however the run ends (and by its guardian when
   // this process dies).

@@ -36,15 +36,15 @@ CaseState StateOf(const std::string& db, int64_t run_id) {
   CaseState out;
   auto store = Store::OpenReadOnly(db);
   if (!store) return out;
-  auto run = (*store)->Run(run_id);
+  auto run = (*store)->reader().Run(run_id);
   if (!run) return out;
   out.partial = run->partial_questions;
-  auto cases = (*store)->Cases(run_id);
+  auto cases = (*store)->reader().Cases(run_id);
   if (!cases) return out;
   for (const auto& c : *cases) {
     if (c.result.case_id != kCase) continue;
     out.status = std::string(Word(c.result.status));
-    if (auto samples = (*store)->Samples(c.id))
+    if (auto samples = (*store)->reader().Samples(c.id))
       for (const auto& s : *samples) out.keys.insert(s.key);
   }
   return out;

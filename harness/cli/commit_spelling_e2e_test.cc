@@ -32,7 +32,7 @@ class CommitSpellingE2E : public ::testing::Test {
   std::vector<std::string> StoredShas() {
     auto store = std::move(Store::OpenReadOnly(db_)).value();
     std::vector<std::string> shas;
-    auto commits = store->MatchCommits("");
+    auto commits = store->reader().MatchCommits("");
     EXPECT_TRUE(commits.ok());
     if (commits.ok())
       for (const auto& c : *commits) shas.push_back(c.sha);

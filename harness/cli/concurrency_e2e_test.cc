@@ -66,20 +66,21 @@ TEST(ConcurrencyE2E, EightRunsWriteOneDatabaseAtOnce) {
   auto store = std::move(Store::OpenReadOnly(db)).value();
   std::set<int64_t> runs;
   for (int64_t id = 1; id <= kWriters; ++id) {
-    auto run = store->Run(id);
+    auto run = store->reader().Run(id);
     ASSERT_TRUE(run.ok()) << "run " << id << " missing";
     EXPECT_EQ(run->status, RunStatus::kPass);
-    auto cases = *store->Cases(id);
+    auto cases = *store->reader().Cases(id);
     ASSERT_EQ(cases.size(), static_cast<std::size_t>(kCases)) << "run " << id;
     for (const auto& c : cases) {
       EXPECT_EQ(c.result.status, CaseStatus::kPass);
-      EXPECT_EQ(store->Samples(c.id)->size(), static_cast<std::size_t>(kSamples)) << c.result.case_id;
-      EXPECT_EQ(store->Ops(c.id)->size(), static_cast<std::size_t>(kOps)) << c.result.case_id;
-      EXPECT_EQ(store->Metrics(c.id)->size(), 1u);
+      EXPECT_EQ(store->reader().Samples(c.id)->size(), static_cast<std::size_t>(kSamples)) << c.result.case_id;
+      EXPECT_EQ(store->reader().Ops(c.id)->size(), static_cast<std::size_t>(kOps)) << c.result.case_id;
+      EXPECT_EQ(store->reader().Metrics(c.id)->size(), 1u);
     }
   }
-  EXPECT_FALSE(store->Run(kWriters + 1).ok());
-  EXPECT_EQ(store->MatchCommits(fmt::format("{:040x}", 0xc0ffee)).value().size(), 1u) << "one shared commit row";
+  EXPECT_FALSE(store->reader().Run(kWriters + 1).ok());
+  EXPECT_EQ(store->reader().MatchCommits(fmt::format("{:040x}", 0xc0ffee)).value().size(), 1u)
+      << "one shared commit row";
   EXPECT_EQ(IntegrityCheck(db), "ok");
 }
 
@@ -95,15 +96,15 @@ Stored Read(const std::string& db, const std::string& case_id) {
   auto store = Store::OpenReadOnly(db);
   if (!store) return out;
   for (int64_t id = 1;; ++id) {
-    auto run = (*store)->Run(id);
+    auto run = (*store)->reader().Run(id);
     if (!run) break;
     ++out.runs;
-    const auto cases = (*store)->Cases(id).value();
+    const auto cases = (*store)->reader().Cases(id).value();
     for (const auto& c : cases) {
       if (c.result.case_id != case_id) continue;
       ++out.case_rows;
       out.status = std::string(Word(c.result.status));
-      out.samples = *(*store)->Samples(c.id);
+      out.samples = *(*store)->reader().Samples(c.id);
     }
   }
   return out;

@@ -101,19 +101,19 @@ printf '%s\n' '{"format_version": 1, "total_seconds": 0.0123, "ops": [
   EXPECT_EQ((*request)["request"]["disable_repetition"], true) << "case _1 runs with repetition off";
 
   auto store = std::move(Store::OpenReadOnly(dir / "h.db")).value();
-  auto cases = *store->Cases(1);
+  auto cases = *store->reader().Cases(1);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].result.case_id, "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_1");
   EXPECT_EQ(cases[0].result.status, CaseStatus::kFail);
   EXPECT_NE(cases[0].result.message.find("no tensor_cast.reduce_scatter.default"), std::string::npos)
       << cases[0].result.message;
-  auto ops = *store->Ops(cases[0].id);
+  auto ops = *store->reader().Ops(cases[0].id);
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[1].op, "from_the_script.op.default");
   EXPECT_EQ(ops[1].input_shapes, "[7]");
   EXPECT_EQ(ops[1].calls, 3);
   bool total = false;
-  const auto metrics = *store->Metrics(cases[0].id);  // a copy: the Result is a temporary
+  const auto metrics = *store->reader().Metrics(cases[0].id);  // a copy: the Result is a temporary
   for (const auto& m : metrics) total = total || (m.name == "est_total_s" && m.value == 0.0123);
   EXPECT_TRUE(total) << "total_seconds is stored as est_total_s";
 }

@@ -257,7 +257,7 @@ struct KilledAccepts {
     EXPECT_EQ((*changes)[0].old_hash, Fnv1a64Hex(kPreFix));
     EXPECT_EQ((*changes)[0].new_hash, Fnv1a64Hex(accepted));
     EXPECT_EQ((*changes)[0].reason, reason) << ReadFile(f.dir / "out");
-    EXPECT_TRUE((*store)->PendingGoldenChanges()->empty());
+    EXPECT_TRUE((*store)->golden_reader().PendingGoldenChanges()->empty());
     EXPECT_EQ(Listing(folder), files_before) << "a temporary file was left in the golden folder";
   }
 };
@@ -328,7 +328,7 @@ TEST(GoldenE2E, CaseIdsThatLeaveTheGoldenFolderAreRefusedAtEveryEntry) {
                                     rule + "tensor_cast.all_gather.default                   10.000ms       5.000ms           2\n" + rule);
   auto stored_cases = [&](const fs::path& db) {
     if (!fs::exists(db)) return std::vector<std::string>{};
-    return *(*Store::OpenReadOnly(db))->KnownCases();
+    return *(*Store::OpenReadOnly(db))->reader().KnownCases();
   };
   const std::string commit = "dddd000000000000000000000000000000000001";
   auto ingest = [&](const std::vector<std::string>& extra, const fs::path& db) {

@@ -32,14 +32,14 @@ using testing_util::TempDir;
 std::vector<Sample> StoredSamples(const std::string& db, const std::string& case_id, std::string* status = nullptr) {
   auto store = Store::Open(db);
   if (!store) return {};
-  auto run = (*store)->Run(0);
+  auto run = (*store)->reader().Run(0);
   if (!run) return {};
-  auto cases = (*store)->Cases(run->id);
+  auto cases = (*store)->reader().Cases(run->id);
   if (!cases) return {};
   for (const auto& c : *cases) {
     if (c.result.case_id != case_id) continue;
     if (status) *status = std::string(Word(c.result.status));
-    auto samples = (*store)->Samples(c.id);
+    auto samples = (*store)->reader().Samples(c.id);
     return samples ? *samples : std::vector<Sample>{};
   }
   return {};
@@ -178,10 +178,10 @@ TEST(Gsm8kE2E, APartialRunAsksOnlyItsQuestionsAndIsNobodysBaseline) {
       << partial.out;
   {
     auto store = std::move(Store::OpenReadOnly(db)).value();
-    const RunRow stored = *store->Run(pj["run_id"].get<int64_t>());
+    const RunRow stored = *store->reader().Run(pj["run_id"].get<int64_t>());
     EXPECT_EQ(stored.partial_questions, 3);
     std::vector<std::string> keys;
-    const auto samples = store->Samples(store->Cases(stored.id)->at(0).id);
+    const auto samples = store->reader().Samples(store->reader().Cases(stored.id)->at(0).id);
     ASSERT_TRUE(samples.ok());
     for (const auto& s : *samples) keys.push_back(s.key);
     EXPECT_EQ(keys, (std::vector<std::string>{"1318", "17", "5"})) << "only the listed questions, by key";

@@ -57,7 +57,7 @@ TEST(HostileE2E, AMegabyteCommitSubjectIsCutInTheReport) {
   while (subject.size() < (1u << 20)) subject += "\xC3\xA9 long subject ";  // two-byte characters too
   {
     auto store = std::move(Store::Open(db)).value();
-    const int64_t commit = *store->UpsertCommit({std::string(40, 'a'), {}, 1, std::nullopt, subject});
+    const int64_t commit = *store->writer().UpsertCommit({std::string(40, 'a'), {}, 1, std::nullopt, subject});
     NewRun r;
     r.commit_id = commit;
     r.stack = "refstack";
@@ -65,10 +65,10 @@ TEST(HostileE2E, AMegabyteCommitSubjectIsCutInTheReport) {
     r.config_json = "{}";
     r.host = "ci";
     r.harness_version = "test";
-    const int64_t run = *store->BeginRun(r);
-    const int64_t c = *store->BeginCase(run, "selftest", "selftest/test_0", "{}");
-    ASSERT_TRUE(store->FinishCase(c, {"selftest/test_0", CaseStatus::kFail, 0.1, "broke", {}, {}}).ok());
-    ASSERT_TRUE(store->FinishRun(run, RunStatus::kFail).ok());
+    const int64_t run = *store->writer().BeginRun(r);
+    const int64_t c = *store->writer().BeginCase(run, "selftest", "selftest/test_0", "{}");
+    ASSERT_TRUE(store->writer().FinishCase(c, {"selftest/test_0", CaseStatus::kFail, 0.1, "broke", {}, {}}).ok());
+    ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kFail).ok());
   }
   auto html = RunHarness({"report", "--db", db.string(), "--out", (dir / "r.html").string()});
   ASSERT_EQ(html.exit_code, 0) << html.err;
@@ -107,8 +107,8 @@ TEST(HostileE2E, ShellMetacharactersInACommitNameAndParamsAreOnlyText) {
                       in_dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto store = std::move(Store::OpenReadOnly(db)).value();
-  EXPECT_EQ(store->Run(0)->sha, shas[0]) << "the branch resolved through git, as text";
-  EXPECT_NE(store->CaseParams(1)->begin()->second.find("$(touch pwned2)"), std::string::npos);
+  EXPECT_EQ(store->reader().Run(0)->sha, shas[0]) << "the branch resolved through git, as text";
+  EXPECT_NE(store->reader().CaseParams(1)->begin()->second.find("$(touch pwned2)"), std::string::npos);
   EXPECT_NE(r.out.find("`touch pwned3`"), std::string::npos) << "the note is in the summary as written";
   auto bad = RunHarness({"run", "--db", db, "--commit", "$(touch pwned9)"}, in_dir);
   EXPECT_EQ(bad.exit_code, 2);
@@ -156,7 +156,7 @@ TEST(HostileE2E, InvalidUtf8FromAStackIsStoredAndShownEscaped) {
   EXPECT_TRUE(WellFormedXml(dir / "junit.xml")) << ReadFile(dir / "junit.xml");
   // Stored as the stack wrote it.
   auto store = std::move(Store::OpenReadOnly(db)).value();
-  auto cases = *store->Cases(1);
+  auto cases = *store->reader().Cases(1);
   ASSERT_FALSE(cases.empty());
   EXPECT_NE(cases[0].result.message.find("\x80"), std::string::npos) << "stored as written";
   // Every reader's output is well-formed.
@@ -273,14 +273,14 @@ TEST(HostileE2E, AFullDiskIsAClearErrorAndNothingIsHalfWritten) {
   sqlite3_finalize(st);
   sqlite3_close(h);
   auto store = std::move(Store::OpenReadOnly(db)).value();
-  auto cases = *store->Cases(1);
+  auto cases = *store->reader().Cases(1);
   int finished = 0;
   for (const auto& c : cases) {
     if (c.result.status != CaseStatus::kPass) continue;
     ++finished;
-    EXPECT_EQ(store->Ops(c.id)->size(), 200u) << c.result.case_id;
-    EXPECT_EQ(store->Metrics(c.id)->size(), 1u) << c.result.case_id;
-    EXPECT_EQ(store->Samples(c.id)->size(), 50u) << c.result.case_id;
+    EXPECT_EQ(store->reader().Ops(c.id)->size(), 200u) << c.result.case_id;
+    EXPECT_EQ(store->reader().Metrics(c.id)->size(), 1u) << c.result.case_id;
+    EXPECT_EQ(store->reader().Samples(c.id)->size(), 50u) << c.result.case_id;
   }
   EXPECT_LT(finished, 40) << "the cap was never reached";
 }
@@ -323,7 +323,7 @@ TEST(HostileE2E, DeeplyNestedJsonAnywhereIsAnErrorNamingItsPlaceNotACrash) {
   EXPECT_EQ(answer.exit_code, 3) << answer.err;
   {
     auto store = std::move(Store::OpenReadOnly(db)).value();
-    auto cases = *store->Cases(1);
+    auto cases = *store->reader().Cases(1);
     ASSERT_EQ(cases.size(), 1u);
     EXPECT_EQ(cases[0].result.status, CaseStatus::kError);
     EXPECT_NE(cases[0].result.message.find("sh (stdout)" + place(answer_prefix)), std::string::npos)

@@ -41,7 +41,7 @@ int64_t CountRuns(const std::string& db) {
   auto store = Store::OpenReadOnly(db);
   EXPECT_TRUE(store.ok());
   int64_t n = 0;
-  while ((*store)->Run(n + 1).ok()) ++n;
+  while ((*store)->reader().Run(n + 1).ok()) ++n;
   return n;
 }
 
@@ -60,12 +60,12 @@ struct IngestFixture : ::testing::Test {
 void ExpectIngestedJunitRun(const std::string& db) {
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok());
-  auto run2 = (*store)->Run(2);
+  auto run2 = (*store)->reader().Run(2);
   ASSERT_TRUE(run2.ok());
   EXPECT_EQ(run2->stack, "ingest:junit");
   EXPECT_EQ(run2->status, RunStatus::kFail);
   EXPECT_NE(run2->config_json.find("\"format\":\"junit\""), std::string::npos) << run2->config_json;
-  auto cases = (*store)->FinishedCases(2);
+  auto cases = (*store)->reader().FinishedCases(2);
   ASSERT_TRUE(cases.ok());
   ASSERT_EQ(cases->size(), 3u);
   EXPECT_EQ((*cases)[2].result.case_id, "pytest/tests.test_ünï.test_skip");
@@ -150,7 +150,7 @@ TEST_F(IngestFixture, AMalformedSecondFileLeavesTheFirstAndNothingOfItself) {
   EXPECT_EQ(CountRuns(db), 1);
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok());
-  auto ids = (*store)->KnownCases();
+  auto ids = (*store)->reader().KnownCases();
   ASSERT_TRUE(ids.ok());
   for (const auto& id : *ids) EXPECT_EQ(id.rfind("pytest/", 0), 0u) << id << " came from the broken file";
   // Fixed, the second file goes in.
@@ -231,11 +231,11 @@ TEST_F(IngestFixture, LmEvalSamplesPairByDocumentInCompare) {
   ASSERT_EQ(b.exit_code, 0) << b.err;
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok());
-  auto cases = (*store)->FinishedCases(2);
+  auto cases = (*store)->reader().FinishedCases(2);
   ASSERT_TRUE(cases.ok());
   ASSERT_EQ(cases->size(), 1u);
   EXPECT_EQ((*cases)[0].result.case_id, "gsm8k/lm_eval_5shot");
-  auto samples = (*store)->Samples((*cases)[0].id);
+  auto samples = (*store)->reader().Samples((*cases)[0].id);
   ASSERT_TRUE(samples.ok());
   ASSERT_EQ(samples->size(), 10u);
   EXPECT_EQ((*samples)[0].key, "0");
@@ -276,10 +276,10 @@ TEST_F(IngestFixture, LmEvalSamplesPairWithANativeGsm8kRun) {
   {
     auto store = Store::OpenReadOnly(db);
     ASSERT_TRUE(store.ok());
-    auto cases = (*store)->FinishedCases(1);
+    auto cases = (*store)->reader().FinishedCases(1);
     ASSERT_TRUE(cases.ok());
     ASSERT_EQ(cases->size(), 1u);
-    auto stored = (*store)->Samples((*cases)[0].id);
+    auto stored = (*store)->reader().Samples((*cases)[0].id);
     ASSERT_TRUE(stored.ok());
     for (const auto& s : *stored) outcome[s.key] = Word(s.outcome);
   }
@@ -361,15 +361,15 @@ TEST_F(IngestFixture, LmEvalSamplesGivenLaterAttachToTheOneRunOfTheirResults) {
   EXPECT_EQ(CountRuns(db), 2);
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok());
-  auto cases = (*store)->FinishedCases(2);
+  auto cases = (*store)->reader().FinishedCases(2);
   ASSERT_TRUE(cases.ok());
   ASSERT_EQ(cases->size(), 1u);
   EXPECT_EQ((*cases)[0].result.message, "accuracy is lm-eval's exact_match,strict-match");
-  auto samples = (*store)->Samples((*cases)[0].id);
+  auto samples = (*store)->reader().Samples((*cases)[0].id);
   ASSERT_TRUE(samples.ok());
   ASSERT_EQ(samples->size(), 10u);
   EXPECT_EQ((*samples)[0].completion, "[invalid]") << "no resps in these rows: the filtered answer";
-  auto metrics = (*store)->Metrics((*cases)[0].id);
+  auto metrics = (*store)->reader().Metrics((*cases)[0].id);
   ASSERT_TRUE(metrics.ok());
   bool accuracy = false;
   for (const auto& m : *metrics) accuracy = accuracy || (m.name == "accuracy" && m.value == 0.4 && m.n == 10);
@@ -420,9 +420,9 @@ TEST_F(IngestFixture, SglangRawResultsPairAcrossSglangRunsAndWithTheNativeSuite)
   EXPECT_EQ(paired["b"], 12) << compare.out;
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok());
-  auto cases = (*store)->FinishedCases(2);
+  auto cases = (*store)->reader().FinishedCases(2);
   ASSERT_TRUE(cases.ok());
-  auto metrics = (*store)->Metrics((*cases)[0].id);
+  auto metrics = (*store)->reader().Metrics((*cases)[0].id);
   ASSERT_TRUE(metrics.ok());
   for (const auto& m : *metrics)
     if (m.name == "accuracy") {
@@ -522,10 +522,10 @@ TEST_F(IngestFixture, TheExecProtocolExampleTableIsStoredWholeByIngestAndByTheEx
   ASSERT_TRUE(store.ok());
   for (int64_t run_id : {1, 2}) {
     SCOPED_TRACE(run_id == 1 ? "ingest" : "exec stack");
-    auto cases = (*store)->FinishedCases(run_id);
+    auto cases = (*store)->reader().FinishedCases(run_id);
     ASSERT_TRUE(cases.ok());
     ASSERT_EQ(cases->size(), 1u);
-    auto ops = (*store)->Ops((*cases)[0].id);
+    auto ops = (*store)->reader().Ops((*cases)[0].id);
     ASSERT_TRUE(ops.ok());
     ASSERT_EQ(ops->size(), 1u);
     EXPECT_EQ((*ops)[0].op, "tensor_cast.rms_norm.default");

@@ -118,9 +118,9 @@ struct RealToolsFixture : ::testing::Test {
     EXPECT_TRUE(store.ok());
     std::map<std::string, StoredCase> out;
     if (!store.ok()) return out;
-    auto run = (*store)->Run(0);
+    auto run = (*store)->reader().Run(0);
     EXPECT_TRUE(run.ok());
-    auto cases = (*store)->FinishedCases(run->id);
+    auto cases = (*store)->reader().FinishedCases(run->id);
     EXPECT_TRUE(cases.ok());
     for (auto& c : *cases) out.emplace(c.result.case_id, std::move(c));
     return out;

@@ -143,13 +143,13 @@ TEST(LaunchE2E, AServerNeverReadyIsExit3AndNothingOfItsGroupIsLeft) {
 std::size_t StoredSamples(const fs::path& db) {
   auto store = Store::Open(db.string());
   if (!store) return 0;
-  auto run = (*store)->Run(0);
+  auto run = (*store)->reader().Run(0);
   if (!run) return 0;
-  auto cases = (*store)->Cases(run->id);
+  auto cases = (*store)->reader().Cases(run->id);
   if (!cases) return 0;
   std::size_t n = 0;
   for (const auto& c : *cases)
-    if (auto samples = (*store)->Samples(c.id)) n += samples->size();
+    if (auto samples = (*store)->reader().Samples(c.id)) n += samples->size();
   return n;
 }
 

@@ -87,7 +87,7 @@ struct Fixture {
       CommitInfo c;
       c.sha = fmt::format("{:040x}", 0xaaaa0000 + n);
       c.first_parent_ordinal = n;
-      const int64_t commit = *store->UpsertCommit(c);
+      const int64_t commit = *store->writer().UpsertCommit(c);
       NewRun r;
       r.commit_id = commit;
       r.stack = "refstack";
@@ -96,32 +96,42 @@ struct Fixture {
       r.host = "ci";
       r.harness_version = "test";
       r.nightly = fmt::format("nightly-{}", n);
-      const int64_t run = *store->BeginRun(r);
-      const int64_t gsm = *store->BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
+      const int64_t run = *store->writer().BeginRun(r);
+      const int64_t gsm = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
       for (int i = 0; i < kSamples; ++i)
-        ASSERT_TRUE(store
-                        ->WriteSample(gsm, {std::to_string(i), i % 3 ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
-                                            "42", "42", 0.5, 100, std::string(200, 'a' + i % 26)})
+        ASSERT_TRUE(store->writer()
+                        .WriteSample(gsm, {std::to_string(i), i % 3 ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
+                                           "42", "42", 0.5, 100, std::string(200, 'a' + i % 26)})
                         .ok());
       const bool passes = n <= 5 || n == 8;
-      ASSERT_TRUE(store
-                      ->FinishCase(gsm, {"gsm8k/test_0", passes ? CaseStatus::kPass : CaseStatus::kFail, 1.0,
-                                         passes ? "" : "accuracy fell", {{"accuracy", 0.6 + 0.01 * n, kSamples, {}, {}, ""}}, {}})
+      ASSERT_TRUE(store->writer()
+                      .FinishCase(gsm, {"gsm8k/test_0",
+                                        passes ? CaseStatus::kPass : CaseStatus::kFail,
+                                        1.0,
+                                        passes ? "" : "accuracy fell",
+                                        {{"accuracy", 0.6 + 0.01 * n, kSamples, {}, {}, ""}},
+                                        {}})
                       .ok());
-      const int64_t ops = *store->BeginCase(run, "gmm", "gmm/test_1", "{}");
-      ASSERT_TRUE(store->FinishCase(ops, {"gmm/test_1", CaseStatus::kPass, 0.1, "", {{"calls", 2.0 + n, 0, {}, {}, ""}}, {}})
-                      .ok());
+      const int64_t ops = *store->writer().BeginCase(run, "gmm", "gmm/test_1", "{}");
+      ASSERT_TRUE(
+          store->writer()
+              .FinishCase(ops, {"gmm/test_1", CaseStatus::kPass, 0.1, "", {{"calls", 2.0 + n, 0, {}, {}, ""}}, {}})
+              .ok());
       if (n == 1) ops_result_of_run1 = ops;
-      ASSERT_TRUE(store->FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
+      ASSERT_TRUE(store->writer().FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
     }
-    const int64_t session = *store->BeginBisect({.good = "a", .bad = "b", .target = "gsm8k/test_0", .args_json = "{}"});
-    ASSERT_TRUE(store->AddBisectStep(session, {.step = 1, .sha = "a", .source = "store", .run_id = 2,
-                                               .evidence_json = "{}", .decision_json = "{}"})
-                    .ok());
+    const int64_t session =
+        *store->bisect_record().BeginBisect({.good = "a", .bad = "b", .target = "gsm8k/test_0", .args_json = "{}"});
+    ASSERT_TRUE(
+        store->bisect_record()
+            .AddBisectStep(
+                session,
+                {.step = 1, .sha = "a", .source = "store", .run_id = 2, .evidence_json = "{}", .decision_json = "{}"})
+            .ok());
     GoldenChange g{0, "gmm/test_1", "golden/ops/gmm/test_1.json", "01", "02", "reviewed", "a", "me", "",
                    ops_result_of_run1};
-    const int64_t intent = *store->BeginGoldenChange(g);
-    ASSERT_TRUE(store->FinishGoldenChange(intent).ok());
+    const int64_t intent = *store->golden_log().BeginGoldenChange(g);
+    ASSERT_TRUE(store->golden_log().FinishGoldenChange(intent).ok());
     store.reset();
     // An hour off whole days, so a day window's edge never falls on a run.
     ExecSql(db, "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', (id - 9) || ' days', '-1 hours')");

@@ -34,11 +34,11 @@ void Ok(const Status& s) { ASSERT_TRUE(s.ok()) << s.error().message; }
 // wrong answer carries one of the hostile strings.
 void Gsm8k(Store& store, int64_t run, int wrong, CaseStatus status, const std::string& message) {
   const std::string id = "gsm8k/test_gsm8k_accuracy_1";
-  const int64_t cr = *store.BeginCase(run, "gsm8k", id, "{}");
+  const int64_t cr = *store.writer().BeginCase(run, "gsm8k", id, "{}");
   constexpr int kN = 400;
   for (int q = 0; q < kN; ++q) {
     const bool ok = q >= wrong;
-    Ok(store.WriteSample(
+    Ok(store.writer().WriteSample(
         cr, {std::to_string(q), ok ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "18",
              ok ? "18" : (q % 2 ? kScript : "17"), 0.2, 90,
              ok ? "Janet has 16 eggs... 16 - 3 - 4 = 9, 9 * 2 = 18.\n#### 18"
@@ -47,40 +47,52 @@ void Gsm8k(Store& store, int64_t run, int wrong, CaseStatus status, const std::s
   const auto ci = WilsonInterval(kN - wrong, kN);
   const double acc = static_cast<double>(kN - wrong) / kN;
   const GateVerdict v = ci.low >= 0.9 ? GateVerdict::kPass : ci.high < 0.9 ? GateVerdict::kFail : GateVerdict::kAtRisk;
-  Ok(store.FinishCase(cr, {id, status, 12.5, message,
-                           {{"accuracy", acc, kN, ci.low, ci.high}, {"gate", 0.9, 0, {}, {}}, VerdictMetric("gate_verdict", v)},
-                           {}}));
+  Ok(store.writer().FinishCase(
+      cr, {id,
+           status,
+           12.5,
+           message,
+           {{"accuracy", acc, kN, ci.low, ci.high}, {"gate", 0.9, 0, {}, {}}, VerdictMetric("gate_verdict", v)},
+           {}}));
 }
 
 void SequenceParallel(Store& store, int64_t run, bool broken) {
   const std::string id = "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0";
-  const int64_t cr = *store.BeginCase(run, "sequence_parallel", id, "{}");
+  const int64_t cr = *store.writer().BeginCase(run, "sequence_parallel", id, "{}");
   std::vector<OpRow> ops = {{"tensor_cast.rms_norm.default", "[1, 64, 5120], [5120]", 2, 1e-5},
                             {"tensor_cast.reduce_scatter.default", "[1, 128, 5120]", broken ? 1 : 2, 2e-5},
                             {"tensor_cast.all_gather.default", "[1, 64, 5120]", 2, 2e-5}};
   if (broken) ops.push_back({"tensor_cast.all_reduce.default", "[1, 128, 5120]", 1, 3e-5});
-  Ok(store.FinishCase(cr, {id, broken ? CaseStatus::kFail : CaseStatus::kPass, 0.3,
-                           broken ? "suites/sequence_parallel.cc:88: leftover all_reduce on the residual path "
-                                    "<internal_copy_region_v2>\nexpected 0 all_reduce, found 1"
-                                  : "",
-                           {{"ops", static_cast<double>(ops.size()), 0, {}, {}}}, ops}));
+  Ok(store.writer().FinishCase(cr, {id,
+                                    broken ? CaseStatus::kFail : CaseStatus::kPass,
+                                    0.3,
+                                    broken ? "suites/sequence_parallel.cc:88: leftover all_reduce on the residual path "
+                                             "<internal_copy_region_v2>\nexpected 0 all_reduce, found 1"
+                                           : "",
+                                    {{"ops", static_cast<double>(ops.size()), 0, {}, {}}},
+                                    ops}));
 }
 
 void Gmm(Store& store, int64_t run, bool stale) {
   const std::string id = "gmm/test_qwen3_dynamic_quant_1";
-  const int64_t cr = *store.BeginCase(run, "gmm", id, "{}");
+  const int64_t cr = *store.writer().BeginCase(run, "gmm", id, "{}");
   std::vector<OpRow> ops = {{"tensor_cast.dynamic_quant.default", "[8, 2048]", 1, 1e-5},
                             {stale ? "tensor_cast.grouped_matmul_mxfp4_swiglu_quant.default"
                                    : "tensor_cast.grouped_matmul_mxfp4_swiglu.default",
                              "[8, 2048], [4, 2048, 1536]", 1, 4e-5}};
-  Ok(store.FinishCase(cr, {id, stale ? CaseStatus::kFail : CaseStatus::kPass, 0.2,
-                           stale ? "golden/ops/gmm/test_qwen3_dynamic_quant_1.json: op table differs" : "", {}, ops}));
+  Ok(store.writer().FinishCase(cr, {id,
+                                    stale ? CaseStatus::kFail : CaseStatus::kPass,
+                                    0.2,
+                                    stale ? "golden/ops/gmm/test_qwen3_dynamic_quant_1.json: op table differs" : "",
+                                    {},
+                                    ops}));
 }
 
 void Fp8(Store& store, int64_t run, double bound_use) {
   const std::string id = "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_0";
-  const int64_t cr = *store.BeginCase(run, "fp8_scale_layout", id, "{}");
-  Ok(store.FinishCase(cr, {id, CaseStatus::kPass, 0.05, "", {{"gemm_max_bound_use", bound_use, 0, {}, {}}}, {}}));
+  const int64_t cr = *store.writer().BeginCase(run, "fp8_scale_layout", id, "{}");
+  Ok(store.writer().FinishCase(cr,
+                               {id, CaseStatus::kPass, 0.05, "", {{"gemm_max_bound_use", bound_use, 0, {}, {}}}, {}}));
 }
 
 fs::path BuildDatabase(const TempDir& dir) {
@@ -92,9 +104,9 @@ fs::path BuildDatabase(const TempDir& dir) {
   for (int i = 0; i < 6; ++i) {
     const std::string subject = i == 4 ? fmt::format("fp8: fuse rms_norm + group quant {}", kScript)
                                        : fmt::format("commit {} of the stack", i + 1);
-    const int64_t c = *store->UpsertCommit({Sha(i), {}, i + 1, 1767225600 + 86400 * i, subject});
+    const int64_t c = *store->writer().UpsertCommit({Sha(i), {}, i + 1, 1767225600 + 86400 * i, subject});
     for (int w : wrong[i]) {
-      const int64_t run = *store->BeginRun({c, "refstack", "3f2a", "{}", "nightly-host", "0.2.0"});
+      const int64_t run = *store->writer().BeginRun({c, "refstack", "3f2a", "{}", "nightly-host", "0.2.0"});
       const bool regressed = i == 5;
       Gsm8k(*store, run, w, regressed ? CaseStatus::kFail : CaseStatus::kPass,
             regressed ? fmt::format("gsm8k REGRESSED vs baseline {} (run 5): losses b = 10, gains c = 0 of 400 paired "
@@ -104,7 +116,7 @@ fs::path BuildDatabase(const TempDir& dir) {
       SequenceParallel(*store, run, i >= 4);
       Gmm(*store, run, i >= 3);
       Fp8(*store, run, 0.52 + 0.06 * i);
-      Ok(store->FinishRun(run, i >= 3 ? RunStatus::kFail : RunStatus::kPass));
+      Ok(store->writer().FinishRun(run, i >= 3 ? RunStatus::kFail : RunStatus::kPass));
     }
   }
   BisectSessionRow b;
@@ -112,17 +124,17 @@ fs::path BuildDatabase(const TempDir& dir) {
   b.bad = Sha(5);
   b.target = "gsm8k accuracy (gsm8k/test_gsm8k_accuracy_1)";
   b.args_json = R"({"format_version": 1, "target": {"cases": ["gsm8k/test_gsm8k_accuracy_1"]}})";
-  const int64_t session = *store->BeginBisect(b);
+  const int64_t session = *store->bisect_record().BeginBisect(b);
   for (int step = 1; step <= 2; ++step)
-    Ok(store->AddBisectStep(session, {step, Sha(2 + step), "store", step + 2, std::nullopt,
-                                      fmt::format(R"({{"accuracy": [0.92], "note": "{}"}})", "</code><b>x</b>"),
-                                      R"({"p_bad": 0.97})"}));
+    Ok(store->bisect_record().AddBisectStep(
+        session, {step, Sha(2 + step), "store", step + 2, std::nullopt,
+                  fmt::format(R"({{"accuracy": [0.92], "note": "{}"}})", "</code><b>x</b>"), R"({"p_bad": 0.97})"}));
   b.status = "culprit";
   b.culprit = Sha(4);
   b.confidence = 0.97;
   b.runs = 0;
   b.result_json = "{}";
-  Ok(store->FinishBisect(session, b));
+  Ok(store->bisect_record().FinishBisect(session, b));
   return path;
 }
 

@@ -48,19 +48,19 @@ TEST(RunE2E, StoresEveryCaseWithMetricsSamplesAndOps) {
   EXPECT_EQ((*summary)["cases"][0]["message"], "AT-RISK at gate 0.91") << "a passing case keeps its note";
 
   auto store = std::move(Store::Open(db)).value();
-  auto run = *store->Run(0);
+  auto run = *store->reader().Run(0);
   EXPECT_EQ(run.sha, "abc1230");
   EXPECT_EQ(run.status, RunStatus::kFail);
-  auto cases = *store->Cases(run.id);
+  auto cases = *store->reader().Cases(run.id);
   ASSERT_EQ(cases.size(), 3u);
   EXPECT_EQ(cases[0].result.case_id, "selftest/test_outcome_0");
   EXPECT_EQ(cases[0].result.status, CaseStatus::kPass);
   EXPECT_EQ(cases[0].result.message, "AT-RISK at gate 0.91");
   EXPECT_EQ(cases[1].result.status, CaseStatus::kFail);
   EXPECT_EQ(cases[2].result.status, CaseStatus::kSkip);
-  EXPECT_EQ(store->Samples(cases[0].id)->size(), 4u);
-  EXPECT_EQ(store->Ops(cases[0].id)->size(), 2u);
-  auto metrics = *store->Metrics(cases[0].id);
+  EXPECT_EQ(store->reader().Samples(cases[0].id)->size(), 4u);
+  EXPECT_EQ(store->reader().Ops(cases[0].id)->size(), 2u);
+  auto metrics = *store->reader().Metrics(cases[0].id);
   ASSERT_EQ(metrics.size(), 1u);
   EXPECT_DOUBLE_EQ(metrics[0].value, 0.75);
   std::string junit = testing_util::ReadFile(dir / "junit.xml");
@@ -167,7 +167,7 @@ TEST(RunE2E, WithoutCommitReadsHeadOfTheRepo) {
   auto db = (dir / "h.db").string();
   auto r = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--repo", (dir / "repo").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(std::move(Store::Open(db)).value()->Run(0)->sha, shas[0]);
+  EXPECT_EQ(std::move(Store::Open(db)).value()->reader().Run(0)->sha, shas[0]);
   auto no_git = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--repo", dir.path().string()});
   EXPECT_EQ(no_git.exit_code, 2);
   EXPECT_NE(no_git.err.find("--commit"), std::string::npos) << no_git.err;
@@ -225,7 +225,7 @@ TEST(RunE2E, InfraErrorInACaseExitsThree) {
   auto db = (dir / "h.db").string();
   auto r = RunHarness({"run", "--suites-dir", (dir / "suites").string(), "--db", db, "--commit", "abcdef0"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_EQ(std::move(Store::Open(db)).value()->Run(0)->status, RunStatus::kError);
+  EXPECT_EQ(std::move(Store::Open(db)).value()->reader().Run(0)->status, RunStatus::kError);
 }
 
 TEST(RunE2E, ListPrintsCaseIdsWithoutRunning) {
@@ -291,15 +291,15 @@ TEST(RunE2E, KillMidSuiteLeavesAConsistentDatabaseAndResumeFinishes) {
   size_t samples_before = 0;
   {
     auto store = std::move(Store::Open(db)).value();
-    auto run = *store->Run(0);
+    auto run = *store->reader().Run(0);
     killed_run = run.id;
     EXPECT_EQ(run.status, RunStatus::kRunning);
-    auto cases = *store->Cases(run.id);
+    auto cases = *store->reader().Cases(run.id);
     ASSERT_EQ(cases.size(), 2u);
     EXPECT_EQ(cases[0].result.status, CaseStatus::kPass);
-    EXPECT_EQ(store->Samples(cases[0].id)->size(), 3u);
+    EXPECT_EQ(store->reader().Samples(cases[0].id)->size(), 3u);
     EXPECT_EQ(cases[1].result.status, CaseStatus::kRunning);
-    samples_before = store->Samples(cases[1].id)->size();
+    samples_before = store->reader().Samples(cases[1].id)->size();
     EXPECT_GE(samples_before, 5u);
     EXPECT_LT(samples_before, 100u);
   }
@@ -307,13 +307,13 @@ TEST(RunE2E, KillMidSuiteLeavesAConsistentDatabaseAndResumeFinishes) {
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("resuming run"), std::string::npos) << resumed.err;
   auto store = std::move(Store::Open(db)).value();
-  auto run = *store->Run(0);
+  auto run = *store->reader().Run(0);
   EXPECT_EQ(run.id, killed_run) << "resume continues the same run";
   EXPECT_EQ(run.status, RunStatus::kPass);
-  auto cases = *store->Cases(run.id);
+  auto cases = *store->reader().Cases(run.id);
   ASSERT_EQ(cases.size(), 2u);
   EXPECT_EQ(cases[1].result.status, CaseStatus::kPass);
-  EXPECT_EQ(store->Samples(cases[1].id)->size(), 100u);
+  EXPECT_EQ(store->reader().Samples(cases[1].id)->size(), 100u);
 }
 
 }  // namespace

@@ -337,7 +337,7 @@ TEST(SafetyE2E, ResumeRefusesAnotherIdentityAndKeepsFinishedCases) {
   int64_t first_case_row = 0;
   {
     auto store = std::move(Store::OpenReadOnly(db)).value();
-    auto cases = *store->Cases(1);
+    auto cases = *store->reader().Cases(1);
     ASSERT_EQ(cases.size(), 2u);
     ASSERT_EQ(cases[0].result.status, CaseStatus::kPass);
     ASSERT_EQ(cases[1].result.status, CaseStatus::kRunning);
@@ -364,14 +364,14 @@ TEST(SafetyE2E, ResumeRefusesAnotherIdentityAndKeepsFinishedCases) {
   EXPECT_NE(resumed.err.find("resuming run 1"), std::string::npos) << resumed.err;
   auto store = std::move(Store::OpenReadOnly(db)).value();
   EXPECT_EQ(RunCount(db), 1);
-  EXPECT_EQ(store->Run(1)->status, RunStatus::kPass);
-  auto cases = *store->Cases(1);
+  EXPECT_EQ(store->reader().Run(1)->status, RunStatus::kPass);
+  auto cases = *store->reader().Cases(1);
   ASSERT_EQ(cases.size(), 2u);
   EXPECT_EQ(cases[0].id, first_case_row);
   EXPECT_EQ(cases[0].result.status, CaseStatus::kPass) << "the finished case was kept, not rerun";
-  EXPECT_EQ(store->Samples(cases[0].id)->size(), 3u);
+  EXPECT_EQ(store->reader().Samples(cases[0].id)->size(), 3u);
   EXPECT_EQ(cases[1].result.status, CaseStatus::kPass) << "the interrupted case was rerun";
-  EXPECT_EQ(store->Samples(cases[1].id)->size(), 60u);
+  EXPECT_EQ(store->reader().Samples(cases[1].id)->size(), 60u);
 }
 
 // 5. Configs that differ only in words for people hash equally; a real difference does not.
@@ -388,11 +388,11 @@ TEST(SafetyE2E, EquivalentConfigsShareTheRunIdentity) {
     ASSERT_EQ(r.exit_code, 0) << config << ": " << r.err;
   }
   auto store = std::move(Store::OpenReadOnly(db)).value();
-  const std::string plain = store->Run(1)->config_hash;
+  const std::string plain = store->reader().Run(1)->config_hash;
   ASSERT_FALSE(plain.empty());
-  EXPECT_EQ(store->Run(2)->config_hash, plain) << "{\"format_version\": 1}";
-  EXPECT_EQ(store->Run(3)->config_hash, plain) << "a comment";
-  EXPECT_NE(store->Run(4)->config_hash, plain) << "precision changes the answers";
+  EXPECT_EQ(store->reader().Run(2)->config_hash, plain) << "{\"format_version\": 1}";
+  EXPECT_EQ(store->reader().Run(3)->config_hash, plain) << "a comment";
+  EXPECT_NE(store->reader().Run(4)->config_hash, plain) << "precision changes the answers";
 }
 
 // 6a and 6b. --resume with nothing interrupted starts a new run; a finished run is never reopened.
@@ -411,10 +411,10 @@ TEST(SafetyE2E, ResumeWithoutAnInterruptedRunStartsANewOne) {
   EXPECT_EQ(again.err.find("resuming run"), std::string::npos) << "reopened a finished run: " << again.err;
   ASSERT_EQ(RunCount(db), 2) << "a finished run is not resumed";
   auto store = std::move(Store::OpenReadOnly(db)).value();
-  EXPECT_EQ(store->Run(1)->status, RunStatus::kPass);
-  EXPECT_FALSE(store->Run(1)->finished_at.empty());
-  EXPECT_EQ(store->Run(2)->status, RunStatus::kPass);
-  EXPECT_EQ(store->Cases(2)->size(), 2u) << "the new run ran every case";
+  EXPECT_EQ(store->reader().Run(1)->status, RunStatus::kPass);
+  EXPECT_FALSE(store->reader().Run(1)->finished_at.empty());
+  EXPECT_EQ(store->reader().Run(2)->status, RunStatus::kPass);
+  EXPECT_EQ(store->reader().Cases(2)->size(), 2u) << "the new run ran every case";
 }
 
 // 7. --resume never joins a run that is still alive; once it dies, it resumes.

@@ -58,23 +58,29 @@ void BuildEightNightlies(const fs::path& db) {
     c.sha = fmt::format("{:040x}", 0xbbbb0000 + n);
     c.first_parent_ordinal = n;
     NewRun r;
-    r.commit_id = *store->UpsertCommit(c);
+    r.commit_id = *store->writer().UpsertCommit(c);
     r.stack = "refstack";
     r.config_hash = n == 8 ? "other" : "fleet";
     r.config_json = "{}";
     r.host = "ci";
     r.harness_version = "test";
     r.nightly = fmt::format("nightly-{}", n);
-    const int64_t run = *store->BeginRun(r);
-    const int64_t gsm = *store->BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
+    const int64_t run = *store->writer().BeginRun(r);
+    const int64_t gsm = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
     for (int i = 0; i < kSamples; ++i)
-      ASSERT_TRUE(store->WriteSample(gsm, {std::to_string(i), SampleOutcome::kCorrect, "1", "1", 0.5, 10, "text"}).ok());
+      ASSERT_TRUE(store->writer()
+                      .WriteSample(gsm, {std::to_string(i), SampleOutcome::kCorrect, "1", "1", 0.5, 10, "text"})
+                      .ok());
     const bool passes = n <= 5 || n == 8;
-    ASSERT_TRUE(store
-                    ->FinishCase(gsm, {"gsm8k/test_0", passes ? CaseStatus::kPass : CaseStatus::kFail, 1.0,
-                                       passes ? "" : "accuracy fell", {{"accuracy", 0.5, kSamples, {}, {}, ""}}, {}})
+    ASSERT_TRUE(store->writer()
+                    .FinishCase(gsm, {"gsm8k/test_0",
+                                      passes ? CaseStatus::kPass : CaseStatus::kFail,
+                                      1.0,
+                                      passes ? "" : "accuracy fell",
+                                      {{"accuracy", 0.5, kSamples, {}, {}, ""}},
+                                      {}})
                     .ok());
-    ASSERT_TRUE(store->FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
+    ASSERT_TRUE(store->writer().FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
   }
   store.reset();
   ExecSql(db, "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', (id - 9) || ' days', '-1 hours')");
@@ -187,10 +193,10 @@ TEST(SeveralE2E, ATensorCastTableWithTwoTotalColumnsStoresTheFirst) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok());
-  auto cases = (*store)->FinishedCases(1);
+  auto cases = (*store)->reader().FinishedCases(1);
   ASSERT_TRUE(cases.ok());
   ASSERT_EQ(cases->size(), 1u);
-  auto ops = (*store)->Ops((*cases)[0].id);
+  auto ops = (*store)->reader().Ops((*cases)[0].id);
   ASSERT_TRUE(ops.ok());
   ASSERT_EQ(ops->size(), 2u);
   std::map<std::string, std::pair<double, int64_t>> got;
@@ -219,7 +225,7 @@ TEST(SeveralE2E, MergeInputsWhoseNamesHoldUriSyntax) {
   ASSERT_EQ(m.exit_code, 0) << m.out << m.err;
   auto store = Store::OpenReadOnly(merged);
   ASSERT_TRUE(store.ok());
-  auto runs = (*store)->FinishedRuns();
+  auto runs = (*store)->reader().FinishedRuns();
   ASSERT_TRUE(runs.ok());
   std::vector<std::string> shas;
   for (const auto& run : *runs) shas.push_back(run.sha);

@@ -37,15 +37,15 @@ std::vector<std::string> Listed(const std::vector<std::string>& extra, const Pro
 std::map<std::string, std::string> Results(const std::filesystem::path& db, const std::string& sha) {
   auto store = std::move(Store::OpenReadOnly(db)).value();
   std::map<std::string, std::string> out;
-  const auto cases = store->NewestCasesAt(sha).value();
+  const auto cases = store->reader().NewestCasesAt(sha).value();
   for (const auto& c : cases) {
     std::string line(Word(c.result.status));
-    const auto metrics = store->Metrics(c.id).value();
+    const auto metrics = store->reader().Metrics(c.id).value();
     for (const auto& m : metrics)
       // Timings differ from run to run; everything else must not.
       if (m.name.rfind("latency_", 0) != 0 && m.name.find("_per_s") == std::string::npos)
         line += " " + m.name + "=" + std::to_string(m.value);
-    const auto samples = store->Samples(c.id).value();
+    const auto samples = store->reader().Samples(c.id).value();
     line += " samples=" + std::to_string(samples.size()) + " correct=" +
             std::to_string(std::count_if(samples.begin(), samples.end(),
                                          [](const Sample& x) { return x.outcome == SampleOutcome::kCorrect; }));
@@ -151,7 +151,7 @@ TEST(ShardE2E, ThreeShardsMergedAreTheUnshardedRun) {
     auto r = RunHarness(args, o);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto store = std::move(Store::OpenReadOnly(db)).value();
-    EXPECT_EQ(store->Run(0)->shard, std::to_string(i) + "/3") << "the run records its shard";
+    EXPECT_EQ(store->reader().Run(0)->shard, std::to_string(i) + "/3") << "the run records its shard";
     EXPECT_EQ(Results(db, sha).size(), Listed({"--shard", std::to_string(i) + "/3"}).size())
         << "GoogleTest did not shard the shard a second time";
     merge.push_back(db);
@@ -243,7 +243,7 @@ TEST(MergeE2E, ALostShardIsNamedExitsOneAndTheDatabaseIsStillWritten) {
   EXPECT_EQ(m.exit_code, 1) << m.err;
   EXPECT_NE(m.err.find("incomplete nightly pipeline-7 at 5eed00000000: shard 2/4 missing"), std::string::npos) << m.err;
   EXPECT_NE(m.out.find("merged 3 databases"), std::string::npos) << "the data is merged all the same: " << m.out;
-  EXPECT_EQ(std::move(Store::OpenReadOnly(merged)).value()->NightlyRuns("pipeline-7")->size(), 3u);
+  EXPECT_EQ(std::move(Store::OpenReadOnly(merged)).value()->reader().NightlyRuns("pipeline-7")->size(), 3u);
 
   // Every report format says so in its summary.
   const Json model = ReportOf(merged);
@@ -322,7 +322,8 @@ TEST(RunE2E, NightlyDefaultsToTheCiEnginesPipelineIdAndTheFlagWins) {
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = RunHarness(args, {.env = std::move(env)});
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
-    return r.exit_code == 0 ? std::move(Store::OpenReadOnly(db)).value()->Run(0)->nightly : std::string("(failed)");
+    return r.exit_code == 0 ? std::move(Store::OpenReadOnly(db)).value()->reader().Run(0)->nightly
+                            : std::string("(failed)");
   };
   EXPECT_EQ(nightly_of("none", {}, {}), "");
   EXPECT_EQ(nightly_of("gitlab", {{"CI_PIPELINE_ID", "1234"}}, {}), "gitlab-1234");

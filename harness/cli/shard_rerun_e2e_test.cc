@@ -66,7 +66,7 @@ struct Nightly {
 std::map<std::string, std::string> NewestAt(const fs::path& db) {
   auto store = std::move(Store::OpenReadOnly(db)).value();
   std::map<std::string, std::string> out;
-  const auto cases = store->NewestCasesAt(kSha).value();
+  const auto cases = store->reader().NewestCasesAt(kSha).value();
   for (const auto& c : cases) out[c.result.case_id] = std::string(Word(c.result.status));
   return out;
 }
@@ -113,7 +113,7 @@ TEST(ShardRerunE2E, TheLatestFinishedAttemptOfEachShardIsTheNightlysInAnyMergeOr
   std::map<std::string, std::string> expected;
   for (const fs::path& db : {s0a1, s1a2, s2a3}) {
     auto store = std::move(Store::OpenReadOnly(db)).value();
-    const auto cases = store->Cases(1).value();
+    const auto cases = store->reader().Cases(1).value();
     for (const auto& c : cases) expected[c.result.case_id] = std::string(Word(c.result.status));
   }
   ASSERT_EQ(expected.size(), static_cast<std::size_t>(kCases));

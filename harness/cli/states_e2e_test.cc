@@ -68,9 +68,9 @@ struct StatesE2E : ::testing::Test {
     auto store = std::move(Store::Open(db)).value();
     for (int night = 0; night < 2; ++night) {
       CommitInfo commit{shas[night], {}, night, 1767225600 + night, "night " + std::to_string(night) + " " + kHostile};
-      NewRun r{*store->UpsertCommit(commit), "openai", "fleet", "{}", "ci", "test"};
+      NewRun r{*store->writer().UpsertCommit(commit), "openai", "fleet", "{}", "ci", "test"};
       r.nightly = fmt::format("nightly-{}", night);
-      const int64_t run = *store->BeginRun(r);
+      const int64_t run = *store->writer().BeginRun(r);
       const bool first = night == 0;
       const std::vector<CaseResult> cases = {
           first ? GateCase("gsm8k/at_risk_0", CaseStatus::kPass, 0.76, 1319, GateVerdict::kAtRisk)
@@ -81,10 +81,10 @@ struct StatesE2E : ::testing::Test {
                 : GateCase("gsm8k/paired_0", CaseStatus::kFail, 0.88, 1319, GateVerdict::kPass,
                            BaselineVerdict::kRegressed)};
       for (const auto& c : cases) {
-        const int64_t id = *store->BeginCase(run, "gsm8k", c.case_id, "{}");
-        ASSERT_TRUE(store->FinishCase(id, c).ok());
+        const int64_t id = *store->writer().BeginCase(run, "gsm8k", c.case_id, "{}");
+        ASSERT_TRUE(store->writer().FinishCase(id, c).ok());
       }
-      ASSERT_TRUE(store->FinishRun(run, first ? RunStatus::kPass : RunStatus::kFail).ok());
+      ASSERT_TRUE(store->writer().FinishRun(run, first ? RunStatus::kPass : RunStatus::kFail).ok());
     }
   }
 };

@@ -46,7 +46,7 @@ void BM_HistoryCase(benchmark::State& state) {
   size_t rows = 0;
   for (auto _ : state) {
     auto store = Check(Store::OpenReadOnly(db));
-    auto history = Check(store->History(q));
+    auto history = Check(store->reader().History(q));
     rows = history.size();
     benchmark::DoNotOptimize(reports::HistoryText(q, history));
   }
@@ -60,7 +60,7 @@ void BM_HistorySuiteJson(benchmark::State& state) {
   size_t rows = 0;
   for (auto _ : state) {
     auto store = Check(Store::OpenReadOnly(db));
-    auto history = Check(store->History(q));
+    auto history = Check(store->reader().History(q));
     rows = history.size();
     benchmark::DoNotOptimize(DumpJson(reports::HistoryJson(q, history)));
   }
@@ -75,9 +75,9 @@ void BM_CompareCommits(benchmark::State& state) {
   size_t cases = 0;
   for (auto _ : state) {
     auto store = Check(Store::OpenReadOnly(db));
-    auto a = Check(ResolveSide(*store, ShortSha(ShaOf(250))));
-    auto b = Check(ResolveSide(*store, ShortSha(ShaOf(357))));
-    auto c = Check(CompareStored(*store, a, b, {}));
+    auto a = Check(ResolveSide(store->reader(), ShortSha(ShaOf(250))));
+    auto b = Check(ResolveSide(store->reader(), ShortSha(ShaOf(357))));
+    auto c = Check(CompareStored(store->reader(), a, b, {}));
     cases = c.cases.size();
     benchmark::DoNotOptimize(reports::CompareText(c));
   }

@@ -145,11 +145,11 @@ class CompareStoreTest : public ::testing::Test {
  protected:
   void SetUp() override { store_ = std::move(Store::Open(dir_ / "h.db")).value(); }
   int64_t Run(const std::string& sha, const std::vector<std::pair<std::string, CaseStatus>>& cases) {
-    int64_t commit = *store_->UpsertCommit({sha, {}, std::nullopt, std::nullopt, ""});
-    int64_t run = *store_->BeginRun({commit, "refstack", "h", "{}", "host", "0"});
+    int64_t commit = *store_->writer().UpsertCommit({sha, {}, std::nullopt, std::nullopt, ""});
+    int64_t run = *store_->writer().BeginRun({commit, "refstack", "h", "{}", "host", "0"});
     for (const auto& [id, status] : cases) {
-      int64_t cr = *store_->BeginCase(run, id.substr(0, id.find('/')), id, "{}");
-      EXPECT_TRUE(store_->FinishCase(cr, {id, status, 0, "", {}, {}}).ok());
+      int64_t cr = *store_->writer().BeginCase(run, id.substr(0, id.find('/')), id, "{}");
+      EXPECT_TRUE(store_->writer().FinishCase(cr, {id, status, 0, "", {}, {}}).ok());
     }
     return run;
   }
@@ -161,22 +161,22 @@ TEST_F(CompareStoreTest, ResolvesPrefixesAndRunsAndRefusesAmbiguousOrUnknownOnes
   Run("abc1000", {{"s/t_0", CaseStatus::kPass}});
   Run("abc2000", {{"s/t_0", CaseStatus::kPass}});
   int64_t run = Run("def0000", {{"s/t_0", CaseStatus::kFail}});
-  EXPECT_EQ(ResolveSide(*store_, "ABC1")->sha, "abc1000") << "hex is case-insensitive";
-  EXPECT_EQ(ResolveSide(*store_, "abc2000")->sha, "abc2000");
-  EXPECT_EQ(ResolveSide(*store_, "abc0").error().code, ExitCode::kUsage) << "unknown";
-  EXPECT_EQ(ResolveSide(*store_, "abc").error().code, ExitCode::kUsage) << "shorter than 4 digits";
-  EXPECT_EQ(ResolveSide(*store_, "abcg").error().code, ExitCode::kUsage) << "not hex";
-  EXPECT_NE(ResolveSide(*store_, "abc0").error().message.find("no stored commit"), std::string::npos);
-  EXPECT_EQ(ResolveSide(*store_, "run:" + std::to_string(run))->sha, "def0000");
-  EXPECT_EQ(ResolveSide(*store_, "run:99").error().code, ExitCode::kUsage);
-  EXPECT_EQ(ResolveSide(*store_, "run:x").error().code, ExitCode::kUsage);
-  EXPECT_EQ(ResolveSide(*store_, "zzzz").error().code, ExitCode::kUsage);
+  EXPECT_EQ(ResolveSide(store_->reader(), "ABC1")->sha, "abc1000") << "hex is case-insensitive";
+  EXPECT_EQ(ResolveSide(store_->reader(), "abc2000")->sha, "abc2000");
+  EXPECT_EQ(ResolveSide(store_->reader(), "abc0").error().code, ExitCode::kUsage) << "unknown";
+  EXPECT_EQ(ResolveSide(store_->reader(), "abc").error().code, ExitCode::kUsage) << "shorter than 4 digits";
+  EXPECT_EQ(ResolveSide(store_->reader(), "abcg").error().code, ExitCode::kUsage) << "not hex";
+  EXPECT_NE(ResolveSide(store_->reader(), "abc0").error().message.find("no stored commit"), std::string::npos);
+  EXPECT_EQ(ResolveSide(store_->reader(), "run:" + std::to_string(run))->sha, "def0000");
+  EXPECT_EQ(ResolveSide(store_->reader(), "run:99").error().code, ExitCode::kUsage);
+  EXPECT_EQ(ResolveSide(store_->reader(), "run:x").error().code, ExitCode::kUsage);
+  EXPECT_EQ(ResolveSide(store_->reader(), "zzzz").error().code, ExitCode::kUsage);
 }
 
 TEST_F(CompareStoreTest, AmbiguousPrefixNamesTheCandidates) {
   Run("abc1000", {{"s/t_0", CaseStatus::kPass}});
   Run("abc1999", {{"s/t_0", CaseStatus::kPass}});
-  auto r = ResolveSide(*store_, "abc1");
+  auto r = ResolveSide(store_->reader(), "abc1");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ExitCode::kUsage);
   EXPECT_NE(r.error().message.find("abc1000, abc1999"), std::string::npos) << r.error().message;
@@ -186,21 +186,21 @@ TEST_F(CompareStoreTest, ComparesTheNewestResultPerCaseAndFilters) {
   Run("aaaa0001", {{"s/t_0", CaseStatus::kPass}, {"s/t_1", CaseStatus::kPass}, {"x/t_0", CaseStatus::kPass}});
   Run("bbbb0001", {{"s/t_0", CaseStatus::kPass}, {"x/t_0", CaseStatus::kPass}});
   Run("bbbb0001", {{"s/t_0", CaseStatus::kFail}});  // a rerun: the newest result of s/t_0 wins
-  auto a = *ResolveSide(*store_, "aaaa");
-  auto b = *ResolveSide(*store_, "bbbb");
-  auto all = *CompareStored(*store_, a, b, {});
+  auto a = *ResolveSide(store_->reader(), "aaaa");
+  auto b = *ResolveSide(store_->reader(), "bbbb");
+  auto all = *CompareStored(store_->reader(), a, b, {});
   ASSERT_EQ(all.cases.size(), 3u);
   EXPECT_EQ(all.cases[0].case_id, "s/t_0");
   EXPECT_TRUE(all.cases[0].regressed);
   EXPECT_FALSE(all.cases[1].b.has_value()) << "s/t_1 is absent on B";
   EXPECT_TRUE(all.regressed());
-  auto suite = *CompareStored(*store_, a, b, {.suite = "x"});
+  auto suite = *CompareStored(store_->reader(), a, b, {.suite = "x"});
   ASSERT_EQ(suite.cases.size(), 1u);
   EXPECT_FALSE(suite.regressed());
-  auto glob = *CompareStored(*store_, a, b, {.case_glob = "s/*_1"});
+  auto glob = *CompareStored(store_->reader(), a, b, {.case_glob = "s/*_1"});
   ASSERT_EQ(glob.cases.size(), 1u);
   EXPECT_EQ(glob.cases[0].case_id, "s/t_1");
-  EXPECT_EQ(CompareStored(*store_, a, b, {.suite = "nope"}).error().code, ExitCode::kUsage);
+  EXPECT_EQ(CompareStored(store_->reader(), a, b, {.suite = "nope"}).error().code, ExitCode::kUsage);
 }
 
 }  // namespace

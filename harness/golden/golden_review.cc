@@ -110,7 +110,7 @@ Json ReviewJson(const GoldenReview& r) {
   return j;
 }
 
-Result<std::vector<std::string>> PendingNotes(GoldenLog& store) {
+Result<std::vector<std::string>> PendingNotes(GoldenLogReader& store) {
   auto pending = store.PendingGoldenChanges();
   if (!pending) return pending.error();
   std::vector<std::string> notes;

@@ -38,7 +38,7 @@ std::vector<std::string> ReviewLines(const GoldenReview& review);
 Json ReviewJson(const GoldenReview& review);
 
 // A note per change a killed accept left pending (for stderr).
-Result<std::vector<std::string>> PendingNotes(GoldenLog& store);
+Result<std::vector<std::string>> PendingNotes(GoldenLogReader& store);
 
 struct SettleMessages {
   std::vector<std::string> lines;   // what was recorded or dropped (stdout)

@@ -32,15 +32,15 @@ TEST(GoldenReview, AReviewNeedsAnExpectationOfItsOwnCase) {
   const auto root = dir / "golden";
   WriteExpectation(root, "gmm/a_0", "gmm/a_0");
   WriteExpectation(root, "gmm/b_0", "gmm/a_0");
-  const auto ok = LoadReview(**store, root, "gmm/a_0");
+  const auto ok = LoadReview((*store)->reader(), root, "gmm/a_0");
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   EXPECT_FALSE(ok->latest) << "nothing stored";
   EXPECT_EQ(ReviewLines(*ok), (std::vector<std::string>{"gmm/a_0: no stored result"}));
   EXPECT_FALSE(CheckAcceptable(*ok).ok());
-  const auto other = LoadReview(**store, root, "gmm/b_0");
+  const auto other = LoadReview((*store)->reader(), root, "gmm/b_0");
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.error().message.find("names 'gmm/a_0'"), std::string::npos) << other.error().message;
-  const auto missing = LoadReview(**store, root, "gmm/c_0");
+  const auto missing = LoadReview((*store)->reader(), root, "gmm/c_0");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("no golden expectation for case 'gmm/c_0'"), std::string::npos);
 }

@@ -42,8 +42,8 @@ TEST(IngestFiles, EachFileIsOneRunAndABadFileStopsAfterTheOnesBefore) {
   ASSERT_TRUE(options.ok()) << options.error().message;
   std::vector<std::string> lines;
   auto report = [&](const std::string& line) { lines.push_back(line); };
-  ASSERT_TRUE(IngestFiles(**store, first, *options, kCommit, "host", report).ok());
-  ASSERT_TRUE(IngestFiles(**store, first, *options, kCommit, "host", report).ok());
+  ASSERT_TRUE(IngestFiles((*store)->writer(), first, *options, kCommit, "host", report).ok());
+  ASSERT_TRUE(IngestFiles((*store)->writer(), first, *options, kCommit, "host", report).ok());
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[0].find(": run 1 (ingest:junit) at " + kCommit.sha), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find("already ingested for " + kCommit.sha + ", nothing added"), std::string::npos) << lines[1];
@@ -52,12 +52,12 @@ TEST(IngestFiles, EachFileIsOneRunAndABadFileStopsAfterTheOnesBefore) {
   testing_util::WriteFile(bad, "<testsuites><testsuite name=\"s\">");
   const IngestRequest two{"junit", {Testdata("xunit-c.xml"), bad}};
   lines.clear();
-  const auto s = IngestFiles(**store, two, *options, kCommit, "host", report);
+  const auto s = IngestFiles((*store)->writer(), two, *options, kCommit, "host", report);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find(bad), std::string::npos) << s.error().message;
   ASSERT_EQ(lines.size(), 1u) << "the file before the bad one was written";
   EXPECT_NE(lines[0].find("xunit-c.xml: run 2"), std::string::npos) << lines[0];
-  const auto runs = (*store)->FinishedRuns();
+  const auto runs = (*store)->reader().FinishedRuns();
   ASSERT_TRUE(runs.ok());
   EXPECT_EQ(runs->size(), 2u);
 }

@@ -127,9 +127,9 @@ struct ResumedCases {
 
 // Reopens the interrupted run after checking that its cases' rows are unchanged.
 Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::string>& params, ResumedCases& resumed) {
-  if (auto s = CheckResumedParams(store, run_id, params); !s) return s;
-  if (auto s = store.ReopenRun(run_id); !s) return s;
-  auto cases = store.Cases(run_id);
+  if (auto s = CheckResumedParams(store.reader(), run_id, params); !s) return s;
+  if (auto s = store.writer().ReopenRun(run_id); !s) return s;
+  auto cases = store.reader().Cases(run_id);
   if (!cases) return cases.error();
   for (const auto& c : *cases) {
     if (c.result.status != CaseStatus::kRunning) resumed.finished.insert(c.result.case_id);
@@ -176,13 +176,13 @@ NewRun NewRunOf(int64_t commit_id, const RunIdentity& identity, const RunRequest
 using InputsReader = std::function<Result<CaseInputs>(const std::string& case_id, const CaseNeeds& needs)>;
 InputsReader ReadInputsFrom(Store& store, const RunRequest& request, const RunIdentity& identity, int64_t run_id,
                             const std::map<std::string, std::string>& params, const ResumedCases& resumed) {
-  BaselineLookup baseline =
-      MakeBaselineLookup(store, request.repo, request.baseline_rev, request.commit, identity.hash, run_id, params);
+  BaselineLookup baseline = MakeBaselineLookup(store.reader(), request.repo, request.baseline_rev, request.commit,
+                                               identity.hash, run_id, params);
   return [&store, &resumed, baseline = std::move(baseline), sha = request.commit.sha, hash = identity.hash, run_id,
           params](const std::string& case_id, const CaseNeeds& needs) -> Result<CaseInputs> {
     CaseInputs in;
     if (auto row = resumed.interrupted.find(case_id); row != resumed.interrupted.end()) {
-      auto samples = store.Samples(row->second);
+      auto samples = store.reader().Samples(row->second);
       if (!samples) return samples.error();
       in.prior_samples = std::move(samples).value();
     }
@@ -193,8 +193,8 @@ InputsReader ReadInputsFrom(Store& store, const RunRequest& request, const RunId
     }
     if (!needs.rerun_metric.empty()) {
       auto it = params.find(case_id);
-      auto values =
-          store.MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha, needs.rerun_metric);
+      auto values = store.reader().MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha,
+                                            needs.rerun_metric);
       if (!values) return values.error();
       in.reruns = std::move(values).value();
     }
@@ -229,7 +229,7 @@ std::unique_ptr<RunListener> RunCases(const RunRequest& request, const std::set<
   auto& listeners = testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());
   // Ours again after the run, so a rerun (RerunAtRisk) appends a fresh one for its own run.
-  std::unique_ptr<RunListener> listener(new RunListener(store, run_id, record));
+  std::unique_ptr<RunListener> listener(new RunListener(store.writer(), run_id, record));
   listeners.Append(listener.get());
   if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its results decide the exit code
   listeners.Release(listener.get());
@@ -246,13 +246,13 @@ Result<RunResult> FinishedRun(Store& store, int64_t run_id, bool resumed, const 
   result.store_error = listener.store_error();
   result.cases = listener.results();
   if (resumed) {  // the summary covers the whole run, not only this invocation
-    auto all = WholeRun(store, run_id, std::move(result.cases));
+    auto all = WholeRun(store.reader(), run_id, std::move(result.cases));
     if (!all) return all.error();
     result.cases = std::move(all).value();
   }
   result.status = CountStatuses(result.cases).Overall();
   if (result.store_error) result.status = RunStatus::kError;
-  if (auto s = store.FinishRun(run_id, result.status); !s) {
+  if (auto s = store.writer().FinishRun(run_id, result.status); !s) {
     if (!result.store_error) result.store_error = s.error();
     result.status = RunStatus::kError;
   }
@@ -324,18 +324,18 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   if (request.questions && request.resume)
     return UsageError("--questions with --resume: a partial run is never resumed; run it again without --resume");
   if (request.questions && request.questions->empty()) return UsageError("--questions: no question to evaluate");
-  auto identity = IdentityFor(request, store);
+  auto identity = IdentityFor(request, store.reader());
   if (!identity) return identity.error();
-  auto commit_id = store.UpsertCommit(request.commit);
+  auto commit_id = store.writer().UpsertCommit(request.commit);
   if (!commit_id) return commit_id.error();
 
-  auto resumed = ResumedRun(store, *commit_id, *identity, request);
+  auto resumed = ResumedRun(store.writer(), *commit_id, *identity, request);
   if (!resumed) return resumed.error();
   int64_t run_id = 0;
   if (*resumed) {
     run_id = **resumed;
   } else {
-    auto id = store.BeginRun(NewRunOf(*commit_id, *identity, request));
+    auto id = store.writer().BeginRun(NewRunOf(*commit_id, *identity, request));
     if (!id) return id.error();
     run_id = *id;
   }

@@ -61,10 +61,11 @@ TEST(ScopedRunContext, RunSuitesLeavesNoContextAfterAnErrorPath) {
   request.tables = {table};
   request.case_ids = {"selftest/test_outcome_0"};
   const RunIdentity identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables).value();
-  const int64_t commit = *store->UpsertCommit(request.commit);
-  const int64_t interrupted = *store->BeginRun(
+  const int64_t commit = *store->writer().UpsertCommit(request.commit);
+  const int64_t interrupted = *store->writer().BeginRun(
       {commit, "refstack", identity.hash, identity.json.dump(), "host", "0", "0/1", "", identity.context.dump()});
-  ASSERT_TRUE(store->BeginCase(interrupted, "selftest", "selftest/test_outcome_0", R"({"outcome":"pass"})").ok());
+  ASSERT_TRUE(
+      store->writer().BeginCase(interrupted, "selftest", "selftest/test_outcome_0", R"({"outcome":"pass"})").ok());
 
   NoCompileStack stack;
   auto result = RunSuites(request, stack, *store);

@@ -24,19 +24,21 @@ class BaselineTest : public ::testing::Test {
 
   // A finished run of identity `hash` at commit i holding case g/t_0 (one sample); its id.
   int64_t Stored(int i, const std::string& hash, CaseStatus status, const std::string& params = "{}") {
-    const int64_t commit = *store_->UpsertCommit(Commit(i));
-    const int64_t run = *store_->BeginRun({commit, "refstack", hash, "{}", "host", "0.2.0"});
-    const int64_t cr = *store_->BeginCase(run, "g", "g/t_0", params);
-    EXPECT_TRUE(store_->WriteSample(cr, {"0", SampleOutcome::kCorrect, "", "", 0, 0, ""}).ok());
-    EXPECT_TRUE(store_->FinishCase(cr, {"g/t_0", status, 0, "", {}, {}}).ok());
-    EXPECT_TRUE(store_->FinishRun(run, status == CaseStatus::kPass ? RunStatus::kPass : RunStatus::kFail).ok());
+    const int64_t commit = *store_->writer().UpsertCommit(Commit(i));
+    const int64_t run = *store_->writer().BeginRun({commit, "refstack", hash, "{}", "host", "0.2.0"});
+    const int64_t cr = *store_->writer().BeginCase(run, "g", "g/t_0", params);
+    EXPECT_TRUE(store_->writer().WriteSample(cr, {"0", SampleOutcome::kCorrect, "", "", 0, 0, ""}).ok());
+    EXPECT_TRUE(store_->writer().FinishCase(cr, {"g/t_0", status, 0, "", {}, {}}).ok());
+    EXPECT_TRUE(
+        store_->writer().FinishRun(run, status == CaseStatus::kPass ? RunStatus::kPass : RunStatus::kFail).ok());
     return run;
   }
 
   // The run whose result a run of identity "A" (row "{}") at commit i pairs g/t_0 with; 0: none.
   Result<int64_t> Baseline(int i, const std::string& baseline_rev = "", int64_t running = 0,
                            const std::string& repo = "repo") {
-    auto lookup = MakeBaselineLookup(*store_, dir_ / repo, baseline_rev, Commit(i), "A", running, {{"g/t_0", "{}"}});
+    auto lookup =
+        MakeBaselineLookup(store_->reader(), dir_ / repo, baseline_rev, Commit(i), "A", running, {{"g/t_0", "{}"}});
     auto b = lookup("g/t_0");
     if (!b) return b.error();
     return *b ? (*b)->run_id : int64_t{0};
@@ -88,12 +90,12 @@ TEST_F(BaselineTest, WithoutGitTheNearestLowerOrdinalWins) {
 TEST_F(BaselineTest, AnExplicitBaselineMustHoldARunOfThisIdentity) {
   Stored(1, "B", CaseStatus::kPass);
   Stored(2, "A", CaseStatus::kFail);
-  EXPECT_TRUE(CheckExplicitBaseline(*store_, dir_ / "repo", shas_[2], "A").ok()) << "a failed run still pairs";
-  auto other = CheckExplicitBaseline(*store_, dir_ / "repo", shas_[1], "A");
+  EXPECT_TRUE(CheckExplicitBaseline(store_->reader(), dir_ / "repo", shas_[2], "A").ok()) << "a failed run still pairs";
+  auto other = CheckExplicitBaseline(store_->reader(), dir_ / "repo", shas_[1], "A");
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.error().code, ExitCode::kUsage);
   EXPECT_NE(other.error().message.find("another identity"), std::string::npos) << other.error().message;
-  auto none = CheckExplicitBaseline(*store_, dir_ / "repo", shas_[3], "A");
+  auto none = CheckExplicitBaseline(store_->reader(), dir_ / "repo", shas_[3], "A");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("no finished run"), std::string::npos) << none.error().message;
 }

@@ -106,7 +106,7 @@ runs = ?5, result_json = ?6 WHERE id = ?7)sql");
   return StepDone(connection_.db, st, "finish bisect session");
 }
 
-Result<BisectSessionRow> BisectRecord::BisectSession(int64_t session_id) {
+Result<BisectSessionRow> BisectRecordReader::BisectSession(int64_t session_id) {
   static const std::string session_sql = "SELECT " + kSessionColumns.Select() + " FROM bisect_sessions WHERE id = ?1";
   auto session = store_sql::QueryOne<BisectSessionRow>(connection_.db, session_sql.c_str(), "read bisect session",
                                                        SessionOf, session_id);
@@ -120,12 +120,12 @@ Result<BisectSessionRow> BisectRecord::BisectSession(int64_t session_id) {
   return std::move(**session);
 }
 
-Result<std::vector<int64_t>> BisectRecord::BisectSessionIds() {
+Result<std::vector<int64_t>> BisectRecordReader::BisectSessionIds() {
   return QueryAll<int64_t>(connection_.db, "SELECT id FROM bisect_sessions ORDER BY id", "read bisect sessions",
                            store_sql::IntColumn);
 }
 
-Result<std::vector<int64_t>> BisectRecord::RunningBisectSessionIds() {
+Result<std::vector<int64_t>> BisectRecordReader::RunningBisectSessionIds() {
   return QueryAll<int64_t>(connection_.db, "SELECT id FROM bisect_sessions WHERE status = 'running' ORDER BY id",
                            "read bisect sessions", store_sql::IntColumn);
 }
@@ -146,7 +146,7 @@ Status BisectRecord::SetRegressionSession(int64_t regression_id, int64_t session
   return OkStatus();
 }
 
-Result<std::vector<RegressionRow>> BisectRecord::Regressions() {
+Result<std::vector<RegressionRow>> BisectRecordReader::Regressions() {
   static const std::string sql = "SELECT " + kRegressionColumns.Select() + " FROM regressions ORDER BY id";
   return QueryAll<RegressionRow>(connection_.db, sql.c_str(), "read the regressions", RegressionOf);
 }

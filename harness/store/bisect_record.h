@@ -1,6 +1,8 @@
 // The store's door for `harness bisect`: its sessions (begun, one row per step as it
 // happens, finished with the answer; read back by `bisect log` and replay) and the
-// regressions `bisect --auto` found in a nightly. Store is one. docs/bisect.md.
+// regressions `bisect --auto` found in a nightly. Its reading half, BisectRecordReader, is what
+// `bisect log` and the report read through, and all a read-only store hands out of it
+// (store.h). docs/bisect.md.
 #pragma once
 
 #include <cstdint>
@@ -50,28 +52,34 @@ struct RegressionRow {
   std::string at;
 };
 
-class BisectRecord : private StoreDoor {
+// The reads of the bisect record: sessions with their steps, and regressions.
+class BisectRecordReader : protected StoreDoor {
  public:
-  // Bisect sessions: begun, one row per step as it happens, finished with the answer.
-  Result<int64_t> BeginBisect(const BisectSessionRow& session);
-  Status AddBisectStep(int64_t session_id, const BisectStepRow& step);
-  Status FinishBisect(int64_t session_id, const BisectSessionRow& session);
+  using StoreDoor::StoreDoor;
+
   Result<BisectSessionRow> BisectSession(int64_t session_id);
   // Every stored bisect session's id, oldest first.
   Result<std::vector<int64_t>> BisectSessionIds();
   // The sessions still marked running (live, or left so by a process that died), oldest first.
   Result<std::vector<int64_t>> RunningBisectSessionIds();
+  Result<std::vector<RegressionRow>> Regressions();  // oldest first
+};
+
+class BisectRecord : public BisectRecordReader {
+ public:
+  using BisectRecordReader::BisectRecordReader;
+
+  // Bisect sessions: begun, one row per step as it happens, finished with the answer.
+  Result<int64_t> BeginBisect(const BisectSessionRow& session);
+  Status AddBisectStep(int64_t session_id, const BisectStepRow& step);
+  Status FinishBisect(int64_t session_id, const BisectSessionRow& session);
 
   // Regressions found by `bisect --auto`, linked to their nightly and bisect session.
   Result<int64_t> AddRegression(const RegressionRow& regression);
   Status SetRegressionSession(int64_t regression_id, int64_t session_id);
-  Result<std::vector<RegressionRow>> Regressions();  // oldest first
   // Forgets what bisect --auto answered for the nightly whose first shard is run_id (its
   // regressions; their bisect sessions stay), before `bisect --auto --again` answers anew.
   Status DeleteRegressionsOf(int64_t run_id);
-
- protected:
-  using StoreDoor::StoreDoor;
 };
 
 }  // namespace harness

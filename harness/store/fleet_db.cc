@@ -152,13 +152,16 @@ void GenerateFleetDatabase(const std::filesystem::path& path) {
   auto store = Check(Store::Open(path));
   const SplitIdentity identity = JunitIdentity();
   for (int n = 0; n < kFleetNightlies; ++n) {
-    const int64_t commit = Check(store->UpsertCommit({FleetSha(n), {}, kNightlyCommits - kFleetNightlies + n + 1,
-                                                      1700000000 + 86400 * (kNightlyCommits - kFleetNightlies + n),
-                                                      fmt::format("nightly {}", kNightlyCommits - kFleetNightlies + n)}));
+    const int64_t commit =
+        Check(store->writer().UpsertCommit({FleetSha(n),
+                                            {},
+                                            kNightlyCommits - kFleetNightlies + n + 1,
+                                            1700000000 + 86400 * (kNightlyCommits - kFleetNightlies + n),
+                                            fmt::format("nightly {}", kNightlyCommits - kFleetNightlies + n)}));
     const std::string file = fmt::format("out/pytest-nightly-{}.xml", n);
     IngestedRun run{NewRun{commit, "ingest:junit", identity.hash, identity.measured.dump(), "fleet-ci", "0.2.0"},
                     FleetCases(n), IngestedFile{Fnv1a64Hex(file), "junit", file}};
-    Check(store->WriteIngestedRuns({run}));
+    Check(store->writer().WriteIngestedRuns({run}));
   }
 }
 
@@ -168,16 +171,17 @@ void GenerateFleetShards(const std::filesystem::path& dir, int n) {
   const std::string nightly = fmt::format("fleet-{}", n);
   for (int i = 0; i < kFleetShards; ++i) {
     auto store = Check(Store::Open(dir / fmt::format("shard-{:02}.db", i)));
-    const int64_t commit = Check(store->UpsertCommit(
+    const int64_t commit = Check(store->writer().UpsertCommit(
         {FleetSha(n), {}, kNightlyCommits - kFleetNightlies + n + 1, 1700000000, fmt::format("nightly {}", n)}));
     NewRun r{commit, "refstack", "fleetshard", "{}", fmt::format("fleet-ci-{}", i), "0.2.0",
              fmt::format("{}/{}", i, kFleetShards), nightly};
-    const int64_t run = Check(store->BeginRun(r));
+    const int64_t run = Check(store->writer().BeginRun(r));
     for (int k = i; k < kFleetCases; k += kFleetShards) {
       const auto& c = cases[static_cast<std::size_t>(k)];
-      Check(store->FinishCase(Check(store->BeginCase(run, c.suite, c.result.case_id, "{}")), c.result));
+      Check(
+          store->writer().FinishCase(Check(store->writer().BeginCase(run, c.suite, c.result.case_id, "{}")), c.result));
     }
-    Check(store->FinishRun(run, RunStatus::kFail));
+    Check(store->writer().FinishRun(run, RunStatus::kFail));
   }
 }
 

@@ -46,7 +46,7 @@ Status GoldenLog::AbandonGoldenChange(int64_t intent_id) {
   return StepDone(connection_.db, st.BindAll(intent_id), "drop a golden change's intent");
 }
 
-Result<std::vector<GoldenChange>> GoldenLog::PendingGoldenChanges() {
+Result<std::vector<GoldenChange>> GoldenLogReader::PendingGoldenChanges() {
   static const std::string sql =
       "SELECT " + store_sql::kGoldenChangeColumns.Select() + " FROM golden_intents ORDER BY id";
   return store_sql::QueryAll<GoldenChange>(connection_.db, sql.c_str(), "read pending golden changes",

@@ -60,18 +60,19 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
                                  "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_2",
                                  "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_3"};
   for (int i = 0; i < kNightlyCommits; ++i) {
-    const int64_t commit =
-        Check(store->UpsertCommit({NightlySha(i), {}, i + 1, 1700000000 + 86400 * i, fmt::format("nightly {}", i)}));
-    const int64_t run = Check(store->BeginRun({commit, "refstack", "cafe", "{}", "bench", "0.2.0"}));
+    const int64_t commit = Check(
+        store->writer().UpsertCommit({NightlySha(i), {}, i + 1, 1700000000 + 86400 * i, fmt::format("nightly {}", i)}));
+    const int64_t run = Check(store->writer().BeginRun({commit, "refstack", "cafe", "{}", "bench", "0.2.0"}));
     for (int g = 0; g < 2; ++g) {
       const std::string id = fmt::format("gsm8k/test_gsm8k_accuracy_{}", g);
-      const int64_t cr = Check(store->BeginCase(run, "gsm8k", id, fmt::format(R"({{"batch":{}}})", g ? 64 : 1)));
+      const int64_t cr =
+          Check(store->writer().BeginCase(run, "gsm8k", id, fmt::format(R"({{"batch":{}}})", g ? 64 : 1)));
       int64_t correct = 0;
       for (int q = 0; q < kNightlyQuestions; ++q) {
         const bool ok = Mix(static_cast<uint64_t>(i) * 1000003 + g * 7777 + q) % 100 < 90;
         correct += ok;
-        Check(store->WriteSample(cr, {std::to_string(q), ok ? SampleOutcome::kCorrect : SampleOutcome::kWrong, "42",
-                                      ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
+        Check(store->writer().WriteSample(cr, {std::to_string(q), ok ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
+                                               "42", ok ? "42" : "41", 1.5, 180, Completion(q, ok ? 42 : 41)}));
       }
       const double acc = static_cast<double>(correct) / kNightlyQuestions;
       CaseResult res{id, CaseStatus::kPass, 60, "", {}, {}};
@@ -80,11 +81,11 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
                      VerdictMetric(metric_names::kGateVerdict, acc >= 0.9 ? GateVerdict::kPass : GateVerdict::kAtRisk),
                      VerdictMetric(metric_names::kBaselineVerdict, BaselineVerdict::kSame),
                      {metric_names::kLatencyP50Seconds, 1.5, 0, {}, {}}};
-      Check(store->FinishCase(cr, res));
+      Check(store->writer().FinishCase(cr, res));
     }
     for (const char* id : compile_cases) {
       const std::string case_id = id;
-      const int64_t cr = Check(store->BeginCase(run, CaseId(case_id).suite(), case_id, "{}"));
+      const int64_t cr = Check(store->writer().BeginCase(run, CaseId(case_id).suite(), case_id, "{}"));
       CaseResult res{case_id, i % 50 == 7 ? CaseStatus::kFail : CaseStatus::kPass, 0.2, "", {}, {}};
       for (int r = 0; r < kNightlyOpRows; ++r)
         res.ops.push_back({fmt::format("tensor_cast.op_{}.default", r), fmt::format("[1, {}, 5120], [5120]", r),
@@ -98,9 +99,9 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
                         {}, {}}};
       else
         res.metrics = {{metric_names::kEstTotalSeconds, 0.01 + 1e-5 * i, 0, {}, {}}};
-      Check(store->FinishCase(cr, res));
+      Check(store->writer().FinishCase(cr, res));
     }
-    Check(store->FinishRun(run, RunStatus::kPass));
+    Check(store->writer().FinishRun(run, RunStatus::kPass));
   }
 }
 

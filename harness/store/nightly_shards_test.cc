@@ -76,23 +76,23 @@ TEST(NightlyShards, AHugeStoredCountIsNamedWithinABound) {
 TEST(NightlyShards, NightlyRunsReadsEveryRunOfTheIdFromAStore) {
   testing_util::TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
-  const int64_t commit = *store->UpsertCommit({"abc1234000000000000000000000000000000000", {}, 1, 0, "s"});
+  const int64_t commit = *store->writer().UpsertCommit({"abc1234000000000000000000000000000000000", {}, 1, 0, "s"});
   NewRun run{commit, "refstack", "id1", "{}", "host", "0.2.0"};
   run.nightly = "n";
   run.shard = "0/3";
-  const int64_t first = *store->BeginRun(run);
-  ASSERT_TRUE(store->FinishRun(first, RunStatus::kPass).ok());
+  const int64_t first = *store->writer().BeginRun(run);
+  ASSERT_TRUE(store->writer().FinishRun(first, RunStatus::kPass).ok());
   run.shard = "2/3";
-  store->BeginRun(run).value();  // left running
+  store->writer().BeginRun(run).value();  // left running
   run.nightly = "other";
   run.shard = "1/3";
-  store->BeginRun(run).value();
-  const auto rows = store->NightlyRuns("n").value();
+  store->writer().BeginRun(run).value();
+  const auto rows = store->reader().NightlyRuns("n").value();
   ASSERT_EQ(rows.size(), 2u);
   const auto gaps = NightlyGaps(rows);
   ASSERT_EQ(gaps.size(), 1u);
   EXPECT_EQ(NightlyGapText(gaps[0]), "nightly n at abc123400000: shard 1/3 missing; shard 2/3 did not finish");
-  EXPECT_TRUE(store->NightlyRuns("").value().empty()) << "runs without a nightly id are no nightly";
+  EXPECT_TRUE(store->reader().NightlyRuns("").value().empty()) << "runs without a nightly id are no nightly";
 }
 
 }  // namespace

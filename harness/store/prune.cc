@@ -49,7 +49,7 @@ Result<PruneResult> Prune(const PruneRequest& request) {
     // Read-only: no lock files, no migration of an older file, nothing written.
     auto store = Store::OpenReadOnly(request.db);
     if (!store) return store.error();
-    auto plan = (*store)->PruneSamples(request.window, /*dry_run=*/true);
+    auto plan = (*store)->PlanPrune(request.window);
     if (!plan) return plan.error();
     out.plan = std::move(plan).value();
     out.bytes_after = out.bytes_before;
@@ -71,7 +71,7 @@ Result<PruneResult> Prune(const PruneRequest& request) {
   if (!running) return running.error();
   for (int64_t run : *running)
     if (auto s = request.claim_unfinished_run(run); !s) return s.error();
-  auto plan = (*store)->PruneSamples(request.window, /*dry_run=*/false);
+  auto plan = (*store)->PruneSamples(request.window);
   if (!plan) return plan.error();
   out.plan = std::move(plan).value();
   if (auto s = (*store)->Compact(); !s) return s.error();

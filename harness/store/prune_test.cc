@@ -22,7 +22,7 @@ int64_t AddRun(Store& s, int ordinal, const std::string& identity, const std::st
   c.sha = fmt::format("{:040x}", ordinal);
   c.first_parent_ordinal = ordinal;
   NewRun r;
-  r.commit_id = *s.UpsertCommit(c);
+  r.commit_id = *s.writer().UpsertCommit(c);
   r.stack = "refstack";
   r.config_hash = identity;
   r.config_json = "{}";
@@ -30,13 +30,13 @@ int64_t AddRun(Store& s, int ordinal, const std::string& identity, const std::st
   r.harness_version = "t";
   r.shard = shard;
   r.nightly = nightly;
-  const int64_t run = *s.BeginRun(r);
+  const int64_t run = *s.writer().BeginRun(r);
   const std::string case_id = "gsm8k/test_" + shard.substr(0, 1);
-  const int64_t cr = *s.BeginCase(run, "gsm8k", case_id, "{}");
+  const int64_t cr = *s.writer().BeginCase(run, "gsm8k", case_id, "{}");
   for (int i = 0; i < samples; ++i)
-    EXPECT_TRUE(s.WriteSample(cr, {std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0, "x"}).ok());
-  EXPECT_TRUE(s.FinishCase(cr, {case_id, passes ? CaseStatus::kPass : CaseStatus::kFail, 0, "", {}, {}}).ok());
-  EXPECT_TRUE(s.FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
+    EXPECT_TRUE(s.writer().WriteSample(cr, {std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0, "x"}).ok());
+  EXPECT_TRUE(s.writer().FinishCase(cr, {case_id, passes ? CaseStatus::kPass : CaseStatus::kFail, 0, "", {}, {}}).ok());
+  EXPECT_TRUE(s.writer().FinishRun(run, passes ? RunStatus::kPass : RunStatus::kFail).ok());
   return run;
 }
 
@@ -55,7 +55,7 @@ TEST(PruneSamples, TheShardsOfOneNightlyCountOnceAndEachIdentityHasItsOwnWindow)
   const int64_t a2 = AddRun(*store, 2, "a", "n2", "0/2", 3), a2b = AddRun(*store, 2, "a", "n2", "1/2", 3);
   AddRun(*store, 3, "a", "", "0/1", 3);
   AddRun(*store, 1, "b", "", "0/1", 3);
-  auto plan = store->PruneSamples({.keep_nightlies = 2}, /*dry_run=*/true);
+  auto plan = store->PlanPrune({.keep_nightlies = 2});
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->runs, 6);
   EXPECT_EQ(plan->in_window, 4) << "n2 (both shards), n3 and b's only run";
@@ -65,8 +65,8 @@ TEST(PruneSamples, TheShardsOfOneNightlyCountOnceAndEachIdentityHasItsOwnWindow)
   // Each old shard holds the baseline of the newer nightly's shard (the same case).
   EXPECT_THAT(plan->outside[0].kept_for, ElementsAre(fmt::format("baseline of run {}", a2)));
   EXPECT_THAT(plan->outside[1].kept_for, ElementsAre(fmt::format("baseline of run {}", a2b)));
-  EXPECT_EQ(store->Samples(1)->size(), 3u) << "a dry run deletes nothing";
-  auto zero = store->PruneSamples({.keep_nightlies = 0}, true);
+  EXPECT_EQ(store->reader().Samples(1)->size(), 3u) << "a dry run deletes nothing";
+  auto zero = store->PlanPrune({.keep_nightlies = 0});
   ASSERT_TRUE(zero.ok());
   EXPECT_EQ(zero->in_window, 0);
 }
@@ -78,17 +78,17 @@ TEST(PruneSamples, KeepsTheBaselineOfAResultInTheWindowAndDeletesTheRest) {
   const int64_t r2 = AddRun(*store, 2, "a", "", "0/1", 4);
   AddRun(*store, 3, "a", "", "0/1", 4, /*passes=*/false);
   const int64_t r4 = AddRun(*store, 4, "a", "", "0/1", 4, /*passes=*/false);
-  auto plan = store->PruneSamples({.keep_nightlies = 2}, /*dry_run=*/false);
+  auto plan = store->PruneSamples({.keep_nightlies = 2});
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   ASSERT_EQ(plan->outside.size(), 2u);
   EXPECT_EQ(plan->outside[0].run_id, r1);
   EXPECT_TRUE(plan->outside[0].kept_for.empty());
   EXPECT_EQ(plan->outside[1].run_id, r2);
   EXPECT_THAT(plan->outside[1].kept_for, ElementsAre("baseline of run 3", "baseline of run 4"));
-  EXPECT_TRUE(store->Samples(store->Cases(r1)->at(0).id)->empty());
-  EXPECT_EQ(store->Samples(store->Cases(r2)->at(0).id)->size(), 4u);
-  EXPECT_EQ(store->Samples(store->Cases(r4)->at(0).id)->size(), 4u);
-  EXPECT_EQ(store->Cases(r1)->at(0).result.status, CaseStatus::kPass) << "the status stays";
+  EXPECT_TRUE(store->reader().Samples(store->reader().Cases(r1)->at(0).id)->empty());
+  EXPECT_EQ(store->reader().Samples(store->reader().Cases(r2)->at(0).id)->size(), 4u);
+  EXPECT_EQ(store->reader().Samples(store->reader().Cases(r4)->at(0).id)->size(), 4u);
+  EXPECT_EQ(store->reader().Cases(r1)->at(0).result.status, CaseStatus::kPass) << "the status stays";
 }
 
 // A partial run (harness run --questions) is nobody's baseline and has none. Whole runs at
@@ -97,15 +97,16 @@ TEST(PruneSamples, APartialRunIsNoBaselineAndHasNone) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
   auto partial = [&](int ordinal) {
-    const int64_t commit = *store->UpsertCommit({fmt::format("{:040x}", ordinal), {}, ordinal, {}, ""});
+    const int64_t commit = *store->writer().UpsertCommit({fmt::format("{:040x}", ordinal), {}, ordinal, {}, ""});
     NewRun r{commit, "refstack", "a", "{}", "h", "t"};
     r.partial_questions = 2;
-    const int64_t run = *store->BeginRun(r);
-    const int64_t cr = *store->BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
+    const int64_t run = *store->writer().BeginRun(r);
+    const int64_t cr = *store->writer().BeginCase(run, "gsm8k", "gsm8k/test_0", "{}");
     for (int i = 0; i < 2; ++i)
-      EXPECT_TRUE(store->WriteSample(cr, {std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0, "x"}).ok());
-    EXPECT_TRUE(store->FinishCase(cr, {"gsm8k/test_0", CaseStatus::kPass, 0, "", {}, {}}).ok());
-    EXPECT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+      EXPECT_TRUE(
+          store->writer().WriteSample(cr, {std::to_string(i), SampleOutcome::kCorrect, "", "", 0, 0, "x"}).ok());
+    EXPECT_TRUE(store->writer().FinishCase(cr, {"gsm8k/test_0", CaseStatus::kPass, 0, "", {}, {}}).ok());
+    EXPECT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     return run;
   };
   const int64_t whole1 = AddRun(*store, 1, "a", "", "0/1", 4);
@@ -113,7 +114,7 @@ TEST(PruneSamples, APartialRunIsNoBaselineAndHasNone) {
   const int64_t whole3 = AddRun(*store, 3, "a", "", "0/1", 4);
   partial(4);
   // In the window: run 4 (partial: it paired with nothing) and run 3, whose baseline is run 1.
-  auto two = store->PruneSamples({.keep_nightlies = 2}, /*dry_run=*/true);
+  auto two = store->PlanPrune({.keep_nightlies = 2});
   ASSERT_TRUE(two.ok()) << two.error().message;
   ASSERT_EQ(two->outside.size(), 2u);
   EXPECT_EQ(two->outside[0].run_id, whole1);
@@ -121,7 +122,7 @@ TEST(PruneSamples, APartialRunIsNoBaselineAndHasNone) {
   EXPECT_EQ(two->outside[1].run_id, partial2);
   EXPECT_TRUE(two->outside[1].kept_for.empty()) << "a partial run is nobody's baseline";
   // Only run 4 in the window: a partial run has no baseline to keep.
-  auto one = store->PruneSamples({.keep_nightlies = 1}, /*dry_run=*/true);
+  auto one = store->PlanPrune({.keep_nightlies = 1});
   ASSERT_TRUE(one.ok());
   EXPECT_TRUE(Dropped(*one).size() == one->outside.size()) << "nothing kept for the partial run 4";
 }
@@ -133,7 +134,7 @@ TEST(Prune, ClaimsEveryUnfinishedRunBeforeItChangesAnything) {
     AddRun(*store, 1, "a", "", "0/1", 2);
     AddRun(*store, 2, "a", "", "0/1", 2);
     const int64_t live = AddRun(*store, 3, "a", "", "0/1", 2);
-    ASSERT_TRUE(store->ReopenRun(live).ok());
+    ASSERT_TRUE(store->writer().ReopenRun(live).ok());
   }
   std::vector<int64_t> claimed;
   PruneRequest request{dir / "h.db", {.keep_nightlies = 1}, false, [&](int64_t run) -> Status {

@@ -20,11 +20,11 @@ class ResolveCommitTest : public ::testing::Test {
     int64_t ordinal = 0;
     for (const std::string& sha : {std::string("abcd0001"), std::string("abcd0002"), std::string("d00d5eed"), kSha1,
                                    kSha1 + std::string(64 - 40, '0')})
-      ASSERT_TRUE(store_->UpsertCommit({sha, {}, ++ordinal, 0, fmt::format("subject {}", ordinal)}).ok());
+      ASSERT_TRUE(store_->writer().UpsertCommit({sha, {}, ++ordinal, 0, fmt::format("subject {}", ordinal)}).ok());
   }
 
   std::string Message(std::string_view spec, std::string_view flag = "") {
-    auto c = ResolveCommit(*store_, spec, flag);
+    auto c = ResolveCommit(store_->reader(), spec, flag);
     EXPECT_FALSE(c.ok()) << spec << " resolved to " << c->sha;
     if (c.ok()) return "";
     EXPECT_EQ(c.error().code, ExitCode::kUsage) << c.error().message;
@@ -38,7 +38,7 @@ class ResolveCommitTest : public ::testing::Test {
 };
 
 TEST_F(ResolveCommitTest, AFullShaNamesItsCommitWithItsOrderAndSubject) {
-  auto c = ResolveCommit(*store_, "abcd0002");
+  auto c = ResolveCommit(store_->reader(), "abcd0002");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->sha, "abcd0002");
   EXPECT_EQ(c->first_parent_ordinal, 2);
@@ -47,11 +47,11 @@ TEST_F(ResolveCommitTest, AFullShaNamesItsCommitWithItsOrderAndSubject) {
 
 TEST_F(ResolveCommitTest, AUniquePrefixOfFourOrMoreDigitsInEitherCaseNamesItsCommit) {
   for (const char* spec : {"d00d", "d00d5", "D00D5EED", "d00D5eE"}) {
-    auto c = ResolveCommit(*store_, spec);
+    auto c = ResolveCommit(store_->reader(), spec);
     ASSERT_TRUE(c.ok()) << spec << ": " << c.error().message;
     EXPECT_EQ(c->sha, "d00d5eed") << spec;
   }
-  auto upper = ResolveCommit(*store_, "ABCD0001");
+  auto upper = ResolveCommit(store_->reader(), "ABCD0001");
   ASSERT_TRUE(upper.ok()) << upper.error().message;
   EXPECT_EQ(upper->sha, "abcd0001");
 }
@@ -62,7 +62,8 @@ TEST_F(ResolveCommitTest, AnAmbiguousPrefixNamesTheCandidates) {
 }
 
 TEST_F(ResolveCommitTest, AnAmbiguousPrefixNamesAtMostTenCandidates) {
-  for (int i = 0; i < 12; ++i) ASSERT_TRUE(store_->UpsertCommit({fmt::format("cafe{:04}", i), {}, 10 + i, 0, ""}).ok());
+  for (int i = 0; i < 12; ++i)
+    ASSERT_TRUE(store_->writer().UpsertCommit({fmt::format("cafe{:04}", i), {}, 10 + i, 0, ""}).ok());
   const std::string m = Message("cafe");
   EXPECT_NE(m.find("cafe0000, cafe0001"), std::string::npos) << m;
   EXPECT_NE(m.find("cafe0009, ..."), std::string::npos) << m;
@@ -71,7 +72,7 @@ TEST_F(ResolveCommitTest, AnAmbiguousPrefixNamesAtMostTenCandidates) {
 
 // A SHA-1 stored whole that also begins a longer sha (a SHA-256) names itself.
 TEST_F(ResolveCommitTest, AShaStoredWholeWinsOverTheLongerOnesItBegins) {
-  auto c = ResolveCommit(*store_, kSha1);
+  auto c = ResolveCommit(store_->reader(), kSha1);
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->sha, kSha1);
   EXPECT_EQ(c->first_parent_ordinal, 4);
@@ -98,18 +99,18 @@ TEST_F(ResolveCommitTest, TooShortTooLongAndNonHexAreRefusedBeforeAnyLookup) {
 // The spelling a new run is stored under: the one commit a stored sha and the given one share
 // by prefix, either way; several are an error that names them and the given text, cut.
 TEST_F(ResolveCommitTest, StoredSpellingKeepsTheFirstSpellingOfACommit) {
-  EXPECT_EQ(StoredSpelling(*store_, "abcd0001").value(), "abcd0001") << "stored whole";
-  EXPECT_EQ(StoredSpelling(*store_, "D00D").value(), "d00d5eed") << "a short sha after its full one";
-  EXPECT_EQ(StoredSpelling(*store_, "d00d5eed1234").value(), "d00d5eed") << "a full sha after its short one";
-  EXPECT_EQ(StoredSpelling(*store_, "ABCDEF12").value(), "abcdef12") << "a new commit, lowercased";
-  auto shared = StoredSpelling(*store_, "abcd");
+  EXPECT_EQ(StoredSpelling(store_->reader(), "abcd0001").value(), "abcd0001") << "stored whole";
+  EXPECT_EQ(StoredSpelling(store_->reader(), "D00D").value(), "d00d5eed") << "a short sha after its full one";
+  EXPECT_EQ(StoredSpelling(store_->reader(), "d00d5eed1234").value(), "d00d5eed") << "a full sha after its short one";
+  EXPECT_EQ(StoredSpelling(store_->reader(), "ABCDEF12").value(), "abcdef12") << "a new commit, lowercased";
+  auto shared = StoredSpelling(store_->reader(), "abcd");
   ASSERT_FALSE(shared.ok());
   EXPECT_NE(shared.error().message.find("it matches the stored commits abcd0001, abcd0002; give more"), std::string::npos)
       << shared.error().message;
   // Begun by two stored commits (a SHA-1 and the SHA-256 it starts), and far longer than any
   // sha: the message quotes its first 128 characters only.
   const std::string given = kSha1 + std::string(24, '0') + std::string(300, '7');
-  auto begun = StoredSpelling(*store_, given);
+  auto begun = StoredSpelling(store_->reader(), given);
   ASSERT_FALSE(begun.ok());
   EXPECT_NE(begun.error().message.find("commit " + given.substr(0, 128) + " is ambiguous"), std::string::npos)
       << begun.error().message;

@@ -1,8 +1,8 @@
 // The store's door for whatever reads stored results: runs, their cases with samples,
 // metrics and op rows, a case's history, a commit's newest results, the stored results a
 // running case pairs with (baselines, a gate's reruns), bisect's evidence, commits by sha
-// prefix or ordinal. compare, history, report, baseline and bisect read through it; Store
-// is one.
+// prefix or ordinal. compare, history, report, baseline and bisect read through it; every
+// store hands it out (store.h: reader()).
 #pragma once
 
 #include <cstdint>
@@ -74,6 +74,8 @@ struct CaseEvidence {
 
 class ResultReader : private StoreDoor {
  public:
+  using StoreDoor::StoreDoor;
+
   // One read transaction over the reads made while it lives: they see one snapshot of the
   // file, and SQLite takes and drops its read lock once instead of once per query (compare
   // and report read per case: thousands of queries at fleet scale). Inside a transaction
@@ -168,9 +170,6 @@ class ResultReader : private StoreDoor {
   // The newest finished (not running) result of case_id under any run: the run that
   // started last, then the newest row. Empty when the case was never stored.
   Result<std::optional<CaseRef>> LatestCaseResult(const std::string& case_id);
-
- protected:
-  using StoreDoor::StoreDoor;
 };
 
 }  // namespace harness

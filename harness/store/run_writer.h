@@ -1,6 +1,7 @@
 // The store's door for whatever writes runs: `harness run` (a run row, then its cases, each
 // sample as it arrives, each case's outcome in one transaction; --resume reopens an
-// interrupted run) and `harness ingest` (whole imported runs in one transaction). Store is one.
+// interrupted run) and `harness ingest` (whole imported runs in one transaction). A writable
+// Store hands it out (store.h: writer()).
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,8 @@ struct IngestedRun {
 
 class RunWriter : private StoreDoor {
  public:
+  using StoreDoor::StoreDoor;
+
   Result<int64_t> UpsertCommit(const CommitInfo& c);
   Result<int64_t> BeginRun(const NewRun& r);
   Status FinishRun(int64_t run_id, RunStatus status);
@@ -81,9 +84,6 @@ class RunWriter : private StoreDoor {
   // metrics) replaced by `in`'s, which the samples informed. One transaction. Empty when
   // the file was not ingested for that commit.
   Result<std::optional<AttachedSamples>> AttachIngestedSamples(const IngestedRun& in);
-
- protected:
-  using StoreDoor::StoreDoor;
 };
 
 }  // namespace harness

@@ -5,23 +5,27 @@
 
 namespace harness {
 
-StoreConnection::StoreConnection(std::unique_ptr<store_sql::Connection> connection)
-    : shared_connection_(std::move(connection)) {}
+ReadOnlyStore::ReadOnlyStore(std::unique_ptr<store_sql::Connection> connection)
+    : connection_(std::move(connection)),
+      reader_(*connection_),
+      bisect_reader_(*connection_),
+      golden_reader_(*connection_) {}
 
-StoreConnection::~StoreConnection() = default;
+ReadOnlyStore::~ReadOnlyStore() = default;
+
+sqlite3* ReadOnlyStore::db() const { return connection_->db; }
+
+const std::filesystem::path& ReadOnlyStore::path() const { return connection_->path; }
 
 Store::Store(std::unique_ptr<store_sql::Connection> connection)
-    : StoreConnection(std::move(connection)),
-      RunWriter(*shared_connection_),
-      ResultReader(*shared_connection_),
-      BisectRecord(*shared_connection_),
-      GoldenLog(*shared_connection_) {}
+    : ReadOnlyStore(std::move(connection)),
+      writer_(*connection_),
+      bisect_record_(*connection_),
+      golden_log_(*connection_) {}
 
 Store::~Store() = default;
 
-sqlite3* Store::db() const { return shared_connection_->db; }
-
-Result<std::unique_ptr<Store>> Store::OpenWith(const std::filesystem::path& path, bool read_only) {
+Result<std::unique_ptr<store_sql::Connection>> Store::Connect(const std::filesystem::path& path, bool read_only) {
   auto db = store_schema::OpenChecked(path, read_only, kSchemaVersion);
   if (!db) return db.error();
   auto connection = std::make_unique<store_sql::Connection>(*db, path);
@@ -39,11 +43,20 @@ Result<std::unique_ptr<Store>> Store::OpenWith(const std::filesystem::path& path
     connection = std::make_unique<store_sql::Connection>(*copy, path);
     connection->copy_dir = *dir;
   }
-  return std::unique_ptr<Store>(new Store(std::move(connection)));
+  return connection;
 }
 
-Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& path) { return OpenWith(path, false); }
-Result<std::unique_ptr<Store>> Store::OpenReadOnly(const std::filesystem::path& path) { return OpenWith(path, true); }
+Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& path) {
+  auto connection = Connect(path, false);
+  if (!connection) return connection.error();
+  return std::unique_ptr<Store>(new Store(std::move(connection).value()));
+}
+
+Result<std::unique_ptr<ReadOnlyStore>> Store::OpenReadOnly(const std::filesystem::path& path) {
+  auto connection = Connect(path, true);
+  if (!connection) return connection.error();
+  return std::unique_ptr<ReadOnlyStore>(new ReadOnlyStore(std::move(connection).value()));
+}
 
 Status Store::CreateAtVersionForTest(const std::filesystem::path& path, int version) {
   auto db = store_schema::OpenChecked(path, false, version);
@@ -52,7 +65,7 @@ Status Store::CreateAtVersionForTest(const std::filesystem::path& path, int vers
   return OkStatus();
 }
 
-int Store::SchemaVersion() { return store_sql::PragmaInt(db(), "PRAGMA user_version"); }
+int ReadOnlyStore::SchemaVersion() { return store_sql::PragmaInt(db(), "PRAGMA user_version"); }
 
 Result<std::vector<int64_t>> Store::RunningRunIds() {
   return store_sql::QueryAll<int64_t>(db(), "SELECT id FROM runs WHERE status = 'running' ORDER BY id",

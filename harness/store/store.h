@@ -1,12 +1,15 @@
-// The results store: one SQLite file (docs/store.md). Store opens it (checked, migrated or
-// read through a migrated copy: schema.h) and is every door its consumers use, each a class
-// of its own with its own row types: RunWriter (run_writer.h: `harness run`, ingest),
-// ResultReader (result_reader.h: compare, history, report, baselines, bisect's evidence),
-// BisectRecord (bisect_record.h: bisect sessions and regressions) and GoldenLog
-// (golden_log.h: golden accept). A consumer takes the narrowest door it needs. Merge
-// (store_merge.cc) and prune (store_prune.cc) are the store's own. All SQL of the project
-// lives in the store's files: the doors' .cc files, schema.cc, store_merge.cc,
-// store_prune.cc and the SQLite helpers (sqlite_db.h).
+// The results store: one SQLite file (docs/store.md). A store owns its connection (opened
+// checked, migrated or read through a migrated copy: schema.h) and hands out the doors its
+// consumers use, each a class of its own with its own row types: RunWriter (run_writer.h:
+// `harness run`, ingest), ResultReader (result_reader.h: compare, history, report,
+// baselines, bisect's evidence), BisectRecord (bisect_record.h: bisect sessions and
+// regressions) and GoldenLog (golden_log.h: golden accept). A consumer takes the narrowest
+// door it needs. A read-only open is a ReadOnlyStore: it hands out only the reading doors
+// (ResultReader, BisectRecordReader, GoldenLogReader), so a write through it does not
+// compile. Merge (store_merge.cc) and prune (store_prune.cc) are the writable store's own.
+// All SQL of the project lives in the store's files: the doors' .cc files, the migrations
+// (migrations/NNNN_what.sql, run by schema.cc), store_merge.cc, store_prune.cc and the SQLite
+// helpers (sqlite_db.h).
 #pragma once
 
 #include <cstdint>
@@ -68,20 +71,40 @@ struct PrunePlan {
   std::vector<PruneCandidate> outside;  // runs outside the window with samples, oldest first
 };
 
-// Holds the connection the doors share; a base of Store, first, so that it is built before
-// the doors that keep a reference to it.
-class StoreConnection {
+// A store opened for reading (Store::OpenReadOnly): the connection and the reading doors.
+// A writable Store is one too, so a consumer that only reads (the report) takes either.
+class ReadOnlyStore {
+ public:
+  ~ReadOnlyStore();
+  ReadOnlyStore(const ReadOnlyStore&) = delete;
+  ReadOnlyStore& operator=(const ReadOnlyStore&) = delete;
+
+  ResultReader& reader() { return reader_; }
+  BisectRecordReader& bisect_reader() { return bisect_reader_; }
+  GoldenLogReader& golden_reader() { return golden_reader_; }
+
+  // The database file as the command named it (for messages).
+  const std::filesystem::path& path() const;
+  int SchemaVersion();
+
+  // `harness prune --dry-run`: what PruneSamples would do with `window` (see there), read in
+  // one read transaction; nothing is written.
+  Result<PrunePlan> PlanPrune(const PruneWindow& window);
+
  protected:
-  explicit StoreConnection(std::unique_ptr<store_sql::Connection> connection);
-  ~StoreConnection();
-  std::unique_ptr<store_sql::Connection> shared_connection_;
+  explicit ReadOnlyStore(std::unique_ptr<store_sql::Connection> connection);
+  sqlite3* db() const;
+  // Declared first, so that it is built before the doors that keep a reference to it.
+  std::unique_ptr<store_sql::Connection> connection_;
+
+ private:
+  friend class Store;  // opens read-only stores
+  ResultReader reader_;
+  BisectRecordReader bisect_reader_;
+  GoldenLogReader golden_reader_;
 };
 
-class Store final : private StoreConnection,
-                    public RunWriter,
-                    public ResultReader,
-                    public BisectRecord,
-                    public GoldenLog {
+class Store final : public ReadOnlyStore {
  public:
   static constexpr int kSchemaVersion = store_schema::kVersion;
   static constexpr int32_t kApplicationId = store_schema::kApplicationId;
@@ -97,14 +120,14 @@ class Store final : private StoreConnection,
   // Opens an existing harness database read-only, for query commands: never creates a
   // file and never writes one, works on a file the user may only read. An older schema is
   // read through a migrated copy in the temporary folder (removed when the store closes).
-  static Result<std::unique_ptr<Store>> OpenReadOnly(const std::filesystem::path& path);
+  static Result<std::unique_ptr<ReadOnlyStore>> OpenReadOnly(const std::filesystem::path& path);
   // Test hook: creates a database at an older schema version (migrations 1..version only).
   static Status CreateAtVersionForTest(const std::filesystem::path& path, int version);
   ~Store();
-  Store(const Store&) = delete;
-  Store& operator=(const Store&) = delete;
 
-  int SchemaVersion();
+  RunWriter& writer() { return writer_; }
+  BisectRecord& bisect_record() { return bisect_record_; }
+  GoldenLog& golden_log() { return golden_log_; }
 
   // Copies every run (with its cases, metrics, samples and op rows), golden change and
   // bisect session of the harness database at `input` that this one does not hold yet, in
@@ -128,8 +151,8 @@ class Store final : private StoreConnection,
   // the window that has samples: the newest passing result of the same case, identity and
   // parameters at an earlier first-parent ordinal, as the baseline lookup without git picks
   // it), and deletes the samples (completion text included) of the others. Statuses,
-  // messages, metrics and op rows stay. dry_run: the plan only; nothing is written.
-  Result<PrunePlan> PruneSamples(const PruneWindow& window, bool dry_run);
+  // messages, metrics and op rows stay. PlanPrune is the same plan with nothing deleted.
+  Result<PrunePlan> PruneSamples(const PruneWindow& window);
   // VACUUM (in place: SQLite rewrites the file through the WAL, one transaction, so a kill
   // leaves the old file or the new one), then a truncating checkpoint so the file's size is
   // what it holds.
@@ -137,10 +160,13 @@ class Store final : private StoreConnection,
 
  private:
   explicit Store(std::unique_ptr<store_sql::Connection> connection);
-  sqlite3* db() const;
-  static Result<std::unique_ptr<Store>> OpenWith(const std::filesystem::path& path, bool read_only);
+  static Result<std::unique_ptr<store_sql::Connection>> Connect(const std::filesystem::path& path, bool read_only);
   // OpenReadOnly, then the checks MergeFrom makes of an input.
-  static Result<std::unique_ptr<Store>> OpenMergeInput(const std::filesystem::path& input);
+  static Result<std::unique_ptr<ReadOnlyStore>> OpenMergeInput(const std::filesystem::path& input);
+
+  RunWriter writer_;
+  BisectRecord bisect_record_;
+  GoldenLog golden_log_;
 };
 
 }  // namespace harness

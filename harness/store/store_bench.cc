@@ -40,7 +40,7 @@ bool WriteRun(const std::filesystem::path& db, const std::string& sha, const Wor
     std::fprintf(stderr, "%s\n", store.error().message.c_str());
     return false;
   }
-  auto& s = **store;
+  auto& s = (*store)->writer();
   auto commit = s.UpsertCommit({sha, {}, std::nullopt, std::nullopt, "bench"});
   if (!commit) return false;
   auto run = s.BeginRun({*commit, "refstack", "hash", "{}", "bench", "0", shard, nightly});

@@ -147,7 +147,7 @@ std::string ReadOnlyUri(const std::string& path) {
 
 std::span<const MergeLocalTable> MergeLocalTables() { return kLocalTables; }
 
-Result<std::unique_ptr<Store>> Store::OpenMergeInput(const std::filesystem::path& input) {
+Result<std::unique_ptr<ReadOnlyStore>> Store::OpenMergeInput(const std::filesystem::path& input) {
   // Opened as a query command opens a file (never created; a newer schema, a foreign file or
   // foreign schema objects refused; an older schema read through a migrated copy), then its
   // pages and rows are checked.

@@ -61,20 +61,20 @@ bool MergeLocal(const std::string& table) {
 // looked at: a row in every table of the schema.
 void MakeShard(const std::filesystem::path& db, const std::string& shard, int cases, const std::string& tag) {
   auto s = std::move(Store::Open(db)).value();
-  int64_t c = *s->UpsertCommit({"abc", {"p0"}, 7, 1700000000, "the commit"});
+  int64_t c = *s->writer().UpsertCommit({"abc", {"p0"}, 7, 1700000000, "the commit"});
   NewRun r{c, "refstack", "hash", "{}", "host-" + tag, "0.2.0", shard, "n1"};
-  int64_t run = *s->BeginRun(r);
+  int64_t run = *s->writer().BeginRun(r);
   for (int i = 0; i < cases; ++i) {
     const std::string id = "suite/test_" + tag + "_" + std::to_string(i);
-    int64_t cr = *s->BeginCase(run, "suite", id, "{}");
-    ASSERT_TRUE(s->WriteSample(cr, {"q1", SampleOutcome::kCorrect, "1", "1", 0.1, 3, "one \xff"}).ok());
-    ASSERT_TRUE(s->WriteSample(cr, {"q2", SampleOutcome::kWrong, "2", "3", 0.1, 3, "three"}).ok());
+    int64_t cr = *s->writer().BeginCase(run, "suite", id, "{}");
+    ASSERT_TRUE(s->writer().WriteSample(cr, {"q1", SampleOutcome::kCorrect, "1", "1", 0.1, 3, "one \xff"}).ok());
+    ASSERT_TRUE(s->writer().WriteSample(cr, {"q2", SampleOutcome::kWrong, "2", "3", 0.1, 3, "three"}).ok());
     CaseResult o{id, CaseStatus::kPass, 0.5, "", {{"accuracy", 0.5, 2, 0.1, 0.9}}, {{"aten.mm.default", "[1]", 1, 0.1}}};
-    ASSERT_TRUE(s->FinishCase(cr, o).ok());
+    ASSERT_TRUE(s->writer().FinishCase(cr, o).ok());
   }
-  ASSERT_TRUE(s->FinishRun(run, RunStatus::kPass).ok());
-  int64_t session = *s->BeginBisect(BisectSessionRow{0, "", "", "g" + tag, "b" + tag, "t", "{}"});
-  ASSERT_TRUE(s->AddBisectStep(session, {1, "abc", "store", run, std::nullopt, "{}", "{}"}).ok());
+  ASSERT_TRUE(s->writer().FinishRun(run, RunStatus::kPass).ok());
+  int64_t session = *s->bisect_record().BeginBisect(BisectSessionRow{0, "", "", "g" + tag, "b" + tag, "t", "{}"});
+  ASSERT_TRUE(s->bisect_record().AddBisectStep(session, {1, "abc", "store", run, std::nullopt, "{}", "{}"}).ok());
   RegressionRow g;
   g.run_id = run;
   g.baseline_run_id = run;
@@ -84,7 +84,7 @@ void MakeShard(const std::filesystem::path& db, const std::string& shard, int ca
   g.confirmation = "confirmed";
   g.confirm_json = "[]";
   g.session_id = session;
-  ASSERT_TRUE(s->AddRegression(g).ok());
+  ASSERT_TRUE(s->bisect_record().AddRegression(g).ok());
   s.reset();
   Sql(db, "INSERT INTO ingested_files(content_hash, format, commit_id, path, run_id, at) VALUES('h" + tag +
               "', 'junit', (SELECT id FROM commits), 'report.xml', (SELECT id FROM runs), '2026-01-01T00:00:00Z')");
@@ -131,22 +131,22 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   for (const auto& t : tables) EXPECT_EQ(Count(dir / "out.db", t), before[t]) << t;
 
   // The copies keep their children: samples, the completion bytes, the commit's metadata.
-  auto runs = out->LogicalRun(out->Run(0)->id);
+  auto runs = out->reader().LogicalRun(out->reader().Run(0)->id);
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 2u) << "the two shards of nightly n1 are one logical run";
   EXPECT_EQ((*runs)[0].shard, "0/2");
   EXPECT_EQ((*runs)[1].shard, "1/2");
-  auto cases = *out->Cases((*runs)[0].id);
+  auto cases = *out->reader().Cases((*runs)[0].id);
   ASSERT_EQ(cases.size(), 3u);
-  auto samples = *out->Samples(cases[0].id);
+  auto samples = *out->reader().Samples(cases[0].id);
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(samples[0].completion, "one \xff");
-  EXPECT_EQ(out->Ops(cases[0].id)->size(), 1u);
-  auto session = out->BisectSession(2);
+  EXPECT_EQ(out->reader().Ops(cases[0].id)->size(), 1u);
+  auto session = out->bisect_record().BisectSession(2);
   ASSERT_TRUE(session.ok());
   ASSERT_EQ(session->steps.size(), 1u);
   EXPECT_EQ(session->steps[0].run_id, (*runs)[1].id) << "a step's run id follows its run into the output";
-  EXPECT_EQ(out->MatchCommits("abc")->at(0).first_parent_ordinal, 7);
+  EXPECT_EQ(out->reader().MatchCommits("abc")->at(0).first_parent_ordinal, 7);
 }
 
 // Every table of the schema is copied by merge or declared local to its database with a
@@ -173,10 +173,10 @@ TEST(StoreMerge, EveryTableIsCopiedOrDeclaredLocal) {
 // One file ingested (one run, one case) into a fresh database at commit "abc".
 void IngestInto(const std::filesystem::path& db, const std::string& hash) {
   auto s = std::move(Store::Open(db)).value();
-  int64_t c = *s->UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
+  int64_t c = *s->writer().UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
   FinishedCase fc{"junit", {"junit/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
-  auto ids = s->WriteIngestedRuns({IngestedRun{{c, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc},
-                                               {hash, "junit", "report.xml"}}});
+  auto ids = s->writer().WriteIngestedRuns(
+      {IngestedRun{{c, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc}, {hash, "junit", "report.xml"}}});
   ASSERT_TRUE(ids.ok()) << ids.error().message;
   ASSERT_TRUE(ids->at(0).has_value());
 }
@@ -202,10 +202,10 @@ TEST(StoreMerge, TheRecordOfIngestedFilesTravelsAndOneFileIngestedTwiceIsCopiedO
   EXPECT_EQ(Count(dir / "out.db", "runs"), 2);
   EXPECT_EQ(Count(dir / "out.db", "ingested_files"), 2);
   // Ingesting the merged file again into the output adds nothing.
-  int64_t commit = *out->UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
+  int64_t commit = *out->writer().UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
   FinishedCase fc{"junit", {"junit/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
-  auto again = out->WriteIngestedRuns({IngestedRun{{commit, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc},
-                                                   {"hash-1", "junit", "report.xml"}}});
+  auto again = out->writer().WriteIngestedRuns(
+      {IngestedRun{{commit, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc}, {"hash-1", "junit", "report.xml"}}});
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_FALSE(again->at(0).has_value()) << "a merged ingested file was stored again";
   EXPECT_EQ(Count(dir / "out.db", "runs"), 2);
@@ -217,23 +217,23 @@ TEST(StoreMerge, APartialRunTravelsMarked) {
   TempDir dir;
   {
     auto s = std::move(Store::Open(dir / "in.db")).value();
-    NewRun r{*s->UpsertCommit({"abc", {}, 7, 1700000000, "c"}), "refstack", "hash", "{}", "h", "0.2.0"};
+    NewRun r{*s->writer().UpsertCommit({"abc", {}, 7, 1700000000, "c"}), "refstack", "hash", "{}", "h", "0.2.0"};
     r.partial_questions = 7;
-    ASSERT_TRUE(s->FinishRun(*s->BeginRun(r), RunStatus::kPass).ok());
+    ASSERT_TRUE(s->writer().FinishRun(*s->writer().BeginRun(r), RunStatus::kPass).ok());
   }
   auto out = std::move(Store::Open(dir / "out.db")).value();
   ASSERT_TRUE(out->MergeFrom(dir / "in.db").ok());
-  EXPECT_EQ(out->Run(0)->partial_questions, 7);
+  EXPECT_EQ(out->reader().Run(0)->partial_questions, 7);
 }
 
 TEST(StoreMerge, ARunOfItsOwnIsItsOwnLogicalRun) {
   TempDir dir;
   auto s = std::move(Store::Open(dir / "h.db")).value();
-  int64_t c = *s->UpsertCommit({"abc", {}, 1, 1, "x"});
-  int64_t r1 = *s->BeginRun({c, "refstack", "hash", "{}", "h", "0.2.0"});
-  ASSERT_TRUE(s->BeginRun({c, "refstack", "hash", "{}", "h", "0.2.0"}).ok());
-  EXPECT_EQ(s->LogicalRun(r1)->size(), 1u);
-  EXPECT_FALSE(s->LogicalRun(999).ok());
+  int64_t c = *s->writer().UpsertCommit({"abc", {}, 1, 1, "x"});
+  int64_t r1 = *s->writer().BeginRun({c, "refstack", "hash", "{}", "h", "0.2.0"});
+  ASSERT_TRUE(s->writer().BeginRun({c, "refstack", "hash", "{}", "h", "0.2.0"}).ok());
+  EXPECT_EQ(s->reader().LogicalRun(r1)->size(), 1u);
+  EXPECT_FALSE(s->reader().LogicalRun(999).ok());
 }
 
 TEST(StoreMerge, ManyMoreInputsThanSqliteAttachesAtOnce) {
@@ -246,7 +246,7 @@ TEST(StoreMerge, ManyMoreInputsThanSqliteAttachesAtOnce) {
     ASSERT_TRUE(m.ok()) << i << ": " << m.error().message;
   }
   EXPECT_EQ(Count(dir / "out.db", "runs"), 12);
-  EXPECT_EQ(out->LogicalRun(1)->size(), 12u);
+  EXPECT_EQ(out->reader().LogicalRun(1)->size(), 12u);
 }
 
 TEST(StoreMerge, RefusesANewerSchemaAForeignFileACorruptOneAndItself) {

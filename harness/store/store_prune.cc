@@ -8,7 +8,7 @@
 #include "harness/store/sqlite_db.h"
 #include "harness/store/store.h"
 
-// Store::PruneSamples and Store::Compact: the SQL of `harness prune` (prune.h drives it).
+// ReadOnlyStore::PlanPrune, Store::PruneSamples and Store::Compact: the SQL of `harness prune` (prune.h drives it).
 namespace harness {
 namespace {
 
@@ -167,28 +167,34 @@ JOIN samples s ON s.case_result_id = cr.id WHERE r.id = ?1 GROUP BY r.id)sql");
   return OkStatus();
 }
 
+// The plan of `window`; unless dry_run, the samples nothing keeps are deleted too. The caller
+// holds the transaction.
+Status PlanAndDelete(sqlite3* db, const PruneWindow& window, bool dry_run, PrunePlan& plan) {
+  auto runs = RunsByPruneWindow(db, window);
+  if (!runs) return runs.error();
+  plan.runs = static_cast<int64_t>(runs->in_window.size() + runs->outside.size());
+  plan.in_window = static_cast<int64_t>(runs->in_window.size());
+  auto kept_for = ReasonsToKeep(db, runs->in_window);
+  if (!kept_for) return kept_for.error();
+  return PlanOutside(db, runs->outside, *kept_for, dry_run, plan);
+}
+
 }  // namespace
 
-Result<PrunePlan> Store::PruneSamples(const PruneWindow& window, bool dry_run) {
+Result<PrunePlan> ReadOnlyStore::PlanPrune(const PruneWindow& window) {
   PrunePlan plan;
-  auto plan_and_delete = [&]() -> Status {
-    auto runs = RunsByPruneWindow(db(), window);
-    if (!runs) return runs.error();
-    plan.runs = static_cast<int64_t>(runs->in_window.size() + runs->outside.size());
-    plan.in_window = static_cast<int64_t>(runs->in_window.size());
-    auto kept_for = ReasonsToKeep(db(), runs->in_window);
-    if (!kept_for) return kept_for.error();
-    return PlanOutside(db(), runs->outside, *kept_for, dry_run, plan);
-  };
-  if (dry_run) {
-    // A read transaction: one snapshot, nothing written.
-    if (auto s = Exec(db(), "BEGIN", "begin transaction"); !s) return s.error();
-    Status s = plan_and_delete();
-    static_cast<void>(Exec(db(), "ROLLBACK", "rollback"));
-    if (!s) return s.error();
-    return plan;
-  }
-  if (auto s = InTransaction(db(), plan_and_delete); !s) return s.error();
+  // A read transaction: one snapshot, nothing written.
+  if (auto s = Exec(db(), "BEGIN", "begin transaction"); !s) return s.error();
+  Status s = PlanAndDelete(db(), window, /*dry_run=*/true, plan);
+  static_cast<void>(Exec(db(), "ROLLBACK", "rollback"));
+  if (!s) return s.error();
+  return plan;
+}
+
+Result<PrunePlan> Store::PruneSamples(const PruneWindow& window) {
+  PrunePlan plan;
+  if (auto s = InTransaction(db(), [&] { return PlanAndDelete(db(), window, /*dry_run=*/false, plan); }); !s)
+    return s.error();
   return plan;
 }
 

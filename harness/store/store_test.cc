@@ -5,6 +5,7 @@
 #include <atomic>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
 #include <gtest/gtest.h>
 
@@ -18,9 +19,77 @@ namespace {
 
 using testing_util::TempDir;
 
+// Whether Store::Open (or OpenReadOnly) opened path, and its error when not.
+Status OpenStatus(const std::filesystem::path& path, bool read_only) {
+  if (read_only) {
+    auto store = Store::OpenReadOnly(path);
+    if (!store) return store.error();
+  } else {
+    auto store = Store::Open(path);
+    if (!store) return store.error();
+  }
+  return OkStatus();
+}
+
 int64_t AddRun(Store& s, const std::string& sha, int64_t ordinal) {
-  int64_t c = *s.UpsertCommit({sha, {}, ordinal, 1700000000, "subject " + sha});
-  return *s.BeginRun({c, "refstack", "h", "{}", "host", "0.1.0"});
+  int64_t c = *s.writer().UpsertCommit({sha, {}, ordinal, 1700000000, "subject " + sha});
+  return *s.writer().BeginRun({c, "refstack", "h", "{}", "host", "0.1.0"});
+}
+
+// What a store hands out: a read-only open has no door that writes, so a write through it
+// does not compile; the writable store hands out every door and is none of them.
+template <typename S>
+concept HandsOutAWriter = requires(S& s) {
+  s.writer();
+};
+template <typename S>
+concept WritesBisectSessionsThroughItsReadingDoor = requires(S& s) {
+  s.bisect_reader().BeginBisect(BisectSessionRow{});
+};
+template <typename S>
+concept WritesGoldenChangesThroughItsReadingDoor = requires(S& s) {
+  s.golden_reader().BeginGoldenChange(GoldenChange{});
+};
+template <typename S>
+concept HandsOutBisectWrites = requires(S& s) {
+  s.bisect_record().BeginBisect(BisectSessionRow{});
+};
+template <typename S>
+concept HandsOutGoldenWrites = requires(S& s) {
+  s.golden_log().BeginGoldenChange(GoldenChange{});
+};
+template <typename S>
+concept Merges = requires(S& s) {
+  s.MergeFrom(std::filesystem::path());
+};
+template <typename S>
+concept PrunesSamples = requires(S& s) {
+  s.PruneSamples(PruneWindow{});
+};
+
+static_assert(!HandsOutAWriter<ReadOnlyStore> && !HandsOutBisectWrites<ReadOnlyStore> &&
+              !HandsOutGoldenWrites<ReadOnlyStore> && !Merges<ReadOnlyStore> && !PrunesSamples<ReadOnlyStore>);
+static_assert(!WritesBisectSessionsThroughItsReadingDoor<ReadOnlyStore> &&
+              !WritesGoldenChangesThroughItsReadingDoor<ReadOnlyStore>);
+static_assert(HandsOutAWriter<Store> && HandsOutBisectWrites<Store> && HandsOutGoldenWrites<Store> && Merges<Store> &&
+              PrunesSamples<Store>);
+static_assert(!std::is_base_of_v<ResultReader, Store> && !std::is_base_of_v<RunWriter, Store> &&
+              !std::is_base_of_v<BisectRecordReader, Store> && !std::is_base_of_v<GoldenLogReader, Store>);
+
+TEST(Store, AReadOnlyOpenReadsThroughItsReadingDoors) {
+  TempDir dir;
+  {
+    auto store = std::move(Store::Open(dir / "h.db")).value();
+    const int64_t run = AddRun(*store, "aaa", 1);
+    ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
+    ASSERT_TRUE(store->bisect_record().BeginBisect(BisectSessionRow{0, "", "", "g", "b", "t", "{}"}).ok());
+  }
+  auto store = Store::OpenReadOnly(dir / "h.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ((*store)->SchemaVersion(), Store::kSchemaVersion);
+  EXPECT_EQ((*store)->reader().Run(0)->sha, "aaa");
+  EXPECT_EQ((*store)->bisect_reader().BisectSessionIds()->size(), 1u);
+  EXPECT_TRUE((*store)->golden_reader().PendingGoldenChanges()->empty());
 }
 
 TEST(Store, WritesAndReadsBackACase) {
@@ -28,26 +97,28 @@ TEST(Store, WritesAndReadsBackACase) {
   auto store = Store::Open(dir / "h.db");
   ASSERT_TRUE(store.ok()) << store.error().message;
   int64_t run = AddRun(**store, "aaa", 1);
-  int64_t cr = *(*store)->BeginCase(run, "gsm8k", "gsm8k/test_x_0", R"({"m":1})");
-  ASSERT_TRUE((*store)->WriteSample(cr, {"7", SampleOutcome::kCorrect, "18", "18", 0.5, 12, "<b>18</b> \xff"}).ok());
-  ASSERT_TRUE((*store)->WriteSample(cr, {"8", SampleOutcome::kWrong, "1", "2", 0.5, 12, std::string(5000, 'x')}).ok());
+  int64_t cr = *(*store)->writer().BeginCase(run, "gsm8k", "gsm8k/test_x_0", R"({"m":1})");
+  ASSERT_TRUE(
+      (*store)->writer().WriteSample(cr, {"7", SampleOutcome::kCorrect, "18", "18", 0.5, 12, "<b>18</b> \xff"}).ok());
+  ASSERT_TRUE(
+      (*store)->writer().WriteSample(cr, {"8", SampleOutcome::kWrong, "1", "2", 0.5, 12, std::string(5000, 'x')}).ok());
   CaseResult o{"gsm8k/test_x_0", CaseStatus::kPass, 1.5, "", {{"accuracy", 0.9, 1319, 0.88, 0.92}},
                {{"aten.mm.default", "[1, 2]", 3, 0.1}}};
-  ASSERT_TRUE((*store)->FinishCase(cr, o).ok());
-  auto samples = *(*store)->Samples(cr);
+  ASSERT_TRUE((*store)->writer().FinishCase(cr, o).ok());
+  auto samples = *(*store)->reader().Samples(cr);
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(samples[0].extracted, "18");
   EXPECT_EQ(samples[0].completion, "<b>18</b> \xff") << "stored as sent, bytes and all";
   EXPECT_EQ(samples[1].completion.size(), kMaxStoredCompletionBytes) << "a runaway answer is cut";
   EXPECT_EQ(samples[0].tokens, 12);
-  auto metrics = *(*store)->Metrics(cr);
+  auto metrics = *(*store)->reader().Metrics(cr);
   ASSERT_EQ(metrics.size(), 1u);
   EXPECT_EQ(metrics[0].n, 1319);
   EXPECT_DOUBLE_EQ(*metrics[0].low, 0.88);
-  auto ops = *(*store)->Ops(cr);
+  auto ops = *(*store)->reader().Ops(cr);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0], (OpRow{"aten.mm.default", "[1, 2]", 3, 0.1}));
-  auto cases = *(*store)->Cases(run);
+  auto cases = *(*store)->reader().Cases(run);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].result.status, CaseStatus::kPass);
 }
@@ -60,10 +131,10 @@ TEST(Store, SampleOutcomesAreStoredAsWordsAndAnUnknownWordIsRefused) {
   int64_t cr = 0;
   {
     auto store = std::move(Store::Open(path)).value();
-    cr = *store->BeginCase(AddRun(*store, "aaa", 1), "selftest", "selftest/t_0", "{}");
-    ASSERT_TRUE(store->WriteSample(cr, {"1", SampleOutcome::kTruncated, "", "", 0, 0, ""}).ok());
-    ASSERT_TRUE(store->WriteSample(cr, {"2", SampleOutcome::kPass, "", "", 0, 0, ""}).ok());
-    auto samples = store->Samples(cr);
+    cr = *store->writer().BeginCase(AddRun(*store, "aaa", 1), "selftest", "selftest/t_0", "{}");
+    ASSERT_TRUE(store->writer().WriteSample(cr, {"1", SampleOutcome::kTruncated, "", "", 0, 0, ""}).ok());
+    ASSERT_TRUE(store->writer().WriteSample(cr, {"2", SampleOutcome::kPass, "", "", 0, 0, ""}).ok());
+    auto samples = store->reader().Samples(cr);
     ASSERT_TRUE(samples.ok()) << samples.error().message;
     ASSERT_EQ(samples->size(), 2u);
     EXPECT_EQ((*samples)[0].outcome, SampleOutcome::kTruncated);
@@ -79,7 +150,7 @@ TEST(Store, SampleOutcomesAreStoredAsWordsAndAnUnknownWordIsRefused) {
   EXPECT_EQ(changed("UPDATE samples SET outcome = 'maybe' || char(27) WHERE sample_key = '2' AND outcome = 'pass'"), 1);
   sqlite3_close(db);
   auto store = std::move(Store::Open(path)).value();
-  auto samples = store->Samples(cr);
+  auto samples = store->reader().Samples(cr);
   ASSERT_FALSE(samples.ok());
   EXPECT_EQ(samples.error().code, ExitCode::kInfra);
   const std::string& m = samples.error().message;
@@ -100,26 +171,26 @@ TEST(Store, WritesAnIngestedRunWholeAndOnlyOnce) {
   TempDir dir;
   auto store = Store::Open(dir / "h.db");
   ASSERT_TRUE(store.ok());
-  int64_t commit = *(*store)->UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
-  auto ids = (*store)->WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kFail)});
+  int64_t commit = *(*store)->writer().UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
+  auto ids = (*store)->writer().WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kFail)});
   ASSERT_TRUE(ids.ok()) << ids.error().message;
   ASSERT_EQ(ids->size(), 1u);
   ASSERT_TRUE((*ids)[0].has_value());
-  auto run = (*store)->Run(*(*ids)[0]);
+  auto run = (*store)->reader().Run(*(*ids)[0]);
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->status, RunStatus::kFail);  // from its cases
   EXPECT_FALSE(run->finished_at.empty());
-  auto cases = *(*store)->FinishedCases(run->id);
+  auto cases = *(*store)->reader().FinishedCases(run->id);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].result.message, "msg");
-  EXPECT_EQ((*store)->Samples(cases[0].id)->size(), 2u);
-  EXPECT_EQ((*store)->Metrics(cases[0].id)->size(), 1u);
-  EXPECT_EQ((*store)->Ops(cases[0].id)->size(), 1u);
+  EXPECT_EQ((*store)->reader().Samples(cases[0].id)->size(), 2u);
+  EXPECT_EQ((*store)->reader().Metrics(cases[0].id)->size(), 1u);
+  EXPECT_EQ((*store)->reader().Ops(cases[0].id)->size(), 1u);
   // The same hash, format and commit again: skipped, nothing written.
-  auto again = (*store)->WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass)});
+  auto again = (*store)->writer().WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass)});
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE((*again)[0].has_value());
-  EXPECT_FALSE((*store)->Run(run->id + 1).ok());
+  EXPECT_FALSE((*store)->reader().Run(run->id + 1).ok());
 }
 
 // Samples given after their file: they go into the run the file became at that commit, to
@@ -128,34 +199,34 @@ TEST(Store, SamplesAttachToTheRunTheirFileBecame) {
   TempDir dir;
   auto store = Store::Open(dir / "h.db");
   ASSERT_TRUE(store.ok());
-  int64_t commit = *(*store)->UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
+  int64_t commit = *(*store)->writer().UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
   IngestedRun bare = Imported(commit, "h1", CaseStatus::kPass);
   bare.cases[0].samples.clear();
-  auto none = (*store)->AttachIngestedSamples(bare);
+  auto none = (*store)->writer().AttachIngestedSamples(bare);
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value()) << "the file was not ingested yet";
-  auto ids = (*store)->WriteIngestedRuns({bare});
+  auto ids = (*store)->writer().WriteIngestedRuns({bare});
   ASSERT_TRUE(ids.ok() && (*ids)[0]);
   IngestedRun with = Imported(commit, "h1", CaseStatus::kFail);
   with.cases[0].result.message = "with samples";
-  auto attached = (*store)->AttachIngestedSamples(with);
+  auto attached = (*store)->writer().AttachIngestedSamples(with);
   ASSERT_TRUE(attached.ok()) << attached.error().message;
   ASSERT_TRUE(attached->has_value());
   EXPECT_EQ((*attached)->run_id, *(*ids)[0]);
   EXPECT_EQ((*attached)->cases, 1);
   EXPECT_EQ((*attached)->samples, 2);
-  auto cases = *(*store)->FinishedCases(*(*ids)[0]);
+  auto cases = *(*store)->reader().FinishedCases(*(*ids)[0]);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].result.message, "with samples");
   EXPECT_EQ(cases[0].result.status, CaseStatus::kFail);
-  EXPECT_EQ((*store)->Samples(cases[0].id)->size(), 2u);
-  EXPECT_EQ((*store)->Run(*(*ids)[0])->status, RunStatus::kFail) << "the run's status follows its cases";
-  auto twice = (*store)->AttachIngestedSamples(with);
+  EXPECT_EQ((*store)->reader().Samples(cases[0].id)->size(), 2u);
+  EXPECT_EQ((*store)->reader().Run(*(*ids)[0])->status, RunStatus::kFail) << "the run's status follows its cases";
+  auto twice = (*store)->writer().AttachIngestedSamples(with);
   ASSERT_TRUE(twice.ok() && twice->has_value());
   EXPECT_EQ((*twice)->cases, 0) << "samples are attached once";
   IngestedRun other = with;
-  other.run.commit_id = *(*store)->UpsertCommit({"bbb", {}, 2, 1700000001, "t"});
-  auto elsewhere = (*store)->AttachIngestedSamples(other);
+  other.run.commit_id = *(*store)->writer().UpsertCommit({"bbb", {}, 2, 1700000001, "t"});
+  auto elsewhere = (*store)->writer().AttachIngestedSamples(other);
   ASSERT_TRUE(elsewhere.ok());
   EXPECT_FALSE(elsewhere->has_value()) << "another commit's file is another run";
 }
@@ -164,16 +235,17 @@ TEST(Store, AnIngestedFileThatFailsHalfwayLeavesNothing) {
   TempDir dir;
   auto store = Store::Open(dir / "h.db");
   ASSERT_TRUE(store.ok());
-  int64_t commit = *(*store)->UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
+  int64_t commit = *(*store)->writer().UpsertCommit({"aaa", {}, 1, 1700000000, "s"});
   // The second run names a commit that does not exist: the foreign key refuses it, and the
   // first run of the same file must go with it.
-  auto ids = (*store)->WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass), Imported(commit + 99, "h2", CaseStatus::kPass)});
+  auto ids = (*store)->writer().WriteIngestedRuns(
+      {Imported(commit, "h1", CaseStatus::kPass), Imported(commit + 99, "h2", CaseStatus::kPass)});
   ASSERT_FALSE(ids.ok());
   EXPECT_EQ(ids.error().code, ExitCode::kInfra);
-  EXPECT_FALSE((*store)->Run(1).ok());
-  EXPECT_TRUE((*store)->KnownCases()->empty());
+  EXPECT_FALSE((*store)->reader().Run(1).ok());
+  EXPECT_TRUE((*store)->reader().KnownCases()->empty());
   // Nor is the file marked as ingested: it goes in once fixed.
-  auto retry = (*store)->WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass)});
+  auto retry = (*store)->writer().WriteIngestedRuns({Imported(commit, "h1", CaseStatus::kPass)});
   ASSERT_TRUE(retry.ok());
   EXPECT_TRUE((*retry)[0].has_value());
 }
@@ -184,17 +256,18 @@ TEST(Store, HistoryIsInFirstParentOrderWithTheNewestRunPerCommit) {
   // Stored out of order on purpose: ordinal decides, not insertion.
   for (auto [sha, ord, value] : {std::tuple{"c3", 3, 0.7}, {"c1", 1, 0.9}, {"c2", 2, 0.8}, {"c3", 3, 0.6}}) {
     int64_t run = AddRun(*store, sha, ord);
-    int64_t cr = *store->BeginCase(run, "s", "s/t_0", "{}");
-    ASSERT_TRUE(store->FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", value, 0, {}, {}}}, {}}).ok());
+    int64_t cr = *store->writer().BeginCase(run, "s", "s/t_0", "{}");
+    ASSERT_TRUE(
+        store->writer().FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", value, 0, {}, {}}}, {}}).ok());
   }
-  auto rows = *store->History({.case_id = "s/t_0", .metric = "m", .last_n = 10});
+  auto rows = *store->reader().History({.case_id = "s/t_0", .metric = "m", .last_n = 10});
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].sha, "c1");
   EXPECT_EQ(rows[2].sha, "c3");
   EXPECT_EQ(rows[3].sha, "c3") << "every run of a commit, together";
   EXPECT_DOUBLE_EQ(*rows[2].value, 0.7) << "runs of one commit oldest first";
   EXPECT_DOUBLE_EQ(*rows[3].value, 0.6);
-  auto last2 = *store->History({.case_id = "s/t_0", .metric = "m", .last_n = 2});
+  auto last2 = *store->reader().History({.case_id = "s/t_0", .metric = "m", .last_n = 2});
   ASSERT_EQ(last2.size(), 3u) << "the last two commits, c3 with both runs";
   EXPECT_EQ(last2[0].sha, "c2");
 }
@@ -206,13 +279,16 @@ TEST(Store, FinishedRunsAreInFirstParentOrderWithTheirMetricsInOneQuery) {
   for (auto [sha, ord] : {std::pair{"c2", 2}, {"c1", 1}, {"c2", 2}, {"c3", 3}}) {
     const int64_t run = AddRun(*store, sha, ord);
     runs.push_back(run);
-    const int64_t cr = *store->BeginCase(run, "s", "s/t_0", "{}");
-    ASSERT_TRUE(store->FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"b", 2, 0, {}, {}}, {"a", 1, 5, 0.5, 0.9}}, {}}).ok());
+    const int64_t cr = *store->writer().BeginCase(run, "s", "s/t_0", "{}");
+    ASSERT_TRUE(
+        store->writer()
+            .FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"b", 2, 0, {}, {}}, {"a", 1, 5, 0.5, 0.9}}, {}})
+            .ok());
     if (sha != std::string("c3")) {
-      ASSERT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+      ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     }
   }
-  auto finished = store->FinishedRuns();
+  auto finished = store->reader().FinishedRuns();
   ASSERT_TRUE(finished.ok());
   ASSERT_EQ(finished->size(), 3u) << "c3's run is still running";
   EXPECT_EQ((*finished)[0].sha, "c1");
@@ -220,7 +296,7 @@ TEST(Store, FinishedRunsAreInFirstParentOrderWithTheirMetricsInOneQuery) {
   EXPECT_EQ((*finished)[2].id, runs[2]);
   ASSERT_TRUE((*finished)[2].ordinal);
   EXPECT_EQ(*(*finished)[2].ordinal, 2);
-  auto metrics = store->MetricsOfRun(runs[1]);
+  auto metrics = store->reader().MetricsOfRun(runs[1]);
   ASSERT_TRUE(metrics.ok());
   ASSERT_EQ(metrics->size(), 1u);
   const auto& list = metrics->begin()->second;
@@ -228,12 +304,13 @@ TEST(Store, FinishedRunsAreInFirstParentOrderWithTheirMetricsInOneQuery) {
   EXPECT_EQ(list[0].name, "a");
   EXPECT_EQ(list[0].n, 5);
   EXPECT_DOUBLE_EQ(*list[0].high, 0.9);
-  EXPECT_TRUE(store->BisectSessionIds()->empty());
-  const int64_t session = *store->BeginBisect({.good = "c1", .bad = "c2", .target = "t", .args_json = "{}"});
-  EXPECT_EQ(*store->BisectSessionIds(), std::vector<int64_t>{session});
-  EXPECT_EQ(*store->RunningBisectSessionIds(), std::vector<int64_t>{session});
-  ASSERT_TRUE(store->FinishBisect(session, {.status = "error", .result_json = "{}"}).ok());
-  EXPECT_TRUE(store->RunningBisectSessionIds()->empty()) << "a finished session is not running";
+  EXPECT_TRUE(store->bisect_record().BisectSessionIds()->empty());
+  const int64_t session =
+      *store->bisect_record().BeginBisect({.good = "c1", .bad = "c2", .target = "t", .args_json = "{}"});
+  EXPECT_EQ(*store->bisect_record().BisectSessionIds(), std::vector<int64_t>{session});
+  EXPECT_EQ(*store->bisect_record().RunningBisectSessionIds(), std::vector<int64_t>{session});
+  ASSERT_TRUE(store->bisect_record().FinishBisect(session, {.status = "error", .result_json = "{}"}).ok());
+  EXPECT_TRUE(store->bisect_record().RunningBisectSessionIds()->empty()) << "a finished session is not running";
 }
 
 TEST(Store, HistoryOfASuiteHasEveryCaseAndSkipsRunningResults) {
@@ -241,11 +318,11 @@ TEST(Store, HistoryOfASuiteHasEveryCaseAndSkipsRunningResults) {
   auto store = std::move(Store::Open(dir / "h.db")).value();
   int64_t run = AddRun(*store, "c1", 1);
   for (const char* id : {"s/t_1", "s/t_0", "other/t_0"}) {
-    int64_t cr = *store->BeginCase(run, std::string(id).substr(0, std::string(id).find('/')), id, "{}");
-    ASSERT_TRUE(store->FinishCase(cr, {id, CaseStatus::kPass, 0, "", {{"m", 1, 0, {}, {}}}, {}}).ok());
+    int64_t cr = *store->writer().BeginCase(run, std::string(id).substr(0, std::string(id).find('/')), id, "{}");
+    ASSERT_TRUE(store->writer().FinishCase(cr, {id, CaseStatus::kPass, 0, "", {{"m", 1, 0, {}, {}}}, {}}).ok());
   }
-  static_cast<void>(*store->BeginCase(run, "s", "s/t_2", "{}"));  // still running: not history
-  auto rows = *store->History({.suite = "s", .metric = "m", .last_n = 5});
+  static_cast<void>(*store->writer().BeginCase(run, "s", "s/t_2", "{}"));  // still running: not history
+  auto rows = *store->reader().History({.suite = "s", .metric = "m", .last_n = 5});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].case_id, "s/t_0");
   EXPECT_EQ(rows[1].case_id, "s/t_1");
@@ -256,13 +333,14 @@ TEST(Store, FindsCommitsByPrefixAndTheNewestFinishedCasesOfACommit) {
   auto store = std::move(Store::Open(dir / "h.db")).value();
   for (int i = 0; i < 2; ++i) {
     int64_t run = AddRun(*store, "abc1", 1);
-    int64_t cr = *store->BeginCase(run, "s", "s/t_0", "{}");
-    ASSERT_TRUE(store->FinishCase(cr, {"s/t_0", i ? CaseStatus::kFail : CaseStatus::kPass, 0, "", {}, {}}).ok());
-    static_cast<void>(*store->BeginCase(run, "s", "s/t_1", "{}"));  // never finished
+    int64_t cr = *store->writer().BeginCase(run, "s", "s/t_0", "{}");
+    ASSERT_TRUE(
+        store->writer().FinishCase(cr, {"s/t_0", i ? CaseStatus::kFail : CaseStatus::kPass, 0, "", {}, {}}).ok());
+    static_cast<void>(*store->writer().BeginCase(run, "s", "s/t_1", "{}"));  // never finished
   }
   AddRun(*store, "abc2", 2);
   auto shas = [&](const std::string& prefix) {
-    const std::vector<CommitInfo> commits = store->MatchCommits(prefix).value();
+    const std::vector<CommitInfo> commits = store->reader().MatchCommits(prefix).value();
     std::vector<std::string> out;
     for (const auto& c : commits) out.push_back(c.sha);
     return out;
@@ -270,10 +348,10 @@ TEST(Store, FindsCommitsByPrefixAndTheNewestFinishedCasesOfACommit) {
   EXPECT_EQ(shas("abc"), (std::vector<std::string>{"abc1", "abc2"}));
   EXPECT_EQ(shas("abc2"), (std::vector<std::string>{"abc2"}));
   EXPECT_TRUE(shas("f").empty());
-  auto cases = *store->NewestCasesAt("abc1");
+  auto cases = *store->reader().NewestCasesAt("abc1");
   ASSERT_EQ(cases.size(), 1u) << "a running case is not a result";
   EXPECT_EQ(cases[0].result.status, CaseStatus::kFail) << "the newest run wins";
-  EXPECT_EQ(store->FinishedCases(cases[0].run_id)->size(), 1u);
+  EXPECT_EQ(store->reader().FinishedCases(cases[0].run_id)->size(), 1u);
 }
 
 // Reads inside a ReadSnapshot see the file as it was when the first of them ran, whatever
@@ -282,22 +360,22 @@ TEST(Store, ReadsInASnapshotSeeOneStateOfTheFile) {
   TempDir dir;
   auto writer = std::move(Store::Open(dir / "h.db")).value();
   const int64_t run = AddRun(*writer, "abc1", 1);
-  const int64_t cr = *writer->BeginCase(run, "s", "s/t_0", "{}");
+  const int64_t cr = *writer->writer().BeginCase(run, "s", "s/t_0", "{}");
   auto finish = [&](double v) {
-    ASSERT_TRUE(writer->FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", v, 0, {}, {}}}, {}}).ok());
+    ASSERT_TRUE(writer->writer().FinishCase(cr, {"s/t_0", CaseStatus::kPass, 0, "", {{"m", v, 0, {}, {}}}, {}}).ok());
   };
   finish(1);
   auto reader = std::move(Store::OpenReadOnly(dir / "h.db")).value();
   {
-    const Store::ReadSnapshot snapshot(*reader);
-    EXPECT_EQ(reader->Metrics(cr)->at(0).value, 1);
+    const ResultReader::ReadSnapshot snapshot(reader->reader());
+    EXPECT_EQ(reader->reader().Metrics(cr)->at(0).value, 1);
     finish(2);
-    EXPECT_EQ(reader->Metrics(cr)->at(0).value, 1) << "the snapshot's state";
-    EXPECT_EQ(reader->NewestCasesAt("abc1")->size(), 1u);
+    EXPECT_EQ(reader->reader().Metrics(cr)->at(0).value, 1) << "the snapshot's state";
+    EXPECT_EQ(reader->reader().NewestCasesAt("abc1")->size(), 1u);
   }
-  EXPECT_EQ(reader->Metrics(cr)->at(0).value, 2) << "after the snapshot, the commit";
+  EXPECT_EQ(reader->reader().Metrics(cr)->at(0).value, 2) << "after the snapshot, the commit";
   finish(3);
-  EXPECT_EQ(reader->Metrics(cr)->at(0).value, 3) << "no snapshot: every read sees the latest commit";
+  EXPECT_EQ(reader->reader().Metrics(cr)->at(0).value, 3) << "no snapshot: every read sees the latest commit";
 }
 
 TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
@@ -323,14 +401,14 @@ TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
     ASSERT_TRUE(store.ok()) << store.error().message;
     EXPECT_EQ((*store)->SchemaVersion(), Store::kSchemaVersion);
     if (v >= 1) {
-      auto rows = *(*store)->History({.case_id = "s/t_0", .last_n = 5});
+      auto rows = *(*store)->reader().History({.case_id = "s/t_0", .last_n = 5});
       ASSERT_EQ(rows.size(), 1u);
       EXPECT_EQ(rows[0].sha, "old");
     }
     // The newest tables work after migrating.
     int64_t run = AddRun(**store, "new", 2);
-    int64_t cr = *(*store)->BeginCase(run, "s", "s/t_0", "{}");
-    EXPECT_TRUE((*store)->WriteSample(cr, {"1", SampleOutcome::kCorrect, "1", "1", 0, 0}).ok());
+    int64_t cr = *(*store)->writer().BeginCase(run, "s", "s/t_0", "{}");
+    EXPECT_TRUE((*store)->writer().WriteSample(cr, {"1", SampleOutcome::kCorrect, "1", "1", 0, 0}).ok());
   }
 }
 
@@ -387,7 +465,7 @@ TEST(Store, RefusesASchemaObjectItsMigrationsDidNotCreate) {
       ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
       sqlite3_close(db);
       for (bool read_only : {false, true}) {
-        auto store = read_only ? Store::OpenReadOnly(path) : Store::Open(path);
+        const Status store = OpenStatus(path, read_only);
         ASSERT_FALSE(store.ok());
         EXPECT_EQ(store.error().code, ExitCode::kInfra);
         EXPECT_NE(store.error().message.find(named), std::string::npos) << store.error().message;
@@ -423,16 +501,16 @@ TEST(Store, ManyOpenersOfOneNewFileAllSucceed) {
 TEST(Store, ResumeFindsTheInterruptedRunOfTheSameConfig) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
-  int64_t c = *store->UpsertCommit({"abc", {}, 1, {}, ""});
-  int64_t done = *store->BeginRun({c, "refstack", "h1", "{}", "x", "v"});
-  ASSERT_TRUE(store->FinishRun(done, RunStatus::kPass).ok());
-  int64_t killed = *store->BeginRun({c, "refstack", "h1", "{}", "x", "v"});
-  auto runs = *store->InterruptedRuns(c);
+  int64_t c = *store->writer().UpsertCommit({"abc", {}, 1, {}, ""});
+  int64_t done = *store->writer().BeginRun({c, "refstack", "h1", "{}", "x", "v"});
+  ASSERT_TRUE(store->writer().FinishRun(done, RunStatus::kPass).ok());
+  int64_t killed = *store->writer().BeginRun({c, "refstack", "h1", "{}", "x", "v"});
+  auto runs = *store->writer().InterruptedRuns(c);
   ASSERT_EQ(runs.size(), 1u) << "the finished run is not resumable";
   EXPECT_EQ(runs[0].id, killed);
   EXPECT_EQ(runs[0].config_hash, "h1");
-  ASSERT_TRUE(store->FinishRun(killed, RunStatus::kFail).ok());
-  EXPECT_TRUE(store->InterruptedRuns(c)->empty());
+  ASSERT_TRUE(store->writer().FinishRun(killed, RunStatus::kFail).ok());
+  EXPECT_TRUE(store->writer().InterruptedRuns(c)->empty());
 }
 
 TEST(Store, LatestCaseResultSkipsRunningAndGoldenChangesGoThroughAnIntent) {
@@ -440,29 +518,29 @@ TEST(Store, LatestCaseResultSkipsRunningAndGoldenChangesGoThroughAnIntent) {
   auto store = Store::Open(dir / "h.db");
   ASSERT_TRUE(store.ok()) << store.error().message;
   Store& s = **store;
-  EXPECT_FALSE(s.LatestCaseResult("gmm/t_0")->has_value());
+  EXPECT_FALSE(s.reader().LatestCaseResult("gmm/t_0")->has_value());
   int64_t run1 = AddRun(s, "aaa", 1);
-  int64_t cr1 = *s.BeginCase(run1, "gmm", "gmm/t_0", "{}");
-  ASSERT_TRUE(s.FinishCase(cr1, {"gmm/t_0", CaseStatus::kFail, 1, "m", {}, {}}).ok());
+  int64_t cr1 = *s.writer().BeginCase(run1, "gmm", "gmm/t_0", "{}");
+  ASSERT_TRUE(s.writer().FinishCase(cr1, {"gmm/t_0", CaseStatus::kFail, 1, "m", {}, {}}).ok());
   int64_t run2 = AddRun(s, "bbb", 2);
-  (void)*s.BeginCase(run2, "gmm", "gmm/t_0", "{}");  // still running: not the latest result
-  auto latest = s.LatestCaseResult("gmm/t_0");
+  (void)*s.writer().BeginCase(run2, "gmm", "gmm/t_0", "{}");  // still running: not the latest result
+  auto latest = s.reader().LatestCaseResult("gmm/t_0");
   ASSERT_TRUE(latest.ok() && latest->has_value());
   EXPECT_EQ((*latest)->case_result_id, cr1);
   EXPECT_EQ((*latest)->sha, "aaa");
   EXPECT_EQ((*latest)->status, CaseStatus::kFail);
 
   GoldenChange c{0, "gmm/t_0", "golden/ops/gmm/t_0.json", "01", "02", "fusion learned its tail", "aaa", "me", "", cr1};
-  auto kept = s.BeginGoldenChange(c);
+  auto kept = s.golden_log().BeginGoldenChange(c);
   ASSERT_TRUE(kept.ok()) << kept.error().message;
-  auto dropped = s.BeginGoldenChange(c);
+  auto dropped = s.golden_log().BeginGoldenChange(c);
   ASSERT_TRUE(dropped.ok());
-  ASSERT_EQ(s.PendingGoldenChanges()->size(), 2u);
+  ASSERT_EQ(s.golden_log().PendingGoldenChanges()->size(), 2u);
   EXPECT_TRUE(RecordedGoldenChanges(s.path(), "gmm/t_0")->empty()) << "an intent is not a change until it is finished";
-  ASSERT_TRUE(s.FinishGoldenChange(*kept).ok());
-  ASSERT_TRUE(s.AbandonGoldenChange(*dropped).ok());
-  EXPECT_TRUE(s.PendingGoldenChanges()->empty());
-  EXPECT_FALSE(s.FinishGoldenChange(*dropped).ok()) << "an abandoned intent records nothing";
+  ASSERT_TRUE(s.golden_log().FinishGoldenChange(*kept).ok());
+  ASSERT_TRUE(s.golden_log().AbandonGoldenChange(*dropped).ok());
+  EXPECT_TRUE(s.golden_log().PendingGoldenChanges()->empty());
+  EXPECT_FALSE(s.golden_log().FinishGoldenChange(*dropped).ok()) << "an abandoned intent records nothing";
   auto changes = RecordedGoldenChanges(s.path(), "gmm/t_0");
   ASSERT_TRUE(changes.ok());
   ASSERT_EQ(changes->size(), 1u);
@@ -507,7 +585,7 @@ TEST(Store, MigrationSplitsStoredIdentitiesByTheIdentityRule) {
   auto store = Store::Open(path);
   ASSERT_TRUE(store.ok()) << store.error().message;
   std::vector<RunRow> runs;
-  for (int64_t id = 1; id <= 4; ++id) runs.push_back(*(*store)->Run(id));
+  for (int64_t id = 1; id <= 4; ++id) runs.push_back(*(*store)->reader().Run(id));
   EXPECT_EQ(runs[0].config_hash, runs[1].config_hash) << "another port, host and a fault: one measurement";
   EXPECT_NE(runs[0].config_hash, runs[2].config_hash) << "another model is another measurement";
   EXPECT_EQ(runs[0].config_hash, SplitRunIdentity(stored[0]).hash) << "old runs are keyed as new ones";
@@ -542,13 +620,13 @@ TEST(Store, MigrationElevenKeepsStoredRunsWhole) {
     sqlite3_close(db);
   }
   auto store = std::move(Store::Open(path)).value();
-  EXPECT_FALSE(store->Run(1)->partial_questions.has_value()) << "stored before partial runs existed: whole";
-  const int64_t c = *store->UpsertCommit({"new", {}, 2, 1700000000, "s"});
+  EXPECT_FALSE(store->reader().Run(1)->partial_questions.has_value()) << "stored before partial runs existed: whole";
+  const int64_t c = *store->writer().UpsertCommit({"new", {}, 2, 1700000000, "s"});
   NewRun partial{c, "refstack", "h", "{}", "host", "0.1.0"};
   partial.partial_questions = 120;
-  EXPECT_EQ(store->Run(*store->BeginRun(partial))->partial_questions, 120);
+  EXPECT_EQ(store->reader().Run(*store->writer().BeginRun(partial))->partial_questions, 120);
   partial.partial_questions = 0;
-  EXPECT_FALSE(store->BeginRun(partial).ok()) << "a partial run of no question";
+  EXPECT_FALSE(store->writer().BeginRun(partial).ok()) << "a partial run of no question";
 }
 
 // A partial run (harness run --questions) is newer than the whole runs around it in every
@@ -560,40 +638,43 @@ TEST(Store, APartialRunFeedsNoBaselineGateHistoryOrComparison) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
   auto add = [&](const std::string& sha, int64_t ordinal, std::optional<int64_t> partial, double accuracy) {
-    NewRun r{*store->UpsertCommit({sha, {}, ordinal, 1700000000, "s"}), "refstack", "h", "{}", "host", "0.1.0"};
+    NewRun r{
+        *store->writer().UpsertCommit({sha, {}, ordinal, 1700000000, "s"}), "refstack", "h", "{}", "host", "0.1.0"};
     r.partial_questions = partial;
-    const int64_t run = *store->BeginRun(r);
-    const int64_t cr = *store->BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
-    EXPECT_TRUE(store->WriteSample(cr, {"0", SampleOutcome::kCorrect, "1", "1", 0, 0, ""}).ok());
-    EXPECT_TRUE(store->FinishCase(cr, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {{"accuracy", accuracy, 1, {}, {}}}, {}})
+    const int64_t run = *store->writer().BeginRun(r);
+    const int64_t cr = *store->writer().BeginCase(run, "gsm8k", "gsm8k/t_0", "{}");
+    EXPECT_TRUE(store->writer().WriteSample(cr, {"0", SampleOutcome::kCorrect, "1", "1", 0, 0, ""}).ok());
+    EXPECT_TRUE(store->writer()
+                    .FinishCase(cr, {"gsm8k/t_0", CaseStatus::kPass, 1, "", {{"accuracy", accuracy, 1, {}, {}}}, {}})
                     .ok());
-    EXPECT_TRUE(store->FinishRun(run, RunStatus::kPass).ok());
+    EXPECT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
     return run;
   };
   const int64_t whole = add("c1", 1, std::nullopt, 0.92);
   const int64_t partial = add("c1", 1, 120, 0.50);
   add("c3", 3, 40, 0.40);  // a commit only a partial run measured
-  const Store::CaseMatch match{"gsm8k/t_0", "h", "{}", 0, true};
-  EXPECT_EQ((*store->NewestCaseAt(match, "c1"))->run_id, whole) << "baseline at a commit";
-  EXPECT_EQ((*store->NewestCaseBelowOrdinal(match, 2))->run_id, whole) << "baseline without git";
-  EXPECT_FALSE(store->NewestCaseBelowOrdinal(match, 4)->value().sha == "c3") << "baseline without git";
-  EXPECT_EQ(*store->MetricAt(match, "c1", "accuracy"), std::vector<double>{0.92}) << "a gate's reruns";
-  EXPECT_EQ(*store->RunsAt("c1", "h"), std::make_pair(int64_t{1}, int64_t{1})) << "runs an explicit --baseline counts";
-  EXPECT_EQ(*store->RunsAt("c3", "h"), std::make_pair(int64_t{0}, int64_t{0}));
+  const ResultReader::CaseMatch match{"gsm8k/t_0", "h", "{}", 0, true};
+  EXPECT_EQ((*store->reader().NewestCaseAt(match, "c1"))->run_id, whole) << "baseline at a commit";
+  EXPECT_EQ((*store->reader().NewestCaseBelowOrdinal(match, 2))->run_id, whole) << "baseline without git";
+  EXPECT_FALSE(store->reader().NewestCaseBelowOrdinal(match, 4)->value().sha == "c3") << "baseline without git";
+  EXPECT_EQ(*store->reader().MetricAt(match, "c1", "accuracy"), std::vector<double>{0.92}) << "a gate's reruns";
+  EXPECT_EQ(*store->reader().RunsAt("c1", "h"), std::make_pair(int64_t{1}, int64_t{1}))
+      << "runs an explicit --baseline counts";
+  EXPECT_EQ(*store->reader().RunsAt("c3", "h"), std::make_pair(int64_t{0}, int64_t{0}));
   for (const HistoryQuery& q : {HistoryQuery{.case_id = "gsm8k/t_0", .last_n = 5},
                                 HistoryQuery{.suite = "gsm8k", .last_n = 5}}) {
-    auto rows = *store->History(q);
+    auto rows = *store->reader().History(q);
     ASSERT_EQ(rows.size(), 1u) << "history (a trend) of " << q.case_id << q.suite;
     EXPECT_EQ(rows[0].run_id, whole);
   }
   for (const HistoryQuery& q : {HistoryQuery{.case_id = "gsm8k/t_0", .last_n = 1},
                                 HistoryQuery{.suite = "gsm8k", .last_n = 1}})
-    EXPECT_EQ(store->History(q)->size(), 1u) << "the newest commit of the history is one a whole run measured";
-  EXPECT_EQ(store->NewestCasesAt("c1")->at(0).run_id, whole) << "compare at a commit";
-  EXPECT_TRUE(store->NewestCasesAt("c3")->empty());
-  EXPECT_TRUE(IsNightlyRun(*store->Run(whole)));
-  EXPECT_FALSE(IsNightlyRun(*store->Run(partial)));
-  auto evidence = *store->CaseEvidenceAt("gsm8k/t_0", "c1");
+    EXPECT_EQ(store->reader().History(q)->size(), 1u) << "the newest commit of the history is one a whole run measured";
+  EXPECT_EQ(store->reader().NewestCasesAt("c1")->at(0).run_id, whole) << "compare at a commit";
+  EXPECT_TRUE(store->reader().NewestCasesAt("c3")->empty());
+  EXPECT_TRUE(IsNightlyRun(*store->reader().Run(whole)));
+  EXPECT_FALSE(IsNightlyRun(*store->reader().Run(partial)));
+  auto evidence = *store->reader().CaseEvidenceAt("gsm8k/t_0", "c1");
   ASSERT_EQ(evidence.size(), 2u) << "bisect evidence holds both";
   EXPECT_FALSE(evidence[0].partial);
   EXPECT_TRUE(evidence[1].partial);
