@@ -19,13 +19,6 @@ int StepPool::FreeSlot() const {
   return -1;
 }
 
-int StepPool::Running() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  int n = 0;
-  for (const auto& s : slots_) n += s.running ? 1 : 0;
-  return n;
-}
-
 void StepPool::Start(int slot, std::function<void()> work) {
   Slot& s = slots_.at(static_cast<std::size_t>(slot));
   {

@@ -23,7 +23,6 @@ class StepPool {
 
   // A slot with nothing running, or -1.
   int FreeSlot() const;
-  int Running() const;
   // Runs work on a thread of its own in that (free) slot.
   void Start(int slot, std::function<void()> work);
   // The slots whose work has ended (their threads joined), waiting up to timeout_s for one.
