@@ -426,6 +426,31 @@ TEST(BisectTrustE2E, ReplayReadsABoundedRegularFile) {
 }
 
 
+// A bisect log whose lines are not a session: each is exit 2 naming the file, the line and
+// what is wrong with it, before any command runs or anything is stored.
+TEST(BisectTrustE2E, AMalformedLogNamesItsLineAndWhatIsWrong) {
+  TempDir dir;
+  const struct {
+    std::string text, where, words;
+  } logs[] = {
+      {"# a comment\n{\"sha\":\"abc\"}\n", ":2", "kind"},
+      {"{\"kind\":\"sesion\"}\n", ":1", "unknown kind 'sesion' (session or step)"},
+      {"\n{\"kind\":\"step\",\"sha\":\"abc\"}\n", ":2", "a step before the session line"},
+      {"# nothing but a comment\n", "", "no session line: not a bisect log"},
+      {"{\"kind\":\n", ":1", ""},
+  };
+  for (const auto& log : logs) {
+    SCOPED_TRACE(log.text);
+    const fs::path file = dir / "session.log";
+    testing_util::WriteFile(file, log.text);
+    auto r = RunHarness({"bisect", "replay", file.string(), "--db", (dir / "h.db").string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(file.string() + log.where + ":"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(log.words), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "h.db")) << "nothing stored";
+  }
+}
+
 // --- Stray bisect locks (docs/bisect.md, "A harness that dies without cleaning up") ---
 
 bool WaitForFile(const fs::path& file) {
