@@ -231,7 +231,16 @@ Result<int64_t> SessionLock::Begin(BisectRecord& store, const BisectSessionRow& 
   const fs::path named = Beside(db_, fmt::format(".bisect-{}.lock", *id));
   std::error_code ec;
   fs::rename(path_, named, ec);
-  if (ec) return InfraError(fmt::format("{}: cannot rename the bisect lock: {}", named.string(), ec.message()));
+  if (ec) {
+    // The row exists but no lock names it: end it as an error now, so nothing reads it as a
+    // session still running (the next bisect would otherwise mark it interrupted).
+    Error e = InfraError(fmt::format("{}: cannot rename the bisect lock: {}", named.string(), ec.message()));
+    BisectSessionRow failed = row;
+    failed.status = "error";
+    failed.result_json = Json{{"error", e.message}}.dump();
+    static_cast<void>(store.FinishBisect(*id, failed));  // the rename's error is the one to report
+    return e;
+  }
   path_ = named;
   return *id;
 }

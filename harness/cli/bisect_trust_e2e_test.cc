@@ -536,6 +536,35 @@ TEST(BisectTrustE2E, AStrayLockDeletesNothing) {
   EXPECT_TRUE(fs::exists("/tmp")) << "still here";
 }
 
+// A session whose lock cannot take its session's name (here a directory already holds
+// h.db.bisect-1.lock) stops before any step: exit 3 naming the lock, no command run, what
+// was there kept, and the session stored as an error at once, not left "running" for the
+// next bisect to find. Once the name is free, the next bisect runs as usual.
+TEST(BisectTrustE2E, ASessionThatCannotTakeItsLockStopsBeforeAnyStep) {
+  TempDir marks;
+  const fs::path ran = marks / "ran";
+  Steps s(6, [&](int i) { return fmt::format("echo {} >> '{}'\nexit {}\n", i, ran.string(), i >= 4 ? 1 : 0); });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  const fs::path taken = s.db + ".bisect-1.lock";
+  WriteFile(taken / "canary", "keep");
+  auto r = s.Bisect();
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find(taken.string() + ": cannot rename the bisect lock"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(ran)) << "a step ran: " << ReadFile(ran);
+  EXPECT_EQ(ReadFile(taken / "canary"), "keep");
+  const auto session = s.Session(1);
+  EXPECT_EQ(session.status, "error");
+  EXPECT_NE(session.result_json.find("cannot rename the bisect lock"), std::string::npos) << session.result_json;
+  EXPECT_EQ(testing_util::WorktreeCount(s.dir / "repo"), 1u);
+  fs::remove_all(taken);
+  auto again = s.Bisect();
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(testing_util::StdoutJson(again)["culprit"], s.shas[3]) << again.out;
+  EXPECT_EQ(again.err.find("marked interrupted"), std::string::npos) << "session 1 was left running: " << again.err;
+  EXPECT_TRUE(fs::exists(ran));
+}
+
 // A lock copied with a database (another database's session 1) is not this database's
 // session 1: the worktree it names is left alone. The database it came from still cleans up
 // after its own killed bisect.
