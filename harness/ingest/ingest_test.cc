@@ -496,6 +496,27 @@ TEST(LmEval, ReadsMetricsStderrAndSampleCount) {
   }
 }
 
+// n is the documents the task ran: n-samples' "effective" (what --limit left), else its
+// "original" when the file gives no positive effective count, and
+// each task reads its own entry.
+TEST(LmEval, TheSampleCountIsTheEffectiveOneElseTheOriginal) {
+  auto n_of = [](const std::string& n_samples) -> int64_t {
+    const std::string results = R"({"results": {"gsm8k": {"exact_match,strict-match": 0.75},
+                                               "arc": {"exact_match,strict-match": 0.5}},
+                                   "n-samples": )" + n_samples + "}";
+    auto cases = ParseLmEval(results, "results.json", "", kDefaultLmEvalFilter, {});
+    if (!cases.ok()) return -1;
+    for (const auto& c : *cases)
+      if (c.result.case_id == "lm-eval/gsm8k")
+        for (const auto& m : c.result.metrics)
+          if (m.name == "exact_match,strict-match") return m.n;
+    return -2;
+  };
+  EXPECT_EQ(n_of(R"({"gsm8k": {"original": 1319, "effective": 4}, "arc": {"original": 7, "effective": 6}})"), 4);
+  EXPECT_EQ(n_of(R"({"arc": {"original": 7, "effective": 6}, "gsm8k": {"original": 1319}})"), 1319);
+  EXPECT_EQ(n_of(R"({"gsm8k": {"effective": 0, "original": 1319}})"), 1319);
+}
+
 TEST(LmEval, SamplesKeepTheStrictFilterRowsAsCorrectOrWrong) {
   auto cases = ParseLmEval(kLmEvalResults, "results.json", "", kDefaultLmEvalFilter, {{kLmEvalSamples, "samples_gsm8k_2026.jsonl"}});
   ASSERT_TRUE(cases.ok()) << cases.error().message;
