@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/util/host.h"
 #include "harness/util/subprocess.h"
 
 namespace harness::testing_util {
@@ -115,12 +116,6 @@ class SlurmCluster {
       port = ntohs(a.sin_port);
     close(fd);
     return port;
-  }
-
-  static std::string Hostname() {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    return host;
   }
 
   bool WriteFiles(std::string* why) {
