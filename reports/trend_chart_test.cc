@@ -66,5 +66,22 @@ TEST(TrendChart, SvgHasWhiskersGateTitlesAndEscapedLinks) {
   EXPECT_EQ(whiskers, 3u);
 }
 
+// Each point is coloured by its own state: AT-RISK before its status, then pass, fail and
+// anything else (an error) apart, one class each, in the order of the points.
+TEST(TrendChart, EachPointIsColouredByItsOwnState) {
+  Trend t{"gsm8k/test_0", "accuracy"};
+  t.gate = 0.91;
+  t.points = {{0, 1, CaseStatus::kError, 0.90, 0.88, 0.92, 1000, ""},
+              {1, 2, CaseStatus::kFail, 0.89, 0.87, 0.91, 1000, "FAIL"},
+              {2, 3, CaseStatus::kPass, 0.92, 0.90, 0.94, 1000, "AT-RISK"},
+              {3, 4, CaseStatus::kPass, 0.95, 0.93, 0.97, 1000, "PASS"}};
+  std::vector<ReportCommit> commits = {{"aaaa", "a", 1}, {"bbbb", "b", 2}, {"cccc", "c", 3}, {"dddd", "d", 4}};
+  const std::string svg = TrendSvg(t, commits, "");
+  std::vector<std::string> classes;
+  for (size_t p = svg.find("class=\"pt-"); p != std::string::npos; p = svg.find("class=\"pt-", p + 1))
+    classes.push_back(svg.substr(p + 7, svg.find('"', p + 7) - (p + 7)));
+  EXPECT_EQ(classes, (std::vector<std::string>{"pt-error", "pt-fail", "pt-risk", "pt-pass"})) << svg;
+}
+
 }  // namespace
 }  // namespace harness::reports
