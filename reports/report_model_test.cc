@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -168,6 +169,29 @@ TEST_F(ReportModelTest, TrendsHaveAPointPerRunTheGateAndTheAtRiskBand) {
   EXPECT_GT(*t.band_high, 0.91);
   EXPECT_EQ(m->trends[1].metric, "gemm_max_bound_use");
   EXPECT_DOUBLE_EQ(*m->trends[1].bound, 1.0);
+}
+
+// A case's chart shows accuracy when it has one, else its first proportion with an interval,
+// else a bound use, whatever order the metrics come in: here each case's first metric (by
+// name and by writing) is a plain number the chart must not take.
+TEST_F(ReportModelTest, ATrendShowsAccuracyElseAProportionElseABoundUse) {
+  const int64_t run = *store_->writer().BeginRun({commits_[3], "refstack", "id1", "{}", "host", "0.2.0"});
+  const std::vector<std::pair<std::string, std::vector<Metric>>> cases = {
+      {"mix/a_all", {{"a_mean", 3.0, 0, {}, {}}, {"a_rate", 0.5, 100, 0.4, 0.6}, {"accuracy", 0.9, 1000, 0.88, 0.92}}},
+      {"mix/b_rate", {{"a_mean", 3.0, 0, {}, {}}, {"a_count", 7.0, 0, {}, {}}, {"a_rate", 0.5, 100, 0.4, 0.6}}},
+      {"mix/c_bound", {{"a_mean", 3.0, 0, {}, {}}, {"gemm_bound_use", 0.7, 0, {}, {}}}},
+  };
+  for (const auto& [id, metrics] : cases) {
+    const int64_t c = *store_->writer().BeginCase(run, "mix", id, "{}");
+    ASSERT_TRUE(store_->writer().FinishCase(c, {id, CaseStatus::kPass, 0.1, "", metrics, {}}).ok());
+  }
+  ASSERT_TRUE(store_->writer().FinishRun(run, RunStatus::kPass).ok());
+  auto m = BuildReport(*store_, {.suite = "mix"});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  std::map<std::string, std::string> shown;
+  for (const auto& t : m->trends) shown[t.case_id] = t.metric;
+  EXPECT_EQ(shown, (std::map<std::string, std::string>{
+                       {"mix/a_all", "accuracy"}, {"mix/b_rate", "a_rate"}, {"mix/c_bound", "gemm_bound_use"}}));
 }
 
 TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) {
