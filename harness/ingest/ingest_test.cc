@@ -699,7 +699,7 @@ TEST(SglangGsm8k, RawResultsAreSamplesKeyedByQuestionAndNIsWhatRan) {
   o.sample_origins = {"raw.jsonl"};
   const std::string lines = R"({"task": "gsm8k", "accuracy": 0.5, "num_requests": 200})"
                             "\n"
-                            R"({"task": "gsm8k", "accuracy": 0.667, "invalid": 0.0, "num_requests": 200, "other": {"num_questions": 200}})"
+                            R"({"task": "gsm8k", "accuracy": 0.667, "invalid": 0.005, "latency": 12.5, "num_requests": 200, "other": {"num_questions": 200}})"
                             "\n";
   auto with = ParseIngestFile("sglang-gsm8k", lines, "result.jsonl", o);
   ASSERT_TRUE(with.ok()) << with.error().message;
@@ -717,6 +717,11 @@ TEST(SglangGsm8k, RawResultsAreSamplesKeyedByQuestionAndNIsWhatRan) {
       EXPECT_EQ(m.n, 3) << m.name;
     }
   }
+  // Only accuracy is recomputed from the rows; the line's other metrics keep their values.
+  std::map<std::string, std::pair<double, int64_t>> kept;
+  for (const auto& m : last.result.metrics) kept[m.name] = {m.value, m.n};
+  EXPECT_EQ(kept, (std::map<std::string, std::pair<double, int64_t>>{
+                      {"accuracy", {2.0 / 3.0, 3}}, {"invalid", {0.005, 3}}, {"latency_s", {12.5, 0}}}));
   EXPECT_NE(last.result.message.find("the result line said accuracy 0.667 of 200"), std::string::npos)
       << last.result.message;
   EXPECT_EQ((*with)[1].content, (*ParseIngestFile("sglang-gsm8k", lines, "result.jsonl", {}))[1].content)
