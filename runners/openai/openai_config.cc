@@ -25,6 +25,11 @@ Result<OpenAiSettings> ParseOpenAiSettings(const StackConfig& config, const std:
   if (s.launch)
     if (auto checked = CheckPlaceholders(*base_url, LaunchPlaceholderNames()); !checked)
       return o.FieldError("base_url", checked.error().message);
+  // A URL with an empty host ("http:///v1") names no server; curl would say so only at the
+  // first request, after a launch had waited out its whole readiness timeout.
+  if (const auto scheme = base_url->find("://");
+      scheme != std::string::npos && (scheme + 3 == base_url->size() || (*base_url)[scheme + 3] == '/'))
+    return o.FieldError("base_url", "'" + *base_url + "' has no host after '://'");
   s.base_url = *base_url;
   auto model = o.String("model");
   if (!model) return model.error();

@@ -86,6 +86,15 @@ TEST(OpenAiConfig, UnknownPlaceholdersNameTheNearestKnownOne) {
   with_url["base_url"] = "http://127.0.0.1:{porr}/v1";
   EXPECT_NE(ParseError(with_url).find("openai.base_url: unknown placeholder {porr} (did you mean 'port'?)"),
             std::string::npos);
+  // A URL with an empty host names no server, launched or not; a one-letter host is a host.
+  for (const std::string url : {"http:///v1", "http://", "https:///"}) {
+    const std::string said = "openai.base_url: '" + url + "' has no host after '://'";
+    EXPECT_NE(ParseError({{"base_url", url}, {"model", "M"}}).find(said), std::string::npos) << url;
+    with_url["base_url"] = url;
+    EXPECT_NE(ParseError(with_url).find(said), std::string::npos) << url;
+  }
+  for (const std::string url : {"http://h/v1", "127.0.0.1:30000/v1"})
+    EXPECT_TRUE(ParseOpenAiSettings(OpenAiConfig({{"base_url", url}, {"model", "M"}}), "cfg.json").ok()) << url;
 }
 
 LaunchSettings Settings(std::vector<std::string> command) {
