@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/results/metric_names.h"
+#include "harness/results/metric_set.h"
 #include "harness/run/run_context.h"
 #include "harness/run/run_identity.h"
 #include "harness/run/run_listener.h"
@@ -355,32 +356,18 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   return FinishedRun(store, run_id, resumed->has_value(), *identity, *listener);
 }
 
-namespace {
-
-const Metric* FindMetric(const CaseResult& c, const std::string& name) {
-  for (const auto& m : c.metrics)
-    if (m.name == name) return &m;
-  return nullptr;
-}
-
-// The gate verdict alone: a case that "fail_at_risk" failed is the one whose reruns matter.
-bool AtRisk(const CaseResult& c) {
-  const Metric* v = FindMetric(c, metric_names::kGateVerdict);
-  return v && v->label == Word(GateVerdict::kAtRisk);
-}
-
-}  // namespace
-
 Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunResult& first, int max_reruns,
                                            Stack& stack, Store& store) {
   // Per AT-RISK case: its accuracy in every run so far and its gate.
   std::map<std::string, std::vector<double>> values;
   std::map<std::string, double> gates;
   for (const auto& c : first.cases) {
-    if (!AtRisk(c)) continue;
+    // The gate verdict alone: a case that "fail_at_risk" failed is the one whose reruns matter.
+    const MetricSet metrics(c.metrics);
+    if (metrics.Gate() != GateVerdict::kAtRisk) continue;
     values[c.case_id];
-    if (const Metric* a = FindMetric(c, metric_names::kAccuracy)) values[c.case_id].push_back(a->value);
-    if (const Metric* g = FindMetric(c, metric_names::kGate)) gates[c.case_id] = g->value;
+    if (auto a = metrics.Value(metric_names::kAccuracy)) values[c.case_id].push_back(*a);
+    if (auto g = metrics.Value(metric_names::kGate)) gates[c.case_id] = *g;
   }
   std::vector<RunResult> reruns;
   for (int k = 1; k <= max_reruns; ++k) {
@@ -404,7 +391,7 @@ Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunR
     if (!r) return r.error();
     for (const auto& c : r->cases)
       if (auto it = values.find(c.case_id); it != values.end())
-        if (const Metric* a = FindMetric(c, metric_names::kAccuracy)) it->second.push_back(a->value);
+        if (auto a = MetricSet(c.metrics).Value(metric_names::kAccuracy)) it->second.push_back(*a);
     reruns.push_back(std::move(*r));
     if (reruns.back().store_error) break;
   }
