@@ -67,6 +67,7 @@ struct Loaded {
   std::size_t commit = 0;
   std::size_t run_index = 0;   // into the window's runs
   std::string config_hash;
+  CaseId key;                  // stored.result.case_id, parsed once as it is loaded
 };
 
 // A run with fault switches (--fault, or faults in its stack config): a deliberately broken
@@ -200,10 +201,10 @@ class Builder {
       if (!metrics) return metrics.error();
       bool any = false;
       for (auto& c : *cases) {
-        const std::string& id = c.result.case_id;
-        if (!q.suite.empty() && CaseId(id).suite() != q.suite) continue;
-        if (!q.case_glob.empty() && fnmatch(q.case_glob.c_str(), id.c_str(), 0) != 0) continue;
-        Loaded l{std::move(c), {}, run_commit[i] - first, runs_.size(), run.config_hash};
+        CaseId key(c.result.case_id);
+        if (!q.suite.empty() && key.suite() != q.suite) continue;
+        if (!q.case_glob.empty() && fnmatch(q.case_glob.c_str(), key.str().c_str(), 0) != 0) continue;
+        Loaded l{std::move(c), {}, run_commit[i] - first, runs_.size(), run.config_hash, std::move(key)};
         if (auto it = metrics->find(l.stored.id); it != metrics->end()) l.metrics = std::move(it->second);
         results_.push_back(std::move(l));
         any = true;
@@ -254,8 +255,8 @@ class Builder {
     // window has no nightly of the suite).
     std::map<std::string, std::size_t> latest_run, latest_nightly;  // suite -> run index
     for (const auto& r : results_) {
-      latest_run[CaseId(r.stored.result.case_id).suite()] = r.run_index;
-      if (IsNightlyRun(runs_[r.run_index])) latest_nightly[CaseId(r.stored.result.case_id).suite()] = r.run_index;
+      latest_run[r.key.suite()] = r.run_index;
+      if (IsNightlyRun(runs_[r.run_index])) latest_nightly[r.key.suite()] = r.run_index;
     }
     for (const auto& [suite, run_index] : latest_nightly) latest_run[suite] = run_index;
     for (const auto& [suite, run_index] : latest_run) {
@@ -265,7 +266,7 @@ class Builder {
       std::set<std::size_t> shard_runs, rerun_runs;
       for (const auto& r : results_) {
         if (logical_run[r.run_index] != logical_run[run_index]) continue;
-        if (CaseId(r.stored.result.case_id).suite() != suite) continue;
+        if (r.key.suite() != suite) continue;
         // A rerun shares its nightly's id; its cases are the nightly's cases again. So does an
         // attempt of a shard a CI re-run replaced: named, not counted.
         if (runs_[r.run_index].superseded_by) rerun_runs.insert(r.run_index);
@@ -312,7 +313,7 @@ class Builder {
     });
     std::map<std::string, std::size_t> full_per_suite;
     for (const Loaded* r : failing_) {
-      std::size_t& full_in_suite = full_per_suite[CaseId(r->stored.result.case_id).suite()];
+      std::size_t& full_in_suite = full_per_suite[r->key.suite()];
       if (full_in_suite >= kMaxFullFailuresPerSuite || model_.failures.size() >= kMaxFullFailures) {
         model_.failures_listed.push_back({r->stored.result.case_id, r->stored.result.status, r->stored.run_id});
         continue;
