@@ -33,6 +33,18 @@ std::map<std::string, std::string>& Registered() {
   return cases;
 }
 
+// "sequence_parallel/SpTest" + "test_x/0" -> "sequence_parallel/test_x_0": the one place a
+// GoogleTest name is read, to filter the cases a run selects (RunCases). Empty when the
+// test is not a suite case. A running case is named by its fixture (RunContext::begin_case).
+std::optional<std::string> CaseIdOf(const testing::TestInfo& info) {
+  const std::string suite_name = info.test_suite_name();
+  const std::string name = info.name();
+  const auto slash = suite_name.find('/');
+  const auto name_slash = name.rfind('/');
+  if (slash == std::string::npos || name_slash == std::string::npos) return std::nullopt;
+  return suite_name.substr(0, slash) + "/" + name.substr(0, name_slash) + "_" + name.substr(name_slash + 1);
+}
+
 // The fault switches of a run's context (an empty list when it has none).
 Json FaultsOf(const Json& context) {
   static const Json::json_pointer kFaults("/stack_config/faults");
@@ -217,7 +229,7 @@ void FillRunContext(RunContext& ctx, const RunRequest& request, Stack& stack, in
 // Runs the requested cases a resumed run has not finished through GoogleTest; the returned
 // listener has stored them and holds their results.
 std::unique_ptr<RunListener> RunCases(const RunRequest& request, const std::set<std::string>& finished, Store& store,
-                                      int64_t run_id, CaseRecord& record) {
+                                      int64_t run_id, RunContext& ctx) {
   std::vector<std::string> names;
   for (const auto& id : request.case_ids)
     if (!finished.count(id)) names.push_back(Registered().at(id));
@@ -230,10 +242,12 @@ std::unique_ptr<RunListener> RunCases(const RunRequest& request, const std::set<
   auto& listeners = testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());
   // Ours again after the run, so a rerun (RerunAtRisk) appends a fresh one for its own run.
-  std::unique_ptr<RunListener> listener(new RunListener(store.writer(), run_id, record));
+  std::unique_ptr<RunListener> listener(new RunListener(store.writer(), run_id, ctx.record));
+  ctx.begin_case = [l = listener.get()](const StartingCase& c) { l->BeginCase(c); };
   listeners.Append(listener.get());
   if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its results decide the exit code
   listeners.Release(listener.get());
+  ctx.begin_case = nullptr;
   return listener;
 }
 
@@ -276,8 +290,7 @@ Result<std::vector<SuiteTable>> PrepareSuites(const std::filesystem::path& suite
     const auto* suite = unit->GetTestSuite(i);
     for (int j = 0; j < suite->total_test_count(); ++j) {
       const auto* info = suite->GetTestInfo(j);
-      if (auto id = CaseIdOf(*info))
-        Registered()[id->second] = std::string(info->test_suite_name()) + "." + info->name();
+      if (auto id = CaseIdOf(*info)) Registered()[*id] = std::string(info->test_suite_name()) + "." + info->name();
     }
   }
   // Every table row must have a TEST_P behind it, or the table names a test that does not exist.
@@ -352,7 +365,7 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   const ScopedRunContext installed(ctx);
   if (*resumed)
     if (auto s = Reopen(store, run_id, params, resumed_cases); !s) return s.error();
-  const std::unique_ptr<RunListener> listener = RunCases(request, resumed_cases.finished, store, run_id, ctx.record);
+  const std::unique_ptr<RunListener> listener = RunCases(request, resumed_cases.finished, store, run_id, ctx);
   return FinishedRun(store, run_id, resumed->has_value(), *identity, *listener);
 }
 
