@@ -208,13 +208,19 @@ class Html {
       default: return "b-error";
     }
   }
+  // A model verdict is a gate verdict's word, else the case's status label (report_model.h).
   static const char* VerdictClass(const std::string& v) {
-    if (v == "AT-RISK") return "b-risk";
-    if (v == "PASS") return "b-pass";
-    if (v == "FAIL") return "b-fail";
-    if (v == "SKIP") return "b-skip";
+    if (const auto gate = ParseGateVerdict(v)) {
+      switch (*gate) {
+        case GateVerdict::kAtRisk: return "b-risk";
+        case GateVerdict::kPass: return "b-pass";
+        case GateVerdict::kFail: return "b-fail";
+      }
+    }
+    if (v == Label(CaseStatus::kSkip)) return "b-skip";
     return "b-error";
   }
+  static bool AtRisk(const std::string& verdict) { return ParseGateVerdict(verdict) == GateVerdict::kAtRisk; }
 
   void Filters() {
     std::set<std::string> suites;
@@ -423,7 +429,7 @@ class Html {
               "(AT-RISK); black marker: a bisect culprit. Hover a point for its commit, value and verdict.</p>\n";
     for (const auto& t : m_.trends) {
       const auto& last = t.points.back();
-      std::string status = last.verdict == "AT-RISK" ? "at-risk" : std::string(Word(last.status));
+      std::string status = AtRisk(last.verdict) ? "at-risk" : std::string(Word(last.status));
       out_ += fmt::format(R"(<article class="item" data-suite="{}" data-status="{}"><h3>{} {} <span class="since">{}</span></h3>)",
                           E(CaseId(t.case_id).suite()), status, Badge(VerdictClass(last.verdict), last.verdict),
                           E(t.case_id), E(t.metric));
@@ -468,7 +474,7 @@ class Html {
           R"(<td>{}<br><span class="since">{}</span></td><td>{}<br><code>{}</code></td><td class="num">{}</td><td>{}</td>)"
           R"(<td>{}<div class="settle">settle: {}</div></td></tr>)"
           "\n",
-          E(CaseId(f.case_id).suite()), f.verdict == "AT-RISK" ? "at-risk" : "", Probability(f.estimate.probability),
+          E(CaseId(f.case_id).suite()), AtRisk(f.verdict) ? "at-risk" : "", Probability(f.estimate.probability),
           Word(f.estimate.question), E(f.case_id), CommitCell(f.commit), E(f.kind), E(f.metric), E(value),
           Badge(VerdictClass(f.verdict), f.verdict), E(f.detail), E(f.settle));
     }

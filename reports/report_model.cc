@@ -15,6 +15,7 @@
 
 #include "harness/results/case_id.h"
 #include "harness/results/metric_names.h"
+#include "harness/results/metric_set.h"
 #include "harness/results/shard.h"
 #include "harness/stats/stats.h"
 #include "harness/store/bisect_evidence.h"
@@ -66,13 +67,8 @@ struct Loaded {
   std::size_t commit = 0;
   std::size_t run_index = 0;   // into the window's runs
   std::string config_hash;
+  CaseId key;                  // stored.result.case_id, parsed once as it is loaded
 };
-
-const Metric* Find(const std::vector<Metric>& metrics, const std::string& name) {
-  for (const auto& m : metrics)
-    if (m.name == name) return &m;
-  return nullptr;
-}
 
 // A run with fault switches (--fault, or faults in its stack config): a deliberately broken
 // stack. Faults are context, not identity (docs/store.md), so it shares its healthy runs'
@@ -205,10 +201,10 @@ class Builder {
       if (!metrics) return metrics.error();
       bool any = false;
       for (auto& c : *cases) {
-        const std::string& id = c.result.case_id;
-        if (!q.suite.empty() && CaseId(id).suite() != q.suite) continue;
-        if (!q.case_glob.empty() && fnmatch(q.case_glob.c_str(), id.c_str(), 0) != 0) continue;
-        Loaded l{std::move(c), {}, run_commit[i] - first, runs_.size(), run.config_hash};
+        CaseId key(c.result.case_id);
+        if (!q.suite.empty() && key.suite() != q.suite) continue;
+        if (!q.case_glob.empty() && fnmatch(q.case_glob.c_str(), key.str().c_str(), 0) != 0) continue;
+        Loaded l{std::move(c), {}, run_commit[i] - first, runs_.size(), run.config_hash, std::move(key)};
         if (auto it = metrics->find(l.stored.id); it != metrics->end()) l.metrics = std::move(it->second);
         results_.push_back(std::move(l));
         any = true;
@@ -259,8 +255,8 @@ class Builder {
     // window has no nightly of the suite).
     std::map<std::string, std::size_t> latest_run, latest_nightly;  // suite -> run index
     for (const auto& r : results_) {
-      latest_run[CaseId(r.stored.result.case_id).suite()] = r.run_index;
-      if (IsNightlyRun(runs_[r.run_index])) latest_nightly[CaseId(r.stored.result.case_id).suite()] = r.run_index;
+      latest_run[r.key.suite()] = r.run_index;
+      if (IsNightlyRun(runs_[r.run_index])) latest_nightly[r.key.suite()] = r.run_index;
     }
     for (const auto& [suite, run_index] : latest_nightly) latest_run[suite] = run_index;
     for (const auto& [suite, run_index] : latest_run) {
@@ -270,7 +266,7 @@ class Builder {
       std::set<std::size_t> shard_runs, rerun_runs;
       for (const auto& r : results_) {
         if (logical_run[r.run_index] != logical_run[run_index]) continue;
-        if (CaseId(r.stored.result.case_id).suite() != suite) continue;
+        if (r.key.suite() != suite) continue;
         // A rerun shares its nightly's id; its cases are the nightly's cases again. So does an
         // attempt of a shard a CI re-run replaced: named, not counted.
         if (runs_[r.run_index].superseded_by) rerun_runs.insert(r.run_index);
@@ -317,7 +313,7 @@ class Builder {
     });
     std::map<std::string, std::size_t> full_per_suite;
     for (const Loaded* r : failing_) {
-      std::size_t& full_in_suite = full_per_suite[CaseId(r->stored.result.case_id).suite()];
+      std::size_t& full_in_suite = full_per_suite[r->key.suite()];
       if (full_in_suite >= kMaxFullFailuresPerSuite || model_.failures.size() >= kMaxFullFailures) {
         model_.failures_listed.push_back({r->stored.result.case_id, r->stored.result.status, r->stored.run_id});
         continue;
@@ -367,12 +363,13 @@ class Builder {
       if (metric.empty()) continue;
       Trend t{case_id, metric};
       for (const Loaded* r : list) {
-        const Metric* m = Find(r->metrics, metric);
+        const MetricSet metrics(r->metrics);
+        const Metric* m = metrics.Find(metric);
         if (!m) continue;
-        const Metric* verdict = Find(r->metrics, metric_names::kGateVerdict);
+        const Metric* verdict = metrics.Find(metric_names::kGateVerdict);
         t.points.push_back({r->commit, r->stored.run_id, r->stored.result.status, m->value, m->low, m->high, m->n,
                             verdict ? verdict->label : std::string(Label(r->stored.result.status))});
-        if (const Metric* g = Find(r->metrics, metric_names::kGate)) t.gate = g->value;
+        if (auto g = metrics.Value(metric_names::kGate)) t.gate = *g;
       }
       if (metric.ends_with(metric_names::kBoundUseSuffix)) t.bound = 1.0;
       if (t.gate && !t.points.empty() && t.points.back().n > 0)
@@ -427,8 +424,9 @@ class Builder {
                               p.session);
       }
     for (const Loaded* r : list) {
-      const Metric* paired = Find(r->metrics, metric_names::kBaselineVerdict);
-      if (!paired || paired->label == Word(BaselineVerdict::kSame) || r->commit <= seg.from || r->commit == 0) continue;
+      const MetricSet metrics(r->metrics);
+      const Metric* paired = metrics.Find(metric_names::kBaselineVerdict);
+      if (!paired || metrics.Paired() == BaselineVerdict::kSame || r->commit <= seg.from || r->commit == 0) continue;
       seg.from = r->commit;
       seg.why = fmt::format("since {}, where the paired test said {}", ShortSha(model_.commits[r->commit].sha),
                             paired->label);
@@ -438,15 +436,16 @@ class Builder {
 
   void GateEntry(const std::string& case_id, const Loaded* newest, const std::vector<const Loaded*>& reruns,
                  const std::string& sha) {
-    const Metric* gate = Find(newest->metrics, metric_names::kGate);
-    const Metric* acc = Find(newest->metrics, metric_names::kAccuracy);
+    const MetricSet metrics(newest->metrics);
+    const Metric* gate = metrics.Find(metric_names::kGate);
+    const Metric* acc = metrics.Find(metric_names::kAccuracy);
     if (!gate || !acc || acc->n <= 0) return;
     FlakyEntry e{case_id, metric_names::kAccuracy, "gate", newest->commit, acc->value, gate->value};
-    const Metric* verdict = Find(newest->metrics, metric_names::kGateVerdict);
+    const Metric* verdict = metrics.Find(metric_names::kGateVerdict);
     e.verdict = verdict ? verdict->label : std::string(Label(newest->stored.result.status));
     std::vector<double> values;
     for (const Loaded* r : reruns)
-      if (const Metric* a = Find(r->metrics, metric_names::kAccuracy)) values.push_back(a->value);
+      if (auto a = MetricSet(r->metrics).Value(metric_names::kAccuracy)) values.push_back(*a);
     const auto correct = static_cast<int64_t>(std::llround(acc->value * static_cast<double>(acc->n)));
     if (values.size() >= 2) {
       e.estimate = RerunNoiseEstimate(values, gate->value);
@@ -471,13 +470,13 @@ class Builder {
                       const std::vector<const Loaded*>& reruns, const std::string& sha, const Segment& segment) {
     constexpr double kNear = 0.5;  // half the bound used: worth watching
     const Loaded* newest = list.back();
-    const Metric* m = Find(newest->metrics, metric);
+    const Metric* m = MetricSet(newest->metrics).Find(metric);
     if (!m || m->value < kNear) return;
     FlakyEntry e{case_id, metric, "tolerance", newest->commit, m->value, 1.0};
     e.verdict = std::string(Label(newest->stored.result.status));
     std::vector<double> values;
     for (const Loaded* r : reruns)
-      if (const Metric* v = Find(r->metrics, metric)) values.push_back(v->value);
+      if (auto v = MetricSet(r->metrics).Value(metric)) values.push_back(*v);
     if (values.size() >= 2) {
       e.estimate = RerunNoiseEstimate(values, 1.0);
       e.detail = fmt::format("{} runs of {} (one identity): mean {:.4g} of the bound, sigma {:.3g}", values.size(), ShortSha(sha),
@@ -488,7 +487,7 @@ class Builder {
       std::map<std::size_t, double> per_commit;
       for (const Loaded* r : list)
         if (r->config_hash == newest->config_hash)
-          if (const Metric* v = Find(r->metrics, metric)) per_commit[r->commit] = v->value;
+          if (auto v = MetricSet(r->metrics).Value(metric)) per_commit[r->commit] = *v;
       values.clear();
       for (auto it = per_commit.rbegin(); it != per_commit.rend() && values.size() < 10; ++it) values.push_back(it->second);
       e.estimate = CommitSpreadEstimate(values, 1.0);
@@ -665,10 +664,9 @@ class Builder {
 
   static const char* ChangeKind(const Loaded* r, const Loaded* before) {
     auto bad = [](CaseStatus s) { return s == CaseStatus::kFail || s == CaseStatus::kError; };
-    const Metric* paired = Find(r->metrics, metric_names::kBaselineVerdict);
     const CaseStatus now = r->stored.result.status;
     if (IsPairedRegressionOnly(now, r->metrics) ||
-        (now == CaseStatus::kPass && paired && paired->label == Word(BaselineVerdict::kRegressed)))
+        (now == CaseStatus::kPass && MetricSet(r->metrics).Paired() == BaselineVerdict::kRegressed))
       return "paired-regression";
     if (bad(now) && (!before || !bad(before->stored.result.status))) return "new-failure";
     if (now == CaseStatus::kPass && before && bad(before->stored.result.status)) return "fixed";

@@ -62,7 +62,7 @@ std::string ValueText(double v, const Trend& t) {
 }
 
 const char* PointClass(const TrendPoint& p) {
-  if (p.verdict == "AT-RISK") return "pt-risk";
+  if (ParseGateVerdict(p.verdict) == GateVerdict::kAtRisk) return "pt-risk";
   switch (p.status) {
     case CaseStatus::kPass: return "pt-pass";
     case CaseStatus::kFail: return "pt-fail";

@@ -6,6 +6,7 @@
 
 #include "harness/eval/eval_summary.h"
 #include "harness/results/metric_names.h"
+#include "harness/results/metric_set.h"
 
 namespace harness {
 namespace {
@@ -130,6 +131,29 @@ TEST(JudgeGsm8k, APartialRunGetsNoGateAndNoPairing) {
   EXPECT_EQ(j.outcome.notes[0], "partial run: 10 of 1319 questions, 7/10 right; no gate, no baseline (bisect evidence)");
   EXPECT_EQ(Find(j.outcome, metric_names::kGate), nullptr);
   EXPECT_NE(Find(j.outcome, metric_names::kAccuracy), nullptr);
+}
+
+// The verdicts a judgement returns are the ones its metrics store and every reader reads
+// back (MetricSet): pass, at-risk and fail gates, each paired verdict, and none at all.
+TEST(JudgeGsm8k, TheStoredVerdictsAreTheJudgedOnes) {
+  const auto baseline_report = ReportOf(1319, 1250);
+  const Baseline baseline{"abc", 1, CaseStatus::kPass, baseline_report.samples};
+  for (int64_t correct : {1319, 1300, 1250, 1200, 1100, 1000}) {
+    const auto report = ReportOf(1319, correct);
+    for (bool paired : {false, true}) {
+      Gsm8kJudgeInputs in = InputsOf(report);
+      if (paired) in.baseline = &baseline;
+      const Gsm8kJudgement j = JudgeGsm8k(in);
+      const MetricSet stored(j.outcome.metrics);
+      EXPECT_EQ(stored.Gate(), j.gate) << correct;
+      EXPECT_EQ(stored.Paired(), j.paired) << correct;
+      EXPECT_EQ(j.paired.has_value(), paired);
+    }
+  }
+  const auto partial = ReportOf(10, 7);
+  Gsm8kJudgeInputs in = InputsOf(partial);
+  in.partial_of = 1319;
+  EXPECT_EQ(MetricSet(JudgeGsm8k(in).outcome.metrics).Gate(), std::nullopt);
 }
 
 TEST(JudgeGsm8k, AnInfrastructureErrorIsNeverASilentAccuracy) {

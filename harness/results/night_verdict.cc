@@ -1,15 +1,9 @@
 #include "harness/results/night_verdict.h"
 
-#include "harness/results/metric_names.h"
+#include "harness/results/metric_set.h"
 
 namespace harness {
 namespace {
-
-const Metric* FindMetric(const std::vector<Metric>& metrics, std::string_view name) {
-  for (const auto& m : metrics)
-    if (m.name == name) return &m;
-  return nullptr;
-}
 
 std::string Plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
@@ -25,17 +19,12 @@ std::string_view Word(NightVerdict v) {
   return "INCOMPLETE";
 }
 
-bool HasAtRiskGate(const std::vector<Metric>& metrics) {
-  const Metric* gate = FindMetric(metrics, metric_names::kGateVerdict);
-  return gate && gate->label == Word(GateVerdict::kAtRisk);
-}
+bool HasAtRiskGate(const std::vector<Metric>& metrics) { return MetricSet(metrics).Gate() == GateVerdict::kAtRisk; }
 
 bool IsPairedRegressionOnly(CaseStatus status, const std::vector<Metric>& metrics) {
   if (status != CaseStatus::kFail) return false;
-  const Metric* paired = FindMetric(metrics, metric_names::kBaselineVerdict);
-  if (!paired || paired->label != Word(BaselineVerdict::kRegressed)) return false;
-  const Metric* gate = FindMetric(metrics, metric_names::kGateVerdict);
-  return !gate || gate->label != Word(GateVerdict::kFail);
+  const MetricSet set(metrics);
+  return set.Paired() == BaselineVerdict::kRegressed && set.Gate() != GateVerdict::kFail;
 }
 
 void NightCounts::Add(CaseStatus status, const std::vector<Metric>& metrics) {

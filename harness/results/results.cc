@@ -55,22 +55,41 @@ std::optional<RunStatus> ParseRunStatus(std::string_view word) {
   return std::nullopt;
 }
 
-std::string_view Word(GateVerdict v) {
-  switch (v) {
-    case GateVerdict::kPass: return "PASS";
-    case GateVerdict::kAtRisk: return "AT-RISK";
-    case GateVerdict::kFail: return "FAIL";
-  }
+namespace {
+
+// The one table of words of each verdict, in enum order.
+constexpr std::array<std::pair<GateVerdict, std::string_view>, 3> kGateVerdictWords{{
+    {GateVerdict::kPass, "PASS"},
+    {GateVerdict::kAtRisk, "AT-RISK"},
+    {GateVerdict::kFail, "FAIL"},
+}};
+constexpr std::array<std::pair<BaselineVerdict, std::string_view>, 3> kBaselineVerdictWords{{
+    {BaselineVerdict::kSame, "SAME"},
+    {BaselineVerdict::kImproved, "IMPROVED"},
+    {BaselineVerdict::kRegressed, "REGRESSED"},
+}};
+
+template <class Enum, std::size_t N>
+std::string_view WordIn(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum v) {
+  for (const auto& [value, word] : table)
+    if (value == v) return word;
   return "?";
 }
 
-std::string_view Word(BaselineVerdict v) {
-  switch (v) {
-    case BaselineVerdict::kSame: return "SAME";
-    case BaselineVerdict::kImproved: return "IMPROVED";
-    case BaselineVerdict::kRegressed: return "REGRESSED";
-  }
-  return "?";
+template <class Enum, std::size_t N>
+std::optional<Enum> ParseIn(const std::array<std::pair<Enum, std::string_view>, N>& table, std::string_view word) {
+  for (const auto& [value, w] : table)
+    if (w == word) return value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view Word(GateVerdict v) { return WordIn(kGateVerdictWords, v); }
+std::string_view Word(BaselineVerdict v) { return WordIn(kBaselineVerdictWords, v); }
+std::optional<GateVerdict> ParseGateVerdict(std::string_view word) { return ParseIn(kGateVerdictWords, word); }
+std::optional<BaselineVerdict> ParseBaselineVerdict(std::string_view word) {
+  return ParseIn(kBaselineVerdictWords, word);
 }
 
 namespace {

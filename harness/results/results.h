@@ -29,8 +29,12 @@ std::optional<RunStatus> ParseRunStatus(std::string_view word);
 enum class GateVerdict { kPass = 0, kAtRisk = 1, kFail = 2 };
 // Paired verdict against a baseline: SAME, IMPROVED, REGRESSED.
 enum class BaselineVerdict { kSame = 0, kImproved = 1, kRegressed = 2 };
+// One table of words each (results.cc): Word writes the stored word, Parse reads it back
+// where a stored or imported metric enters; nothing for a word outside the table.
 std::string_view Word(GateVerdict v);
 std::string_view Word(BaselineVerdict v);
+std::optional<GateVerdict> ParseGateVerdict(std::string_view word);
+std::optional<BaselineVerdict> ParseBaselineVerdict(std::string_view word);
 
 struct Metric {
   std::string name;

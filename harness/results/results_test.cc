@@ -45,6 +45,16 @@ TEST(Results, VerdictWords) {
   EXPECT_EQ(m.label, "FAIL");
 }
 
+TEST(Results, VerdictWordsRoundTrip) {
+  for (GateVerdict v : {GateVerdict::kPass, GateVerdict::kAtRisk, GateVerdict::kFail})
+    EXPECT_EQ(ParseGateVerdict(Word(v)), v) << Word(v);
+  for (BaselineVerdict v : {BaselineVerdict::kSame, BaselineVerdict::kImproved, BaselineVerdict::kRegressed})
+    EXPECT_EQ(ParseBaselineVerdict(Word(v)), v) << Word(v);
+  // Each table reads only its own words, exactly.
+  for (const char* word : {"", "REGRESSED", "pass", "AT_RISK", "FAIL "}) EXPECT_EQ(ParseGateVerdict(word), std::nullopt);
+  for (const char* word : {"", "FAIL", "same", "REGRESSED\n"}) EXPECT_EQ(ParseBaselineVerdict(word), std::nullopt);
+}
+
 TEST(Results, OverallStatusIsErrorBeforeFailBeforePass) {
   std::vector<CaseResult> cases(3);
   cases[0].status = CaseStatus::kPass;

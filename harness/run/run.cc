@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/results/metric_names.h"
+#include "harness/results/metric_set.h"
 #include "harness/run/run_context.h"
 #include "harness/run/run_identity.h"
 #include "harness/run/run_listener.h"
@@ -30,6 +31,18 @@ namespace {
 std::map<std::string, std::string>& Registered() {
   static std::map<std::string, std::string> cases;
   return cases;
+}
+
+// "sequence_parallel/SpTest" + "test_x/0" -> "sequence_parallel/test_x_0": the one place a
+// GoogleTest name is read, to filter the cases a run selects (RunCases). Empty when the
+// test is not a suite case. A running case is named by its fixture (RunContext::begin_case).
+std::optional<std::string> CaseIdOf(const testing::TestInfo& info) {
+  const std::string suite_name = info.test_suite_name();
+  const std::string name = info.name();
+  const auto slash = suite_name.find('/');
+  const auto name_slash = name.rfind('/');
+  if (slash == std::string::npos || name_slash == std::string::npos) return std::nullopt;
+  return suite_name.substr(0, slash) + "/" + name.substr(0, name_slash) + "_" + name.substr(name_slash + 1);
 }
 
 // The fault switches of a run's context (an empty list when it has none).
@@ -216,7 +229,7 @@ void FillRunContext(RunContext& ctx, const RunRequest& request, Stack& stack, in
 // Runs the requested cases a resumed run has not finished through GoogleTest; the returned
 // listener has stored them and holds their results.
 std::unique_ptr<RunListener> RunCases(const RunRequest& request, const std::set<std::string>& finished, Store& store,
-                                      int64_t run_id, CaseRecord& record) {
+                                      int64_t run_id, RunContext& ctx) {
   std::vector<std::string> names;
   for (const auto& id : request.case_ids)
     if (!finished.count(id)) names.push_back(Registered().at(id));
@@ -229,10 +242,12 @@ std::unique_ptr<RunListener> RunCases(const RunRequest& request, const std::set<
   auto& listeners = testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());
   // Ours again after the run, so a rerun (RerunAtRisk) appends a fresh one for its own run.
-  std::unique_ptr<RunListener> listener(new RunListener(store.writer(), run_id, record));
+  std::unique_ptr<RunListener> listener(new RunListener(store.writer(), run_id, ctx.record));
+  ctx.begin_case = [l = listener.get()](const StartingCase& c) { l->BeginCase(c); };
   listeners.Append(listener.get());
   if (RUN_ALL_TESTS() != 0) {}  // the listener has every verdict; its results decide the exit code
   listeners.Release(listener.get());
+  ctx.begin_case = nullptr;
   return listener;
 }
 
@@ -275,8 +290,7 @@ Result<std::vector<SuiteTable>> PrepareSuites(const std::filesystem::path& suite
     const auto* suite = unit->GetTestSuite(i);
     for (int j = 0; j < suite->total_test_count(); ++j) {
       const auto* info = suite->GetTestInfo(j);
-      if (auto id = CaseIdOf(*info))
-        Registered()[id->second] = std::string(info->test_suite_name()) + "." + info->name();
+      if (auto id = CaseIdOf(*info)) Registered()[*id] = std::string(info->test_suite_name()) + "." + info->name();
     }
   }
   // Every table row must have a TEST_P behind it, or the table names a test that does not exist.
@@ -351,25 +365,9 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   const ScopedRunContext installed(ctx);
   if (*resumed)
     if (auto s = Reopen(store, run_id, params, resumed_cases); !s) return s.error();
-  const std::unique_ptr<RunListener> listener = RunCases(request, resumed_cases.finished, store, run_id, ctx.record);
+  const std::unique_ptr<RunListener> listener = RunCases(request, resumed_cases.finished, store, run_id, ctx);
   return FinishedRun(store, run_id, resumed->has_value(), *identity, *listener);
 }
-
-namespace {
-
-const Metric* FindMetric(const CaseResult& c, const std::string& name) {
-  for (const auto& m : c.metrics)
-    if (m.name == name) return &m;
-  return nullptr;
-}
-
-// The gate verdict alone: a case that "fail_at_risk" failed is the one whose reruns matter.
-bool AtRisk(const CaseResult& c) {
-  const Metric* v = FindMetric(c, metric_names::kGateVerdict);
-  return v && v->label == Word(GateVerdict::kAtRisk);
-}
-
-}  // namespace
 
 Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunResult& first, int max_reruns,
                                            Stack& stack, Store& store) {
@@ -377,10 +375,12 @@ Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunR
   std::map<std::string, std::vector<double>> values;
   std::map<std::string, double> gates;
   for (const auto& c : first.cases) {
-    if (!AtRisk(c)) continue;
+    // The gate verdict alone: a case that "fail_at_risk" failed is the one whose reruns matter.
+    const MetricSet metrics(c.metrics);
+    if (metrics.Gate() != GateVerdict::kAtRisk) continue;
     values[c.case_id];
-    if (const Metric* a = FindMetric(c, metric_names::kAccuracy)) values[c.case_id].push_back(a->value);
-    if (const Metric* g = FindMetric(c, metric_names::kGate)) gates[c.case_id] = g->value;
+    if (auto a = metrics.Value(metric_names::kAccuracy)) values[c.case_id].push_back(*a);
+    if (auto g = metrics.Value(metric_names::kGate)) gates[c.case_id] = *g;
   }
   std::vector<RunResult> reruns;
   for (int k = 1; k <= max_reruns; ++k) {
@@ -404,7 +404,7 @@ Result<std::vector<RunResult>> RerunAtRisk(const RunRequest& request, const RunR
     if (!r) return r.error();
     for (const auto& c : r->cases)
       if (auto it = values.find(c.case_id); it != values.end())
-        if (const Metric* a = FindMetric(c, metric_names::kAccuracy)) it->second.push_back(a->value);
+        if (auto a = MetricSet(c.metrics).Value(metric_names::kAccuracy)) it->second.push_back(*a);
     reruns.push_back(std::move(*r));
     if (reruns.back().store_error) break;
   }

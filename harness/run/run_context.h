@@ -34,6 +34,14 @@ struct CaseInputs {
   std::vector<double> reruns;
 };
 
+// The case a fixture starts, named by its own parameter row (SuiteTest::SetUp): the run's
+// listener begins the case's stored row from this, never from GoogleTest's test name.
+struct StartingCase {
+  std::string suite;
+  std::string case_id;
+  std::string params_json;   // the row as the store keeps it
+};
+
 struct RunContext {
   StackConfig stack_config;
   Stack* stack = nullptr;
@@ -46,6 +54,9 @@ struct RunContext {
   std::optional<std::vector<int64_t>> questions;
   // Reads a case's inputs (RunSuites: from the store); empty, a case gets none.
   std::function<Result<CaseInputs>(const std::string& case_id, const CaseNeeds& needs)> inputs;
+  // Begins the case a fixture is about to run (RunSuites: the run's listener); empty, no
+  // case is stored.
+  std::function<void(const StartingCase&)> begin_case;
   // The running case's record (one case runs at a time); the run's listener resets it when
   // a case starts and stores it when the case ends.
   CaseRecord record;

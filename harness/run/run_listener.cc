@@ -5,19 +5,8 @@
 #include <fmt/format.h>
 
 #include "harness/run/case_record.h"
-#include "harness/run/suite.h"
 
 namespace harness {
-
-std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestInfo& info) {
-  std::string suite_name = info.test_suite_name();
-  std::string name = info.name();
-  auto slash = suite_name.find('/');
-  auto name_slash = name.rfind('/');
-  if (slash == std::string::npos || name_slash == std::string::npos) return std::nullopt;
-  std::string suite = suite_name.substr(0, slash);
-  return std::make_pair(suite, suite + "/" + name.substr(0, name_slash) + "_" + name.substr(name_slash + 1));
-}
 
 RunListener::RunListener(RunWriter& store, int64_t run_id, CaseRecord& record)
     : store_(store), run_id_(run_id), record_(record) {}
@@ -26,21 +15,16 @@ void RunListener::Keep(const Status& s) {
   if (!s && !store_error_) store_error_ = s.error();
 }
 
-static std::string ParamsJsonOf(const std::string& suite, const std::string& case_id) {
-  // Find the row by id among the installed tables (the test name is the id's middle).
-  const CaseId id(case_id);
-  const auto row = id.row();
-  for (const auto& p : SuiteCases(suite, row ? row->test : id.name()))
-    if (p.CaseId() == case_id) return p.params.dump();
-  return "{}";
-}
-
-void RunListener::OnTestStart(const testing::TestInfo& info) {
+void RunListener::OnTestStart(const testing::TestInfo&) {
   failure_text_ = FailureText();
   started_ = std::chrono::steady_clock::now();
-  auto id = CaseIdOf(info);
-  if (!id) return;
-  auto row = store_.BeginCase(run_id_, id->first, id->second, ParamsJsonOf(id->first, id->second));
+  case_.reset();
+  case_row_ = 0;
+}
+
+void RunListener::BeginCase(const StartingCase& c) {
+  case_ = c;
+  auto row = store_.BeginCase(run_id_, c.suite, c.case_id, c.params_json);
   if (!row) {
     Keep(row.error());
     case_row_ = 0;
@@ -65,12 +49,11 @@ void RunListener::OnTestPartResult(const testing::TestPartResult& result) {
 }
 
 void RunListener::OnTestEnd(const testing::TestInfo& info) {
-  auto id = CaseIdOf(info);
-  if (!id) return;
+  if (!case_) return;
   const auto* r = info.result();
   const CaseRecord& rec = record_;
   CaseResult s;
-  s.case_id = id->second;
+  s.case_id = case_->case_id;
   s.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   if (r->Skipped()) s.status = CaseStatus::kSkip;
   else if (rec.infra_error()) s.status = CaseStatus::kError;
@@ -87,6 +70,7 @@ void RunListener::OnTestEnd(const testing::TestInfo& info) {
   if (case_row_) Keep(store_.FinishCase(case_row_, s));
   record_.Reset(nullptr);
   case_row_ = 0;
+  case_.reset();
   std::fprintf(stderr, "[%5s] %s (%.0f ms)\n", std::string(Label(s.status)).c_str(), s.case_id.c_str(),
                s.duration_s * 1000);
   if (!s.message.empty()) {

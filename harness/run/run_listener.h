@@ -14,19 +14,19 @@
 
 #include "harness/run/case_record.h"
 #include "harness/run/failure_text.h"
+#include "harness/run/run_context.h"
 #include "harness/store/run_writer.h"
 
 namespace harness {
-
-// "sequence_parallel/SpTest" + "test_x/0" -> {"sequence_parallel", "sequence_parallel/test_x_0"}.
-// Empty when the GoogleTest name is not a suite case.
-std::optional<std::pair<std::string, std::string>> CaseIdOf(const testing::TestInfo& info);
 
 class RunListener : public testing::EmptyTestEventListener, public SampleSink {
  public:
   // record: the installed RunContext's, which the case bodies fill.
   RunListener(RunWriter& store, int64_t run_id, CaseRecord& record);
   void OnTestStart(const testing::TestInfo& info) override;
+  // The case the starting test runs, as its fixture names it from its parameter row
+  // (RunContext::begin_case); a test that begins none (not a suite case) is not stored.
+  void BeginCase(const StartingCase& c);
   void OnTestPartResult(const testing::TestPartResult& result) override;
   void OnTestEnd(const testing::TestInfo& info) override;
   void WriteSample(const Sample& s) override;
@@ -40,6 +40,7 @@ class RunListener : public testing::EmptyTestEventListener, public SampleSink {
   RunWriter& store_;
   int64_t run_id_;
   CaseRecord& record_;
+  std::optional<StartingCase> case_;   // the running test's case, once its fixture began it
   int64_t case_row_ = 0;
   FailureText failure_text_;
   std::chrono::steady_clock::time_point started_;

@@ -38,7 +38,11 @@ std::string CaseParamName(const testing::TestParamInfo<CaseParam>& info) {
 
 void SuiteTest::SetUp() {
   const RunContext& run = CurrentRun();
-  if (run.inputs) inputs_ = ValueOrThrow(run.inputs(GetParam().CaseId(), Needs()));
+  const CaseParam& p = GetParam();
+  const std::string case_id = p.CaseId();
+  // The case is begun before its inputs are read, so a failure to read them is stored too.
+  if (run.begin_case) run.begin_case({p.suite, case_id, p.params.dump()});
+  if (run.inputs) inputs_ = ValueOrThrow(run.inputs(case_id, Needs()));
 }
 
 void SuiteTest::Report(const CaseOutcome& outcome) {
