@@ -565,6 +565,26 @@ TEST(BisectTrustE2E, ASessionThatCannotTakeItsLockStopsBeforeAnyStep) {
   EXPECT_TRUE(fs::exists(ran));
 }
 
+// {worktree} in a command, anywhere in an argument, needs --repo (there is no worktree
+// without one), by hand and with --auto: exit 2 before anything runs or is written.
+TEST(BisectTrustE2E, AWorktreeInTheCommandWithoutARepoIsAUsageError) {
+  Steps s(4, [](int) { return "exit 0\n"; });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  const auto before = fs::last_write_time(s.db);
+  for (const std::string arg : {"{worktree}/test.sh", "--dir={worktree}"}) {
+    SCOPED_TRACE(arg);
+    auto by_hand = RunHarness({"bisect", "--good", s.shas.front(), "--bad", s.shas.back(), "--case", "x/y_0", "--db",
+                               s.db, "--", "sh", arg});
+    EXPECT_EQ(by_hand.exit_code, 2) << by_hand.err << by_hand.out;
+    EXPECT_NE(by_hand.err.find("{worktree} in the command needs --repo"), std::string::npos) << by_hand.err;
+    auto automatic = RunHarness({"bisect", "--auto", "--db", s.db, "--", "sh", arg});
+    EXPECT_EQ(automatic.exit_code, 2) << automatic.err << automatic.out;
+    EXPECT_NE(automatic.err.find("{worktree} in the command needs --repo"), std::string::npos) << automatic.err;
+  }
+  EXPECT_EQ(fs::last_write_time(s.db), before);
+  EXPECT_FALSE(s.Session(1).id) << "no session begun";
+}
+
 // A lock copied with a database (another database's session 1) is not this database's
 // session 1: the worktree it names is left alone. The database it came from still cleans up
 // after its own killed bisect.
