@@ -70,10 +70,18 @@ struct BisectStep {
   std::string verdict;                    // good | bad | unknown | skip (at the time)
 };
 
+// One culprit of several in the range (CulpritChain, culprit_chain.h).
+struct BisectChange {
+  std::string sha, subject;
+  double confidence = 0;
+  double size = 0;                        // level after minus level before, in the metric's units
+};
+
 struct BisectOutcome {
   int64_t session_id = 0;
   Verdict verdict = Verdict::kAmbiguous;
-  std::string culprit, subject;           // full sha, its subject
+  std::string culprit, subject;           // full sha, its subject (the first culprit)
+  std::vector<BisectChange> changes;      // every culprit found, in first-parent order
   double confidence = 0;
   int runs = 0;                           // commands run
   // Questions the commands' runs evaluated: the samples they stored for the target's cases.
