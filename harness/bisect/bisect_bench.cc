@@ -13,6 +13,10 @@
 //       [--fragile N] [--affected-right P] [--affected-before P] [--max-runs N] [--history N]
 //       [--full-evals] [--histories N] [--seed-base B] [--commits N] [--jobs K[,K...]]
 //       [--watched-share P [--culprit-watched yes|no|both] [--unwatched-weight W[,W...]]]
+//       [--max-changes N] [--two-changes yes|only]
+// --max-changes N: the culprits the search looks for (CulpritChain; default 1, the
+// one-culprit search, as `harness bisect`); --two-changes: the two-change families (RunTwoChanges) after the
+// table (yes) or instead of it (only).
 // The families: default (56 borderline questions, the stand-in's 0.25 pp), f81-ar25
 // (`--fragile 81 --affected-right 0.25`: real-server noise, faults that move margins part
 // way), f160 (`--fragile 160`), f160-ar50 (`--fragile 160 --affected-right 0.5`), f160-b75
@@ -122,7 +126,7 @@ struct Draws {
   int histories = 100;                       // per drop; half as many without one
   uint64_t seed_base = 1000;
   int commits = SimHistory{}.commits;        // --commits: the range's length (culprits drawn over it)
-  int max_changes = 3;                       // --max-changes: 1 is the one-culprit search
+  int max_changes = 1;                       // --max-changes: 1 is the one-culprit search
 };
 
 // The next history of drop d in family f, its culprit drawn from pick.
@@ -245,6 +249,20 @@ void RunTwoChanges(const Family& f, const SearchOptions& options, const Draws& d
   }
 }
 
+// --max-changes and --two-changes, when flag is one of them.
+void ParseChangesFlag(const char* flag, const char* value, Draws& draws, int& two_changes) {
+  if (std::strcmp(flag, "--max-changes") == 0) draws.max_changes = std::max(1, std::atoi(value));
+  if (std::strcmp(flag, "--two-changes") == 0) two_changes = std::strcmp(value, "only") == 0 ? 2 : 1;
+}
+
+void PrintTwoChanges(const std::vector<Family>& families, const SearchOptions& options, const Draws& draws) {
+  std::printf("two changes in one range (max changes %d): all culprits right, first culprit right, mean runs\n",
+              draws.max_changes);
+  std::printf("%-10s %-24s | %-5s | %-9s | %-9s | %-6s | %-6s\n", "family", "history", "hist.", "all right", "first",
+              "runs", "ambig.");
+  for (const Family& f : families) RunTwoChanges(f, options, draws);
+}
+
 std::vector<double> NumberList(const char* text) {
   std::vector<double> out;
   for (const char* p = text; *p;) {
@@ -317,7 +335,7 @@ int main(int argc, char** argv) {
   Draws draws;
   std::vector<int> jobs;
   Priors priors;
-  int two_changes = 0;  // --two-changes yes: after the table; only: instead of it
+  int two_changes = 0;  // --two-changes yes: after the table (1); only: instead of it (2)
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--full-evals") == 0) options.questions.full = true;
@@ -329,8 +347,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
     if (std::strcmp(argv[i], "--jobs") == 0) jobs = JobsList(argv[i + 1]);
     if (std::strcmp(argv[i], "--commits") == 0) draws.commits = std::max(2, std::atoi(argv[i + 1]));
-    if (std::strcmp(argv[i], "--max-changes") == 0) draws.max_changes = std::max(1, std::atoi(argv[i + 1]));
-    if (std::strcmp(argv[i], "--two-changes") == 0) two_changes = std::strcmp(argv[i + 1], "only") == 0 ? 2 : 1;
+    ParseChangesFlag(argv[i], argv[i + 1], draws, two_changes);
     ParsePriorsFlag(argv[i], argv[i + 1], priors);
     if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
@@ -355,14 +372,7 @@ int main(int argc, char** argv) {
     for (const Family& f : families) RunJobs(f, options, draws, jobs);
     return 0;
   }
-  if (two_changes > 0) {
-    std::printf("two changes in one range (max changes %d): all changes right, first culprit right, mean runs\n",
-                draws.max_changes);
-    std::printf("%-10s %-24s | %-5s | %-9s | %-9s | %-6s | %-6s\n", "family", "history", "hist.", "all right",
-                "first", "runs", "ambig.");
-    for (const Family& f : families) RunTwoChanges(f, options, draws);
-    if (two_changes == 2) return 0;
-  }
+  if (two_changes > 0 && (PrintTwoChanges(families, options, draws), two_changes == 2)) return 0;
   Calibration calibration;
   std::vector<FamilyResult> results;
   for (const Family& f : families) {

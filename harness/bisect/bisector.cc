@@ -337,7 +337,7 @@ class Session {
     options.max_runs = r_.max_runs;
     // A command without {questions} evaluates every question: the search plans each run so.
     options.questions.full = r_.full_evals || !uses_questions_;
-    search_.emplace(n_ + 1, SeriesSpecs(target_), options);
+    search_.emplace(n_ + 1, SeriesSpecs(target_), options, r_.max_culprits);
     if (auto st = WeighByWhatChanged(); !st) return st;
     return LearnFlipRates(options);
   }

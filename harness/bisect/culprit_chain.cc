@@ -77,7 +77,7 @@ double CulpritChain::NoChange(const Part& part) const { return MakeSearch(part, 
 void CulpritChain::NextPart() {
   if (active_) last_ = part_, last_search_ = std::move(active_);
   active_.reset();
-  while (!todo_.empty() && static_cast<int>(changes_.size()) < max_changes_ && runs_requested_ < options_.max_runs) {
+  while (!todo_.empty() && static_cast<int>(changes_.size()) < max_changes_) {
     Part part = todo_.front();
     todo_.pop_front();
     if (part.hi - part.lo < 1) continue;

@@ -110,7 +110,7 @@ TEST(CulpritChain, PerQuestionHistoriesWithTwoDropsNameBoth) {
       h.culprit = culprit;
       h.second = culprit + 10;
       h.second_drop = 0.008;
-      all_right += SimulateSearch(h, 4100 + seed + 10 * culprit, SearchOptions{}).all_correct;
+      all_right += SimulateSearch(h, 4100 + seed + 10 * culprit, SearchOptions{}, 3).all_correct;
       ++histories;
     }
   }
@@ -124,7 +124,7 @@ TEST(CulpritChain, PerQuestionOneCulpritHistoriesGainNoChangeAndNoRun) {
     h.drop = 0.006;
     h.culprit = 1 + static_cast<int>(seed * 5 % 64);
     const SimResult one = SimulateSearch(h, 4500 + seed, SearchOptions{}, 1);
-    const SimResult chain = SimulateSearch(h, 4500 + seed, SearchOptions{});
+    const SimResult chain = SimulateSearch(h, 4500 + seed, SearchOptions{}, 3);
     same_runs += one.runs == chain.runs;
     extra_changes += chain.changes.size() > one.changes.size();
     ++histories;
