@@ -221,6 +221,23 @@ std::vector<std::string> StringsOf(const Json& j, const char* key) {
   return out;
 }
 
+// The culprits a stored session found (its result's "changes"; none in a session stored
+// before sessions named several): a malformed entry is left out, not guessed at.
+std::vector<BisectChange> StoredChanges(const Json& result) {
+  std::vector<BisectChange> out;
+  if (!result.is_object() || !result.contains("changes") || !result["changes"].is_array()) return out;
+  for (const Json& c : result["changes"]) {
+    if (!c.is_object() || !c.contains("commit") || !c["commit"].is_string()) continue;
+    BisectChange change;
+    change.sha = c["commit"].get<std::string>();
+    if (c.contains("subject") && c["subject"].is_string()) change.subject = c["subject"].get<std::string>();
+    if (c.contains("confidence") && c["confidence"].is_number()) change.confidence = c["confidence"].get<double>();
+    if (c.contains("size") && c["size"].is_number()) change.size = c["size"].get<double>();
+    out.push_back(std::move(change));
+  }
+  return out;
+}
+
 // A stored session as the outcome its bisect reported (without its steps); none when it did
 // not finish.
 Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t id, const std::filesystem::path& repo) {
@@ -240,6 +257,7 @@ Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t 
   o.skipped = StringsOf(result, "skipped");
   if (result.is_object() && result.contains("reason") && result["reason"].is_string()) o.reason = result["reason"];
   o.timing = BisectTimingOf(result);
+  o.changes = StoredChanges(result);
   if (!o.culprit.empty() && !repo.empty())
     if (auto c = ReadCommit(repo, o.culprit)) o.subject = c->subject;
   return std::optional<BisectOutcome>(std::move(o));

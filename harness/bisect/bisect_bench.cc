@@ -13,6 +13,10 @@
 //       [--fragile N] [--affected-right P] [--affected-before P] [--max-runs N] [--history N]
 //       [--full-evals] [--histories N] [--seed-base B] [--commits N] [--jobs K[,K...]]
 //       [--watched-share P [--culprit-watched yes|no|both] [--unwatched-weight W[,W...]]]
+//       [--max-changes N] [--two-changes yes|only]
+// --max-changes N: the culprits the search looks for (CulpritChain; default 1, the
+// one-culprit search, as `harness bisect`); --two-changes: the two-change families (RunTwoChanges) after the
+// table (yes) or instead of it (only).
 // The families: default (56 borderline questions, the stand-in's 0.25 pp), f81-ar25
 // (`--fragile 81 --affected-right 0.25`: real-server noise, faults that move margins part
 // way), f160 (`--fragile 160`), f160-ar50 (`--fragile 160 --affected-right 0.5`), f160-b75
@@ -61,11 +65,12 @@ struct Family {
 };
 
 struct Tally {
-  int count = 0, correct = 0, ambiguous = 0;
+  int count = 0, correct = 0, ambiguous = 0, all_correct = 0;
   double runs = 0, questions = 0, rounds = 0;
   void Add(const SimResult& r) {
     ++count;
     correct += r.correct;
+    all_correct += r.all_correct;
     ambiguous += r.verdict == Verdict::kAmbiguous;
     runs += r.runs;
     questions += r.questions;
@@ -73,6 +78,7 @@ struct Tally {
   }
   double Rounds() const { return count ? rounds / count : 0; }
   double Percent() const { return count ? 100.0 * correct / count : 0; }
+  double AllPercent() const { return count ? 100.0 * all_correct / count : 0; }
   double Runs() const { return count ? runs / count : 0; }
   double Evals(int n) const { return count ? questions / n / count : 0; }
 };
@@ -120,6 +126,7 @@ struct Draws {
   int histories = 100;                       // per drop; half as many without one
   uint64_t seed_base = 1000;
   int commits = SimHistory{}.commits;        // --commits: the range's length (culprits drawn over it)
+  int max_changes = 1;                       // --max-changes: 1 is the one-culprit search
 };
 
 // The next history of drop d in family f, its culprit drawn from pick.
@@ -150,12 +157,12 @@ void ForEachHistory(const Family& f, const Draws& draws, Visit visit) {
 FamilyResult RunFamily(const Family& f, const SearchOptions& options, const Draws& draws, Calibration& calibration) {
   FamilyResult out{f, {}, {}, {}};
   ForEachHistory(f, draws, [&](int d, int i, SimHistory h) {
-    const SimResult q = SimulateSearch(h, draws.seed_base + i, options);
+    const SimResult q = SimulateSearch(h, draws.seed_base + i, options, draws.max_changes);
     out.q[d].Add(q);
     calibration.Add(q);
     out.p[d].Add(SimulatePlainBisect(h, draws.seed_base + i, 0.91));
     h.per_question = false;
-    out.v[d].Add(SimulateSearch(h, draws.seed_base + i, options));
+    out.v[d].Add(SimulateSearch(h, draws.seed_base + i, options, draws.max_changes));
   });
   return out;
 }
@@ -174,13 +181,15 @@ void PrintFamily(const FamilyResult& r, int n) {
 }
 
 void PrintSummary(const std::vector<FamilyResult>& results, int n) {
-  std::printf("\nsummary, search per question: correct %%, mean runs (= commands), full-eval equivalents\n");
-  std::printf("%-10s | %-22s | %-22s | %-22s | %-14s\n", "family", "1.3 pp", "0.6 pp", "none", "mean per hist.");
+  std::printf("\nsummary, search per question: correct %% (all changes right %%), mean runs (= commands), full-eval "
+              "equivalents\n");
+  std::printf("%-10s | %-30s | %-30s | %-30s | %-14s\n", "family", "1.3 pp", "0.6 pp", "none", "mean per hist.");
   for (const auto& r : results) {
     Tally all;
     std::printf("%-10s", r.family.name.c_str());
     for (int d = 0; d < 3; ++d) {
-      std::printf(" | %5.1f %% %5.1f %6.2f  ", r.q[d].Percent(), r.q[d].Runs(), r.q[d].Evals(n));
+      std::printf(" | %5.1f %% (%5.1f %%) %5.1f %6.2f", r.q[d].Percent(), r.q[d].AllPercent(), r.q[d].Runs(),
+                  r.q[d].Evals(n));
       all.count += r.q[d].count;
       all.runs += r.q[d].runs;
       all.questions += r.q[d].questions;
@@ -212,6 +221,46 @@ void RunJobs(const Family& f, const SearchOptions& options, const Draws& draws, 
                 ref_rounds > 0 ? 100 * all.Rounds() / ref_rounds : 0, ref_steps > 0 ? all.Runs() / ref_steps : 0);
     std::fflush(stdout);
   }
+}
+
+// Families with two changes: the culprit drawn over the range (all but its last ten
+// commits), the second change ten commits later. two-drops: 0.6 pp, then 0.8 pp more;
+// drop-fix: 1.3 pp, then a partial fix giving 0.6 pp back. Per family, the per-question
+// chain's share with every change right, the first culprit right, and mean runs.
+void RunTwoChanges(const Family& f, const SearchOptions& options, const Draws& draws) {
+  struct Shape {
+    const char* name;
+    double drop, second_drop;
+  };
+  for (const Shape& shape : {Shape{"two-drops 0.6 + 0.8 pp", 0.006, 0.008}, Shape{"drop-fix 1.3 - 0.6 pp", 0.013, -0.006}}) {
+    std::mt19937_64 pick(11);
+    Tally t;
+    for (int i = 0; i < draws.histories; ++i) {
+      SimHistory h = DrawHistory(f, draws, 0, pick);
+      h.drop = shape.drop;
+      h.culprit = 1 + static_cast<int>(pick() % static_cast<uint64_t>(std::max(1, draws.commits - 10)));
+      h.second = h.culprit + 10;
+      h.second_drop = shape.second_drop;
+      t.Add(SimulateSearch(h, draws.seed_base + i, options, draws.max_changes));
+    }
+    std::printf("%-10s %-24s | %-5d | %6.1f %%  | %6.1f %%  | %-6.1f | %-6d\n", f.name.c_str(), shape.name, t.count,
+                t.AllPercent(), t.Percent(), t.Runs(), t.ambiguous);
+    std::fflush(stdout);
+  }
+}
+
+// --max-changes and --two-changes, when flag is one of them.
+void ParseChangesFlag(const char* flag, const char* value, Draws& draws, int& two_changes) {
+  if (std::strcmp(flag, "--max-changes") == 0) draws.max_changes = std::max(1, std::atoi(value));
+  if (std::strcmp(flag, "--two-changes") == 0) two_changes = std::strcmp(value, "only") == 0 ? 2 : 1;
+}
+
+void PrintTwoChanges(const std::vector<Family>& families, const SearchOptions& options, const Draws& draws) {
+  std::printf("two changes in one range (max changes %d): all culprits right, first culprit right, mean runs\n",
+              draws.max_changes);
+  std::printf("%-10s %-24s | %-5s | %-9s | %-9s | %-6s | %-6s\n", "family", "history", "hist.", "all right", "first",
+              "runs", "ambig.");
+  for (const Family& f : families) RunTwoChanges(f, options, draws);
 }
 
 std::vector<double> NumberList(const char* text) {
@@ -286,6 +335,7 @@ int main(int argc, char** argv) {
   Draws draws;
   std::vector<int> jobs;
   Priors priors;
+  int two_changes = 0;  // --two-changes yes: after the table (1); only: instead of it (2)
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--full-evals") == 0) options.questions.full = true;
@@ -297,6 +347,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
     if (std::strcmp(argv[i], "--jobs") == 0) jobs = JobsList(argv[i + 1]);
     if (std::strcmp(argv[i], "--commits") == 0) draws.commits = std::max(2, std::atoi(argv[i + 1]));
+    ParseChangesFlag(argv[i], argv[i + 1], draws, two_changes);
     ParsePriorsFlag(argv[i], argv[i + 1], priors);
     if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
     if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
@@ -321,6 +372,7 @@ int main(int argc, char** argv) {
     for (const Family& f : families) RunJobs(f, options, draws, jobs);
     return 0;
   }
+  if (two_changes > 0 && (PrintTwoChanges(families, options, draws), two_changes == 2)) return 0;
   Calibration calibration;
   std::vector<FamilyResult> results;
   for (const Family& f : families) {

@@ -55,6 +55,25 @@ std::string PriorsWords(const BisectOutcome& o) {
 
 }  // namespace
 
+Json ChangesJson(const std::vector<BisectChange>& changes) {
+  Json out = Json::array();
+  for (const auto& c : changes)
+    out.push_back({{"commit", c.sha}, {"subject", c.subject}, {"confidence", c.confidence}, {"size", c.size},
+                   {"size_pp", 100 * c.size}});
+  return out;
+}
+
+std::string ChangesText(const std::vector<BisectChange>& changes, const std::string& indent) {
+  if (changes.size() < 2) return "";
+  std::string out = fmt::format("{}{} culprits in the range, in first-parent order:\n", indent, changes.size());
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const BisectChange& c = changes[i];
+    out += fmt::format("{}  {}. {} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}\n", indent, i + 1, c.sha, c.subject,
+                       c.size, 100 * c.size, c.confidence);
+  }
+  return out;
+}
+
 Json BisectOutcomeJson(const BisectOutcome& o) {
   Json steps = Json::array();
   for (const auto& s : o.steps) {
@@ -81,6 +100,7 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
          {"cases", o.cases},
          {"reason", o.reason},
          {"steps", steps}};
+  j["changes"] = ChangesJson(o.changes);
   j["time"] = TimingJson(o);
   j["priors"] = PriorsJson(o);
   return j;
@@ -108,6 +128,8 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
       out += fmt::format("CULPRIT {} {}\n  posterior {:.3f} that it is the first bad commit (verified by a fresh run of "
                          "it and of its parent); {}\n",
                          o.culprit, o.subject, o.confidence, CostWords(o));
+      out += ChangesText(o.changes, "");
+      if (!o.reason.empty()) out += "  " + o.reason + "\n";
       break;
     case Verdict::kNoCulprit:
       out += fmt::format("NO CULPRIT: the bad result looks like noise (posterior {:.3f}); {}{}\n", o.confidence,
@@ -141,6 +163,7 @@ Json AutoBisectJson(const AutoBisectOutcome& o) {
            {"regression", g.regression_id}, {"verdict", AutoVerdictWord(g)}};
     j["session"] = g.bisect ? Json(g.bisect->session_id) : Json(nullptr);
     j["culprit"] = g.bisect && !g.bisect->culprit.empty() ? Json(g.bisect->culprit) : Json(nullptr);
+    j["changes"] = ChangesJson(g.bisect ? g.bisect->changes : std::vector<BisectChange>{});
     j["subject"] = g.bisect ? g.bisect->subject : "";
     j["confidence"] = g.bisect ? Json(g.bisect->confidence) : Json(nullptr);
     j["runs"] = g.bisect ? g.bisect->runs : 0;
@@ -201,7 +224,7 @@ std::string AutoBisectText(const AutoBisectOutcome& o) {
     const BisectOutcome& b = *g.bisect;
     if (b.verdict == Verdict::kCulprit)
       out += fmt::format("  CULPRIT {} {} (confidence {:.3f}, {} runs, bisect session {})\n", b.culprit, b.subject,
-                         b.confidence, b.runs, b.session_id);
+                         b.confidence, b.runs, b.session_id) + ChangesText(b.changes, "  ");
     else if (b.verdict == Verdict::kNoCulprit)
       out += fmt::format("  NO CULPRIT (posterior {:.3f}, {} runs, bisect session {}){}\n", b.confidence, b.runs,
                          b.session_id, b.reason.empty() ? "" : ": " + b.reason);

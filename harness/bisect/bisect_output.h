@@ -10,6 +10,11 @@
 namespace harness::bisect {
 
 Json BisectOutcomeJson(const BisectOutcome& o);
+// Every culprit a session found, in first-parent order: [{commit, subject, confidence, size
+// (level after minus level before, metric units), size_pp (x 100)}].
+Json ChangesJson(const std::vector<BisectChange>& changes);
+// The text lines listing them ("" for fewer than two: the CULPRIT line says it all).
+std::string ChangesText(const std::vector<BisectChange>& changes, const std::string& indent);
 std::string BisectOutcomeText(const BisectOutcome& o);
 
 // `bisect --auto`: per regression its verdict in a word: culprit, no-culprit, ambiguous (a

@@ -16,5 +16,7 @@ inline constexpr NumberRange kNoiseSigmaRange = NumberIn(0, 1e9, /*lo_open=*/tru
 inline constexpr NumberRange kConfirmRange = WholeIn(0, 10);
 // Steps at once (--jobs): each holds a worktree, a command and its server.
 inline constexpr NumberRange kJobsRange = WholeIn(1, 64);
+// Culprits searched for in one range (--max-culprits; CulpritChain, culprit_chain.h).
+inline constexpr NumberRange kMaxCulpritsRange = WholeIn(1, 3);
 
 }  // namespace harness::bisect

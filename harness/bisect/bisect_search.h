@@ -118,12 +118,22 @@ struct SearchOptions {
 enum class Verdict { kSearching, kCulprit, kNoCulprit, kAmbiguous };
 const char* VerdictWord(Verdict v);   // searching, culprit, no-culprit, ambiguous
 
+// One culprit of several in a range, as CulpritChain (culprit_chain.h) names it, with its
+// own confidence and size.
+struct Change {
+  int position = -1;
+  double confidence = 0;             // the posterior its search found it with
+  double size = 0;                   // level after minus level before, in the metric's units
+};
+
 struct Decision {
   Verdict verdict = Verdict::kSearching;
   int next_position = -1;            // when searching: run this position next
-  int culprit = -1;                  // kCulprit
+  int culprit = -1;                  // kCulprit (the first culprit, when CulpritChain found several)
   std::vector<int> range;            // kAmbiguous: the positions the culprit may be
   double confidence = 0;             // the posterior of the answer (or of the best hypothesis)
+  std::vector<Change> changes;       // CulpritChain's answer: every culprit found, in position order
+  bool unsettled = false;            // CulpritChain: a later search ran out of runs or ended ambiguous
 };
 
 class Search {

@@ -1,5 +1,7 @@
 #include "harness/bisect/bisect_sim.h"
 
+#include "harness/bisect/culprit_chain.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -11,7 +13,8 @@ namespace {
 
 class Runs {
  public:
-  Runs(const SimHistory& h, uint64_t seed) : h_(h), rng_(seed), right_(h.questions, 0), affected_(h.questions, 0) {
+  Runs(const SimHistory& h, uint64_t seed)
+      : h_(h), rng_(seed), right_(h.questions, 0), affected_(h.questions, 0), second_(h.questions, 0) {
     // Which questions are borderline, which settled right, which the culprit breaks.
     std::vector<int> order(h.questions);
     std::iota(order.begin(), order.end(), 0);
@@ -24,16 +27,24 @@ class Runs {
       if (i < h.fragile) right_[q] = borderline(rng_);
       else if (i < h.fragile + settled_right) right_[q] = 1, affected_[q] = i < h.fragile + affected;
     }
+    // The second change's questions: further settled-right ones after the culprit's, or the
+    // first of the culprit's (a partial fix). Drawn after everything else: the one-change
+    // histories keep their draws.
+    const int second = h.second > 0 ? static_cast<int>(std::lround(std::fabs(h.second_drop) * h.questions)) : 0;
+    const int start = h.second_drop > 0 ? h.fragile + affected : h.fragile;
+    for (int i = start; i < std::min(start + second, h.fragile + settled_right); ++i) second_[order[i]] = 1;
   }
 
   // A run at position; with `only`, just those questions are evaluated (the rest '-').
   Observation At(int position, const std::vector<int>* only = nullptr) {
     const bool bad = h_.culprit > 0 && position >= h_.culprit;
+    const bool after_second = h_.second > 0 && position >= h_.second;
     Observation o{position, 0, false, 0, false};
     o.questions.assign(h_.questions, only ? '-' : '0');
     int right = 0, answered = 0;
     auto evaluate = [&](int q) {
-      const double p = !affected_[q] ? right_[q] : bad ? h_.affected_right : h_.affected_before;
+      double p = !affected_[q] ? right_[q] : bad ? h_.affected_right : h_.affected_before;
+      if (second_[q] && after_second) p = h_.second_drop > 0 ? h_.affected_right : h_.affected_before;
       const bool is_right = p >= 1 || (p > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p);
       o.questions[q] = is_right ? '1' : '0';
       right += is_right;
@@ -54,7 +65,17 @@ class Runs {
   std::mt19937_64 rng_;
   std::vector<double> right_;
   std::vector<char> affected_;
+  std::vector<char> second_;  // the second change's questions
 };
+
+// Exactly the culprits the history holds, and no other commit: a partial fix is no culprit.
+bool AllCulpritsRight(const SimHistory& h, const SimResult& r) {
+  if (h.culprit <= 0) return r.verdict == Verdict::kNoCulprit && r.changes.empty();
+  std::vector<int> want = {h.culprit}, got;
+  if (h.second > 0 && h.second_drop > 0) want.push_back(h.second);
+  for (const Change& c : r.changes) got.push_back(c.position);
+  return got == want;
+}
 
 }  // namespace
 
@@ -68,11 +89,11 @@ std::vector<char> WatchedCommits(const SimHistory& h, uint64_t seed) {
   return watched;
 }
 
-SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options) {
+SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options, int max_changes) {
   Runs runs(h, seed);
   // The value model's noise prior: the sd of one run's accuracy, as the bisector derives it.
   const double sigma = std::sqrt(h.good * (1 - h.good) / h.questions) * 0.4;
-  Search search(h.commits + 1, {SeriesSpec{true, sigma}}, options);
+  CulpritChain search(h.commits + 1, {SeriesSpec{true, sigma}}, options, max_changes);
   if (h.watched_share > 0 && h.unwatched_weight != 1) {
     const std::vector<char> watched = WatchedCommits(h, seed);
     std::vector<double> weights(h.commits + 1, 1.0);
@@ -93,6 +114,7 @@ SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions
       r.verdict = d.verdict;
       r.culprit = d.culprit;
       r.confidence = d.confidence;
+      r.changes = d.changes;
       break;
     }
     // One round: a run in each slot the search finds worth filling, its questions chosen as
@@ -113,6 +135,7 @@ SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions
   }
   r.runs = search.runs_requested();
   r.correct = h.culprit > 0 ? (r.verdict == Verdict::kCulprit && r.culprit == h.culprit) : r.verdict == Verdict::kNoCulprit;
+  r.all_correct = AllCulpritsRight(h, r);
   return r;
 }
 

@@ -45,6 +45,12 @@ struct SimHistory {
   double watched_share = 0;
   bool culprit_watched = true;
   double unwatched_weight = 1;
+  // A second change (CulpritChain, culprit_chain.h): at position `second` (> culprit; 0:
+  // none), second_drop > 0 breaks round(second_drop * questions) further settled-right
+  // questions; < 0 is a partial fix: round(-second_drop * questions) of the culprit's
+  // affected questions behave as before it again.
+  int second = 0;
+  double second_drop = 0;
 };
 
 struct SimResult {
@@ -55,6 +61,10 @@ struct SimResult {
   double questions = 0;      // questions those runs evaluated (a whole eval: SimHistory::questions)
   double confidence = 0;     // the confidence the answer was given with
   bool correct = false;      // the right culprit, or no-culprit when there is none
+  std::vector<Change> changes;  // every culprit the chain named, in position order
+  // Every culprit right: exactly the culprit and a second drop, no other commit (a partial
+  // fix is no culprit); no-culprit when there is none.
+  bool all_correct = false;
 };
 
 // Which positions 1..commits touch a watched path (index 0 unused), drawn from the seed
@@ -63,7 +73,9 @@ std::vector<char> WatchedCommits(const SimHistory& h, uint64_t seed);
 
 // Both draw the history and the initial two runs from the same seed, so they see the same
 // "nightly".
-SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options);
+// The search is a CulpritChain looking for up to max_changes culprits (1: the one-culprit
+// search, `harness bisect`'s default).
+SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options, int max_changes = 1);
 // git bisect run with a gate script: one run per commit, bad when the value is below the gate.
 SimResult SimulatePlainBisect(const SimHistory& h, uint64_t seed, double gate);
 

@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/bisect/bisect_output.h"
 #include "harness/bisect/bisect_ranges.h"
+#include "harness/bisect/culprit_chain.h"
 #include "harness/bisect/flip_rates.h"
 #include "harness/bisect/session_lock.h"
 #include "harness/bisect/slurm_step.h"
@@ -130,7 +132,7 @@ Status EvidenceObservations(const BisectTarget& t, int series, const CaseEvidenc
   return OkStatus();
 }
 
-void AddObservations(Search& search, int position, const StepEvidence& evidence) {
+void AddObservations(CulpritChain& search, int position, const StepEvidence& evidence) {
   for (const auto& logged : evidence.observations) {
     Observation ob;
     ob.position = position;
@@ -335,7 +337,7 @@ class Session {
     options.max_runs = r_.max_runs;
     // A command without {questions} evaluates every question: the search plans each run so.
     options.questions.full = r_.full_evals || !uses_questions_;
-    search_.emplace(n_ + 1, SeriesSpecs(target_), options);
+    search_.emplace(n_ + 1, SeriesSpecs(target_), options, r_.max_culprits);
     if (auto st = WeighByWhatChanged(); !st) return st;
     return LearnFlipRates(options);
   }
@@ -441,6 +443,14 @@ class Session {
     }
   }
 
+  // A culprit the chain named, as the outcome shows it: its commit and subject.
+  BisectChange ChangeAt(const Change& c) const {
+    BisectChange out{commits_[c.position].sha, commits_[c.position].subject, c.confidence, c.size};
+    if (out.subject.empty() && !r_.repo.empty())
+      if (auto commit = ReadCommit(r_.repo, out.sha)) out.subject = commit->subject;
+    return out;
+  }
+
   Result<BisectOutcome> Finish(const Decision& d) {
     out_.verdict = d.verdict;
     out_.confidence = d.confidence;
@@ -450,6 +460,8 @@ class Session {
       if (out_.subject.empty() && !r_.repo.empty())
         if (auto c = ReadCommit(r_.repo, out_.culprit)) out_.subject = c->subject;
     }
+    for (const Change& c : d.changes) out_.changes.push_back(ChangeAt(c));
+    if (d.unsettled) out_.reason = "a search after the first culprit ended without an answer: more changes may be in the range";
     for (int j : d.range) out_.range.push_back(commits_[j].sha);
     for (int k : search_->skipped()) out_.skipped.push_back(commits_[k].sha);
     if (d.verdict == Verdict::kAmbiguous && out_.reason.empty())
@@ -461,7 +473,8 @@ class Session {
     fin.confidence = out_.confidence;
     fin.runs = out_.runs;
     Json result{{"verdict", fin.status}, {"culprit", out_.culprit}, {"range", out_.range}, {"skipped", out_.skipped},
-                {"reason", out_.reason}, {"questions_evaluated", out_.questions_evaluated}};
+                {"reason", out_.reason}, {"questions_evaluated", out_.questions_evaluated},
+                {"changes", ChangesJson(out_.changes)}};
     out_.timing = Timing();
     AddTiming(result, *out_.timing);
     fin.result_json = result.dump();
@@ -939,7 +952,7 @@ class Session {
   BisectTarget target_;
   BisectSessionRow row_;
   BisectOutcome out_;
-  std::optional<bisect::Search> search_;
+  std::optional<bisect::CulpritChain> search_;
   std::set<int64_t> used_results_;
   SessionLock& lock_;
   const bool uses_questions_;  // the command has {questions}: the search picks each run's questions

@@ -39,6 +39,9 @@ struct BisectRequest {
   std::filesystem::path db;               // the store's file: {db}, $HARNESS_DB of the command, the session lock (made absolute)
   std::filesystem::path suites_dir;       // for headline metrics
   int max_runs = BisectDefaults::kMaxRuns;
+  // Culprits searched for in the range (CulpritChain): 1, the one-culprit search, unless
+  // asked (docs/bisect.md, "Several culprits": it costs one-culprit histories accuracy).
+  int max_culprits = 1;
   double confidence = BisectDefaults::kConfidence;
   std::optional<double> noise_sigma;      // run-to-run sd of the metric (default from its n)
   double flake_rate = BisectDefaults::kFlakeRate;  // of statuses
@@ -70,10 +73,18 @@ struct BisectStep {
   std::string verdict;                    // good | bad | unknown | skip (at the time)
 };
 
+// One culprit of several in the range (CulpritChain, culprit_chain.h).
+struct BisectChange {
+  std::string sha, subject;
+  double confidence = 0;
+  double size = 0;                        // level after minus level before, in the metric's units
+};
+
 struct BisectOutcome {
   int64_t session_id = 0;
   Verdict verdict = Verdict::kAmbiguous;
-  std::string culprit, subject;           // full sha, its subject
+  std::string culprit, subject;           // full sha, its subject (the first culprit)
+  std::vector<BisectChange> changes;      // every culprit found, in first-parent order
   double confidence = 0;
   int runs = 0;                           // commands run
   // Questions the commands' runs evaluated: the samples they stored for the target's cases.

@@ -310,6 +310,61 @@ TEST(BisectE2E, MaxRunsTimeoutAndPriors) {
   EXPECT_NE(sigma.err.find("--noise-sigma"), std::string::npos) << sigma.err;
 }
 
+// Two drops of one metric in one range: 0.92 until commit 8, 0.86 from it, 0.78 from commit
+// 17 on, one ingested JUnit result per commit (store only, --max-runs 0: every answer comes
+// from the store). Both culprits are named, in first-parent order, each with its own drop,
+// and the single `culprit` field is the first; their subjects are hostile and come out as data.
+TEST(BisectE2E, TwoDropsInOneRangeAreBothNamedWithTheirOwnDrops) {
+  TempDir dir;
+  const std::string hostile = "drop \x1b[31mred\x1b[0m <b>&amp;</b> $(touch pwned) \"quote\"";
+  auto accuracy = [](int i) { return i >= 17 ? 0.78 : i >= 8 ? 0.86 : 0.92; };
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 24, nullptr, [&](int i) {
+    return i == 8 || i == 17 ? hostile + " " + std::to_string(i) : "commit " + std::to_string(i);
+  });
+  const auto repo = (dir / "repo").string();
+  const auto db = (dir / "h.db").string();
+  for (int k = 0; k < 24; ++k) {
+    testing_util::WriteFile(dir / "r.xml",
+                            fmt::format(R"(<testsuite name="gsm8k"><testcase classname="t" name="acc"><properties>)"
+                                        R"(<property name="accuracy" value="{}"/></properties></testcase></testsuite>)",
+                                        accuracy(k + 1)));
+    auto in = RunHarness({"ingest", "--format", "junit", (dir / "r.xml").string(), "--commit", shas[k], "--repo",
+                          repo, "--db", db});
+    ASSERT_EQ(in.exit_code, 0) << in.err;
+  }
+  std::vector<std::string> args = {"bisect", "--good", shas[0], "--bad", shas[23], "--metric", "gsm8k/accuracy",
+                                   "--case", "gsm8k/t.acc", "--repo", repo, "--db", db, "--format", "json",
+                                   "--max-runs", "0", "--max-culprits", "3"};
+  auto r = RunHarness(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["verdict"], "culprit") << r.out;
+  EXPECT_EQ(j["culprit"], shas[7]) << "the first culprit: " << r.out;
+  EXPECT_EQ(j["subject"], hostile + " 8");
+  ASSERT_EQ(j["changes"].size(), 2u) << r.out;
+  EXPECT_EQ(j["changes"][0]["commit"], shas[7]);
+  EXPECT_EQ(j["changes"][1]["commit"], shas[16]);
+  EXPECT_EQ(j["changes"][1]["subject"], hostile + " 17");
+  EXPECT_NEAR(j["changes"][0]["size"].get<double>(), -0.06, 1e-6);
+  EXPECT_NEAR(j["changes"][1]["size"].get<double>(), -0.08, 1e-6);
+  EXPECT_NEAR(j["changes"][1]["size_pp"].get<double>(), -8.0, 1e-4);
+  for (const auto& c : j["changes"]) EXPECT_GE(c["confidence"].get<double>(), 0.95) << c;
+  EXPECT_EQ(j["runs"], 0);
+
+  // The text names both, in order, each with its drop; the subjects' escapes are inert.
+  args[14] = "text";
+  auto text = RunHarness(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const auto first = text.out.find("1. " + shas[7]), second = text.out.find("2. " + shas[16]);
+  ASSERT_NE(first, std::string::npos) << text.out;
+  ASSERT_NE(second, std::string::npos) << text.out;
+  EXPECT_LT(first, second);
+  EXPECT_NE(text.out.find("moved -0.0600 (-6.00 pp)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("moved -0.0800 (-8.00 pp)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << "a subject's terminal escape reached the terminal";
+  EXPECT_NE(text.out.find("2 culprits in the range"), std::string::npos) << text.out;
+}
+
 TEST(BisectE2E, BadInputIsExitTwo) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 4);

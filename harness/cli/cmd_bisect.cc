@@ -144,6 +144,8 @@ int Bisect(BisectOptions& o, bool replay) {
 void AddNumericFlags(CLI::App& app, BisectOptions& o) {
   using Defaults = bisect::BisectDefaults;
   AddNumericOption(app, "--max-runs", o.request.max_runs, bisect::kMaxRunsRange, fmt::format("Commands the search may run (default {})", Defaults::kMaxRuns));
+  AddNumericOption(app, "--max-culprits", o.request.max_culprits, bisect::kMaxCulpritsRange,
+                   "Culprits to search for in the range, each with its own drop (default 1; at most 3)");
   AddNumericOption(app, "--confidence", o.request.confidence, bisect::kConfidenceRange,
                  fmt::format("Posterior at which it answers (default {})", Defaults::kConfidence));
   AddNumericOption(app, "--noise-sigma", o.noise_sigma, bisect::kNoiseSigmaRange,

@@ -282,9 +282,11 @@ inline std::string SelftestTable(const std::string& rows) {
 // first. files(i), when given, names more files (path -> content) commit i writes. One
 // `git fast-import` writes every commit (three git processes a commit cost a 64-commit
 // history about a second); the work tree then holds the last commit.
+// subject(i), when given, is commit i's subject instead.
 inline std::vector<std::string> MakeGitRepo(
     const std::filesystem::path& dir, int n,
-    const std::function<std::map<std::string, std::string>(int)>& files = nullptr) {
+    const std::function<std::map<std::string, std::string>(int)>& files = nullptr,
+    const std::function<std::string(int)>& subject = nullptr) {
   ProcessOptions o{.cwd = dir};
   std::filesystem::create_directories(dir);
   (void)RunProcess({"git", "init", "-q", "-b", "main"}, o);
@@ -294,7 +296,7 @@ inline std::vector<std::string> MakeGitRepo(
     stream += "commit refs/heads/main\n"
               "author t <t@example.invalid> 1767225600 +0000\n"
               "committer t <t@example.invalid> 1767225600 +0000\n";
-    data("commit " + std::to_string(i) + "\n");
+    data((subject ? subject(i) : "commit " + std::to_string(i)) + "\n");
     std::map<std::string, std::string> changed = {{"file.txt", std::to_string(i)}};
     if (files)
       for (auto& [path, content] : files(i)) changed[path] = std::move(content);

@@ -1,0 +1,137 @@
+#include "harness/bisect/culprit_chain.h"
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/bisect/bisect_sim.h"
+
+namespace harness::bisect {
+namespace culprit_chain_test {
+
+// Drives a chain over a value-only series whose level at each position `level` gives,
+// with no noise beyond a fixed alternation (so every test sees the same runs).
+Decision RunLevels(CulpritChain& chain, const std::vector<double>& level, int* runs = nullptr) {
+  const int n = static_cast<int>(level.size()) - 1;
+  int wiggle = 0;
+  auto run = [&](int p) { return Observation{p, 0, false, level[p] + ((wiggle++ % 2) ? 0.0004 : -0.0004), false}; };
+  chain.Add(run(0));
+  chain.Add(run(n));
+  Decision d;
+  for (int guard = 0; guard < 300; ++guard) {
+    d = chain.Decide();
+    if (d.verdict != Verdict::kSearching) break;
+    chain.CountRun();
+    chain.Add(run(d.next_position));
+  }
+  if (runs) *runs = chain.runs_requested();
+  return d;
+}
+
+std::vector<double> Levels(int n, std::vector<std::pair<int, double>> steps) {
+  std::vector<double> level(n + 1, 0.92);
+  for (int p = 0; p <= n; ++p)
+    for (const auto& [at, by] : steps)
+      if (p >= at) level[p] += by;
+  return level;
+}
+
+TEST(CulpritChain, TwoDropsAreBothNamedInOrderWithTheirOwnSizes) {
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  const Decision d = RunLevels(chain, Levels(40, {{9, -0.02}, {19, -0.03}}));
+  ASSERT_EQ(d.verdict, Verdict::kCulprit);
+  ASSERT_EQ(d.changes.size(), 2u);
+  EXPECT_EQ(d.changes[0].position, 9);
+  EXPECT_EQ(d.changes[1].position, 19);
+  EXPECT_NEAR(d.changes[0].size, -0.02, 0.001);
+  EXPECT_NEAR(d.changes[1].size, -0.03, 0.001);
+  EXPECT_GE(d.changes[0].confidence, 0.95);
+  EXPECT_GE(d.changes[1].confidence, 0.95);
+  EXPECT_EQ(d.culprit, 9) << "the single culprit field is the first culprit";
+  EXPECT_FALSE(d.unsettled);
+}
+
+// A partial fix is not searched for, and never named as a culprit.
+TEST(CulpritChain, APartialFixIsNoCulprit) {
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  const Decision d = RunLevels(chain, Levels(40, {{12, -0.04}, {22, 0.02}}));
+  ASSERT_EQ(d.verdict, Verdict::kCulprit);
+  ASSERT_EQ(d.changes.size(), 1u);
+  EXPECT_EQ(d.changes[0].position, 12);
+  EXPECT_EQ(d.culprit, 12);
+}
+
+// The stopping rule: a bad end explained by the culprit costs no run more than the
+// one-culprit search.
+TEST(CulpritChain, AnExplainedBadEndEndsTheSearchWithoutAnotherRun) {
+  const std::vector<double> level = Levels(40, {{17, -0.013}});
+  CulpritChain one(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 1), chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  int runs_one = 0, runs_chain = 0;
+  const Decision a = RunLevels(one, level, &runs_one), b = RunLevels(chain, level, &runs_chain);
+  ASSERT_EQ(b.changes.size(), 1u);
+  EXPECT_EQ(b.changes[0].position, 17);
+  EXPECT_EQ(a.culprit, b.culprit);
+  EXPECT_EQ(runs_chain, runs_one);
+}
+
+// The second search starts where the first culprit is, so it is found even when the first
+// search names the larger, later drop first (the parent's side is asked too).
+TEST(CulpritChain, TheSmallerEarlierDropIsFoundWhenTheLargerOneIsNamedFirst) {
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  const Decision d = RunLevels(chain, Levels(40, {{5, -0.02}, {30, -0.05}}));
+  ASSERT_EQ(d.changes.size(), 2u);
+  EXPECT_EQ(d.changes[0].position, 5);
+  EXPECT_EQ(d.changes[1].position, 30);
+  EXPECT_EQ(d.culprit, 5);
+}
+
+TEST(CulpritChain, AtMostMaxChangesAreSearchedFor) {
+  const std::vector<double> level = Levels(40, {{5, -0.03}, {15, -0.03}, {25, -0.03}, {35, -0.03}});
+  CulpritChain two(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 2), three(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  EXPECT_EQ(RunLevels(two, level).changes.size(), 2u);
+  EXPECT_EQ(RunLevels(three, level).changes.size(), 3u);
+}
+
+TEST(CulpritChain, NoDropIsNoCulpritWithNoChanges) {
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  const Decision d = RunLevels(chain, Levels(40, {}));
+  EXPECT_EQ(d.verdict, Verdict::kNoCulprit);
+  EXPECT_TRUE(d.changes.empty());
+}
+
+// Question by question, as the simulator's noisy stand-in: two drops ten commits apart.
+TEST(CulpritChain, PerQuestionHistoriesWithTwoDropsNameBoth) {
+  int all_right = 0, histories = 0;
+  for (int culprit : {3, 20, 41}) {
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+      SimHistory h;
+      h.drop = 0.006;
+      h.culprit = culprit;
+      h.second = culprit + 10;
+      h.second_drop = 0.008;
+      all_right += SimulateSearch(h, 4100 + seed + 10 * culprit, SearchOptions{}, 3).all_correct;
+      ++histories;
+    }
+  }
+  EXPECT_GE(all_right, histories - 1) << all_right << " of " << histories;
+}
+
+TEST(CulpritChain, PerQuestionOneCulpritHistoriesGainNoChangeAndNoRun) {
+  int same_runs = 0, extra_changes = 0, histories = 0;
+  for (uint64_t seed = 0; seed < 12; ++seed) {
+    SimHistory h;
+    h.drop = 0.006;
+    h.culprit = 1 + static_cast<int>(seed * 5 % 64);
+    const SimResult one = SimulateSearch(h, 4500 + seed, SearchOptions{}, 1);
+    const SimResult chain = SimulateSearch(h, 4500 + seed, SearchOptions{}, 3);
+    same_runs += one.runs == chain.runs;
+    extra_changes += chain.changes.size() > one.changes.size();
+    ++histories;
+  }
+  EXPECT_EQ(extra_changes, 0);
+  EXPECT_GE(same_runs, histories - 1);
+}
+
+}  // namespace culprit_chain_test
+}  // namespace harness::bisect
