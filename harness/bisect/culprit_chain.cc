@@ -127,15 +127,17 @@ Decision CulpritChain::Decide(const std::vector<int>& pending) {
   }
 }
 
+// The part's own search chooses the batch, so its cuts are placed together (Search::DecideBatch),
+// as without a chain; Decide first moves on to the next part once this one has its answer.
 std::vector<int> CulpritChain::DecideBatch(const std::vector<int>& pending, int slots) {
-  std::vector<int> all = pending, chosen;
+  const Decision d = Decide(pending);
+  if (d.verdict != Verdict::kSearching || d.next_position < 0 || !active_) return {};
+  std::vector<int> inside;
+  for (int p : pending)
+    if (p >= part_.lo && p <= part_.hi) inside.push_back(p - part_.lo);
   const int budget = std::max(0, options_.max_runs - runs_requested_);
-  for (int i = 0; i < std::min(slots, budget); ++i) {
-    const Decision d = Decide(all);
-    if (d.verdict != Verdict::kSearching || d.next_position < 0) break;
-    all.push_back(d.next_position);
-    chosen.push_back(d.next_position);
-  }
+  std::vector<int> chosen = active_->DecideBatch(inside, std::min(slots, budget));
+  for (int& p : chosen) p += part_.lo;
   return chosen;
 }
 

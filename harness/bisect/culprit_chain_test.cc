@@ -37,6 +37,29 @@ std::vector<double> Levels(int n, std::vector<std::pair<int, double>> steps) {
   return level;
 }
 
+// With several slots free (--jobs), the chain's batch is its part's search's own: the cuts
+// placed together to part the range evenly, not K greedy choices crowding the median, and
+// capped by the budget, whatever --max-culprits is.
+TEST(CulpritChain, ABatchIsTheSearchsOwnCutsPlacedTogether) {
+  for (int max_changes : {1, 3}) {
+    SCOPED_TRACE(max_changes);
+    SearchOptions options;
+    CulpritChain chain(65, {SeriesSpec{}}, options, max_changes);
+    Search search(65, {SeriesSpec{}}, options);
+    for (const Observation& o : {Observation{0, 0, true, 0, false}, Observation{64, 0, true, 0, true}}) {
+      chain.Add(o);
+      search.Add(o);
+    }
+    for (int slots : {2, 4, 6}) EXPECT_EQ(chain.DecideBatch({}, slots), search.DecideBatch({}, slots)) << slots;
+    EXPECT_EQ(chain.DecideBatch({32}, 3), search.DecideBatch({32}, 3));
+    options.max_runs = 2;
+    CulpritChain tight(65, {SeriesSpec{}}, options, max_changes);
+    tight.Add({0, 0, true, 0, false});
+    tight.Add({64, 0, true, 0, true});
+    EXPECT_EQ(tight.DecideBatch({}, 4).size(), 2u) << "the budget caps the batch";
+  }
+}
+
 TEST(CulpritChain, TwoDropsAreBothNamedInOrderWithTheirOwnSizes) {
   CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
   const Decision d = RunLevels(chain, Levels(40, {{9, -0.02}, {19, -0.03}}));
