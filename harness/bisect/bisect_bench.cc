@@ -48,6 +48,7 @@
 
 #include "harness/bisect/bisect_sim.h"
 
+using harness::bisect::BisectDefaults;
 using harness::bisect::SearchOptions;
 using harness::bisect::SimHistory;
 using harness::bisect::SimResult;
@@ -126,7 +127,7 @@ struct Draws {
   int histories = 100;                       // per drop; half as many without one
   uint64_t seed_base = 1000;
   int commits = SimHistory{}.commits;        // --commits: the range's length (culprits drawn over it)
-  int max_changes = 1;                       // --max-changes: 1 is the one-culprit search
+  int max_changes = BisectDefaults::kMaxCulprits;  // --max-changes: 1 is the one-culprit search
 };
 
 // The next history of drop d in family f, its culprit drawn from pick.

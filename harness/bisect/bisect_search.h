@@ -96,6 +96,10 @@ struct BisectDefaults {
   static constexpr int kMaxRuns = 60;
   static constexpr double kConfidence = 0.95;
   static constexpr double kFlakeRate = 0.01;
+  // Culprits searched for in one range (--max-culprits; CulpritChain): one, the one-culprit
+  // search, unless asked (docs/bisect.md, "Several culprits": it costs one-culprit histories
+  // accuracy).
+  static constexpr int kMaxCulprits = 1;
   // The prior weight of a commit that touches none of the watched paths, against 1 for one
   // that does (Search::SetPriorWeights; measured with bisect_bench --watched-share:
   // docs/bisect.md, "Priors from what a commit changed").

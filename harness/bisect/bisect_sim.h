@@ -75,7 +75,7 @@ std::vector<char> WatchedCommits(const SimHistory& h, uint64_t seed);
 // "nightly".
 // The search is a CulpritChain looking for up to max_changes culprits (1: the one-culprit
 // search, `harness bisect`'s default).
-SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options, int max_changes = 1);
+SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions& options, int max_changes = BisectDefaults::kMaxCulprits);
 // git bisect run with a gate script: one run per commit, bad when the value is below the gate.
 SimResult SimulatePlainBisect(const SimHistory& h, uint64_t seed, double gate);
 

@@ -454,13 +454,13 @@ class Session {
   Result<BisectOutcome> Finish(const Decision& d) {
     out_.verdict = d.verdict;
     out_.confidence = d.confidence;
+    for (const Change& c : d.changes) out_.changes.push_back(ChangeAt(c));
     if (d.verdict == Verdict::kCulprit) {
       out_.culprit = commits_[d.culprit].sha;
-      out_.subject = commits_[d.culprit].subject;
-      if (out_.subject.empty() && !r_.repo.empty())
-        if (auto c = ReadCommit(r_.repo, out_.culprit)) out_.subject = c->subject;
+      // The chain names the first culprit first: its subject is read once, in ChangeAt.
+      const bool first = !out_.changes.empty() && out_.changes.front().sha == out_.culprit;
+      out_.subject = first ? out_.changes.front().subject : ChangeAt(Change{d.culprit}).subject;
     }
-    for (const Change& c : d.changes) out_.changes.push_back(ChangeAt(c));
     if (d.unsettled) out_.reason = "a search after the first culprit ended without an answer: more changes may be in the range";
     for (int j : d.range) out_.range.push_back(commits_[j].sha);
     for (int k : search_->skipped()) out_.skipped.push_back(commits_[k].sha);

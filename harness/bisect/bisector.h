@@ -39,9 +39,8 @@ struct BisectRequest {
   std::filesystem::path db;               // the store's file: {db}, $HARNESS_DB of the command, the session lock (made absolute)
   std::filesystem::path suites_dir;       // for headline metrics
   int max_runs = BisectDefaults::kMaxRuns;
-  // Culprits searched for in the range (CulpritChain): 1, the one-culprit search, unless
-  // asked (docs/bisect.md, "Several culprits": it costs one-culprit histories accuracy).
-  int max_culprits = 1;
+  // Culprits searched for in the range (CulpritChain; BisectDefaults::kMaxCulprits).
+  int max_culprits = BisectDefaults::kMaxCulprits;
   double confidence = BisectDefaults::kConfidence;
   std::optional<double> noise_sigma;      // run-to-run sd of the metric (default from its n)
   double flake_rate = BisectDefaults::kFlakeRate;  // of statuses

@@ -181,14 +181,19 @@ Decision CulpritChain::Answer() const {
   return d;
 }
 
+std::pair<const Search*, const CulpritChain::Part*> CulpritChain::Shown() const {
+  if (active_) return {&*active_, &part_};
+  if (last_search_) return {&*last_search_, &last_};
+  return {nullptr, nullptr};
+}
+
 std::vector<double> CulpritChain::Posterior() const {
-  const Search* s = active_ ? &*active_ : last_search_ ? &*last_search_ : nullptr;
-  const Part& part = active_ ? part_ : last_;
+  const auto [s, part] = Shown();
   std::vector<double> out(positions_, 0.0);
   if (!s) return out;
   const std::vector<double> inner = s->Posterior();
   out[0] = inner[0];
-  for (int j = 1; j < static_cast<int>(inner.size()); ++j) out[part.lo + j] = inner[j];
+  for (int j = 1; j < static_cast<int>(inner.size()); ++j) out[part->lo + j] = inner[j];
   return out;
 }
 
@@ -200,23 +205,23 @@ double CulpritChain::ProbabilityBad(int position) const {
 }
 
 std::vector<int> CulpritChain::CredibleRange() const {
-  const Search* s = active_ ? &*active_ : last_search_ ? &*last_search_ : nullptr;
-  const Part& part = active_ ? part_ : last_;
+  const auto [s, part] = Shown();
   std::vector<int> out;
   if (s)
-    for (int j : s->CredibleRange()) out.push_back(part.lo + j);
+    for (int j : s->CredibleRange()) out.push_back(part->lo + j);
   return out;
 }
 
 std::vector<int> CulpritChain::QuestionsFor(int position, int series) const {
   if (!active_ || position < part_.lo || position > part_.hi) {
-    // Not in the part being searched: every question (a whole run is never wrong).
-    std::size_t questions = 0;
+    // Not in the part being searched: every question (a whole run is never wrong), as a
+    // search of full evals over the series' runs answers it.
+    SearchOptions whole = options_;
+    whole.questions.full = true;
+    Search s(positions_, series_, whole);
     for (const Observation& o : observations_)
-      if (o.series == series) questions = std::max(questions, o.questions.size());
-    std::vector<int> all(questions);
-    for (std::size_t q = 0; q < questions; ++q) all[q] = static_cast<int>(q);
-    return all;
+      if (o.series == series) s.Add(o);
+    return s.QuestionsFor(position, series);
   }
   return active_->QuestionsFor(position - part_.lo, series);
 }

@@ -29,6 +29,7 @@
 #include <deque>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "harness/bisect/bisect_search.h"
@@ -37,13 +38,13 @@ namespace harness::bisect {
 
 class CulpritChain {
  public:
-  static constexpr int kDefaultMaxChanges = 3;
   // A part is unexplained when the posterior of "no culprit" in it falls below this on the
   // runs stored (bisect_bench --two-drops: docs/bisect.md, "Several culprits").
   static constexpr double kUnexplained = 0.01;
 
-  CulpritChain(int positions, std::vector<SeriesSpec> series, SearchOptions options,
-               int max_changes = kDefaultMaxChanges);
+  // max_changes: the culprits looked for, as the request asked (BisectDefaults::kMaxCulprits
+  // unless --max-culprits); no default of its own.
+  CulpritChain(int positions, std::vector<SeriesSpec> series, SearchOptions options, int max_changes);
 
   void Add(const Observation& o);
   void CountRun();
@@ -72,6 +73,9 @@ class CulpritChain {
   struct Part {
     int lo = 0, hi = 0;       // positions lo (its good end) .. hi
   };
+  // The search Posterior and CredibleRange show, with its part: the active one, else the
+  // last one once done; none before the first.
+  std::pair<const Search*, const Part*> Shown() const;
   Search MakeSearch(const Part& part, int max_runs, bool with_observations) const;
   Observation Mapped(const Observation& o, const Part& part) const;
   // The posterior of no culprit in the part on the runs stored.

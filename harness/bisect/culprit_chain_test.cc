@@ -10,6 +10,9 @@
 namespace harness::bisect {
 namespace culprit_chain_test {
 
+// The most culprits --max-culprits allows (kMaxCulpritsRange): the chain has no default.
+constexpr int kUpToThree = 3;
+
 // Drives a chain over a value-only series whose level at each position `level` gives,
 // with no noise beyond a fixed alternation (so every test sees the same runs).
 Decision RunLevels(CulpritChain& chain, const std::vector<double>& level, int* runs = nullptr) {
@@ -61,7 +64,7 @@ TEST(CulpritChain, ABatchIsTheSearchsOwnCutsPlacedTogether) {
 }
 
 TEST(CulpritChain, TwoDropsAreBothNamedInOrderWithTheirOwnSizes) {
-  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
   const Decision d = RunLevels(chain, Levels(40, {{9, -0.02}, {19, -0.03}}));
   ASSERT_EQ(d.verdict, Verdict::kCulprit);
   ASSERT_EQ(d.changes.size(), 2u);
@@ -77,7 +80,7 @@ TEST(CulpritChain, TwoDropsAreBothNamedInOrderWithTheirOwnSizes) {
 
 // A partial fix is not searched for, and never named as a culprit.
 TEST(CulpritChain, APartialFixIsNoCulprit) {
-  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
   const Decision d = RunLevels(chain, Levels(40, {{12, -0.04}, {22, 0.02}}));
   ASSERT_EQ(d.verdict, Verdict::kCulprit);
   ASSERT_EQ(d.changes.size(), 1u);
@@ -89,7 +92,7 @@ TEST(CulpritChain, APartialFixIsNoCulprit) {
 // one-culprit search.
 TEST(CulpritChain, AnExplainedBadEndEndsTheSearchWithoutAnotherRun) {
   const std::vector<double> level = Levels(40, {{17, -0.013}});
-  CulpritChain one(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 1), chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  CulpritChain one(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 1), chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
   int runs_one = 0, runs_chain = 0;
   const Decision a = RunLevels(one, level, &runs_one), b = RunLevels(chain, level, &runs_chain);
   ASSERT_EQ(b.changes.size(), 1u);
@@ -101,7 +104,7 @@ TEST(CulpritChain, AnExplainedBadEndEndsTheSearchWithoutAnotherRun) {
 // The second search starts where the first culprit is, so it is found even when the first
 // search names the larger, later drop first (the parent's side is asked too).
 TEST(CulpritChain, TheSmallerEarlierDropIsFoundWhenTheLargerOneIsNamedFirst) {
-  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
   const Decision d = RunLevels(chain, Levels(40, {{5, -0.02}, {30, -0.05}}));
   ASSERT_EQ(d.changes.size(), 2u);
   EXPECT_EQ(d.changes[0].position, 5);
@@ -111,13 +114,13 @@ TEST(CulpritChain, TheSmallerEarlierDropIsFoundWhenTheLargerOneIsNamedFirst) {
 
 TEST(CulpritChain, AtMostMaxChangesAreSearchedFor) {
   const std::vector<double> level = Levels(40, {{5, -0.03}, {15, -0.03}, {25, -0.03}, {35, -0.03}});
-  CulpritChain two(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 2), three(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  CulpritChain two(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 2), three(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
   EXPECT_EQ(RunLevels(two, level).changes.size(), 2u);
   EXPECT_EQ(RunLevels(three, level).changes.size(), 3u);
 }
 
 TEST(CulpritChain, NoDropIsNoCulpritWithNoChanges) {
-  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
   const Decision d = RunLevels(chain, Levels(40, {}));
   EXPECT_EQ(d.verdict, Verdict::kNoCulprit);
   EXPECT_TRUE(d.changes.empty());
