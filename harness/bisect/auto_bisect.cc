@@ -132,14 +132,14 @@ Status ConfirmAtBad(const AutoBisectRequest& r, Store& store, const std::string&
   return OkStatus();
 }
 
-// Target i's confirmation: "confirmed" when every confirming rerun reproduced it.
-std::string ConfirmationOf(const AutoBisectRequest& r, const AutoBisectOutcome& out, std::size_t i) {
-  if (r.confirm == 0) return "not-tried";
+// Target i's confirmation: confirmed when every confirming rerun reproduced it.
+Confirmation ConfirmationOf(const AutoBisectRequest& r, const AutoBisectOutcome& out, std::size_t i) {
+  if (r.confirm == 0) return Confirmation::kNotTried;
   if (static_cast<int>(out.confirming.size()) != r.confirm)
-    return "not-tried";  // the budget ran out before every confirming rerun
+    return Confirmation::kNotTried;  // the budget ran out before every confirming rerun
   bool all = true;  // a rerun that could not test it has no answer (reproduced empty): not confirmed
   for (const auto& c : out.confirming) all = all && c.untestable[i].empty() && c.reproduced[i].value_or(false);
-  return all ? "confirmed" : "not-confirmed";
+  return all ? Confirmation::kConfirmed : Confirmation::kNotConfirmed;
 }
 
 // Stores each target as a regression with its confirmation, into out.regressions.
@@ -152,7 +152,8 @@ Status RecordRegressions(const AutoBisectRequest& r, BisectRecord& store, const 
     for (const auto& c : out.confirming)
       if (g.untestable.empty() && !c.untestable[i].empty()) g.untestable = c.untestable[i];
     auto id = store.AddRegression({0, pair.current.first().id, pair.previous->first().id, g.target.suite,
-                                   g.target.kind, g.target.CaseIds(), g.confirmation, ConfirmJson(out.confirming, i).dump(),
+                                   std::string(Word(g.target.kind)), g.target.CaseIds(),
+                                   std::string(Word(g.confirmation)), ConfirmJson(out.confirming, i).dump(),
                                    std::nullopt, ""});
     if (!id) return id.error();
     g.regression_id = *id;
@@ -191,7 +192,8 @@ Status BisectConfirmed(const AutoBisectRequest& r, Store& store, const std::stri
                        AutoBisectOutcome& out) {
   std::vector<AutoRegression*> to_bisect;
   for (auto& g : out.regressions)
-    if (g.confirmation == "confirmed" || (r.confirm == 0 && g.confirmation == "not-tried")) to_bisect.push_back(&g);
+    if (g.confirmation == Confirmation::kConfirmed || (r.confirm == 0 && g.confirmation == Confirmation::kNotTried))
+      to_bisect.push_back(&g);
   for (std::size_t i = 0; i < to_bisect.size(); ++i) {
     AutoRegression& g = *to_bisect[i];
     const int left = r.max_runs - out.runs_total;
@@ -203,14 +205,6 @@ Status BisectConfirmed(const AutoBisectRequest& r, Store& store, const std::stri
     g.bisect = std::move(outcome).value();
   }
   return OkStatus();
-}
-
-// The verdict a finished session stored; none for one that did not finish (error, running).
-std::optional<Verdict> FinishedVerdict(const std::string& status) {
-  if (status == "culprit") return Verdict::kCulprit;
-  if (status == "no-culprit") return Verdict::kNoCulprit;
-  if (status == "ambiguous") return Verdict::kAmbiguous;
-  return std::nullopt;
 }
 
 std::vector<std::string> StringsOf(const Json& j, const char* key) {
@@ -243,7 +237,9 @@ std::vector<BisectChange> StoredChanges(const Json& result) {
 Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t id, const std::filesystem::path& repo) {
   auto s = store.BisectSession(id);
   if (!s) return s.error();
-  const auto verdict = FinishedVerdict(s->status);
+  auto status = StoredStatus(*s);
+  if (!status) return status.error();
+  const auto verdict = FinishedVerdict(*status);  // none: it did not finish
   if (!verdict) return std::optional<BisectOutcome>();
   BisectOutcome o;
   o.session_id = id;
@@ -268,23 +264,27 @@ Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t 
 Result<std::optional<AutoRegression>> StoredRegression(const AutoBisectRequest& r, BisectRecord& store,
                                                        const RegressionRow& row,
                                                        const std::vector<RegressionTarget>& targets) {
+  auto kind = StoredKind(row);
+  if (!kind) return kind.error();
+  auto confirmation = StoredConfirmation(row);
+  if (!confirmation) return confirmation.error();
   AutoRegression g;
   for (const auto& t : targets)
     if (t.suite == row.suite && t.CaseIds() == row.cases) g.target = t;  // the same store finds the same targets
   if (g.target.cases.empty()) {
     g.target.suite = row.suite;
-    g.target.kind = row.kind;
-    for (const auto& id : row.cases) g.target.cases.push_back({id, row.kind, 0, 0});
+    g.target.kind = *kind;
+    for (const auto& id : row.cases) g.target.cases.push_back({id, *kind, 0, 0});
   }
   g.regression_id = row.id;
-  g.confirmation = row.confirmation;
+  g.confirmation = *confirmation;
   const Json confirm = ParseJsonOrDiscarded(row.confirm_json);
   if (confirm.is_array())
     for (const auto& c : confirm)
       if (g.untestable.empty() && c.is_object() && c.contains("untestable") && c["untestable"].is_string())
         g.untestable = c["untestable"];
   if (!row.session_id) {
-    if (row.confirmation == "confirmed") return std::optional<AutoRegression>();
+    if (*confirmation == Confirmation::kConfirmed) return std::optional<AutoRegression>();
     return std::optional<AutoRegression>(std::move(g));
   }
   auto outcome = StoredOutcome(store, *row.session_id, r.repo);

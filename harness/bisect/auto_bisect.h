@@ -51,7 +51,7 @@ struct ConfirmingRun {
 struct AutoRegression {
   RegressionTarget target;
   int64_t regression_id = 0;
-  std::string confirmation;               // confirmed | not-confirmed | not-tried
+  Confirmation confirmation = Confirmation::kNotTried;
   std::string untestable;                 // not-confirmed because a confirming rerun could not test it: why
   std::optional<BisectOutcome> bisect;    // confirmed ones (and all with --confirm 0)
 };

@@ -148,18 +148,18 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
 std::string AutoVerdictWord(const AutoRegression& g) {
   if (g.bisect) return VerdictWord(g.bisect->verdict);
   if (!g.untestable.empty()) return "untestable";  // the confirming rerun could not test it
-  if (g.confirmation == "not-confirmed") return "not-confirmed";
-  return "ambiguous";  // the budget ran out before it could be confirmed
+  if (g.confirmation == Confirmation::kNotConfirmed) return std::string(Word(g.confirmation));
+  return VerdictWord(Verdict::kAmbiguous);  // the budget ran out before it could be confirmed
 }
 
 Json AutoBisectJson(const AutoBisectOutcome& o) {
   Json regressions = Json::array();
   for (const auto& g : o.regressions) {
     Json cases = Json::array();
-    for (const auto& c : g.target.cases) cases.push_back({{"case", c.case_id}, {"kind", c.kind}});
-    Json j{{"suite", g.target.suite}, {"cases", cases}, {"kind", g.target.kind},
+    for (const auto& c : g.target.cases) cases.push_back({{"case", c.case_id}, {"kind", Word(c.kind)}});
+    Json j{{"suite", g.target.suite}, {"cases", cases}, {"kind", Word(g.target.kind)},
            {"metric", g.target.metric.empty() ? Json(nullptr) : Json(g.target.metric)},
-           {"confirmed", g.confirmation == "confirmed"}, {"confirmation", g.confirmation},
+           {"confirmed", g.confirmation == Confirmation::kConfirmed}, {"confirmation", Word(g.confirmation)},
            {"regression", g.regression_id}, {"verdict", AutoVerdictWord(g)}};
     j["session"] = g.bisect ? Json(g.bisect->session_id) : Json(nullptr);
     j["culprit"] = g.bisect && !g.bisect->culprit.empty() ? Json(g.bisect->culprit) : Json(nullptr);
@@ -170,8 +170,9 @@ Json AutoBisectJson(const AutoBisectOutcome& o) {
     j["range"] = g.bisect ? g.bisect->range : std::vector<std::string>{};
     j["reason"] = g.bisect                             ? g.bisect->reason
                   : !g.untestable.empty()                ? "unconfirmed: the rerun could not test (" + g.untestable + ")"
-                  : g.confirmation == "not-confirmed" ? "the confirming rerun did not show it: not confirmed (flaky)"
-                                                      : "--max-runs spent before it was confirmed";
+                  : g.confirmation == Confirmation::kNotConfirmed
+                      ? "the confirming rerun did not show it: not confirmed (flaky)"
+                      : "--max-runs spent before it was confirmed";
     j["untestable"] = g.untestable.empty() ? Json(nullptr) : Json(g.untestable);
     j["time"] = g.bisect ? TimingJson(*g.bisect) : Json(nullptr);
     regressions.push_back(std::move(j));
@@ -198,7 +199,7 @@ std::string AutoBisectText(const AutoBisectOutcome& o) {
   if (o.regressions.empty()) return TerminalText(out + "no regression\n");
   std::size_t confirmed = 0, culprits = 0;
   for (const auto& g : o.regressions) {
-    confirmed += g.confirmation == "confirmed";
+    confirmed += g.confirmation == Confirmation::kConfirmed;
     culprits += g.bisect && g.bisect->verdict == Verdict::kCulprit;
   }
   out += fmt::format("{} regression(s), {} confirmed, {} with a culprit; {} commands run\n", o.regressions.size(),
@@ -208,17 +209,17 @@ std::string AutoBisectText(const AutoBisectOutcome& o) {
            "anew)\n";
   for (const auto& g : o.regressions) {
     std::vector<std::string> cases;
-    for (const auto& c : g.target.cases) cases.push_back(fmt::format("{} ({})", c.case_id, c.kind));
+    for (const auto& c : g.target.cases) cases.push_back(fmt::format("{} ({})", c.case_id, Word(c.kind)));
     out += fmt::format("\n{} {}: {}\n", g.target.suite, g.target.metric.empty() ? "status" : g.target.metric,
                        fmt::join(cases, ", "));
-    const std::string verdict = AutoVerdictWord(g);
     if (!g.bisect && !g.untestable.empty()) {
       out += fmt::format("  UNCONFIRMED: the rerun could not test ({}); not bisected\n", g.untestable);
       continue;
     }
     if (!g.bisect) {
-      out += verdict == "not-confirmed" ? "  NOT CONFIRMED (flaky): the rerun of the bad commit did not show it; not bisected\n"
-                                        : "  AMBIGUOUS: --max-runs spent before it was confirmed\n";
+      out += g.confirmation == Confirmation::kNotConfirmed
+                 ? "  NOT CONFIRMED (flaky): the rerun of the bad commit did not show it; not bisected\n"
+                 : "  AMBIGUOUS: --max-runs spent before it was confirmed\n";
       continue;
     }
     const BisectOutcome& b = *g.bisect;

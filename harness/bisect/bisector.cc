@@ -14,6 +14,7 @@
 
 #include "harness/bisect/bisect_output.h"
 #include "harness/bisect/bisect_ranges.h"
+#include "harness/bisect/bisect_words.h"
 #include "harness/bisect/culprit_chain.h"
 #include "harness/bisect/flip_rates.h"
 #include "harness/bisect/session_lock.h"
@@ -468,7 +469,7 @@ class Session {
       out_.reason = search_->runs_requested() >= r_.max_runs ? fmt::format("--max-runs {} reached", r_.max_runs)
                                                               : "skipped commits sit next to the culprit";
     BisectSessionRow fin = row_;
-    fin.status = VerdictWord(out_.verdict);
+    fin.status = Word(StatusOf(out_.verdict));
     fin.culprit = out_.culprit;
     fin.confidence = out_.confidence;
     fin.runs = out_.runs;
@@ -934,7 +935,7 @@ class Session {
   // Ends the session as an error, stored as far as it went.
   Error Fail(const Error& e) {
     BisectSessionRow fin = row_;
-    fin.status = "error";
+    fin.status = Word(SessionStatus::kError);
     fin.runs = out_.runs;
     Json result{{"error", e.message}};
     if (StopSignals::Caught()) result["interrupted"] = true;
@@ -1026,7 +1027,9 @@ Result<std::string> BisectLog(BisectRecordReader& store, int64_t session_id) {
   Json header = ToJson(*read);
   header["kind"] = "session";
   header["session"] = s->id;
-  header["status"] = s->status;
+  auto status = StoredStatus(*s);
+  if (!status) return status.error();
+  header["status"] = Word(*status);
   std::string out = DumpJson(header, -1) + "\n";
   for (const auto& step : s->steps) {
     auto ev = StepEvidenceFromJson(ParseJsonOrDiscarded(step.evidence_json), fmt::format("{} step {}", origin, step.step));

@@ -51,19 +51,18 @@ Result<std::map<std::string, CaseView>> CasesOf(ResultReader& store, const Night
   return out;
 }
 
-// How the case regressed from prev to cur, or empty.
-std::string RegressionKind(const CaseView& cur, const CaseView& prev) {
-  if (LabelOf(cur.metrics, metric_names::kBaselineVerdict) == Word(BaselineVerdict::kRegressed)) return "paired";
+// How the case regressed from prev to cur, or none.
+std::optional<RegressionKind> KindOf(const CaseView& cur, const CaseView& prev) {
+  if (LabelOf(cur.metrics, metric_names::kBaselineVerdict) == Word(BaselineVerdict::kRegressed))
+    return RegressionKind::kPaired;
   const std::string gate = LabelOf(cur.metrics, metric_names::kGateVerdict);
   const std::string before = LabelOf(prev.metrics, metric_names::kGateVerdict);
   if (gate == Word(GateVerdict::kFail) && (before == Word(GateVerdict::kPass) || before == Word(GateVerdict::kAtRisk)))
-    return "gate";
+    return RegressionKind::kGate;
   const bool failing = cur.status == CaseStatus::kFail || cur.status == CaseStatus::kError;
-  if (failing && prev.status == CaseStatus::kPass) return "status";
-  return "";
+  if (failing && prev.status == CaseStatus::kPass) return RegressionKind::kStatus;
+  return std::nullopt;
 }
-
-int KindRank(const std::string& kind) { return kind == "paired" ? 3 : kind == "gate" ? 2 : kind == "status" ? 1 : 0; }
 
 }  // namespace
 
@@ -123,15 +122,16 @@ Result<std::vector<RegressionTarget>> FindRegressions(ResultReader& store, const
   for (const auto& [id, view] : *cur) {
     auto p = prev->find(id);
     if (p == prev->end()) continue;  // a new case: nothing to regress from
-    const std::string kind = RegressionKind(view, p->second);
-    if (kind.empty()) continue;
+    const std::optional<RegressionKind> found = KindOf(view, p->second);
+    if (!found) continue;
+    const RegressionKind kind = *found;
     const std::string suite = CaseId(id).suite();
     const std::string& metric = headline[suite];
-    const bool by_metric = kind != "status" && !metric.empty();
+    const bool by_metric = kind != RegressionKind::kStatus && !metric.empty();
     RegressionTarget& t = by_suite[suite][by_metric ? 0 : 1];
     t.suite = suite;
     if (by_metric) t.metric = metric;
-    if (KindRank(kind) > KindRank(t.kind)) t.kind = kind;
+    if (t.cases.empty() || kind > t.kind) t.kind = kind;  // the worst: paired > gate > status
     t.cases.push_back({id, kind, view.id, p->second.id});
   }
   std::vector<RegressionTarget> out;
@@ -151,9 +151,9 @@ Result<std::optional<bool>> Reproduces(ResultReader& store, const RegressionTarg
       // An error result (infrastructure) shows nothing of the stack, either way.
       if (e.case_result_id <= after_case_result_id || e.status == CaseStatus::kError) continue;
       bool again = false;
-      if (c.kind == "status") {
+      if (c.kind == RegressionKind::kStatus) {
         again = e.status == CaseStatus::kFail;
-      } else if (c.kind == "gate") {
+      } else if (c.kind == RegressionKind::kGate) {
         auto metrics = store.Metrics(e.case_result_id);
         if (!metrics) return metrics.error();
         again = LabelOf(*metrics, metric_names::kGateVerdict) == Word(GateVerdict::kFail);

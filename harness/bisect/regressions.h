@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/bisect/bisect_words.h"
 #include "harness/store/result_reader.h"
 #include "harness/util/error.h"
 
@@ -28,12 +29,12 @@ struct NightlyPair {
 };
 Result<NightlyPair> FindNightlyPair(ResultReader& store, std::optional<int64_t> run_id);
 
-// One case's regression, in words: "paired" (its paired verdict against its baseline is
-// REGRESSED), "gate" (its gate went from PASS or AT-RISK to FAIL), "status" (it passed in
-// the previous nightly and fails or errors now).
+// One case's regression (RegressionKind, bisect_words.h): paired (its paired verdict against
+// its baseline is REGRESSED), gate (its gate went from PASS or AT-RISK to FAIL), status (it
+// passed in the previous nightly and fails or errors now).
 struct CaseRegression {
   std::string case_id;
-  std::string kind;
+  RegressionKind kind = RegressionKind::kStatus;
   int64_t case_result_id = 0;           // the nightly's result
   int64_t previous_case_result_id = 0;  // the previous nightly's result
 };
@@ -42,7 +43,7 @@ struct CaseRegression {
 // metric when each of them regressed in it (paired or gate), else by their statuses.
 struct RegressionTarget {
   std::string suite;
-  std::string kind;                     // the worst of the cases' kinds: paired > gate > status
+  RegressionKind kind = RegressionKind::kStatus;  // the worst of the cases' kinds: paired > gate > status
   std::string metric;                   // the headline metric, or empty for statuses
   std::vector<CaseRegression> cases;
   std::vector<std::string> CaseIds() const;

@@ -66,7 +66,7 @@ TEST_F(RegressionsTest, ARerunSharingTheNightlyIdIsNotTheNightly) {
   EXPECT_EQ(pair->current.first().id, nightly);
   const auto found = Regressions();
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].kind, "status");
+  EXPECT_EQ(Word(found[0].kind), "status");
   EXPECT_EQ(found[0].CaseIds(), std::vector<std::string>{kCase});
 }
 
@@ -77,7 +77,7 @@ TEST_F(RegressionsTest, ACaseFailingTheNightBeforeIsNoNewStatusRegression) {
   Stored(1, "n2", {{kCase, CaseStatus::kFail}, {kOther, CaseStatus::kError}});
   const auto found = Regressions();
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].kind, "status");
+  EXPECT_EQ(Word(found[0].kind), "status");
   EXPECT_EQ(found[0].CaseIds(), std::vector<std::string>{kOther});
 }
 

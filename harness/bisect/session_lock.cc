@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bisect/bisect_words.h"
 #include "harness/bisect/worktree_command.h"
 #include "harness/store/bisect_evidence.h"
 #include "harness/util/git.h"
@@ -126,7 +127,9 @@ std::string WhyNotTheSession(BisectRecord& store, int64_t id, const fs::path& re
   if (!id) return "";
   auto row = store.BisectSession(id);
   if (!row) return "this database has no such session";
-  if (row->status != "running") return fmt::format("the session is {}, not running", row->status);
+  auto status = StoredStatus(*row);
+  if (!status) return status.error().message;
+  if (*status != SessionStatus::kRunning) return fmt::format("the session is {}, not running", Word(*status));
   auto header = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(row->args_json), fmt::format("bisect session {}", id));
   if (!header) return "its stored header does not read";
   if (fs::path(header->repo) != repo)
@@ -182,8 +185,10 @@ std::vector<std::string> Undo(BisectRecord& store, int64_t id, const Json& left,
 Status MarkInterrupted(BisectRecord& store, int64_t id, const std::string& why) {
   auto row = store.BisectSession(id);
   if (!row) return row.error();
-  if (row->status != "running") return OkStatus();
-  row->status = "error";
+  auto status = StoredStatus(*row);
+  if (!status) return status.error();
+  if (*status != SessionStatus::kRunning) return OkStatus();
+  row->status = Word(SessionStatus::kError);
   row->result_json = Json{{"error", "interrupted: " + why}, {"interrupted", true}}.dump();
   return store.FinishBisect(id, *row);
 }
@@ -236,7 +241,7 @@ Result<int64_t> SessionLock::Begin(BisectRecord& store, const BisectSessionRow& 
     // session still running (the next bisect would otherwise mark it interrupted).
     Error e = InfraError(fmt::format("{}: cannot rename the bisect lock: {}", named.string(), ec.message()));
     BisectSessionRow failed = row;
-    failed.status = "error";
+    failed.status = Word(SessionStatus::kError);
     failed.result_json = Json{{"error", e.message}}.dump();
     static_cast<void>(store.FinishBisect(*id, failed));  // the rename's error is the one to report
     return e;
@@ -309,7 +314,12 @@ Result<std::vector<std::string>> RecoverDeadSessions(const fs::path& db, BisectR
     for (auto& n : Undo(store, id, left, who)) notes.push_back(std::move(n));
     if (id) {
       auto row = store.BisectSession(id);
-      if (row && row->status == "running") {
+      auto status = row ? StoredStatus(*row) : Result<SessionStatus>(SessionStatus::kError);
+      if (!status) {
+        close(fd);
+        return status.error();
+      }
+      if (*status == SessionStatus::kRunning) {
         if (auto s = MarkInterrupted(store, id, fmt::format("its process ({}) ended without finishing it",
                                                             IntField(left, "pid")));
             !s)

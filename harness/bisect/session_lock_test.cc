@@ -1,6 +1,7 @@
 #include "harness/bisect/session_lock.h"
 
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,6 +175,45 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
       << notes->front();
   EXPECT_NE(notes->front().find("not under the harness's worktree root"), std::string::npos) << notes->front();
   EXPECT_FALSE(fs::exists(dir / "h.db.bisect-7.lock"));
+}
+
+// A dead session's stored status outside bisect's words (past the schema's CHECK: another
+// tool, a damaged row) is an error naming it and the session, never read as "not running":
+// its worktree is left alone (the lock is not trusted) and so is its lock file.
+TEST(SessionLock, AStoredStatusOutsideTheWordsIsAnErrorNamingIt) {
+  TempDir dir;
+  const fs::path db = dir / "h.db";
+  auto store = std::move(Store::Open(db)).value();
+  const auto shas = testing_util::MakeGitRepo(dir / "repo", 1);
+  const fs::path repo = fs::canonical(dir / "repo");
+  const BisectSessionRow row{.good = "a", .bad = "b", .target = "t",
+                             .args_json = ToJson(BisectSessionHeader{.good = "a", .bad = "b", .repo = repo.string()})
+                                              .dump()};
+  const int64_t id = *store->bisect_record().BeginBisect(row);
+  auto folder = MakeWorktreeFolder();
+  ASSERT_TRUE(folder.ok());
+  const fs::path worktree = *folder / "0123456789ab";
+  ASSERT_TRUE(AddWorktree(repo, worktree, shas[0]).ok());
+  const fs::path lock = dir / ("h.db.bisect-" + std::to_string(id) + ".lock");
+  WriteFile(lock, Json{{"pid", 1}, {"repo", repo.string()}, {"worktree", worktree.string()}}.dump());
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  const std::string sql = "PRAGMA ignore_check_constraints = ON; UPDATE bisect_sessions SET status = 'Running'";
+  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
+  sqlite3_close(h);
+
+  auto notes = RecoverDeadSessions(db, store->bisect_record());
+  ASSERT_FALSE(notes.ok());
+  EXPECT_EQ(notes.error().code, ExitCode::kInfra);
+  EXPECT_NE(notes.error().message.find("bisect session " + std::to_string(id) +
+                                       ": its status 'Running' is none of culprit, no-culprit, ambiguous, running, error"),
+            std::string::npos)
+      << notes.error().message;
+  EXPECT_TRUE(fs::exists(worktree)) << "an untrusted lock's worktree is left alone";
+  EXPECT_TRUE(fs::exists(lock));
+  EXPECT_EQ(StatusOf(*store, id), "Running") << "the row is not rewritten";
+  static_cast<void>(RemoveWorktree(repo, worktree));
+  fs::remove_all(worktree.parent_path());
 }
 
 }  // namespace session_lock_test

@@ -1,6 +1,8 @@
 // harness bisect --auto through the real binary: nightlies of a stack repository the test
 // makes (a stack.json per commit turns a catalogued fault on from some commit), then the
 // nightly's own regressions confirmed and bisected.
+#include <sqlite3.h>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -460,6 +462,77 @@ TEST(AutoBisectE2E, ACommandThatCrashesIsExit3) {
   auto r = RunHarness({"bisect", "--auto", "--db", h.db, "--repo", h.repo, "--", "sh", "-c", "exit 200"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("exited 200"), std::string::npos) << r.err;
+}
+
+// Writes past the schema's CHECKs on the stored words, as another tool or a damaged file would.
+void ExecOn(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  const std::string unchecked = "PRAGMA ignore_check_constraints = ON; " + sql;
+  EXPECT_EQ(sqlite3_exec(h, unchecked.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h) << "\n" << sql;
+  sqlite3_close(h);
+}
+
+// A stored word bisect does not know (a regression's kind or confirmation, a session's
+// status: another tool's, a damaged row) is an error naming it, exit 3, never read as some
+// default: a kind 'gates' was read as the target's own kind, and answered. The schema's
+// CHECKs guard confirmation and status too: a writer's check of the file (PRAGMA
+// quick_check) refuses it first, while a reader (bisect log) reaches bisect's own word
+// table. Either way the stored answer stays as it was, and read back restored it works.
+TEST(AutoBisectE2E, AStoredWordOutsideItsTableIsAnErrorNamingIt) {
+  StackHistory h(6, 100, "");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(6, {"--fault", "sp-counts-bookkeeping-users"}).exit_code, 1);
+  auto first = h.Auto();
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(testing_util::StdoutJson(first)["regressions"].size(), 1u) << first.out;
+  // A session of this database: a bisect on the stored runs alone.
+  auto plain = RunHarness({"bisect", "--good", h.shas[0], "--bad", h.shas[5], "--case",
+                           "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--db", h.db, "--format", "json"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const int64_t session = testing_util::StdoutJson(plain)["session"].get<int64_t>();
+
+  struct Damage {
+    std::string sql, restore, named;
+  };
+  for (const Damage& d : std::vector<Damage>{
+           {"UPDATE regressions SET kind = 'gates\x1b[31m <b>'", "UPDATE regressions SET kind = 'status'",
+            "regression 1: its kind 'gates\\x1b[31m <b>' is none of status, gate, paired"},
+           {"UPDATE regressions SET confirmation = 'maybe'", "UPDATE regressions SET confirmation = 'not-confirmed'",
+            "CHECK constraint failed in regressions"},
+           {fmt::format("UPDATE regressions SET session_id = {0}; UPDATE bisect_sessions SET status = 'done' WHERE id = {0}",
+                        session),
+            fmt::format("UPDATE bisect_sessions SET status = 'ambiguous' WHERE id = {}", session),
+            "CHECK constraint failed in bisect_sessions"}}) {
+    SCOPED_TRACE(d.sql);
+    ExecOn(h.db, d.sql);
+    auto r = h.Auto();
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_NE(r.err.find(d.named), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "shown as terminal text: " << r.err;
+    auto store = Store::OpenReadOnly(h.db);
+    ASSERT_TRUE(store.ok());
+    auto rows = (*store)->bisect_reader().Regressions();
+    ASSERT_TRUE(rows.ok());
+    EXPECT_EQ(rows->size(), 1u) << "the stored answer is kept, not answered anew";
+    ExecOn(h.db, d.restore);
+    auto again = h.Auto();
+    EXPECT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(testing_util::StdoutJson(again)["stored"], true) << again.out;
+  }
+  // bisect log reads the status as the same word, and names one outside the table.
+  auto log = RunHarness({"bisect", "log", std::to_string(session), "--db", h.db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  EXPECT_NE(log.out.find("\"status\":\"ambiguous\""), std::string::npos) << log.out;
+  ExecOn(h.db, fmt::format("UPDATE bisect_sessions SET status = 'Ambiguous' WHERE id = {}", session));
+  log = RunHarness({"bisect", "log", std::to_string(session), "--db", h.db});
+  EXPECT_EQ(log.exit_code, 3) << log.out;
+  EXPECT_NE(log.err.find(fmt::format("bisect session {}: its status 'Ambiguous' is none of culprit, no-culprit, "
+                                     "ambiguous, running, error",
+                                     session)),
+            std::string::npos)
+      << log.err;
+  EXPECT_TRUE(log.out.empty()) << "no log of a session whose status does not read: " << log.out;
 }
 
 }  // namespace
