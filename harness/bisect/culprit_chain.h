@@ -90,6 +90,11 @@ class CulpritChain {
   std::vector<SeriesSpec> series_;
   SearchOptions options_;
   int max_changes_;
+  // Every run of the whole range, in its positions: a part's search is built from them
+  // (MakeSearch), and SizeOf and QuestionsFor read runs outside the active part. The active
+  // Search keeps its own copy, in the part's positions: a Search owns its evidence, and one
+  // copy for both would have every likelihood loop of Search read through a window and an
+  // offset (a few runs of at most 1319 questions each: the copy costs little).
   std::vector<Observation> observations_;
   std::set<int> skipped_;
   std::vector<std::optional<FlipRates>> rates_;
