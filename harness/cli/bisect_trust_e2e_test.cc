@@ -653,6 +653,31 @@ TEST(BisectTrustE2E, ALockCopiedFromAnotherDatabaseIsNotTrustedButARealLeftoverI
   EXPECT_EQ(testing_util::WorktreeCount(k.dir / "repo"), 1u);
 }
 
+// A bisect killed between two steps leaves a lock whose slot names its worktree and no
+// command (the last one ended, the next not begun): the worktree is removed, nothing is
+// killed, and the session is marked interrupted. Here the lock of a bisect killed during its
+// command is rewritten to that state (the window is too short to hit with a signal).
+TEST(BisectTrustE2E, ALockLeftBetweenTwoStepsRemovesItsWorktreeAndKillsNothing) {
+  KilledBisect k;
+  const fs::path db = k.dir / "h.db";
+  ASSERT_NO_FATAL_FAILURE(k.Kill(db.string()));
+  const fs::path lock = k.dir / "h.db.bisect-1.lock";
+  Json left = Json::parse(ReadFile(lock));
+  ASSERT_TRUE(left["slots"].is_array() && left["slots"].size() == 1u) << left.dump();
+  ASSERT_TRUE(left["slots"][0].contains("command")) << left.dump();
+  left["slots"][0].erase("command");
+  WriteFile(lock, left.dump());
+  auto r = k.Bisect(db.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.err.find("bisect session 1: removed its worktree"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("killed the command"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bisect session 1: its process is gone; marked interrupted"), std::string::npos) << r.err;
+  EXPECT_EQ(testing_util::WorktreeCount(k.dir / "repo"), 1u);
+  pid_t command = 0;
+  std::ifstream(k.dir / "pid") >> command;
+  EXPECT_EQ(kill(command, 0), 0) << "the command no lock named was left alone";
+}
+
 // --- One answer per nightly (bisect --auto) ---
 
 // Two nightlies of sequence_parallel with the SP fault on from commit 4 of 6.
