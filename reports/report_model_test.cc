@@ -680,6 +680,23 @@ TEST(ReportFlaky, PairedChangesCutTheSpreadAndTheNewestSegmentCounts) {
   EXPECT_NE(m->flaky[0].detail.find("where the paired test said IMPROVED"), std::string::npos) << m->flaky[0].detail;
 }
 
+// The count line names each kind with its own number, one or many: every kind held several
+// times beside kinds held once, in each order.
+TEST(ReportFlaky, TheCountNamesEachKindOneOrMany) {
+  auto entries = [](std::vector<std::string> kinds) {
+    std::vector<FlakyEntry> out;
+    for (auto& k : kinds) out.push_back(FlakyEntry{.kind = std::move(k)});
+    return out;
+  };
+  EXPECT_EQ(FlakyCount(entries({"gate"})), "1 row: 1 gate, 0 tolerances, 0 status flips");
+  EXPECT_EQ(FlakyCount(entries({"tolerance"})), "1 row: 0 gates, 1 tolerance, 0 status flips");
+  EXPECT_EQ(FlakyCount(entries({"status"})), "1 row: 0 gates, 0 tolerances, 1 status flip");
+  EXPECT_EQ(FlakyCount(entries({"status", "gate", "gate", "tolerance", "status", "status"})),
+            "6 rows: 2 gates, 1 tolerance, 3 status flips");
+  EXPECT_EQ(FlakyCount(entries({"tolerance", "gate", "tolerance", "status"})),
+            "4 rows: 1 gate, 2 tolerances, 1 status flip");
+}
+
 // Runs with fault switches share their healthy runs' identity (faults are context), yet are
 // a deliberately broken stack: a faulted run failing beside healthy nightlies is no flip.
 TEST(ReportFlaky, FaultRunsNeverEnterTheRanking) {

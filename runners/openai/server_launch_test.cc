@@ -68,6 +68,9 @@ TEST(OpenAiConfig, BadLaunchFieldsAreUsageErrorsNamingTheField) {
   EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"ready_pth", "/health"}})),
             "cfg.json: openai.launch.ready_pth: unknown field (did you mean 'ready_path'?)");
   EXPECT_EQ(ParseError({{"model", "M"}, {"launch", {"serve"}}}), "cfg.json: openai.launch: expected an object");
+  // The section itself: a URL written where the object belongs, an array, a number, null.
+  for (const Json& section : {Json("http://127.0.0.1:30000"), Json::array({"base_url"}), Json(30000), Json(nullptr)})
+    EXPECT_EQ(ParseError(section), "cfg.json: openai: expected an object") << section.dump();
   EXPECT_EQ(ParseError({{"model", "M"}, {"lanuch", {{"command", cmd}}}}),
             "cfg.json: openai.lanuch: unknown field (did you mean 'launch'?)");
 }
