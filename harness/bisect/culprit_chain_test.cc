@@ -121,7 +121,7 @@ TEST(CulpritChain, ThePosteriorOfALaterPartIsInPositionsOfTheWholeRange) {
   for (const auto& drops : {std::vector<std::pair<int, double>>{{9, -0.03}, {19, -0.02}},
                             std::vector<std::pair<int, double>>{{5, -0.02}, {30, -0.05}}}) {
     SCOPED_TRACE(drops[0].first);
-    CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+    CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
     const Decision d = RunLevels(chain, Levels(40, drops));
     ASSERT_EQ(d.changes.size(), 2u);
     const std::vector<double> post = chain.Posterior();
