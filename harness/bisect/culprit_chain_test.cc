@@ -136,6 +136,10 @@ TEST(CulpritChain, ThePosteriorOfALaterPartIsInPositionsOfTheWholeRange) {
     EXPECT_TRUE(peak == d.changes[0].position || peak == d.changes[1].position) << peak;
     EXPECT_GE(post[peak], 0.9);
     EXPECT_NEAR(chain.ProbabilityBad(peak) - chain.ProbabilityBad(peak - 1), post[peak], 1e-12);
+    // Bad at the good end: never; at the bad end (and past it): unless nothing changed.
+    EXPECT_EQ(chain.ProbabilityBad(0), 0.0);
+    EXPECT_NEAR(chain.ProbabilityBad(40), 1.0 - post[0], 1e-12);
+    EXPECT_NEAR(chain.ProbabilityBad(41), 1.0 - post[0], 1e-12);
     const std::vector<int> range = chain.CredibleRange();
     EXPECT_NE(std::find(range.begin(), range.end(), peak), range.end());
   }
