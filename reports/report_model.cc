@@ -605,9 +605,23 @@ class Builder {
                                   fmt::format("bisect session {}: culprit of {} (confidence {:.3f})", s->id, s->target,
                                               s->confidence)});
       }
+      if (s->status == "culprit") SessionCulprits(*s);
       model_.bisect.push_back(std::move(*s));
     }
     return OkStatus();
+  }
+
+  // The session's culprits when it named several; a malformed list is a warning, and the
+  // session shows the first culprit its row names.
+  void SessionCulprits(const BisectSessionRow& s) {
+    auto culprits = ChangesFromJson(ParseJsonOrDiscarded(s.result_json), fmt::format("bisect session {}", s.id));
+    if (!culprits) {
+      model_.warnings.push_back(culprits.error().message + ": the report shows its first culprit only");
+      return;
+    }
+    if (culprits->size() < 2) return;
+    for (auto& c : *culprits) c.subject = CutSubject(c.subject);
+    model_.session_culprits[s.id] = std::move(culprits).value();
   }
 
   // The regressions bisect --auto stored for the latest runs shown (the summary counts
@@ -728,6 +742,7 @@ class Builder {
           for (const auto& sha : result["range"])
             if (sha.is_string()) n.range.push_back(sha.get<std::string>());
         n.timing = BisectTimingOf(result);
+        if (auto c = model_.session_culprits.find(s.id); c != model_.session_culprits.end()) n.culprits = c->second;
       }
     return n;
   }
@@ -761,8 +776,25 @@ std::optional<BisectTiming> SessionTiming(const BisectSessionRow& s) {
   return BisectTimingOf(ParseJsonOrDiscarded(s.result_json));
 }
 
+std::string CulpritChangeWords(const BisectChange& c) {
+  return fmt::format("{} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", ShortSha(c.sha), c.subject, c.size, 100 * c.size,
+                     c.confidence);
+}
+
+std::string CulpritListWords(const std::vector<BisectChange>& culprits) {
+  if (culprits.size() < 2) return "";
+  std::string out;
+  for (std::size_t i = 0; i < culprits.size(); ++i)
+    out += fmt::format("{}{}. {}", i ? "; " : "", i + 1, CulpritChangeWords(culprits[i]));
+  return out;
+}
+
 std::string CulpritWords(const CulpritNote& n) {
-  if (n.verdict == "culprit") return fmt::format("culprit {} {} {}", ShortSha(n.culprit), n.subject, CulpritEvidence(n));
+  if (n.verdict == "culprit")
+    return fmt::format("culprit {} {} {}{}", ShortSha(n.culprit), n.subject, CulpritEvidence(n),
+                       n.culprits.size() < 2
+                           ? ""
+                           : fmt::format("; {} culprits in the range: {}", n.culprits.size(), CulpritListWords(n.culprits)));
   if (n.verdict == "not-confirmed")
     return "not confirmed (flaky): a rerun of the bad commit did not show the regression; not bisected";
   if (n.verdict == "untestable")
