@@ -349,6 +349,18 @@ TEST(BisectE2E, TwoDropsInOneRangeAreBothNamedWithTheirOwnDrops) {
   EXPECT_NE(text.out.find("moved -0.0800 (-8.00 pp)"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << "a subject's terminal escape reached the terminal";
   EXPECT_NE(text.out.find("2 culprits in the range"), std::string::npos) << text.out;
+
+  // The session's log names --max-culprits, so its replay names both again, from the log alone.
+  auto log = RunHarness({"bisect", "log", std::to_string(j["session"].get<int64_t>()), "--db", history.db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  testing_util::WriteFile(dir / "session.log", log.out);
+  auto replay = RunHarness({"bisect", "replay", (dir / "session.log").string(), "--db", history.db, "--format", "json"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const Json rj = testing_util::StdoutJson(replay);
+  ASSERT_EQ(rj["changes"].size(), 2u) << replay.out;
+  EXPECT_EQ(rj["changes"][0]["commit"], shas[7]);
+  EXPECT_EQ(rj["changes"][1]["commit"], shas[16]);
+  EXPECT_EQ(rj["runs"], 0);
 }
 
 TEST(BisectE2E, BadInputIsExitTwo) {
