@@ -66,6 +66,14 @@ TEST(ReportCulpritsE2E, JsonListsEveryCulpritOfTheSessionWithItsOwnDropInOrder) 
   EXPECT_NEAR(culprits[0]["size_pp"].get<double>(), -6.0, 1e-4);
   EXPECT_NEAR(culprits[1]["size_pp"].get<double>(), -8.0, 1e-4);
   for (const auto& c : culprits) EXPECT_GE(c["confidence"].get<double>(), 0.95) << c;
+  // Each culprit marks the case's trend, the later drop too.
+  const Json& trends = (*parsed)["trends"];
+  ASSERT_EQ(trends.size(), 1u);
+  ASSERT_EQ(trends[0]["culprits"].size(), 2u) << trends[0]["culprits"];
+  EXPECT_EQ(trends[0]["culprits"][0]["commit"], h.shas[7]);
+  EXPECT_EQ(trends[0]["culprits"][1]["commit"], h.shas[16]);
+  EXPECT_NE(trends[0]["culprits"][1]["text"].get<std::string>().find("culprit 2 of 2"), std::string::npos)
+      << trends[0]["culprits"][1];
 }
 
 TEST(ReportCulpritsE2E, TextListsEveryCulpritInOrderWithItsDropAndNoEscapeReachesTheTerminal) {
