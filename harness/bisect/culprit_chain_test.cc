@@ -1,5 +1,6 @@
 #include "harness/bisect/culprit_chain.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -107,6 +108,34 @@ TEST(CulpritChain, TheSmallerEarlierDropIsFoundWhenTheLargerOneIsNamedFirst) {
   EXPECT_EQ(d.changes[0].position, 5);
   EXPECT_EQ(d.changes[1].position, 30);
   EXPECT_EQ(d.culprit, 5);
+}
+
+// Posterior() speaks in positions of the whole range whichever part was searched last: once
+// done, its mass sits on a culprit the chain named (the last part's), it sums to one, and
+// ProbabilityBad steps there. Both orders: the earlier drop named first (the part after it
+// searched last, starting past position 0) and the later one first.
+TEST(CulpritChain, ThePosteriorOfALaterPartIsInPositionsOfTheWholeRange) {
+  for (const auto& drops : {std::vector<std::pair<int, double>>{{9, -0.03}, {19, -0.02}},
+                            std::vector<std::pair<int, double>>{{5, -0.02}, {30, -0.05}}}) {
+    SCOPED_TRACE(drops[0].first);
+    CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{});
+    const Decision d = RunLevels(chain, Levels(40, drops));
+    ASSERT_EQ(d.changes.size(), 2u);
+    const std::vector<double> post = chain.Posterior();
+    ASSERT_EQ(post.size(), 41u);
+    double sum = 0;
+    for (double p : post) {
+      EXPECT_GE(p, 0.0);
+      sum += p;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-9);
+    const int peak = static_cast<int>(std::max_element(post.begin() + 1, post.end()) - post.begin());
+    EXPECT_TRUE(peak == d.changes[0].position || peak == d.changes[1].position) << peak;
+    EXPECT_GE(post[peak], 0.9);
+    EXPECT_NEAR(chain.ProbabilityBad(peak) - chain.ProbabilityBad(peak - 1), post[peak], 1e-12);
+    const std::vector<int> range = chain.CredibleRange();
+    EXPECT_NE(std::find(range.begin(), range.end(), peak), range.end());
+  }
 }
 
 TEST(CulpritChain, AtMostMaxChangesAreSearchedFor) {

@@ -5,10 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -71,6 +75,27 @@ class RegistryLock {
   int fd_;
   fs::path path_;
 };
+
+// Which session a lock beside the database is for, from the KEY of its name DB.bisect-KEY.lock:
+// the session id (as Begin names it), 0 for a bisect whose session had not begun
+// ("pending-PID-XXXXXX", as Create names it, mkostemps's six letters and digits), or none
+// for any other name: a stray file of that shape is not a lock.
+std::optional<int64_t> SessionOfLock(std::string_view key) {
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (digits(key) && key.front() != '0' && key.size() < 19) return std::stoll(std::string(key));
+  constexpr std::string_view kPending = "pending-";
+  if (key.substr(0, kPending.size()) != kPending) return std::nullopt;
+  key.remove_prefix(kPending.size());
+  const std::size_t dash = key.find('-');
+  if (dash == std::string_view::npos || !digits(key.substr(0, dash))) return std::nullopt;
+  const std::string_view letters = key.substr(dash + 1);
+  const bool made = letters.size() == 6 && std::all_of(letters.begin(), letters.end(), [](char c) {
+                      return std::isalnum(static_cast<unsigned char>(c)) != 0;
+                    });
+  return made ? std::optional<int64_t>(0) : std::nullopt;
+}
 
 std::string ReadAll(int fd) {
   std::string text;
@@ -292,10 +317,9 @@ Result<std::vector<std::string>> RecoverDeadSessions(const fs::path& db, BisectR
     if (name.size() <= prefix.size() + 5 || name.compare(0, prefix.size(), prefix) != 0 ||
         name.compare(name.size() - 5, 5, ".lock") != 0)
       continue;
-    const std::string key = name.substr(prefix.size(), name.size() - prefix.size() - 5);
-    int64_t id = 0;
-    if (key.find_first_not_of("0123456789") == std::string::npos && key.size() < 19) id = std::stoll(key);
-    else if (key.rfind("pending-", 0) != 0) continue;
+    const std::optional<int64_t> session = SessionOfLock(name.substr(prefix.size(), name.size() - prefix.size() - 5));
+    if (!session) continue;  // not a name this file makes: never read, never removed
+    const int64_t id = *session;
     int fd = open(file.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) continue;
     if (FlockRetrying(fd, LOCK_EX | LOCK_NB) != 0) {  // its process is alive

@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -495,7 +497,8 @@ struct KilledBisect {
 // a folder outside its worktree root, a symbolic link under the root that points outside,
 // a real folder under the root the repository never registered, a path that leaves the
 // root through "..": each is left alone with a warning, and the bisect answers. Before, each
-// was removed recursively (a canary through the link too). Last, a lock naming "/".
+// was removed recursively (a canary through the link too). Files of a lock's shape whose
+// names the harness never makes are not locks: kept as they were. Last, a lock naming "/".
 TEST(BisectTrustE2E, AStrayLockDeletesNothing) {
   KilledBisect k;
   const fs::path db = k.dir / "h.db";
@@ -518,8 +521,21 @@ TEST(BisectTrustE2E, AStrayLockDeletesNothing) {
   };
   for (const auto& [name, worktree] : planted)
     WriteFile(k.dir / name, Json{{"pid", 1}, {"repo", k.repo}, {"worktree", worktree.string()}}.dump());
+  // Names of the lock's shape that are neither a session's nor a pending bisect's are not
+  // locks at all: not read, not warned about, not removed.
+  const std::string not_a_lock = Json{{"pid", 1}, {"repo", k.repo}, {"worktree", (k.dir / "outside" / "wt").string()}}.dump();
+  const std::vector<std::string> not_locks = {
+      "h.db.bisect-notes.lock",           "h.db.bisect-12x.lock",           "h.db.bisect--1.lock",
+      "h.db.bisect-0.lock",               "h.db.bisect-012.lock",           "h.db.bisect-1234567890123456789.lock",
+      "h.db.bisect-pending-.lock",        "h.db.bisect-pending-1.lock",     "h.db.bisect-pending-x-abcdef.lock",
+      "h.db.bisect-pending--abcdef.lock", "h.db.bisect-pending-1-abcde.lock", "h.db.bisect-pending-1-abcdefg.lock",
+      "h.db.bisect-pending-1-ab.def.lock", "h.db.bisect-pending-1-pending-2.lock", "h.db.bisect-xpending-1-abcdef.lock"};
+  for (const std::string& name : not_locks) WriteFile(k.dir / name, not_a_lock);
   auto r = k.Bisect(db.string());
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const std::string& name : not_locks) EXPECT_EQ(ReadFile(k.dir / name), not_a_lock) << name << ": " << r.err;
+  EXPECT_EQ(r.err.find("a bisect that had not begun its session"), r.err.rfind("a bisect that had not begun its session"))
+      << "one pending lock was planted: " << r.err;
   for (const auto& [name, worktree] : planted)
     EXPECT_NE(r.err.find("(worktree '" + worktree.string() + "')"), std::string::npos) << name << ": " << r.err;
   EXPECT_NE(r.err.find("warning:"), std::string::npos) << r.err;
@@ -565,6 +581,25 @@ TEST(BisectTrustE2E, ASessionThatCannotTakeItsLockStopsBeforeAnyStep) {
   EXPECT_TRUE(fs::exists(ran));
 }
 
+// A database whose name leaves no room for a pending lock's name (238 characters: its own
+// lock and session locks fit in NAME_MAX, "h...db.bisect-pending-PID-XXXXXX.lock" does not)
+// stops before any session or step with the file system's reason, exit 3.
+TEST(BisectTrustE2E, ALockThatCannotBeCreatedStopsBeforeAnySession) {
+  TempDir marks;
+  const fs::path ran = marks / "ran";
+  Steps s(4, [&](int i) { return fmt::format("echo {} >> '{}'\nexit {}\n", i, ran.string(), i >= 3 ? 1 : 0); });
+  s.db = (s.dir / ("h" + std::string(235, 'd') + ".db")).string();
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  auto r = s.Bisect();
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("cannot create the bisect lock: " + std::string(std::strerror(ENAMETOOLONG))), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(ran)) << "a step ran: " << ReadFile(ran);
+  EXPECT_FALSE(s.Session(1).id) << "no session begun";
+  EXPECT_EQ(testing_util::WorktreeCount(s.dir / "repo"), 1u);
+}
+
 // {worktree} in a command, anywhere in an argument, needs --repo (there is no worktree
 // without one), by hand and with --auto: exit 2 before anything runs or is written.
 TEST(BisectTrustE2E, AWorktreeInTheCommandWithoutARepoIsAUsageError) {
@@ -600,12 +635,47 @@ TEST(BisectTrustE2E, ALockCopiedFromAnotherDatabaseIsNotTrustedButARealLeftoverI
   EXPECT_NE(copied.err.find("warning: bisect session 1: its lock is not trusted"), std::string::npos) << copied.err;
   EXPECT_NE(copied.err.find("the session is culprit, not running"), std::string::npos) << copied.err;
   EXPECT_EQ(testing_util::WorktreeCount(k.dir / "repo"), 2u) << "a.db's worktree is not b.db's to remove";
+  // b.db's session 1 finished with a culprit: a lock left beside it does not reopen it.
+  EXPECT_EQ(copied.err.find("marked interrupted"), std::string::npos) << copied.err;
+  {
+    auto store = Store::OpenReadOnly(b.string());
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    auto session = (*store)->bisect_reader().BisectSession(1);
+    ASSERT_TRUE(session.ok()) << session.error().message;
+    EXPECT_EQ(session->status, "culprit");
+    EXPECT_EQ(session->result_json.find("interrupted"), std::string::npos) << session->result_json;
+  }
   // The real leftover, by its own database: cleaned as before.
   auto own = k.Bisect(a.string());
   EXPECT_EQ(own.exit_code, 0) << own.err;
   EXPECT_NE(own.err.find("bisect session 1: removed its worktree"), std::string::npos) << own.err;
   EXPECT_NE(own.err.find("bisect session 1: killed the command it left running"), std::string::npos) << own.err;
   EXPECT_EQ(testing_util::WorktreeCount(k.dir / "repo"), 1u);
+}
+
+// A bisect killed between two steps leaves a lock whose slot names its worktree and no
+// command (the last one ended, the next not begun): the worktree is removed, nothing is
+// killed, and the session is marked interrupted. Here the lock of a bisect killed during its
+// command is rewritten to that state (the window is too short to hit with a signal).
+TEST(BisectTrustE2E, ALockLeftBetweenTwoStepsRemovesItsWorktreeAndKillsNothing) {
+  KilledBisect k;
+  const fs::path db = k.dir / "h.db";
+  ASSERT_NO_FATAL_FAILURE(k.Kill(db.string()));
+  const fs::path lock = k.dir / "h.db.bisect-1.lock";
+  Json left = Json::parse(ReadFile(lock));
+  ASSERT_TRUE(left["slots"].is_array() && left["slots"].size() == 1u) << left.dump();
+  ASSERT_TRUE(left["slots"][0].contains("command")) << left.dump();
+  left["slots"][0].erase("command");
+  WriteFile(lock, left.dump());
+  auto r = k.Bisect(db.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.err.find("bisect session 1: removed its worktree"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("killed the command"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bisect session 1: its process is gone; marked interrupted"), std::string::npos) << r.err;
+  EXPECT_EQ(testing_util::WorktreeCount(k.dir / "repo"), 1u);
+  pid_t command = 0;
+  std::ifstream(k.dir / "pid") >> command;
+  EXPECT_EQ(kill(command, 0), 0) << "the command no lock named was left alone";
 }
 
 // --- One answer per nightly (bisect --auto) ---

@@ -54,15 +54,18 @@ EQUIVALENT_FORMAT = 1
 # renderers print what the report model decided; the CLI only parses flags; runners/refstack
 # is the simulated stack the tests use as their subject, not code under test.
 DECISION_FILES = {
-    "verdict": ["harness/stats/verdict.cc", "harness/compare/compare.cc"],
+    "verdict": ["harness/stats/verdict.cc", "harness/compare/compare.cc", "harness/results/metric_set.cc",
+                "harness/results/night_verdict.cc"],
     "pairing-identity": ["harness/bisect/regressions.cc", "harness/run/run_identity.cc",
                          "harness/store/identity_rule.cc"],
     "baseline": ["harness/store/baseline.cc"],
     # step_exit.cc and slurm_step.cc decide whether a step's end is evidence at all;
-    # step_pool.cc which steps run side by side (--jobs).
+    # step_pool.cc which steps run side by side (--jobs); culprit_chain.cc how many commits are
+    # blamed; session_lock.cc whether a session's rows may be ended or resumed.
     "bisect": ["harness/bisect/bisect_search.cc", "harness/bisect/bisector.cc",
                "harness/bisect/question_choice.cc", "harness/bisect/step_exit.cc",
-               "harness/bisect/slurm_step.cc", "harness/bisect/step_pool.cc"],
+               "harness/bisect/slurm_step.cc", "harness/bisect/step_pool.cc",
+               "harness/bisect/culprit_chain.cc", "harness/bisect/session_lock.cc"],
     "auto-bisect": ["harness/bisect/auto_bisect.cc"],
     "prune": ["harness/store/prune.cc", "harness/store/store_prune.cc"],
     "merge": ["harness/store/store_merge.cc"],
@@ -72,7 +75,8 @@ DECISION_FILES = {
                        "harness/stack/tensorcast_table.cc"],
     "report-model": ["reports/report_model.cc", "reports/trend_chart.cc"],
     "markdown": ["reports/report_markdown.cc"],
-    "server-launch": ["runners/openai/server_launch.cc"],
+    # openai_config.cc decides which endpoint and launch a run talks to.
+    "server-launch": ["runners/openai/server_launch.cc", "runners/openai/openai_config.cc"],
     "resolve-commit": ["harness/store/resolve_commit.cc"],
 }
 RULES = ("relational", "logical", "condition", "negation", "constant", "index", "end", "minmax", "jump", "enum",
