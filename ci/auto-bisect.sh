@@ -6,6 +6,7 @@
 #                            split on whitespace into argv (no shell, no quoting); {sha}, {worktree}, {db} filled per commit
 #   HARNESS_BISECT_MAX_RUNS  commands for the whole night (default 60)
 #   HARNESS_BISECT_CONFIRM   reruns of the bad commit before bisecting (default 1)
+#   HARNESS_BISECT_MAX_CULPRITS  culprits each bisection looks for, each with its own drop (1-3, default 1)
 # Usage: ci/auto-bisect.sh DB [JUNIT [TEXT]]: writes JUNIT (the nightly's JUnit with culprit
 # lines) and TEXT (what bisect said; default out/bisect.txt in the checkout). DB, JUNIT, TEXT
 # and HARNESS_STACK_REPO are relative to the caller's folder. Exits 0 when not configured,
@@ -32,7 +33,7 @@ read -ra command <<< "$HARNESS_BISECT_COMMAND"
 # The command runs in each commit's worktree: a relative program path is made absolute here.
 if [[ "${command[0]}" == */* && "${command[0]}" != /* ]]; then command[0]="$PWD/${command[0]}"; fi
 args=(--db "$db" --repo "$HARNESS_STACK_REPO" --max-runs "${HARNESS_BISECT_MAX_RUNS:-60}"
-      --confirm "${HARNESS_BISECT_CONFIRM:-1}")
+      --confirm "${HARNESS_BISECT_CONFIRM:-1}" --max-culprits "${HARNESS_BISECT_MAX_CULPRITS:-1}")
 if [[ -n "$junit" ]]; then args+=(--junit "$junit"); fi
 mkdir -p "$(dirname "$text")"
 build/bin/harness bisect --auto "${args[@]}" -- "${command[@]}" | tee "$text"

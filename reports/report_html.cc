@@ -193,6 +193,18 @@ class Html {
     const std::string url = CommitUrl(o_.commit_url, sha);
     return url.empty() ? text : fmt::format(R"(<a href="{}" title="{}">{}</a>)", E(url), E(sha), text);
   }
+  // A session's several culprits, each with its own drop and posterior, in first-parent order
+  // ("" for fewer than two: the culprit line says it all). Styled as a culprit line, so the
+  // stylesheet of a one-culprit report stays as it was.
+  std::string CulpritList(const std::vector<BisectChange>& culprits) const {
+    if (culprits.size() < 2) return "";
+    std::string out = fmt::format(R"(<p class="culprit">{} culprits in the range, in first-parent order:</p><ol class="culprit culprits">)",
+                                  culprits.size());
+    for (const auto& c : culprits)
+      out += fmt::format("<li>{} {} · moved {:+.4f} ({:+.2f} pp) · posterior {:.3f}</li>", Sha(c.sha), E(c.subject), c.size,
+                         100 * c.size, c.confidence);
+    return out + "</ol>";
+  }
   std::string CommitCell(std::size_t i) const {
     const auto& c = m_.commits[i];
     return Sha(c.sha) + " " + E(c.subject);
@@ -242,6 +254,7 @@ class Html {
                           R"(<a href="#bisect-{}">bisect session {}</a>{}</p>)",
                           Sha(n.culprit), E(n.subject), n.confidence, n.runs, n.session, n.session,
                           n.timing ? " · " + E(TimingWords(*n.timing)) : "");
+      out_ += CulpritList(n.culprits);
       return;
     }
     out_ += fmt::format(R"(<p class="culprit {}">{}</p>)", n.verdict == "not-confirmed" ? "flaky" : "open",
@@ -529,6 +542,7 @@ class Html {
           b.id, b.id, E(b.target), Sha(b.good), Sha(b.bad), E(b.started_at), E(b.finished_at), E(b.status),
           b.culprit.empty() ? std::string() : ", culprit " + Sha(b.culprit), b.confidence, b.runs,
           SessionTiming(b) ? "; " + E(TimingWords(*SessionTiming(b))) : "");
+      if (auto c = m_.session_culprits.find(b.id); c != m_.session_culprits.end()) out_ += CulpritList(c->second);
       out_ += fmt::format("<details><summary>{} steps</summary><table><thead><tr><th>step</th><th>commit</th><th>source</th>"
                           "<th>run</th><th>exit</th><th>evidence</th><th>decision</th></tr></thead><tbody>",
                           b.steps.size());

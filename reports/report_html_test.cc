@@ -31,5 +31,27 @@ TEST(ReportHtml, ASuiteCardCarriesEveryStatusOfItsCases) {
   EXPECT_NE(html.find(R"(class="card pass" data-suite="gmm" data-status="pass")"), std::string::npos);
 }
 
+// A failure's culprit note from a session that named several culprits: the list under it,
+// in order, each with its drop and confidence, its subject escaped.
+TEST(ReportHtml, AFailuresCulpritNoteListsEveryCulpritOfItsSession) {
+  ReportModel m;
+  m.commits = {{"aaaa000000000000000000000000000000000001", "start", 1},
+               {"bbbb000000000000000000000000000000000002", "two", 2}};
+  m.runs = 1;
+  FailureEntry f{"gsm8k/acc_0", CaseStatus::kFail, 1, "", "host", 1, 1, "dropped"};
+  CulpritNote n{"culprit", m.commits[0].sha, "first", 0.99, 6, 4, {}, std::nullopt, {}};
+  n.culprits = {{m.commits[0].sha, "<script>x</script> | `y`", 0.99, -0.006}, {m.commits[1].sha, "two", 0.97, -0.008}};
+  f.culprit = n;
+  m.failures = {f};
+  const std::string html = ReportHtml(m, {});
+  EXPECT_NE(html.find(R"(<p class="culprit">2 culprits in the range, in first-parent order:</p><ol class="culprit culprits">)"
+                      "<li><code>aaaa00000000</code> &lt;script&gt;x&lt;/script&gt; | `y` · moved -0.0060 (-0.60 pp) · "
+                      "posterior 0.990</li><li><code>bbbb00000000</code> two · moved -0.0080 (-0.80 pp) · posterior "
+                      "0.970</li></ol>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("<script>x"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace harness::reports

@@ -20,16 +20,20 @@ Json TimingJson(const std::optional<BisectTiming>& timing) {
   return t;
 }
 
+// A session that named several culprits adds "culprits", each with its own drop, in
+// bisect's own shape (ChangesJson); a one-culprit note reads as it always did.
 Json CulpritJson(const CulpritNote& n) {
-  return Json{{"verdict", n.verdict},
-              {"culprit", n.culprit.empty() ? Json(nullptr) : Json(n.culprit)},
-              {"subject", n.subject},
-              {"confidence", n.confidence},
-              {"runs", n.runs},
-              {"session", n.session ? Json(n.session) : Json(nullptr)},
-              {"range", n.range},
-              {"time", TimingJson(n.timing)},
-              {"text", CulpritWords(n)}};
+  Json j{{"verdict", n.verdict},
+         {"culprit", n.culprit.empty() ? Json(nullptr) : Json(n.culprit)},
+         {"subject", n.subject},
+         {"confidence", n.confidence},
+         {"runs", n.runs},
+         {"session", n.session ? Json(n.session) : Json(nullptr)},
+         {"range", n.range},
+         {"time", TimingJson(n.timing)},
+         {"text", CulpritWords(n)}};
+  if (n.culprits.size() > 1) j["culprits"] = ChangesJson(n.culprits);
+  return j;
 }
 
 Json Changes(const std::vector<OpRowChange>& rows) {
@@ -202,10 +206,12 @@ Json BisectJson(const ReportModel& m) {
                        {"exit_code", s.exit_code ? Json(*s.exit_code) : Json(nullptr)},
                        {"evidence", ParseJsonOrDiscarded(s.evidence_json)},
                        {"decision", ParseJsonOrDiscarded(s.decision_json)}});
-    bisect.push_back({{"session", b.id}, {"good", b.good}, {"bad", b.bad}, {"target", b.target}, {"status", b.status},
-                      {"culprit", b.culprit}, {"confidence", b.confidence}, {"runs", b.runs},
-                      {"started_at", b.started_at}, {"finished_at", b.finished_at}, {"steps", steps},
-                      {"time", TimingJson(SessionTiming(b))}});
+    Json session{{"session", b.id}, {"good", b.good}, {"bad", b.bad}, {"target", b.target}, {"status", b.status},
+                 {"culprit", b.culprit}, {"confidence", b.confidence}, {"runs", b.runs},
+                 {"started_at", b.started_at}, {"finished_at", b.finished_at}, {"steps", steps},
+                 {"time", TimingJson(SessionTiming(b))}};
+    if (auto c = m.session_culprits.find(b.id); c != m.session_culprits.end()) session["culprits"] = ChangesJson(c->second);
+    bisect.push_back(std::move(session));
   }
   return bisect;
 }

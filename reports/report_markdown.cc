@@ -76,7 +76,7 @@ class Writer {
       const char* kind = c.kind == "new-failure" ? "new failure" : c.kind == "fixed" ? "fixed" : "paired regression";
       out_ += fmt::format("- **{}** {} {} at {}: {}\n", kind, Label(c.status), MarkdownEscape(c.case_id),
                           Sha(m_.commits[c.commit].sha), Snippet(c.finding));
-      out_ += "  - " + (c.culprit ? "bisect --auto: " + CulpritLine(*c.culprit) : "no culprit: " + MarkdownEscape(c.no_culprit)) +
+      out_ += "  - " + (c.culprit ? "bisect --auto: " + CulpritLine(*c.culprit, "    ") : "no culprit: " + MarkdownEscape(c.no_culprit)) +
               "\n";
     }
     More(shown, m_.changes.size(), "changes");
@@ -112,7 +112,7 @@ class Writer {
         out_ += fmt::format("- **{}** {} at {}{}: {}\n", Label(f.status), MarkdownEscape(f.case_id), Sha(m_.commits[f.commit].sha),
                             since ? ", failing since " + Sha(m_.commits[f.failing_since].sha) : std::string(),
                             Snippet(f.message));
-        if (f.culprit) out_ += "  - bisect --auto: " + CulpritLine(*f.culprit) + "\n";
+        if (f.culprit) out_ += "  - bisect --auto: " + CulpritLine(*f.culprit, "    ") + "\n";
       }
       More(shown, entries.size(), "failures");
       out_ += "\n";
@@ -126,10 +126,25 @@ class Writer {
                           m_.failures_listed.size());
   }
 
-  // The culprit linked (with --commit-url), else the words every rendering shows.
-  std::string CulpritLine(const CulpritNote& n) const {
+  // The culprit linked (with --commit-url), else the words every rendering shows; a session
+  // that named several lists them below, as items indented by indent.
+  std::string CulpritLine(const CulpritNote& n, const std::string& indent) const {
     if (n.verdict != "culprit") return MarkdownEscape(CulpritWords(n));
-    return fmt::format("culprit {} {} {}", Sha(n.culprit), MarkdownEscape(n.subject), CulpritEvidence(n));
+    return fmt::format("culprit {} {} {}", Sha(n.culprit), MarkdownEscape(n.subject), CulpritEvidence(n)) +
+           CulpritList(n.culprits, indent);
+  }
+
+  // "\n  1. `abc123def456` subject: moved -0.0060 (-0.60 pp), posterior 0.990" per culprit,
+  // for two or more; each sha linked like every other.
+  std::string CulpritList(const std::vector<BisectChange>& culprits, const std::string& indent) const {
+    if (culprits.size() < 2) return "";
+    std::string out;
+    for (std::size_t i = 0; i < culprits.size(); ++i) {
+      const BisectChange& c = culprits[i];
+      out += fmt::format("\n{}{}. {} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", indent, i + 1, Sha(c.sha),
+                         MarkdownEscape(c.subject), c.size, 100 * c.size, c.confidence);
+    }
+    return out;
   }
 
   // Sessions that bisected into the window (their bad commit is in it), newest first.
@@ -150,8 +165,10 @@ class Writer {
         out_ += fmt::format("{} between {} and {}", MarkdownEscape(b.status), Sha(b.good), Sha(b.bad));
       }
       const auto timing = SessionTiming(b);
-      out_ += fmt::format(" (confidence {:.3f}, {} runs, session {}{})\n", b.confidence, b.runs, b.id,
+      out_ += fmt::format(" (confidence {:.3f}, {} runs, session {}{})", b.confidence, b.runs, b.id,
                           timing ? "; " + MarkdownEscape(TimingWords(*timing)) : "");
+      if (auto c = m_.session_culprits.find(b.id); c != m_.session_culprits.end()) out_ += CulpritList(c->second, "  ");
+      out_ += "\n";
     }
     More(n, shown.size(), "sessions");
     out_ += "\n";

@@ -137,6 +137,21 @@ TEST(ReportMarkdown, SummarisesEverySectionEscaped) {
 }
 
 // Each kind of change is named as what it is, in the order the model gives.
+// A culprit note whose session named several: each an item under the culprit's line, in
+// order, with its drop; a subject's newline, pipe and backtick stay inside its item.
+TEST(ReportMarkdown, SeveralCulpritsAreItemsOfTheCulpritLine) {
+  ReportModel m = Model();
+  CulpritNote n{"culprit", m.commits[1].sha, "break", 0.99, 6, 5, {}, std::nullopt, {}};
+  n.culprits = {{m.commits[0].sha, "one\n| x | `y`", 0.99, -0.006}, {m.commits[1].sha, "two", 0.97, -0.008}};
+  m.changes[0].culprit = n;
+  const std::string md = ReportMarkdown(m, {});
+  EXPECT_NE(md.find("  - bisect --auto: culprit `bbbb00000000` break (confidence 0.990, 6 runs, bisect session 5)\n"
+                    "    1. `aaaa00000000` one \\| x \\| \\`y\\`: moved -0.0060 (-0.60 pp), posterior 0.990\n"
+                    "    2. `bbbb00000000` two: moved -0.0080 (-0.80 pp), posterior 0.970\n"),
+            std::string::npos)
+      << md;
+}
+
 TEST(ReportMarkdown, EachKindOfChangeIsNamed) {
   ReportModel m = Model();
   ChangeEntry regressed = m.changes[0];

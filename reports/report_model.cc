@@ -592,22 +592,51 @@ class Builder {
     for (int64_t id : *ids) {
       auto s = store_.bisect_reader().BisectSession(id);
       if (!s) return s.error();
-      if (s->status == "culprit" && commit_index.count(s->culprit)) {
-        // The cases the session bisected, from its header; one that names none (or does not
-        // read) marks every trend.
-        std::set<std::string> cases;
-        auto header = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(s->args_json), fmt::format("bisect session {}", id));
-        if (header && header->target) cases.insert(header->target->cases.begin(), header->target->cases.end());
-        culprit_points_.push_back({commit_index[s->culprit], s->id, cases});
-        for (auto& t : model_.trends)
-          if (cases.empty() || cases.count(t.case_id))
-            t.culprits.push_back({commit_index[s->culprit], s->id,
-                                  fmt::format("bisect session {}: culprit of {} (confidence {:.3f})", s->id, s->target,
-                                              s->confidence)});
+      if (s->status == "culprit") {
+        SessionCulprits(*s);
+        MarkCulprits(*s, commit_index);
       }
       model_.bisect.push_back(std::move(*s));
     }
     return OkStatus();
+  }
+
+  // Each culprit of a culprit session in the window is a change point of the cases it bisected
+  // and a marker on their trends; the cases come from its header, and one that names none (or
+  // does not read) marks every trend. A session that named several marks each with its drop.
+  void MarkCulprits(const BisectSessionRow& s, std::map<std::string, std::size_t>& commit_index) {
+    std::set<std::string> cases;
+    auto header = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(s.args_json), fmt::format("bisect session {}", s.id));
+    if (header && header->target) cases.insert(header->target->cases.begin(), header->target->cases.end());
+    const auto several = model_.session_culprits.find(s.id);
+    const std::vector<BisectChange> culprits = several != model_.session_culprits.end()
+                                                   ? several->second
+                                                   : std::vector<BisectChange>{{s.culprit, "", s.confidence, 0}};
+    for (std::size_t i = 0; i < culprits.size(); ++i) {
+      const BisectChange& c = culprits[i];
+      if (!commit_index.count(c.sha)) continue;
+      const std::string text =
+          culprits.size() == 1
+              ? fmt::format("bisect session {}: culprit of {} (confidence {:.3f})", s.id, s.target, s.confidence)
+              : fmt::format("bisect session {}: culprit {} of {} of {} (moved {:+.2f} pp, confidence {:.3f})", s.id,
+                            i + 1, culprits.size(), s.target, 100 * c.size, c.confidence);
+      culprit_points_.push_back({commit_index[c.sha], s.id, cases});
+      for (auto& t : model_.trends)
+        if (cases.empty() || cases.count(t.case_id)) t.culprits.push_back({commit_index[c.sha], s.id, text});
+    }
+  }
+
+  // The session's culprits when it named several; a malformed list is a warning, and the
+  // session shows the first culprit its row names.
+  void SessionCulprits(const BisectSessionRow& s) {
+    auto culprits = ChangesFromJson(ParseJsonOrDiscarded(s.result_json), fmt::format("bisect session {}", s.id));
+    if (!culprits) {
+      model_.warnings.push_back(culprits.error().message + ": the report shows its first culprit only");
+      return;
+    }
+    if (culprits->size() < 2) return;
+    for (auto& c : *culprits) c.subject = CutSubject(c.subject);
+    model_.session_culprits[s.id] = std::move(culprits).value();
   }
 
   // The regressions bisect --auto stored for the latest runs shown (the summary counts
@@ -728,6 +757,7 @@ class Builder {
           for (const auto& sha : result["range"])
             if (sha.is_string()) n.range.push_back(sha.get<std::string>());
         n.timing = BisectTimingOf(result);
+        if (auto c = model_.session_culprits.find(s.id); c != model_.session_culprits.end()) n.culprits = c->second;
       }
     return n;
   }
@@ -761,8 +791,25 @@ std::optional<BisectTiming> SessionTiming(const BisectSessionRow& s) {
   return BisectTimingOf(ParseJsonOrDiscarded(s.result_json));
 }
 
+std::string CulpritChangeWords(const BisectChange& c) {
+  return fmt::format("{} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", ShortSha(c.sha), c.subject, c.size, 100 * c.size,
+                     c.confidence);
+}
+
+std::string CulpritListWords(const std::vector<BisectChange>& culprits) {
+  if (culprits.size() < 2) return "";
+  std::string out;
+  for (std::size_t i = 0; i < culprits.size(); ++i)
+    out += fmt::format("{}{}. {}", i ? "; " : "", i + 1, CulpritChangeWords(culprits[i]));
+  return out;
+}
+
 std::string CulpritWords(const CulpritNote& n) {
-  if (n.verdict == "culprit") return fmt::format("culprit {} {} {}", ShortSha(n.culprit), n.subject, CulpritEvidence(n));
+  if (n.verdict == "culprit")
+    return fmt::format("culprit {} {} {}{}", ShortSha(n.culprit), n.subject, CulpritEvidence(n),
+                       n.culprits.size() < 2
+                           ? ""
+                           : fmt::format("; {} culprits in the range: {}", n.culprits.size(), CulpritListWords(n.culprits)));
   if (n.verdict == "not-confirmed")
     return "not confirmed (flaky): a rerun of the bad commit did not show the regression; not bisected";
   if (n.verdict == "untestable")

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "harness/results/night_verdict.h"
 #include "harness/results/results.h"
 #include "harness/stats/false_verdict.h"
+#include "harness/store/bisect_changes.h"
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/nightly_shards.h"
 #include "harness/store/store.h"
@@ -86,10 +88,20 @@ struct CulpritNote {
   int64_t session = 0;              // its bisect session; 0: not bisected
   std::vector<std::string> range;   // with verdict ambiguous: the commits the culprit is among
   std::optional<BisectTiming> timing;  // its session's time (since the nightly ended); none: untimed
+  // With verdict culprit, when its session named several (bisect --max-culprits): each with
+  // its own drop and confidence, in first-parent order. Empty for one: culprit says it all.
+  std::vector<BisectChange> culprits;
 };
 
+// "1. abc123def456 subject: moved -0.0060 (-0.60 pp), posterior 0.990; 2. ...": a session's
+// several culprits in the words the text renderings show; "" for fewer than two.
+std::string CulpritListWords(const std::vector<BisectChange>& culprits);
+// One of them, without its number: "abc123def456 subject: moved -0.0060 (-0.60 pp), posterior 0.990".
+std::string CulpritChangeWords(const BisectChange& culprit);
+
 // "culprit abc123def456 subject (confidence 0.990, 6 runs, bisect session 3)", "not confirmed
-// (flaky): ...", "bisect ambiguous: ...": the words every rendering shows.
+// (flaky): ...", "bisect ambiguous: ...": the words every rendering shows; a session that named
+// several culprits adds "; 2 culprits in the range: " and CulpritListWords.
 std::string CulpritWords(const CulpritNote& note);
 // A culprit's "(confidence ..., N runs, bisect session S; answered ... after the nightly
 // ended; the bisect took ..., N steps in R rounds)", for renderings that write the
@@ -223,6 +235,12 @@ struct ReportModel {
   std::vector<FlakyEntry> flaky;      // most likely false verdict first
   std::vector<FlipSet> flips;
   std::vector<BisectSessionRow> bisect;
+  // By bisect session id, the sessions of bisect that named several culprits: every one,
+  // subjects cut at kMaxSubjectBytes. A one-culprit session is not here (its row says it).
+  std::map<int64_t, std::vector<BisectChange>> session_culprits;
+  // What the store held that could not be read (a session's malformed list of culprits: that
+  // session shows its first culprit only). harness report prints them to stderr.
+  std::vector<std::string> warnings;
   // The regressions bisect --auto found in the window's latest runs: "N regressions, K with
   // a culprit".
   std::vector<RegressionEntry> regressions;

@@ -392,6 +392,26 @@ TEST(ReportCulprit, EachVerdictInWords) {
             "unconfirmed: the rerun of the bad commit could not test it (bisect --auto says why); not bisected");
 }
 
+// A session that named several culprits: the words list each with its own drop and
+// posterior, in order; one culprit reads as it always did.
+TEST(ReportCulprit, SeveralCulpritsEachWithItsOwnDrop) {
+  CulpritNote n;
+  n.verdict = "culprit";
+  n.culprit = fmt::format("{:040x}", 0xabc1);
+  n.subject = "first";
+  n.confidence = 0.99;
+  n.runs = 9;
+  n.session = 3;
+  const std::string one = CulpritWords(n);
+  EXPECT_EQ(one, "culprit 000000000000 first (confidence 0.990, 9 runs, bisect session 3)");
+  n.culprits = {{n.culprit, "first", 0.99, -0.006}};
+  EXPECT_EQ(CulpritWords(n), one) << "one culprit: no list";
+  n.culprits.push_back({fmt::format("{:040x}", 0xabc2) + "", "second", 0.985, -0.008});
+  n.culprits[1].sha[0] = 'f';
+  EXPECT_EQ(CulpritWords(n), one + "; 2 culprits in the range: 1. 000000000000 first: moved -0.0060 (-0.60 pp), "
+                                   "posterior 0.990; 2. f00000000000 second: moved -0.0080 (-0.80 pp), posterior 0.985");
+}
+
 TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) {
   auto m = BuildReport(*store_, {});
   ASSERT_TRUE(m.ok());

@@ -142,6 +142,11 @@ std::string BisectText(const ReportModel& m) {
     out += fmt::format("  {}: {} {}..{} -> {}{} (confidence {:.3f}, {} steps{})\n", b.id, b.target, ShortSha(b.good),
                        ShortSha(b.bad), b.status, b.culprit.empty() ? "" : " " + ShortSha(b.culprit), b.confidence,
                        b.steps.size(), timing ? "; " + TimingWords(*timing) : "");
+    if (auto c = m.session_culprits.find(b.id); c != m.session_culprits.end()) {
+      out += fmt::format("    {} culprits in the range, in first-parent order:\n", c->second.size());
+      for (std::size_t i = 0; i < c->second.size(); ++i)
+        out += fmt::format("      {}. {}\n", i + 1, CulpritChangeWords(c->second[i]));
+    }
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #include "harness/bisect/slurm_step.h"
 #include "harness/bisect/step_exit.h"
 #include "harness/bisect/worktree_command.h"
+#include "harness/store/bisect_changes.h"
 #include "harness/util/file_lock.h"
 #include "harness/util/git.h"
 #include "harness/util/input_file.h"
@@ -36,6 +37,7 @@ Status CheckRequest(const AutoBisectRequest& r) {
   if (auto c = CheckNumberIn(r.max_runs, kMaxRunsRange, "--max-runs"); !c) return c.error();
   if (auto c = CheckNumberIn(r.confirm, kConfirmRange, "--confirm"); !c) return c.error();
   if (auto c = CheckNumberIn(r.jobs, kJobsRange, "--jobs"); !c) return c.error();
+  if (auto c = CheckNumberIn(r.max_culprits, kMaxCulpritsRange, "--max-culprits"); !c) return c.error();
   if (auto c = CheckNumberIn(r.confidence, kConfidenceRange, "--confidence"); !c) return c.error();
   if (r.command_timeout_s && !(*r.command_timeout_s > 0 && *r.command_timeout_s <= kMaxTimeoutS))
     return UsageError(fmt::format("--timeout {}: expected seconds in (0, {}]", *r.command_timeout_s, kMaxTimeoutS));
@@ -179,6 +181,7 @@ BisectRequest BisectRequestFor(const AutoBisectRequest& r, const RegressionTarge
   b.command = r.command;
   b.full_evals = r.full_evals;
   b.jobs = r.jobs;
+  b.max_culprits = r.max_culprits;
   b.command_timeout_s = r.command_timeout_s;
   b.step_start_timeout_s = r.step_start_timeout_s;
   b.observer = r.observer;
@@ -215,26 +218,10 @@ std::vector<std::string> StringsOf(const Json& j, const char* key) {
   return out;
 }
 
-// The culprits a stored session found (its result's "changes"; none in a session stored
-// before sessions named several): a malformed entry is left out, not guessed at.
-std::vector<BisectChange> StoredChanges(const Json& result) {
-  std::vector<BisectChange> out;
-  if (!result.is_object() || !result.contains("changes") || !result["changes"].is_array()) return out;
-  for (const Json& c : result["changes"]) {
-    if (!c.is_object() || !c.contains("commit") || !c["commit"].is_string()) continue;
-    BisectChange change;
-    change.sha = c["commit"].get<std::string>();
-    if (c.contains("subject") && c["subject"].is_string()) change.subject = c["subject"].get<std::string>();
-    if (c.contains("confidence") && c["confidence"].is_number()) change.confidence = c["confidence"].get<double>();
-    if (c.contains("size") && c["size"].is_number()) change.size = c["size"].get<double>();
-    out.push_back(std::move(change));
-  }
-  return out;
-}
-
 // A stored session as the outcome its bisect reported (without its steps); none when it did
-// not finish.
-Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t id, const std::filesystem::path& repo) {
+// not finish. A malformed list of its culprits is a warning: it names its first culprit only.
+Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t id, const std::filesystem::path& repo,
+                                                   std::vector<std::string>& warnings) {
   auto s = store.BisectSession(id);
   if (!s) return s.error();
   auto status = StoredStatus(*s);
@@ -253,7 +240,10 @@ Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t 
   o.skipped = StringsOf(result, "skipped");
   if (result.is_object() && result.contains("reason") && result["reason"].is_string()) o.reason = result["reason"];
   o.timing = BisectTimingOf(result);
-  o.changes = StoredChanges(result);
+  if (auto changes = ChangesFromJson(result, fmt::format("bisect session {}", id)))
+    o.changes = std::move(changes).value();
+  else
+    warnings.push_back(changes.error().message + ": its culprits beyond the first are not shown");
   if (!o.culprit.empty() && !repo.empty())
     if (auto c = ReadCommit(repo, o.culprit)) o.subject = c->subject;
   return std::optional<BisectOutcome>(std::move(o));
@@ -263,7 +253,8 @@ Result<std::optional<BisectOutcome>> StoredOutcome(BisectRecord& store, int64_t 
 // part-way (a confirmed regression without a finished bisect).
 Result<std::optional<AutoRegression>> StoredRegression(const AutoBisectRequest& r, BisectRecord& store,
                                                        const RegressionRow& row,
-                                                       const std::vector<RegressionTarget>& targets) {
+                                                       const std::vector<RegressionTarget>& targets,
+                                                       std::vector<std::string>& warnings) {
   auto kind = StoredKind(row);
   if (!kind) return kind.error();
   auto confirmation = StoredConfirmation(row);
@@ -287,7 +278,7 @@ Result<std::optional<AutoRegression>> StoredRegression(const AutoBisectRequest& 
     if (*confirmation == Confirmation::kConfirmed) return std::optional<AutoRegression>();
     return std::optional<AutoRegression>(std::move(g));
   }
-  auto outcome = StoredOutcome(store, *row.session_id, r.repo);
+  auto outcome = StoredOutcome(store, *row.session_id, r.repo, warnings);
   if (!outcome) return outcome.error();
   if (!*outcome) return std::optional<AutoRegression>();
   g.bisect = std::move(**outcome);
@@ -310,7 +301,7 @@ Result<std::optional<AutoBisectOutcome>> StoredAnswer(const AutoBisectRequest& r
   out.stored = true;
   for (const auto& row : *rows) {
     if (row.run_id != pair.current.first().id) continue;
-    auto g = StoredRegression(r, store.bisect_record(), row, *targets);
+    auto g = StoredRegression(r, store.bisect_record(), row, *targets, out.warnings);
     if (!g) return g.error();
     if (!*g) return Answer();
     out.runs_total += (*g)->bisect ? (*g)->bisect->runs : 0;

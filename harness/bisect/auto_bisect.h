@@ -33,6 +33,7 @@ struct AutoBisectRequest {
   std::optional<double> step_start_timeout_s;
   bool full_evals = false;                // BisectRequest::full_evals
   int jobs = 1;                           // BisectRequest::jobs: steps at once in each bisection
+  int max_culprits = 1;                   // BisectRequest::max_culprits: culprits each bisection looks for
   // The nightly's stored answer (a bisect --auto that answered it before) is reported as it
   // stands unless again: then it is replaced by a new one.
   bool again = false;
@@ -63,6 +64,8 @@ struct AutoBisectOutcome {
   std::vector<AutoRegression> regressions;
   int runs_total = 0;
   bool stored = false;                    // the answer an earlier bisect --auto stored; nothing ran now
+  // What could not be read back of a stored answer (a malformed list of culprits): for stderr.
+  std::vector<std::string> warnings;
 };
 
 // Exit-2 errors for bad input, exit-3 for a command that failed in a way that is no answer;

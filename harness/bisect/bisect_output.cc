@@ -55,14 +55,6 @@ std::string PriorsWords(const BisectOutcome& o) {
 
 }  // namespace
 
-Json ChangesJson(const std::vector<BisectChange>& changes) {
-  Json out = Json::array();
-  for (const auto& c : changes)
-    out.push_back({{"commit", c.sha}, {"subject", c.subject}, {"confidence", c.confidence}, {"size", c.size},
-                   {"size_pp", 100 * c.size}});
-  return out;
-}
-
 std::string ChangesText(const std::vector<BisectChange>& changes, const std::string& indent) {
   if (changes.size() < 2) return "";
   std::string out = fmt::format("{}{} culprits in the range, in first-parent order:\n", indent, changes.size());

@@ -5,14 +5,14 @@
 
 #include "harness/bisect/auto_bisect.h"
 #include "harness/bisect/bisector.h"
+#include "harness/store/bisect_changes.h"
 #include "harness/util/json_file.h"
 
 namespace harness::bisect {
 
 Json BisectOutcomeJson(const BisectOutcome& o);
-// Every culprit a session found, in first-parent order: [{commit, subject, confidence, size
-// (level after minus level before, metric units), size_pp (x 100)}].
-Json ChangesJson(const std::vector<BisectChange>& changes);
+// Every culprit a session found: ChangesJson and its reader ChangesFromJson are in
+// harness/store/bisect_changes.h, where the report reads them too.
 // The text lines listing them ("" for fewer than two: the CULPRIT line says it all).
 std::string ChangesText(const std::vector<BisectChange>& changes, const std::string& indent);
 std::string BisectOutcomeText(const BisectOutcome& o);

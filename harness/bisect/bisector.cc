@@ -317,6 +317,7 @@ class Session {
     out_.watch = std::move(*watch);
     const BisectSessionHeader header{.good = commits_.front().sha, .bad = commits_.back().sha, .metric = r_.metric,
                                      .cases = r_.cases, .repo = r_.repo.string(), .max_runs = r_.max_runs,
+                                     .max_culprits = r_.max_culprits,
                                      .confidence = r_.confidence, .flake_rate = r_.flake_rate,
                                      .noise_sigma = r_.noise_sigma, .command = r_.command,
                                      .command_timeout_s = r_.command_timeout_s, .full_evals = r_.full_evals,
@@ -1062,13 +1063,16 @@ Status RequestFromLog(const JsonObject& o, BisectRequest& r) {
   // A hand-edited log is input like a flag: the flags' ranges (bisect_ranges.h).
   const std::pair<const char*, std::optional<double>> numbers[] = {
       {"max_runs", header->max_runs ? std::optional<double>(static_cast<double>(*header->max_runs)) : std::nullopt},
+      {"max_culprits",
+       header->max_culprits ? std::optional<double>(static_cast<double>(*header->max_culprits)) : std::nullopt},
       {"confidence", header->confidence}, {"flake_rate", header->flake_rate}, {"noise_sigma", header->noise_sigma}};
-  const NumberRange ranges[] = {kMaxRunsRange, kConfidenceRange, kFlakeRateRange, kNoiseSigmaRange};
+  const NumberRange ranges[] = {kMaxRunsRange, kMaxCulpritsRange, kConfidenceRange, kFlakeRateRange, kNoiseSigmaRange};
   for (std::size_t i = 0; i < std::size(numbers); ++i)
     if (numbers[i].second)
       if (auto checked = CheckNumberIn(*numbers[i].second, ranges[i], ""); !checked)
         return o.FieldError(numbers[i].first, checked.error().message);
   r.max_runs = static_cast<int>(header->max_runs.value_or(BisectDefaults::kMaxRuns));
+  r.max_culprits = static_cast<int>(header->max_culprits.value_or(1));
   r.confidence = header->confidence.value_or(BisectDefaults::kConfidence);
   r.flake_rate = header->flake_rate.value_or(BisectDefaults::kFlakeRate);
   r.noise_sigma = header->noise_sigma;

@@ -11,6 +11,7 @@
 
 #include "harness/bisect/bisect_progress.h"
 #include "harness/bisect/bisect_search.h"
+#include "harness/store/bisect_changes.h"  // BisectChange: one culprit of several
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
@@ -70,13 +71,6 @@ struct BisectStep {
   StepEvidence evidence;
   double probability_bad = 0;             // P(this commit is bad) after the step
   std::string verdict;                    // good | bad | unknown | skip (at the time)
-};
-
-// One culprit of several in the range (CulpritChain, culprit_chain.h).
-struct BisectChange {
-  std::string sha, subject;
-  double confidence = 0;
-  double size = 0;                        // level after minus level before, in the metric's units
 };
 
 struct BisectOutcome {

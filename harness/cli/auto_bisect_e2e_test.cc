@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/git.h"
 #include "harness/util/json_file.h"
@@ -353,6 +354,43 @@ TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
   Json j = testing_util::StdoutJson(r);
   ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
   EXPECT_EQ(j["regressions"][0]["culprit"], h.shas[1]) << r.out;
+}
+
+// --max-culprits reaches each bisection bisect --auto starts: its session's log names it (so
+// a replay searches for as many), out of range it is exit 2. A stored answer whose list of
+// culprits is malformed is still the answer: a warning on stderr says what could not be read.
+TEST(AutoBisectE2E, MaxCulpritsReachesEachBisectionAndAMalformedStoredListIsAWarning) {
+  StackHistory h(8, 5, "graph-topo-disorder");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(8).exit_code, 1);
+  auto wide = h.Auto({"--max-culprits", "4"});
+  EXPECT_EQ(wide.exit_code, 2) << wide.err;
+  EXPECT_NE(wide.err.find("--max-culprits"), std::string::npos) << wide.err;
+  auto r = h.Auto({"--max-culprits", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = testing_util::StdoutJson(r);
+  ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
+  EXPECT_EQ(j["regressions"][0]["culprit"], h.shas[4]) << r.out;
+  const std::string session = std::to_string(j["regressions"][0]["session"].get<int64_t>());
+  auto log = RunHarness({"bisect", "log", session, "--db", h.db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const std::string header = log.out.substr(0, log.out.find('\n'));
+  EXPECT_NE(header.find("\"max_culprits\":2"), std::string::npos) << header;
+
+  testing_util::ExecSql(h.db, "UPDATE bisect_sessions SET result_json = json_set(result_json, '$.changes', "
+                              "json('[{\"commit\": 5}]')) WHERE id = " + session);
+  auto stored = h.Auto();
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  EXPECT_EQ(testing_util::StdoutJson(stored)["regressions"][0]["culprit"], h.shas[4]) << stored.out;
+  EXPECT_NE(stored.err.find("warning: bisect session " + session +
+                            ": changes[0].commit is missing or not a string: its culprits beyond the first are not shown"),
+            std::string::npos)
+      << stored.err;
+  auto report = RunHarness({"report", "--db", h.db, "--format", "text"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.err.find("warning: bisect session " + session + ": changes[0].commit"), std::string::npos)
+      << report.err;
+  EXPECT_NE(report.out.find("culprit " + ShortSha(h.shas[4])), std::string::npos) << report.out;
 }
 
 // The noisy stand-in with no fault: nightlies differ only by rerun noise, and nothing is

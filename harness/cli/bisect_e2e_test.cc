@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "harness/store/store.h"
+#include "harness/cli/two_drops_test_util.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/git.h"
 #include "harness/util/json_file.h"
@@ -310,31 +311,16 @@ TEST(BisectE2E, MaxRunsTimeoutAndPriors) {
   EXPECT_NE(sigma.err.find("--noise-sigma"), std::string::npos) << sigma.err;
 }
 
-// Two drops of one metric in one range: 0.92 until commit 8, 0.86 from it, 0.78 from commit
-// 17 on, one ingested JUnit result per commit (store only, --max-runs 0: every answer comes
-// from the store). Both culprits are named, in first-parent order, each with its own drop,
-// and the single `culprit` field is the first; their subjects are hostile and come out as data.
+// Two drops of one metric in one range (two_drops_test_util.h: 0.92 until commit 8, 0.86
+// from it, 0.78 from commit 17 on; store only, --max-runs 0: every answer comes from the
+// store). Both culprits are named, in first-parent order, each with its own drop, and the
+// single `culprit` field is the first; their subjects are hostile and come out as data.
 TEST(BisectE2E, TwoDropsInOneRangeAreBothNamedWithTheirOwnDrops) {
   TempDir dir;
   const std::string hostile = "drop \x1b[31mred\x1b[0m <b>&amp;</b> $(touch pwned) \"quote\"";
-  auto accuracy = [](int i) { return i >= 17 ? 0.78 : i >= 8 ? 0.86 : 0.92; };
-  auto shas = testing_util::MakeGitRepo(dir / "repo", 24, nullptr, [&](int i) {
-    return i == 8 || i == 17 ? hostile + " " + std::to_string(i) : "commit " + std::to_string(i);
-  });
-  const auto repo = (dir / "repo").string();
-  const auto db = (dir / "h.db").string();
-  for (int k = 0; k < 24; ++k) {
-    testing_util::WriteFile(dir / "r.xml",
-                            fmt::format(R"(<testsuite name="gsm8k"><testcase classname="t" name="acc"><properties>)"
-                                        R"(<property name="accuracy" value="{}"/></properties></testcase></testsuite>)",
-                                        accuracy(k + 1)));
-    auto in = RunHarness({"ingest", "--format", "junit", (dir / "r.xml").string(), "--commit", shas[k], "--repo",
-                          repo, "--db", db});
-    ASSERT_EQ(in.exit_code, 0) << in.err;
-  }
-  std::vector<std::string> args = {"bisect", "--good", shas[0], "--bad", shas[23], "--metric", "gsm8k/accuracy",
-                                   "--case", "gsm8k/t.acc", "--repo", repo, "--db", db, "--format", "json",
-                                   "--max-runs", "0", "--max-culprits", "3"};
+  const auto history = testing_util::MakeTwoDropsHistory(dir.path(), hostile);
+  const auto& shas = history.shas;
+  std::vector<std::string> args = history.BisectArgs("json", 3);
   auto r = RunHarness(args);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const Json j = testing_util::StdoutJson(r);
@@ -352,7 +338,7 @@ TEST(BisectE2E, TwoDropsInOneRangeAreBothNamedWithTheirOwnDrops) {
   EXPECT_EQ(j["runs"], 0);
 
   // The text names both, in order, each with its drop; the subjects' escapes are inert.
-  args[14] = "text";
+  args = history.BisectArgs("text", 3);
   auto text = RunHarness(args);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   const auto first = text.out.find("1. " + shas[7]), second = text.out.find("2. " + shas[16]);
@@ -363,6 +349,18 @@ TEST(BisectE2E, TwoDropsInOneRangeAreBothNamedWithTheirOwnDrops) {
   EXPECT_NE(text.out.find("moved -0.0800 (-8.00 pp)"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << "a subject's terminal escape reached the terminal";
   EXPECT_NE(text.out.find("2 culprits in the range"), std::string::npos) << text.out;
+
+  // The session's log names --max-culprits, so its replay names both again, from the log alone.
+  auto log = RunHarness({"bisect", "log", std::to_string(j["session"].get<int64_t>()), "--db", history.db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  testing_util::WriteFile(dir / "session.log", log.out);
+  auto replay = RunHarness({"bisect", "replay", (dir / "session.log").string(), "--db", history.db, "--format", "json"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const Json rj = testing_util::StdoutJson(replay);
+  ASSERT_EQ(rj["changes"].size(), 2u) << replay.out;
+  EXPECT_EQ(rj["changes"][0]["commit"], shas[7]);
+  EXPECT_EQ(rj["changes"][1]["commit"], shas[16]);
+  EXPECT_EQ(rj["runs"], 0);
 }
 
 TEST(BisectE2E, BadInputIsExitTwo) {

@@ -16,6 +16,7 @@
 #include "harness/cli/numeric_option.h"
 #include "harness/util/output_file.h"
 #include "harness/util/subprocess.h"
+#include "harness/util/utf8.h"
 #include "reports/junit.h"
 #include "reports/report_model.h"
 #include "harness/util/paths.h"
@@ -63,6 +64,7 @@ std::string NightlyJunit(ResultReader& store, const bisect::AutoBisectOutcome& o
       n.session = g.bisect->session_id;
       n.range = g.bisect->range;
       n.timing = g.bisect->timing;
+      if (g.bisect->changes.size() > 1) n.culprits = g.bisect->changes;
     }
     for (const auto& c : g.target.cases) notes[c.case_id] = "bisect --auto: " + reports::CulpritWords(n);
   }
@@ -97,6 +99,7 @@ int AutoBisect(const BisectOptions& o) {
   r.step_start_timeout_s = o.step_start_timeout_s;
   r.full_evals = o.request.full_evals;
   r.jobs = o.request.jobs;
+  r.max_culprits = o.request.max_culprits;
   r.again = o.again;
   if (!o.junit.empty()) ValueOrThrow(CheckOutputPath(o.junit, o.db, "--junit"));
   auto store = ValueOrThrow(Store::Open(o.db));
@@ -105,6 +108,7 @@ int AutoBisect(const BisectOptions& o) {
   r.observer = progress.Observer();
   const auto out = ValueOrThrow(bisect::RunAutoBisect(r, *store));
   line.Finish();
+  for (const auto& w : out.warnings) std::fprintf(stderr, "harness: warning: %s\n", TerminalText(w).c_str());
   if (!o.junit.empty()) ValueOrThrow(WriteOutputFile(o.junit, NightlyJunit(store->reader(), out)));
   if (o.format == "json") std::printf("%s\n", DumpJson(bisect::AutoBisectJson(out)).c_str());
   else std::fputs(bisect::AutoBisectText(out).c_str(), stdout);

@@ -15,6 +15,7 @@
 #include "harness/store/store.h"
 #include "harness/util/json_file.h"
 #include "harness/util/output_file.h"
+#include "harness/util/utf8.h"
 #include "reports/report_html.h"
 #include "reports/report_json.h"
 #include "reports/report_markdown.h"
@@ -101,6 +102,7 @@ int Report(const ReportOptions& o) {
   auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
   // One model for every output: the same history, read once.
   const reports::ReportModel model = ValueOrThrow(reports::BuildReport(*store, o.query));
+  for (const auto& w : model.warnings) std::fprintf(stderr, "harness: warning: %s\n", TerminalText(w).c_str());
   for (const auto& out : outs) {
     const std::string content = out.format->render(model, o);
     if (out.path.empty()) {

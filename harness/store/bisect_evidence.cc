@@ -161,6 +161,7 @@ Json ToJson(const BisectSessionHeader& h) {
          {"cases", h.cases}, {"repo", h.repo}, {"command", h.command},
          {"command_timeout_s", h.command_timeout_s.value_or(0)}, {"full_evals", h.full_evals}};
   if (h.max_runs) j["max_runs"] = *h.max_runs;
+  if (h.max_culprits && *h.max_culprits > 1) j["max_culprits"] = *h.max_culprits;
   if (h.confidence) j["confidence"] = *h.confidence;
   if (h.flake_rate) j["flake_rate"] = *h.flake_rate;
   if (h.noise_sigma) j["noise_sigma"] = *h.noise_sigma;
@@ -184,6 +185,7 @@ Result<BisectSessionHeader> BisectSessionHeaderFromJson(const Json& j, const std
                            TakeLogged(LoggedStrings(o, "command"), h.command),
                            TakeLogged(LoggedStrings(o, "watch"), h.watch),
                            TakeIfLogged<int64_t>(o, "max_runs", &JsonObject::Int, h.max_runs),
+                           TakeIfLogged<int64_t>(o, "max_culprits", &JsonObject::Int, h.max_culprits),
                            TakeIfLogged<double>(o, "confidence", &JsonObject::Number, h.confidence),
                            TakeIfLogged<double>(o, "flake_rate", &JsonObject::Number, h.flake_rate),
                            TakeIfLogged<double>(o, "noise_sigma", &JsonObject::Number, h.noise_sigma),

@@ -67,6 +67,9 @@ struct BisectSessionHeader {
   std::vector<std::string> cases;  // format 1 logs name one, as "case"
   std::string repo;
   std::optional<int64_t> max_runs;
+  // Culprits the session searched for (bisect --max-culprits); logged when above 1, so a
+  // one-culprit session's log reads as before.
+  std::optional<int64_t> max_culprits;
   std::optional<double> confidence, flake_rate, noise_sigma;
   std::vector<std::string> command;
   std::optional<double> command_timeout_s;  // logged as 0 when there is none
