@@ -74,6 +74,25 @@ TEST_F(CommitSpellingE2E, AShortShaTwoStoredCommitsShareIsRefusedAndNamesThem) {
   EXPECT_NE(ingest.err.find("is ambiguous"), std::string::npos) << ingest.err;
 }
 
+// At most 10 commits are named: with exactly 10 the list is whole (no "..."), with 11 it
+// names the first 10 and says there are more.
+TEST_F(CommitSpellingE2E, TheAmbiguousListSaysThereAreMoreOnlyWhenThereAre) {
+  std::vector<std::string> shas;
+  for (char c : std::string("0123456789a")) shas.push_back("3f2a9c10" + std::string(32, c));
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(Run(shas[i]).exit_code, 0);
+  auto ten = Run("3f2a9c1");
+  EXPECT_EQ(ten.exit_code, 2) << ten.out;
+  std::string listed = shas[0];
+  for (int i = 1; i < 10; ++i) listed += ", " + shas[i];
+  EXPECT_NE(ten.err.find("it matches the stored commits " + listed + "; give more"), std::string::npos) << ten.err;
+  ASSERT_EQ(Run(shas[10]).exit_code, 0);
+  auto eleven = Run("3f2a9c1");
+  EXPECT_EQ(eleven.exit_code, 2) << eleven.out;
+  EXPECT_NE(eleven.err.find("it matches the stored commits " + listed + ", ...; give more"), std::string::npos)
+      << eleven.err;
+  EXPECT_EQ(eleven.err.find(shas[10]), std::string::npos) << eleven.err;
+}
+
 TEST_F(CommitSpellingE2E, AFullShaAfterItsShortShaStaysUnderTheFirstSpelling) {
   ASSERT_EQ(Run("3f2a9c1").exit_code, 0);  // nothing known yet: stored as given
   ASSERT_EQ(Run(kFull1).exit_code, 0);

@@ -50,11 +50,12 @@ Result<std::string> StoredSpelling(ResultReader& store, std::string_view given) 
     for (const auto& c : *list) shas.push_back(c.sha);
   if (shas.empty()) return sha;
   if (shas.size() == 1) return shas.front();
-  if (shas.size() > kMaxNamedCandidates) shas.resize(kMaxNamedCandidates);
+  const bool more = shas.size() > kMaxNamedCandidates;  // "..." only for commits left unnamed
+  if (more) shas.resize(kMaxNamedCandidates);
   return UsageError(fmt::format("commit {} is ambiguous in {}: it matches the stored commits {}{}; give more of its "
                                 "digits, or --repo where git knows it",
                                 TerminalText(Utf8Prefix(given, 2 * kMaxShaDigits)), store.path().string(),
-                                fmt::join(shas, ", "), shas.size() == kMaxNamedCandidates ? ", ..." : ""));
+                                fmt::join(shas, ", "), more ? ", ..." : ""));
 }
 
 }  // namespace harness
