@@ -11,6 +11,7 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
@@ -276,6 +277,29 @@ TEST(HostileDbE2E, AnOrphanRowIsNamedAndNothingIsMerged) {
       << merge.err;
   EXPECT_EQ(merge.err.find("constraint"), std::string::npos) << merge.err;
   EXPECT_FALSE(fs::exists(dir / "out.db"));
+}
+
+// A run or a bisect session without its uid (the identity a merge keys rows by) is named,
+// table and row, and nothing is merged: each table in turn, the other one whole.
+TEST(HostileDbE2E, ARowWithoutItsUidIsNamedAndNothingIsMerged) {
+  for (const std::string table : {"runs", "bisect_sessions"}) {
+    SCOPED_TRACE(table);
+    TempDir dir;
+    const fs::path db = CurrentDb(dir);
+    if (table == "bisect_sessions")  // a finished session, as a harness before uids left it
+      Sql(db, "INSERT INTO bisect_sessions(started_at, good, bad, target, args_json, status) VALUES "
+              "('2026-01-01T00:00:00Z', 'abc1234', 'def5678', 'selftest/test_outcome_0', '{}', 'no-culprit')");
+    else
+      Sql(db, "UPDATE runs SET uid = NULL WHERE id = 2");
+    const int64_t row = QueryInt(db, "SELECT MAX(id) FROM " + table);
+    auto merge = RunBounded(dir, {"merge", (dir / "out.db").string(), db.string()});
+    EXPECT_EQ(merge.exit_code, 3) << merge.err;
+    EXPECT_NE(merge.err.find(fmt::format("{}: damaged database: table {} row {} has no uid; nothing merged",
+                                         db.string(), table, row)),
+              std::string::npos)
+        << merge.err;
+    EXPECT_FALSE(fs::exists(dir / "out.db"));
+  }
 }
 
 }  // namespace
