@@ -150,6 +150,16 @@ TEST(AutoBisectE2E, OneTargetPerSuiteWithItsKind) {
   ASSERT_EQ(gsm["cases"].size(), 1u) << "_0 runs at M = 1, where the fault is harmless";
   EXPECT_EQ(gsm["cases"][0]["case"], "gsm8k/test_gsm8k_accuracy_1");
   for (const auto& g : j["regressions"]) EXPECT_EQ(g["culprit"], h.shas[3]) << g;
+  // Asked again, the stored answer is the same answer, target by target: its kind, metric
+  // and cases (a paired target beside a status one), not only its culprit.
+  auto stored = h.Auto();
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  const Json again = testing_util::StdoutJson(stored);
+  EXPECT_EQ(again["stored"], true) << stored.out;
+  ASSERT_EQ(again["regressions"].size(), 2u) << stored.out;
+  for (std::size_t i = 0; i < 2; ++i)
+    for (const auto& [key, value] : j["regressions"][i].items())
+      EXPECT_EQ(again["regressions"][i][key], value) << i << " " << key << ": " << stored.out;
 }
 
 // JUnit carries the culprit line in the failing GSM8K case, and none in the passing one.

@@ -741,6 +741,10 @@ TEST(BisectTrustE2E, AutoAnswersANightlyOnce) {
   EXPECT_EQ(b["regressions"][0]["culprit"], n.shas[3]) << second.out;
   EXPECT_EQ(b["regressions"][0]["regression"], a["regressions"][0]["regression"]) << second.out;
   EXPECT_EQ(b["regressions"][0]["session"], a["regressions"][0]["session"]) << second.out;
+  // The stored answer is the answer: every field of the regression as first reported (its
+  // target's kind, metric and cases with their values among them).
+  for (const auto& [key, value] : a["regressions"][0].items())
+    EXPECT_EQ(b["regressions"][0][key], value) << key << ": " << second.out;
   EXPECT_EQ(n.Stored("sessions"), sessions) << "nothing ran";
   EXPECT_EQ(n.Stored("regressions"), 1u) << "stored once";
   auto text = RunHarness({"report", "--db", n.db, "--format", "text"});
