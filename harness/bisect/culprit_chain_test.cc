@@ -145,6 +145,36 @@ TEST(CulpritChain, ThePosteriorOfALaterPartIsInPositionsOfTheWholeRange) {
   }
 }
 
+// A culprit's size, question by question, counts only the questions answered on both sides
+// of it: runs after the change leave questions 15-19 unanswered ('-'), and questions 0-9 go
+// from right to wrong: -10 of 20 questions moved, whatever the runs before said of 15-19.
+TEST(CulpritChain, ASizeCountsOnlyTheQuestionsAnsweredOnBothSides) {
+  constexpr int kChange = 13;
+  auto run = [](int p) {
+    std::string q(20, '1');
+    if (p >= kChange) {
+      for (int i = 0; i < 10; ++i) q[i] = '0';
+      for (int i = 15; i < 20; ++i) q[i] = '-';
+    }
+    const double answered = p >= kChange ? 15.0 : 20.0, right = p >= kChange ? 5.0 : 20.0;
+    return Observation{p, 0, false, right / answered, false, q};
+  };
+  CulpritChain chain(31, {SeriesSpec{true, 0.01}}, SearchOptions{}, kUpToThree);
+  chain.Add(run(0));
+  chain.Add(run(30));
+  Decision d;
+  for (int guard = 0; guard < 100; ++guard) {
+    d = chain.Decide();
+    if (d.verdict != Verdict::kSearching) break;
+    chain.CountRun();
+    chain.Add(run(d.next_position));
+  }
+  ASSERT_EQ(d.verdict, Verdict::kCulprit);
+  ASSERT_EQ(d.changes.size(), 1u);
+  EXPECT_EQ(d.changes[0].position, kChange);
+  EXPECT_DOUBLE_EQ(d.changes[0].size, -0.5);
+}
+
 TEST(CulpritChain, AtMostMaxChangesAreSearchedFor) {
   const std::vector<double> level = Levels(40, {{5, -0.03}, {15, -0.03}, {25, -0.03}, {35, -0.03}});
   CulpritChain two(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 2), three(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
