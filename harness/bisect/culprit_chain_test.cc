@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,12 +15,8 @@ namespace culprit_chain_test {
 // The most culprits --max-culprits allows (kMaxCulpritsRange): the chain has no default.
 constexpr int kUpToThree = 3;
 
-// Drives a chain over a value-only series whose level at each position `level` gives,
-// with no noise beyond a fixed alternation (so every test sees the same runs).
-Decision RunLevels(CulpritChain& chain, const std::vector<double>& level, int* runs = nullptr) {
-  const int n = static_cast<int>(level.size()) - 1;
-  int wiggle = 0;
-  auto run = [&](int p) { return Observation{p, 0, false, level[p] + ((wiggle++ % 2) ? 0.0004 : -0.0004), false}; };
+// Drives a chain over positions 0..n until it answers, each run `run(position)`.
+Decision Drive(CulpritChain& chain, int n, const std::function<Observation(int)>& run, int* runs = nullptr) {
   chain.Add(run(0));
   chain.Add(run(n));
   Decision d;
@@ -31,6 +28,15 @@ Decision RunLevels(CulpritChain& chain, const std::vector<double>& level, int* r
   }
   if (runs) *runs = chain.runs_requested();
   return d;
+}
+
+// A value-only series whose level at each position `level` gives, with no noise beyond a
+// fixed alternation (so every test sees the same runs).
+Decision RunLevels(CulpritChain& chain, const std::vector<double>& level, int* runs = nullptr) {
+  int wiggle = 0;
+  return Drive(
+      chain, static_cast<int>(level.size()) - 1,
+      [&](int p) { return Observation{p, 0, false, level[p] + ((wiggle++ % 2) ? 0.0004 : -0.0004), false}; }, runs);
 }
 
 std::vector<double> Levels(int n, std::vector<std::pair<int, double>> steps) {
@@ -160,15 +166,7 @@ TEST(CulpritChain, ASizeCountsOnlyTheQuestionsAnsweredOnBothSides) {
     return Observation{p, 0, false, right / answered, false, q};
   };
   CulpritChain chain(31, {SeriesSpec{true, 0.01}}, SearchOptions{}, kUpToThree);
-  chain.Add(run(0));
-  chain.Add(run(30));
-  Decision d;
-  for (int guard = 0; guard < 100; ++guard) {
-    d = chain.Decide();
-    if (d.verdict != Verdict::kSearching) break;
-    chain.CountRun();
-    chain.Add(run(d.next_position));
-  }
+  const Decision d = Drive(chain, 30, run);
   ASSERT_EQ(d.verdict, Verdict::kCulprit);
   ASSERT_EQ(d.changes.size(), 1u);
   EXPECT_EQ(d.changes[0].position, kChange);

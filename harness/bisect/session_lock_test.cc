@@ -100,19 +100,29 @@ bool EndedWithin(pid_t pid, double seconds) {
   return false;
 }
 
+// A running session of a new database, begun with a repository of `commits` commits.
+struct BegunSession {
+  TempDir dir;
+  fs::path db = dir / "h.db";
+  std::unique_ptr<Store> store = std::move(Store::Open(db)).value();
+  std::vector<std::string> shas;
+  fs::path repo;
+  int64_t id = 0;
+  explicit BegunSession(int commits)
+      : shas(testing_util::MakeGitRepo(dir / "repo", commits)), repo(fs::canonical(dir / "repo")) {
+    const BisectSessionRow row{.good = "a", .bad = "b", .target = "t",
+                               .args_json = ToJson(BisectSessionHeader{.good = "a", .bad = "b", .repo = repo.string()})
+                                                .dump()};
+    id = *store->bisect_record().BeginBisect(row);
+  }
+};
+
 // A dead session that ran two steps side by side (--jobs 2) names two slots, each with its
 // worktree and command: both are removed and killed, each after its own checks, and a third
 // entry naming a worktree the harness did not make is left alone with its command.
 TEST(SessionLock, EachSlotOfADeadSessionIsCheckedAndUndoneOnItsOwn) {
-  TempDir dir;
-  const fs::path db = dir / "h.db";
-  auto store = std::move(Store::Open(db)).value();
-  const auto shas = testing_util::MakeGitRepo(dir / "repo", 2);
-  const fs::path repo = fs::canonical(dir / "repo");
-  const BisectSessionRow row{.good = "a", .bad = "b", .target = "t",
-                             .args_json = ToJson(BisectSessionHeader{.good = "a", .bad = "b", .repo = repo.string()})
-                                              .dump()};
-  const int64_t id = *store->bisect_record().BeginBisect(row);
+  BegunSession begun(2);
+  auto& [dir, db, store, shas, repo, id] = begun;
   Json slots = Json::array();
   std::vector<fs::path> worktrees;
   std::vector<pid_t> commands;
@@ -181,15 +191,8 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
 // tool, a damaged row) is an error naming it and the session, never read as "not running":
 // its worktree is left alone (the lock is not trusted) and so is its lock file.
 TEST(SessionLock, AStoredStatusOutsideTheWordsIsAnErrorNamingIt) {
-  TempDir dir;
-  const fs::path db = dir / "h.db";
-  auto store = std::move(Store::Open(db)).value();
-  const auto shas = testing_util::MakeGitRepo(dir / "repo", 1);
-  const fs::path repo = fs::canonical(dir / "repo");
-  const BisectSessionRow row{.good = "a", .bad = "b", .target = "t",
-                             .args_json = ToJson(BisectSessionHeader{.good = "a", .bad = "b", .repo = repo.string()})
-                                              .dump()};
-  const int64_t id = *store->bisect_record().BeginBisect(row);
+  BegunSession begun(1);
+  auto& [dir, db, store, shas, repo, id] = begun;
   auto folder = MakeWorktreeFolder();
   ASSERT_TRUE(folder.ok());
   const fs::path worktree = *folder / "0123456789ab";
