@@ -38,7 +38,7 @@ std::string HeadlineMetric(const HistoryOptions& o) {
 
 // A --metric none of the rows stored is a misspelling more often than not: exit 2 with
 // the metrics these cases did store.
-void CheckMetricStored(ResultReader& store, const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
+void CheckMetricStored(HistoryReads& store, const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
   for (const auto& r : rows)
     if (r.value || !r.label.empty()) return;
   auto names = ValueOrThrow(store.MetricNames(q.case_id, q.suite));

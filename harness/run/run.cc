@@ -97,7 +97,7 @@ std::map<std::string, std::string> ParamsByCase(const std::vector<SuiteTable>& t
 }
 
 // A resumed run keeps its finished cases, so their rows must not have changed since.
-Status CheckResumedParams(ResultReader& store, int64_t run_id, const std::map<std::string, std::string>& current) {
+Status CheckResumedParams(ResumeReads& store, int64_t run_id, const std::map<std::string, std::string>& current) {
   auto stored = store.CaseParams(run_id);
   if (!stored) return stored.error();
   for (const auto& [case_id, params] : *stored) {
@@ -113,7 +113,7 @@ Status CheckResumedParams(ResultReader& store, int64_t run_id, const std::map<st
 
 // The whole run's cases for its summary: this invocation's, and the ones a resumed run
 // finished before, read back with their metrics.
-Result<std::vector<CaseResult>> WholeRun(ResultReader& store, int64_t run_id, std::vector<CaseResult> now) {
+Result<std::vector<CaseResult>> WholeRun(ResumeReads& store, int64_t run_id, std::vector<CaseResult> now) {
   auto stored = store.Cases(run_id);
   if (!stored) return stored.error();
   std::vector<CaseResult> all;
@@ -155,7 +155,7 @@ Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::str
 
 // The run's identity, with what the run is made for in its context; an explicit baseline
 // must have been run with the same identity.
-Result<RunIdentity> IdentityFor(const RunRequest& request, ResultReader& store) {
+Result<RunIdentity> IdentityFor(const RunRequest& request, BaselineReads& store) {
   auto identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables);
   if (!identity) return identity.error();
   if (!request.made_for.empty()) identity->context["bisect"] = request.made_for;
