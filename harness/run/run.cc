@@ -189,13 +189,14 @@ NewRun NewRunOf(int64_t commit_id, const RunIdentity& identity, const RunRequest
 using InputsReader = std::function<Result<CaseInputs>(const std::string& case_id, const CaseNeeds& needs)>;
 InputsReader ReadInputsFrom(Store& store, const RunRequest& request, const RunIdentity& identity, int64_t run_id,
                             const std::map<std::string, std::string>& params, const ResumedCases& resumed) {
-  BaselineLookup baseline = MakeBaselineLookup(store.reader(), request.repo, request.baseline_rev, request.commit,
-                                               identity.hash, run_id, params);
-  return [&store, &resumed, baseline = std::move(baseline), sha = request.commit.sha, hash = identity.hash, run_id,
+  BaselineReads& reads = store.reader();
+  BaselineLookup baseline =
+      MakeBaselineLookup(reads, request.repo, request.baseline_rev, request.commit, identity.hash, run_id, params);
+  return [&reads, &resumed, baseline = std::move(baseline), sha = request.commit.sha, hash = identity.hash, run_id,
           params](const std::string& case_id, const CaseNeeds& needs) -> Result<CaseInputs> {
     CaseInputs in;
     if (auto row = resumed.interrupted.find(case_id); row != resumed.interrupted.end()) {
-      auto samples = store.reader().Samples(row->second);
+      auto samples = reads.Samples(row->second);
       if (!samples) return samples.error();
       in.prior_samples = std::move(samples).value();
     }
@@ -206,8 +207,8 @@ InputsReader ReadInputsFrom(Store& store, const RunRequest& request, const RunId
     }
     if (!needs.rerun_metric.empty()) {
       auto it = params.find(case_id);
-      auto values = store.reader().MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha,
-                                            needs.rerun_metric);
+      auto values =
+          reads.MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha, needs.rerun_metric);
       if (!values) return values.error();
       in.reruns = std::move(values).value();
     }
