@@ -140,9 +140,10 @@ struct ResumedCases {
 
 // Reopens the interrupted run after checking that its cases' rows are unchanged.
 Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::string>& params, ResumedCases& resumed) {
-  if (auto s = CheckResumedParams(store.reader(), run_id, params); !s) return s;
+  ResumeReads& reads = store.reader();
+  if (auto s = CheckResumedParams(reads, run_id, params); !s) return s;
   if (auto s = store.writer().ReopenRun(run_id); !s) return s;
-  auto cases = store.reader().Cases(run_id);
+  auto cases = reads.Cases(run_id);
   if (!cases) return cases.error();
   for (const auto& c : *cases) {
     if (c.result.status != CaseStatus::kRunning) resumed.finished.insert(c.result.case_id);

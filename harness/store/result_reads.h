@@ -233,6 +233,8 @@ class NightlyReads : public virtual RunWindowReader, public virtual CaseRowsRead
   virtual Result<RunRow> Run(int64_t id) = 0;
   // Every finished result of case_id at commit sha, oldest first, with its metrics.
   virtual Result<std::vector<CaseEvidence>> CaseEvidenceAt(const std::string& case_id, const std::string& sha) = 0;
+  // The id of the newest stored case result (0 when there is none): what a confirming rerun added.
+  virtual Result<int64_t> NewestCaseResultId() = 0;
 };
 
 // What the report reads of stored results (it reads bisect sessions through
