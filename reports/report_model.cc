@@ -145,10 +145,10 @@ std::string SettleText(const FalseVerdictEstimate& e, const std::string& sha) {
 
 class Builder {
  public:
-  Builder(ReadOnlyStore& store, const ReportQuery& q) : store_(store) { model_.query = q; }
+  Builder(ReadOnlyStore& store, const ReportQuery& q) : store_(store), reads_(store.reader()) { model_.query = q; }
 
   Result<ReportModel> Build() {
-    const ResultReader::ReadSnapshot snapshot(store_.reader());
+    const ReportReads::ReadSnapshot snapshot(reads_);
     if (auto s = LoadWindow(); !s) return s.error();
     if (auto s = Summarize(); !s) return s.error();
     if (auto s = Failures(); !s) return s.error();
@@ -164,7 +164,7 @@ class Builder {
 
  private:
   Status LoadWindow() {
-    auto runs = store_.reader().FinishedRuns();
+    auto runs = reads_.FinishedRuns();
     if (!runs) return runs.error();
     // A partial run (harness run --questions, a bisect step's) holds a few chosen questions:
     // no point of a trend, no rerun of the flaky ranking, no baseline of the flips, no
@@ -180,7 +180,7 @@ class Builder {
     std::size_t first = 0;
     const ReportQuery& q = model_.query;
     if (!q.since.empty()) {
-      auto since = ResolveCommit(store_.reader(), q.since, "--since");
+      auto since = ResolveCommit(reads_, q.since, "--since");
       if (!since) return since.error();
       auto at = std::find_if(all.begin(), all.end(), [&](const ReportCommit& c) { return c.sha == since->sha; });
       if (at == all.end())
@@ -195,9 +195,9 @@ class Builder {
     for (std::size_t i = 0; i < runs->size(); ++i) {
       if (run_commit[i] < first) continue;
       const RunRow& run = (*runs)[i];
-      auto cases = store_.reader().FinishedCases(run.id);
+      auto cases = reads_.FinishedCases(run.id);
       if (!cases) return cases.error();
-      auto metrics = store_.reader().MetricsOfRun(run.id);
+      auto metrics = reads_.MetricsOfRun(run.id);
       if (!metrics) return metrics.error();
       bool any = false;
       for (auto& c : *cases) {
@@ -300,7 +300,7 @@ class Builder {
     for (std::size_t i : shown) {
       const RunRow& run = runs_[i];
       if (!judged.insert({run.nightly, run.sha, run.config_hash}).second) continue;
-      auto logical = store_.reader().LogicalRun(run.id);
+      auto logical = reads_.LogicalRun(run.id);
       if (!logical) return logical.error();
       for (auto& gap : NightlyGaps(*logical)) model_.incomplete_nightlies.push_back(std::move(gap));
     }
@@ -342,10 +342,10 @@ class Builder {
       }
       f.failing_since = o->commit;
     }
-    auto after = store_.reader().Ops(r->stored.id);
+    auto after = reads_.Ops(r->stored.id);
     if (!after) return after.error();
     if (passing) {
-      auto before = store_.reader().Ops(passing->stored.id);
+      auto before = reads_.Ops(passing->stored.id);
       if (!before) return before.error();
       if (!before->empty() || !after->empty()) {
         f.ops = DiffOpTableRows(*before, *after);
@@ -536,7 +536,7 @@ class Builder {
   Status Flips() {
     for (const auto& [case_id, list] : by_case_) {
       const Loaded* newest = list.back();
-      auto after = store_.reader().Samples(newest->stored.id);
+      auto after = reads_.Samples(newest->stored.id);
       if (!after) return after.error();
       if (after->empty()) continue;
       // Baseline: the newest passing result of the same identity at an earlier commit, else
@@ -552,7 +552,7 @@ class Builder {
         if (!base) base = o;
       }
       if (!base) continue;
-      auto before = store_.reader().Samples(base->stored.id);
+      auto before = reads_.Samples(base->stored.id);
       if (!before) return before.error();
       std::map<std::string, const Sample*> by_key;
       for (const auto& s : *before) by_key[s.key] = &s;
@@ -653,7 +653,7 @@ class Builder {
     std::map<std::string, std::size_t> commit_index;
     for (std::size_t i = 0; i < model_.commits.size(); ++i) commit_index[model_.commits[i].sha] = i;
     for (const auto& g : *rows) {
-      auto shards = store_.reader().LogicalRun(g.run_id);
+      auto shards = reads_.LogicalRun(g.run_id);
       if (!shards) return shards.error();
       std::set<int64_t> ids;
       for (const auto& r : *shards) ids.insert(r.id);
@@ -661,7 +661,7 @@ class Builder {
       if (at == commit_index.end()) continue;  // its nightly is outside the window
       RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g)};
       if (e.note.verdict == "culprit")
-        if (auto c = store_.reader().MatchCommits(e.note.culprit); c && !c->empty())
+        if (auto c = reads_.MatchCommits(e.note.culprit); c && !c->empty())
           e.note.subject = CutSubject(c->front().subject);
       for (auto& f : model_.failures)
         if (std::find(g.cases.begin(), g.cases.end(), f.case_id) != g.cases.end() &&
@@ -762,7 +762,8 @@ class Builder {
     return n;
   }
 
-  ReadOnlyStore& store_;
+  ReadOnlyStore& store_;  // its path and bisect sessions; results are read through reads_
+  ReportReads& reads_;
   ReportModel model_;
   std::vector<RunRow> runs_;
   std::vector<Loaded> results_;

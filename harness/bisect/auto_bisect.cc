@@ -56,7 +56,8 @@ Status CheckRequest(const AutoBisectRequest& r) {
 // 125, 126, 127 for a status) the rerun could not test it, which confirms nothing.
 Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const std::string& sha,
                               const std::vector<RegressionTarget>& targets, SessionLock& lock) {
-  auto before = store.reader().NewestCaseResultId();
+  NightlyReads& reads = store.reader();
+  auto before = reads.NewestCaseResultId();
   if (!before) return before.error();
   WorktreeCommandSpec spec{r.command, r.repo, r.db, r.command_timeout_s, "confirm"};
   spec.step_start_timeout_s = r.step_start_timeout_s;
@@ -80,7 +81,7 @@ Result<ConfirmingRun> Confirm(const AutoBisectRequest& r, Store& store, const st
                                   stderr_words));
   ConfirmingRun run{proc->exit_code, {}, {}};
   for (const auto& t : targets) {
-    auto again = Reproduces(store.reader(), t, sha, *before);
+    auto again = Reproduces(reads, t, sha, *before);
     if (!again) return again.error();
     std::string untestable;
     if (!*again) {

@@ -48,7 +48,7 @@ std::vector<SeriesSpec> SeriesSpecs(const BisectTarget& t) {
 }
 
 // The commits from good (position 0) to bad (the last position).
-Result<std::vector<CommitInfo>> Positions(const BisectRequest& r, ResultReader& store) {
+Result<std::vector<CommitInfo>> Positions(const BisectRequest& r, EvidenceReads& store) {
   if (!r.repo.empty()) {
     auto good = ReadCommit(r.repo, r.good);
     if (!good) return UsageError(fmt::format("--good {}: {}", r.good, good.error().message));
@@ -95,7 +95,7 @@ std::optional<double> MetricOf(const CaseEvidence& e, const std::string& name, i
 // Which of the questions (sample keys, in the target's order) the result got right: '1'
 // right, '0' wrong (wrong, invalid, truncated), 'x' not answered (a request error), '-' not
 // asked (a partial run's other questions).
-Result<std::string> QuestionOutcomes(ResultReader& store, int64_t case_result_id, const std::vector<std::string>& keys) {
+Result<std::string> QuestionOutcomes(EvidenceReads& store, int64_t case_result_id, const std::vector<std::string>& keys) {
   auto samples = store.Samples(case_result_id);
   if (!samples) return samples.error();
   std::map<std::string, char> outcome;
@@ -110,7 +110,7 @@ Result<std::string> QuestionOutcomes(ResultReader& store, int64_t case_result_id
 // Observations of one stored case result. A partial run's result is evidence only through
 // its per-question outcomes: its value is over a few chosen questions, and no gate judged
 // its status.
-Status EvidenceObservations(const BisectTarget& t, int series, const CaseEvidence& e, ResultReader& store,
+Status EvidenceObservations(const BisectTarget& t, int series, const CaseEvidence& e, EvidenceReads& store,
                             std::vector<LoggedObservation>& out) {
   const bool per_question = series < static_cast<int>(t.questions.size()) && !t.questions[series].empty();
   if (e.partial && (t.status || !per_question)) return OkStatus();
@@ -176,7 +176,7 @@ Result<SuiteTable> SuiteNamed(const BisectRequest& r, const std::string& suite) 
 
 // The cases to compare: --case's (each of the suite), else the suite's cases stored at
 // either end.
-Result<std::vector<std::string>> CasesToCompare(const BisectRequest& r, const std::string& suite, ResultReader& store,
+Result<std::vector<std::string>> CasesToCompare(const BisectRequest& r, const std::string& suite, EvidenceReads& store,
                                                 const std::vector<CommitInfo>& commits) {
   if (!r.cases.empty()) {
     for (const auto& id : r.cases)
@@ -201,7 +201,7 @@ struct CaseAtEnds {
 };
 
 // None when either end has no result of the case with the metric.
-Result<std::optional<CaseAtEnds>> MeansAtEnds(ResultReader& store, const std::string& id, const std::string& metric,
+Result<std::optional<CaseAtEnds>> MeansAtEnds(EvidenceReads& store, const std::string& id, const std::string& metric,
                                               const std::vector<CommitInfo>& commits) {
   CaseAtEnds ends;
   double sum[2] = {0, 0}, count[2] = {0, 0};
@@ -230,7 +230,7 @@ double NoiseSigma(const BisectRequest& r, double good, int64_t n) {
 }
 
 // Picks the cases and the metric, and the noise prior of each series.
-Result<BisectTarget> ChooseTarget(const BisectRequest& r, ResultReader& store, const std::vector<CommitInfo>& commits) {
+Result<BisectTarget> ChooseTarget(const BisectRequest& r, EvidenceReads& store, const std::vector<CommitInfo>& commits) {
   if (r.metric.empty()) {
     if (r.cases.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
     return StatusTarget(r);
@@ -278,8 +278,9 @@ Result<BisectTarget> ChooseTarget(const BisectRequest& r, ResultReader& store, c
 class Session {
  public:
   Session(const BisectRequest& r, Store& store, std::vector<CommitInfo> commits, SessionLock& lock)
-      : r_(r), store_(store), commits_(std::move(commits)), n_(static_cast<int>(commits_.size()) - 1), lock_(lock),
-        uses_questions_(UsesQuestions(r.command)), started_(std::chrono::steady_clock::now()) {}
+      : r_(r), store_(store), reads_(store.reader()), commits_(std::move(commits)),
+        n_(static_cast<int>(commits_.size()) - 1), lock_(lock), uses_questions_(UsesQuestions(r.command)),
+        started_(std::chrono::steady_clock::now()) {}
 
   // The cases and series from a replayed log, else chosen now; when the store has nothing
   // at the endpoints and a command can make it, the endpoints are run first.
@@ -288,7 +289,7 @@ class Session {
       target_ = r_.replay->target;
       return OkStatus();
     }
-    auto t = bisect::ChooseTarget(r_, store_.reader(), commits_);
+    auto t = bisect::ChooseTarget(r_, reads_, commits_);
     if (!t) return t.error();
     target_ = *t;
     if (target_.status || !target_.cases.empty() || r_.command.empty()) return OkStatus();
@@ -305,7 +306,7 @@ class Session {
                                       ExitWords(proc->exit_code), r_.metric, StderrWords(proc->err)));
       end_tested_ = true;
     }
-    auto again = bisect::ChooseTarget(r_, store_.reader(), commits_);
+    auto again = bisect::ChooseTarget(r_, reads_, commits_);
     if (!again) return again.error();
     target_ = *again;
     return OkStatus();
@@ -392,11 +393,11 @@ class Session {
       if (i >= static_cast<int>(target_.questions.size()) || target_.questions[i].empty()) continue;
       std::vector<std::string> history;
       for (const auto& sha : *ancestors) {
-        auto stored = store_.reader().CaseEvidenceAt(target_.cases[i], sha);
+        auto stored = reads_.CaseEvidenceAt(target_.cases[i], sha);
         if (!stored) return stored.error();
         for (const auto& e : *stored) {
           if (e.status == CaseStatus::kError) continue;
-          auto q = QuestionOutcomes(store_.reader(), e.case_result_id, target_.questions[i]);
+          auto q = QuestionOutcomes(reads_, e.case_result_id, target_.questions[i]);
           if (!q) return q.error();
           if (q->find_first_of("01") != std::string::npos) history.push_back(std::move(*q));
         }
@@ -516,7 +517,7 @@ class Session {
   // "bisect": "session N step S"); empty for a run no bisect step made.
   Result<std::string> RunMadeFor(int64_t run_id) {
     if (auto it = run_made_for_.find(run_id); it != run_made_for_.end()) return it->second;
-    auto run = store_.reader().Run(run_id);
+    auto run = reads_.Run(run_id);
     if (!run) return run.error();
     const Json context = ParseJsonOrDiscarded(run->context_json);
     std::string made_for;
@@ -532,7 +533,7 @@ class Session {
                              const std::string& made_for = "") {
     bool any = false;
     for (int i = 0; i < static_cast<int>(target_.cases.size()); ++i) {
-      auto stored = store_.reader().CaseEvidenceAt(target_.cases[i], commits_[k].sha);
+      auto stored = reads_.CaseEvidenceAt(target_.cases[i], commits_[k].sha);
       if (!stored) return stored.error();
       for (const auto& e : *stored) {
         if (e.case_result_id <= after_id || used_results_.count(e.case_result_id)) continue;
@@ -543,7 +544,7 @@ class Session {
         }
         if (used_results_.insert(e.case_result_id).second) {
           const std::size_t observed = ev.observations.size();
-          if (auto st = EvidenceObservations(target_, i, e, store_.reader(), ev.observations); !st) return st.error();
+          if (auto st = EvidenceObservations(target_, i, e, reads_, ev.observations); !st) return st.error();
           if (auto st = CountQuestions(e.case_result_id, ev); !st) return st.error();
           if (e.partial && ev.observations.size() == observed) continue;  // says nothing of this target
           ev.case_results.push_back(e.case_result_id);
@@ -562,7 +563,7 @@ class Session {
       return case_result_id > range.first && case_result_id <= range.second;
     });
     if (!by_command) return OkStatus();
-    auto samples = store_.reader().Samples(case_result_id);
+    auto samples = reads_.Samples(case_result_id);
     if (!samples) return samples.error();
     const auto asked = static_cast<int64_t>(samples->size());
     ev.questions_evaluated = ev.questions_evaluated.value_or(0) + asked;
@@ -621,7 +622,7 @@ class Session {
 
   // A step at position k in slot, ready for RunCommandAt (its questions chosen now).
   Result<StepRun> StartStep(int k, int slot) {
-    auto newest = store_.reader().NewestCaseResultId();
+    auto newest = reads_.NewestCaseResultId();
     if (!newest) return newest.error();
     StepRun s;
     s.k = k;
@@ -641,7 +642,7 @@ class Session {
   // The end of a step whose command ran. An interrupt, a timeout, a signal or an exit >= 128
   // is an error (exit 3) naming where and the end of its stderr: no answer, whatever it stored.
   Result<StepProcess> EndStep(StepRun& s) {
-    auto after = store_.reader().NewestCaseResultId();
+    auto after = reads_.NewestCaseResultId();
     if (!after) return after.error();
     command_results_.emplace_back(s.before, *after);
     auto& proc = *s.proc;
@@ -668,12 +669,12 @@ class Session {
     const std::string suite = r_.metric.substr(0, r_.metric.find('/'));
     std::vector<std::string> ids = r_.cases;
     if (ids.empty()) {
-      auto at = store_.reader().CaseIdsAt(commits_[k].sha, suite + "/");
+      auto at = reads_.CaseIdsAt(commits_[k].sha, suite + "/");
       if (!at) return at.error();
       ids = *at;
     }
     for (const auto& id : ids) {
-      auto stored = store_.reader().CaseEvidenceAt(id, commits_[k].sha);
+      auto stored = reads_.CaseEvidenceAt(id, commits_[k].sha);
       if (!stored) return stored.error();
       for (const auto& e : *stored)
         if (e.case_result_id > before && e.status != CaseStatus::kError && !e.partial) return true;
@@ -948,7 +949,8 @@ class Session {
   }
 
   const BisectRequest& r_;
-  Store& store_;
+  Store& store_;          // its bisect record; results are read through reads_
+  EvidenceReads& reads_;
   std::vector<CommitInfo> commits_;
   int n_;
   BisectTarget target_;

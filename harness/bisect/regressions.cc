@@ -14,7 +14,7 @@ namespace harness::bisect {
 namespace {
 
 // The shards of the run's nightly; a rerun that shares the nightly id is not one of them.
-Result<Nightly> NightlyOf(ResultReader& store, int64_t run_id) {
+Result<Nightly> NightlyOf(NightlyReads& store, int64_t run_id) {
   auto runs = store.LogicalRun(run_id);
   if (!runs) return runs.error();
   Nightly n;
@@ -35,7 +35,7 @@ struct CaseView {
   std::vector<Metric> metrics;
 };
 
-Result<std::map<std::string, CaseView>> CasesOf(ResultReader& store, const Nightly& nightly) {
+Result<std::map<std::string, CaseView>> CasesOf(NightlyReads& store, const Nightly& nightly) {
   std::map<std::string, CaseView> out;
   for (const auto& run : nightly.runs) {
     auto cases = store.FinishedCases(run.id);
@@ -72,7 +72,7 @@ std::vector<std::string> RegressionTarget::CaseIds() const {
   return out;
 }
 
-Result<NightlyPair> FindNightlyPair(ResultReader& store, std::optional<int64_t> run_id) {
+Result<NightlyPair> FindNightlyPair(NightlyReads& store, std::optional<int64_t> run_id) {
   auto runs = store.FinishedRuns();
   if (!runs) return runs.error();
   NightlyPair pair;
@@ -106,7 +106,7 @@ Result<NightlyPair> FindNightlyPair(ResultReader& store, std::optional<int64_t> 
   return pair;
 }
 
-Result<std::vector<RegressionTarget>> FindRegressions(ResultReader& store, const NightlyPair& pair,
+Result<std::vector<RegressionTarget>> FindRegressions(NightlyReads& store, const NightlyPair& pair,
                                                       const std::filesystem::path& suites_dir) {
   if (!pair.previous) return std::vector<RegressionTarget>();
   auto cur = CasesOf(store, pair.current);
@@ -141,7 +141,7 @@ Result<std::vector<RegressionTarget>> FindRegressions(ResultReader& store, const
   return out;
 }
 
-Result<std::optional<bool>> Reproduces(ResultReader& store, const RegressionTarget& target, const std::string& sha,
+Result<std::optional<bool>> Reproduces(NightlyReads& store, const RegressionTarget& target, const std::string& sha,
                                        int64_t after_case_result_id) {
   std::optional<bool> out;
   for (const auto& c : target.cases) {

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "harness/bisect/bisect_words.h"
-#include "harness/store/result_reader.h"
+#include "harness/store/result_reads.h"
 #include "harness/util/error.h"
 
 namespace harness::bisect {
 
-// A nightly: every shard run of one logical run (ResultReader::LogicalRun), first shard first.
+// A nightly: every shard run of one logical run (RunWindowReader::LogicalRun), first shard first.
 struct Nightly {
   std::vector<RunRow> runs;
   const RunRow& first() const { return runs.front(); }
@@ -27,7 +27,7 @@ struct NightlyPair {
   Nightly current;
   std::optional<Nightly> previous;
 };
-Result<NightlyPair> FindNightlyPair(ResultReader& store, std::optional<int64_t> run_id);
+Result<NightlyPair> FindNightlyPair(NightlyReads& store, std::optional<int64_t> run_id);
 
 // One case's regression (RegressionKind, bisect_words.h): paired (its paired verdict against
 // its baseline is REGRESSED), gate (its gate went from PASS or AT-RISK to FAIL), status (it
@@ -50,14 +50,14 @@ struct RegressionTarget {
 };
 
 // The nightly's regressions against the previous one, as targets sorted by suite.
-Result<std::vector<RegressionTarget>> FindRegressions(ResultReader& store, const NightlyPair& pair,
+Result<std::vector<RegressionTarget>> FindRegressions(NightlyReads& store, const NightlyPair& pair,
                                                       const std::filesystem::path& suites_dir);
 
 // Whether the results stored after `after_case_result_id` at sha show the target's
 // regression again: a case fails again (status), its gate is FAIL again (gate), or its
 // samples are again REGRESSED against the previous nightly's (paired). Empty when the
 // rerun stored no result of any of the target's cases.
-Result<std::optional<bool>> Reproduces(ResultReader& store, const RegressionTarget& target, const std::string& sha,
+Result<std::optional<bool>> Reproduces(NightlyReads& store, const RegressionTarget& target, const std::string& sha,
                                        int64_t after_case_result_id);
 
 }  // namespace harness::bisect

@@ -51,7 +51,7 @@ int Report(const bisect::BisectOutcome& out, const std::string& format) {
 
 // The nightly's JUnit again, each regressed case's <system-out> with what bisect --auto said
 // of it (the culprit line CI job pages show).
-std::string NightlyJunit(ResultReader& store, const bisect::AutoBisectOutcome& out) {
+std::string NightlyJunit(NightlyReads& store, const bisect::AutoBisectOutcome& out) {
   std::map<std::string, std::string> notes;
   for (const auto& g : out.regressions) {
     reports::CulpritNote n;

@@ -27,7 +27,7 @@ struct CompareOptions {
 // With --repo, a side git can name (HEAD~1, a tag, a short sha) is its full sha; then the
 // store's rule (a stored sha or a unique prefix of one). A revision git does not know there
 // falls back to that rule: commits stored without git are named by sha alone.
-CompareSide Side(ResultReader& store, const CompareOptions& o, const std::string& spec) {
+CompareSide Side(CompareReads& store, const CompareOptions& o, const std::string& spec) {
   if (!o.repo.empty() && !spec.starts_with("run:"))
     if (auto c = ReadCommit(o.repo, spec)) {
       CompareSide side = ValueOrThrow(ResolveSide(store, c->sha));

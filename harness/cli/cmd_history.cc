@@ -38,7 +38,7 @@ std::string HeadlineMetric(const HistoryOptions& o) {
 
 // A --metric none of the rows stored is a misspelling more often than not: exit 2 with
 // the metrics these cases did store.
-void CheckMetricStored(ResultReader& store, const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
+void CheckMetricStored(HistoryReads& store, const HistoryQuery& q, const std::vector<HistoryRow>& rows) {
   for (const auto& r : rows)
     if (r.value || !r.label.empty()) return;
   auto names = ValueOrThrow(store.MetricNames(q.case_id, q.suite));
@@ -57,9 +57,10 @@ int History(const HistoryOptions& o) {
   if (o.format != "text" && o.format != "json") throw FatalError(ExitCode::kUsage, "--format is text or json");
   if (q.last_n < 1) throw FatalError(ExitCode::kUsage, "--last must be at least 1");
   auto store = ValueOrThrow(Store::OpenReadOnly(o.db));
-  auto rows = ValueOrThrow(store->reader().History(q));
+  HistoryReads& reads = store->reader();
+  auto rows = ValueOrThrow(reads.History(q));
   if (rows.empty()) {
-    auto known = ValueOrThrow(store->reader().KnownCases());
+    auto known = ValueOrThrow(reads.KnownCases());
     if (!q.suite.empty()) {
       std::vector<std::string> suites;
       for (const auto& k : known)
@@ -70,7 +71,7 @@ int History(const HistoryOptions& o) {
     throw FatalError(ExitCode::kUsage, fmt::format("no results for case '{}' in {} (known: {})", q.case_id, o.db,
                                                    known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
   }
-  if (asked) CheckMetricStored(store->reader(), q, rows);
+  if (asked) CheckMetricStored(reads, q, rows);
   if (o.format == "json") {
     const std::string text = reports::HistoryJsonText(q, rows);
     std::fwrite(text.data(), 1, text.size(), stdout);

@@ -24,7 +24,7 @@ constexpr const char* kUnpairedGatedMetric = metric_names::kAccuracy;
 bool Passed(const std::optional<CaseStatus>& s) { return s == CaseStatus::kPass; }
 bool Broke(const std::optional<CaseStatus>& s) { return s == CaseStatus::kFail || s == CaseStatus::kError; }
 
-Result<LoadedCase> Load(ResultReader& store, const StoredCase& c) {
+Result<LoadedCase> Load(CompareReads& store, const StoredCase& c) {
   LoadedCase l{c, {}, {}, {}};
   auto metrics = store.Metrics(c.id);
   if (!metrics) return metrics.error();
@@ -38,7 +38,7 @@ Result<LoadedCase> Load(ResultReader& store, const StoredCase& c) {
   return l;
 }
 
-Result<std::vector<StoredCase>> CasesOf(ResultReader& store, const CompareSide& side) {
+Result<std::vector<StoredCase>> CasesOf(CompareReads& store, const CompareSide& side) {
   return side.run_id ? store.FinishedCases(side.run_id) : store.NewestCasesAt(side.sha);
 }
 
@@ -48,7 +48,7 @@ bool Comparison::regressed() const {
   return std::any_of(cases.begin(), cases.end(), [](const CaseComparison& c) { return c.regressed; });
 }
 
-Result<CompareSide> ResolveSide(ResultReader& store, const std::string& spec) {
+Result<CompareSide> ResolveSide(CompareReads& store, const std::string& spec) {
   if (spec.rfind("run:", 0) == 0) {
     const std::string digits = spec.substr(4);
     int64_t id = 0;
@@ -109,8 +109,8 @@ CaseComparison CompareCase(const std::string& case_id, const std::optional<Loade
   return c;
 }
 
-Result<Comparison> CompareStored(ResultReader& store, const CompareSide& a, const CompareSide& b, const CompareFilter& f) {
-  const ResultReader::ReadSnapshot snapshot(store);
+Result<Comparison> CompareStored(CompareReads& store, const CompareSide& a, const CompareSide& b, const CompareFilter& f) {
+  const CompareReads::ReadSnapshot snapshot(store);
   Comparison out{a, b, {}};
   std::map<std::string, std::pair<std::optional<StoredCase>, std::optional<StoredCase>>> by_case;
   auto keep = [&](const std::string& id) {

@@ -20,7 +20,7 @@
 #include "harness/results/results.h"
 #include "harness/stats/stats.h"
 #include "harness/stats/verdict.h"
-#include "harness/store/result_reader.h"
+#include "harness/store/result_reads.h"
 #include "harness/util/error.h"
 
 namespace harness {
@@ -34,7 +34,7 @@ struct CompareSide {
 
 // A sha prefix (4 to 64 hex digits) or run:ID. An ambiguous prefix names its candidates,
 // an unknown commit or run says so; both are usage errors (exit 2).
-Result<CompareSide> ResolveSide(ResultReader& store, const std::string& spec);
+Result<CompareSide> ResolveSide(CompareReads& store, const std::string& spec);
 
 struct MetricDelta {
   std::string name;
@@ -77,7 +77,7 @@ struct CompareFilter {
 
 // Reads both sides' finished results and compares every case present on either side.
 // No case left after the filter is a usage error (nothing was compared).
-Result<Comparison> CompareStored(ResultReader& store, const CompareSide& a, const CompareSide& b, const CompareFilter& f);
+Result<Comparison> CompareStored(CompareReads& store, const CompareSide& a, const CompareSide& b, const CompareFilter& f);
 
 // The comparison of two loaded cases (the part that needs no database; tested directly).
 struct LoadedCase {

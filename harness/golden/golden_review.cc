@@ -52,7 +52,7 @@ std::vector<std::string> GoldenCases(const std::filesystem::path& root) {
   return ids;
 }
 
-Result<GoldenReview> LoadReview(ResultReader& store, const std::filesystem::path& root, const std::string& case_id) {
+Result<GoldenReview> LoadReview(GoldenReads& store, const std::filesystem::path& root, const std::string& case_id) {
   GoldenReview r;
   r.case_id = case_id;
   auto path = GoldenOpTablePath(root, case_id);

@@ -11,7 +11,7 @@
 
 #include "harness/golden/golden_ops.h"
 #include "harness/store/golden_log.h"
-#include "harness/store/result_reader.h"
+#include "harness/store/result_reads.h"
 #include "harness/util/error.h"
 #include "harness/util/json_file.h"
 
@@ -31,7 +31,7 @@ std::vector<std::string> GoldenCases(const std::filesystem::path& root);
 
 // The review of case_id. Usage errors: no expectation file, one that is not a regular file
 // (a symlink is followed), one that names another case.
-Result<GoldenReview> LoadReview(ResultReader& store, const std::filesystem::path& root, const std::string& case_id);
+Result<GoldenReview> LoadReview(GoldenReads& store, const std::filesystem::path& root, const std::string& case_id);
 
 // What a person reads: "matches", "no stored result", or "differs" with the differences.
 std::vector<std::string> ReviewLines(const GoldenReview& review);

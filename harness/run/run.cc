@@ -97,7 +97,7 @@ std::map<std::string, std::string> ParamsByCase(const std::vector<SuiteTable>& t
 }
 
 // A resumed run keeps its finished cases, so their rows must not have changed since.
-Status CheckResumedParams(ResultReader& store, int64_t run_id, const std::map<std::string, std::string>& current) {
+Status CheckResumedParams(ResumeReads& store, int64_t run_id, const std::map<std::string, std::string>& current) {
   auto stored = store.CaseParams(run_id);
   if (!stored) return stored.error();
   for (const auto& [case_id, params] : *stored) {
@@ -113,7 +113,7 @@ Status CheckResumedParams(ResultReader& store, int64_t run_id, const std::map<st
 
 // The whole run's cases for its summary: this invocation's, and the ones a resumed run
 // finished before, read back with their metrics.
-Result<std::vector<CaseResult>> WholeRun(ResultReader& store, int64_t run_id, std::vector<CaseResult> now) {
+Result<std::vector<CaseResult>> WholeRun(ResumeReads& store, int64_t run_id, std::vector<CaseResult> now) {
   auto stored = store.Cases(run_id);
   if (!stored) return stored.error();
   std::vector<CaseResult> all;
@@ -140,9 +140,10 @@ struct ResumedCases {
 
 // Reopens the interrupted run after checking that its cases' rows are unchanged.
 Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::string>& params, ResumedCases& resumed) {
-  if (auto s = CheckResumedParams(store.reader(), run_id, params); !s) return s;
+  ResumeReads& reads = store.reader();
+  if (auto s = CheckResumedParams(reads, run_id, params); !s) return s;
   if (auto s = store.writer().ReopenRun(run_id); !s) return s;
-  auto cases = store.reader().Cases(run_id);
+  auto cases = reads.Cases(run_id);
   if (!cases) return cases.error();
   for (const auto& c : *cases) {
     if (c.result.status != CaseStatus::kRunning) resumed.finished.insert(c.result.case_id);
@@ -155,7 +156,7 @@ Status Reopen(Store& store, int64_t run_id, const std::map<std::string, std::str
 
 // The run's identity, with what the run is made for in its context; an explicit baseline
 // must have been run with the same identity.
-Result<RunIdentity> IdentityFor(const RunRequest& request, ResultReader& store) {
+Result<RunIdentity> IdentityFor(const RunRequest& request, BaselineReads& store) {
   auto identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables);
   if (!identity) return identity.error();
   if (!request.made_for.empty()) identity->context["bisect"] = request.made_for;
@@ -189,13 +190,14 @@ NewRun NewRunOf(int64_t commit_id, const RunIdentity& identity, const RunRequest
 using InputsReader = std::function<Result<CaseInputs>(const std::string& case_id, const CaseNeeds& needs)>;
 InputsReader ReadInputsFrom(Store& store, const RunRequest& request, const RunIdentity& identity, int64_t run_id,
                             const std::map<std::string, std::string>& params, const ResumedCases& resumed) {
-  BaselineLookup baseline = MakeBaselineLookup(store.reader(), request.repo, request.baseline_rev, request.commit,
-                                               identity.hash, run_id, params);
-  return [&store, &resumed, baseline = std::move(baseline), sha = request.commit.sha, hash = identity.hash, run_id,
+  BaselineReads& reads = store.reader();
+  BaselineLookup baseline =
+      MakeBaselineLookup(reads, request.repo, request.baseline_rev, request.commit, identity.hash, run_id, params);
+  return [&reads, &resumed, baseline = std::move(baseline), sha = request.commit.sha, hash = identity.hash, run_id,
           params](const std::string& case_id, const CaseNeeds& needs) -> Result<CaseInputs> {
     CaseInputs in;
     if (auto row = resumed.interrupted.find(case_id); row != resumed.interrupted.end()) {
-      auto samples = store.reader().Samples(row->second);
+      auto samples = reads.Samples(row->second);
       if (!samples) return samples.error();
       in.prior_samples = std::move(samples).value();
     }
@@ -206,8 +208,8 @@ InputsReader ReadInputsFrom(Store& store, const RunRequest& request, const RunId
     }
     if (!needs.rerun_metric.empty()) {
       auto it = params.find(case_id);
-      auto values = store.reader().MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha,
-                                            needs.rerun_metric);
+      auto values =
+          reads.MetricAt({case_id, hash, it == params.end() ? "{}" : it->second, run_id, false}, sha, needs.rerun_metric);
       if (!values) return values.error();
       in.reruns = std::move(values).value();
     }

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/store/result_reader.h"
+#include "harness/store/result_reads.h"
 
 namespace harness {
 namespace {
@@ -12,7 +12,7 @@ constexpr int kBaselineSearchDepth = 1000;
 
 }  // namespace
 
-Status CheckExplicitBaseline(ResultReader& store, const std::filesystem::path& repo, const std::string& baseline_rev,
+Status CheckExplicitBaseline(BaselineReads& store, const std::filesystem::path& repo, const std::string& baseline_rev,
                              const std::string& config_hash) {
   auto c = ReadCommit(repo, baseline_rev);
   const std::string sha = c ? c->sha : baseline_rev;  // without git, as given
@@ -26,7 +26,7 @@ Status CheckExplicitBaseline(ResultReader& store, const std::filesystem::path& r
   return UsageError(fmt::format("--baseline {}: no finished run stored at that commit", baseline_rev));
 }
 
-BaselineLookup MakeBaselineLookup(ResultReader& store, const std::filesystem::path& repo, const std::string& baseline_rev,
+BaselineLookup MakeBaselineLookup(BaselineReads& store, const std::filesystem::path& repo, const std::string& baseline_rev,
                                   const CommitInfo& commit, const std::string& config_hash, int64_t run_id,
                                   std::map<std::string, std::string> params_json) {
   std::vector<std::string> ancestors;
@@ -41,7 +41,7 @@ BaselineLookup MakeBaselineLookup(ResultReader& store, const std::filesystem::pa
   return [&store, baseline_sha, ancestors, config_hash, ordinal = commit.first_parent_ordinal, run_id,
           params = std::move(params_json)](const std::string& case_id) -> Result<std::optional<Baseline>> {
     auto it = params.find(case_id);
-    ResultReader::CaseMatch match{case_id, config_hash, it == params.end() ? "{}" : it->second, run_id, false};
+    BaselineReads::CaseMatch match{case_id, config_hash, it == params.end() ? "{}" : it->second, run_id, false};
     std::optional<CaseRef> ref;
     if (!baseline_sha.empty()) {
       auto r = store.NewestCaseAt(match, baseline_sha);

@@ -16,7 +16,7 @@
 
 namespace harness {
 
-class ResultReader;
+class BaselineReads;
 
 // Finds the baseline of a case (Baseline, harness/results/results.h): the newest finished result at --baseline SHA when given,
 // else the newest passing result on a first-parent ancestor of the run's commit.
@@ -30,11 +30,11 @@ using BaselineLookup = std::function<Result<std::optional<Baseline>>(const std::
 // first-parent ordinals when git does not know the commit.
 // An explicit --baseline that can pair with nothing (no finished run of this identity at
 // that commit) is a usage error before any case runs; names what is there instead.
-Status CheckExplicitBaseline(ResultReader& store, const std::filesystem::path& repo, const std::string& baseline_rev,
+Status CheckExplicitBaseline(BaselineReads& store, const std::filesystem::path& repo, const std::string& baseline_rev,
                              const std::string& config_hash);
 
 // params_json maps each case id to its parameter row as stored (canonical JSON).
-BaselineLookup MakeBaselineLookup(ResultReader& store, const std::filesystem::path& repo, const std::string& baseline_rev,
+BaselineLookup MakeBaselineLookup(BaselineReads& store, const std::filesystem::path& repo, const std::string& baseline_rev,
                                   const CommitInfo& commit, const std::string& config_hash, int64_t run_id,
                                   std::map<std::string, std::string> params_json);
 

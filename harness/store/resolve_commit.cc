@@ -12,7 +12,7 @@
 
 namespace harness {
 
-Result<CommitInfo> ResolveCommit(ResultReader& store, std::string_view spec, std::string_view flag) {
+Result<CommitInfo> ResolveCommit(CommitLookup& store, std::string_view spec, std::string_view flag) {
   const std::string shown = TerminalText(Utf8Prefix(spec, 2 * kMaxShaDigits));
   const std::string named = flag.empty() ? fmt::format("'{}'", shown) : fmt::format("{} {}", flag, shown);
   std::string prefix(spec);
@@ -37,7 +37,7 @@ Result<CommitInfo> ResolveCommit(ResultReader& store, std::string_view spec, std
   return std::move(commits->front());
 }
 
-Result<std::string> StoredSpelling(ResultReader& store, std::string_view given) {
+Result<std::string> StoredSpelling(CommitLookup& store, std::string_view given) {
   std::string sha(given);
   std::transform(sha.begin(), sha.end(), sha.begin(), [](unsigned char ch) { return std::tolower(ch); });
   auto longer = store.MatchCommits(sha);  // sha itself first when it is stored

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "harness/store/result_reader.h"
+#include "harness/store/result_reads.h"
 #include "harness/util/error.h"
 #include "harness/util/git.h"
 
@@ -26,7 +26,7 @@ inline constexpr std::size_t kMaxNamedCandidates = 10;
 
 // The commit spec names. Messages name it as flag and spec ("--since abc1") or, with no
 // flag, as the quoted spec ("'abc1'").
-Result<CommitInfo> ResolveCommit(ResultReader& store, std::string_view spec, std::string_view flag = "");
+Result<CommitInfo> ResolveCommit(CommitLookup& store, std::string_view spec, std::string_view flag = "");
 
 // The sha under which a run or an import of commit sha (git's full sha, or a hex sha given
 // without a repository that knows it) is stored, in lowercase:
@@ -35,6 +35,6 @@ Result<CommitInfo> ResolveCommit(ResultReader& store, std::string_view spec, std
 //     sha was stored) or with which sha begins (a full sha given after a short one was stored
 //     as given: the first spelling stays, it is the one the earlier runs are filed under);
 //   - two or more such commits: a usage error naming them (a short sha two commits share).
-Result<std::string> StoredSpelling(ResultReader& store, std::string_view sha);
+Result<std::string> StoredSpelling(CommitLookup& store, std::string_view sha);
 
 }  // namespace harness

@@ -114,13 +114,15 @@ Result<std::vector<CommitInfo>> QueryCommits(sqlite3* db, const char* tail, std:
 
 }  // namespace
 
-ResultReader::ReadSnapshot::ReadSnapshot(ResultReader& reader) : db_(reader.connection_.db) {
-  began_ = sqlite3_get_autocommit(db_) != 0 && sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
+bool ResultReader::BeginSnapshot() {
+  sqlite3* db = connection_.db;
+  return sqlite3_get_autocommit(db) != 0 && sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
 }
 
-ResultReader::ReadSnapshot::~ReadSnapshot() {
-  if (began_ && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+void ResultReader::EndSnapshot() {
+  sqlite3* db = connection_.db;
+  if (sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 const std::filesystem::path& ResultReader::path() const { return connection_.path; }
