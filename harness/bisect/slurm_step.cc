@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "harness/util/subprocess.h"
 
@@ -142,6 +143,18 @@ Result<std::vector<SlurmJob>> FindSlurmJobs(const std::string& name) {
   return jobs;
 }
 
+Result<std::vector<SlurmJob>> SettledSlurmJobs(const std::string& name, double settle_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(settle_s);
+  for (;;) {
+    auto jobs = FindSlurmJobs(name);
+    if (!jobs) return jobs.error();
+    const bool completing = std::any_of(jobs->begin(), jobs->end(),
+                                        [](const SlurmJob& j) { return j.state.rfind("COMPLETING", 0) == 0; });
+    if (!completing || std::chrono::steady_clock::now() >= until) return jobs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
 Status CancelSlurmJobs(const std::string& name) {
   auto r = Ask({"scancel", "--user=" + std::to_string(getuid()), "--name=" + name});
   if (!r.ok()) return r.error();
@@ -151,6 +164,10 @@ Status CancelSlurmJobs(const std::string& name) {
 std::optional<std::string> SlurmUntestableReason(const std::string& name, const std::vector<SlurmJob>& jobs) {
   if (jobs.empty()) return "no Slurm job named " + name + " was found: the submission failed or never reached the "
                            "scheduler";
+  for (const auto& j : jobs)
+    if (j.state.rfind("COMPLETING", 0) == 0)
+      return "Slurm job " + j.id + " (" + name + ") was still COMPLETING: whether the scheduler or the command "
+             "ended it is not known";
   for (const auto& j : jobs)
     if (EndedByScheduler(j))
       return "Slurm job " + j.id + " (" + name + ") ended " + j.state +

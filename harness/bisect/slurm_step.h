@@ -47,14 +47,21 @@ struct SlurmJob {
 // scheduler cannot be asked.
 Result<std::vector<SlurmJob>> FindSlurmJobs(const std::string& name);
 
+// FindSlurmJobs once none of them is COMPLETING any more, asked every 0.2 s for at most
+// settle_s. Slurm shows a job whose steps are still being cleaned up as COMPLETING, whatever
+// ended it, and on a loaded node that outlasts the srun that ran it by seconds: only then
+// does the job say whether the scheduler or the command ended it. A job still COMPLETING at
+// the end is returned as such (SlurmUntestableReason: unknown, so no evidence).
+Result<std::vector<SlurmJob>> SettledSlurmJobs(const std::string& name, double settle_s);
+
 // Cancels this user's jobs of that name (none is fine). An error when scancel could not run.
 Status CancelSlurmJobs(const std::string& name);
 
 // Why a step whose command ended cannot count as evidence, from the jobs of its name after
 // it ended: no job at all (the submission failed), or a job the scheduler ended rather than
 // the command (CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE, OUT_OF_MEMORY,
-// or still PENDING). nullopt: the job ran and ended by itself, so the exit code is the
-// command's.
+// or still PENDING), or a job still COMPLETING (how it ended is not known yet). nullopt: the
+// job ran and ended by itself, so the exit code is the command's.
 std::optional<std::string> SlurmUntestableReason(const std::string& name, const std::vector<SlurmJob>& jobs);
 
 // While a step runs: cancels its jobs when none has started within start_timeout_s

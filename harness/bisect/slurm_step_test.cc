@@ -68,6 +68,13 @@ TEST(SlurmCommand, OnlyAJobThatEndedByItselfLetsTheExitCodeCount) {
   EXPECT_TRUE(SlurmUntestableReason("n", {{"7", "COMPLETED", "None", "0:0"}}) == std::nullopt);
   EXPECT_TRUE(SlurmUntestableReason("n", {{"7", "FAILED", "NonZeroExitCode", "1:0"}}) == std::nullopt);
   EXPECT_NE(SlurmUntestableReason("n", {})->find("no Slurm job named n"), std::string::npos);
+  // Still completing (whatever ended it): not known, so never the command's exit.
+  for (const std::string completing : {"COMPLETING", "COMPLETING+CANCELLED"})
+    EXPECT_NE(SlurmUntestableReason("n", {{"7", completing, "None", "0:15"}})
+                  .value_or("(the command's)")
+                  .find("Slurm job 7 (n) was still COMPLETING: whether the scheduler or the command ended it"),
+              std::string::npos)
+        << completing;
   EXPECT_NE(SlurmUntestableReason("n", {{"7", "FAILED", "JobLaunchFailure", "0:1"}})->find("FAILED (JobLaunchFailure)"),
             std::string::npos);
   for (const char* state : {"CANCELLED", "CANCELLED+", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",

@@ -75,13 +75,17 @@ std::string StepJobName(const WorktreeCommandSpec& spec, const std::string& sha,
   return SlurmJobName(label.empty() ? "step" : label, spec.slot, sha);
 }
 
+// How long a Slurm job may stay COMPLETING after its step ended before the step is
+// untestable (Slurm's own KillWait, the wait for a job's processes to end, defaults to 30 s).
+constexpr double kSlurmSettleSeconds = 30;
+
 // After a Slurm step: its job is cancelled (nothing left queued or running, whatever ended
 // the step), then the scheduler says whether the job ran and ended by itself. Why it says
 // nothing of the commit, or nullopt.
 std::optional<std::string> FinishSlurmJob(const std::string& job, const std::optional<std::string>& not_started) {
   const Status cancelled = CancelSlurmJobs(job);
   if (not_started) return not_started;
-  auto jobs = FindSlurmJobs(job);
+  auto jobs = SettledSlurmJobs(job, kSlurmSettleSeconds);
   if (!jobs) return "could not ask Slurm how job " + job + " ended: " + jobs.error().message;
   if (auto why = SlurmUntestableReason(job, *jobs)) return why;
   if (!cancelled) return "could not cancel Slurm job " + job + ": " + cancelled.error().message;
