@@ -5,13 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "harness/results/word_table.h"
 #include "harness/util/utf8.h"
 
 namespace harness::bisect {
 namespace {
-
-template <typename Enum, std::size_t N>
-using WordTable = std::array<std::pair<Enum, std::string_view>, N>;
 
 // A finished session's status is its verdict's word (VerdictWord), not a second copy of it.
 constexpr WordTable<SessionStatus, 2> kUnfinishedWords{{
@@ -28,27 +26,6 @@ constexpr WordTable<RegressionKind, 3> kRegressionKindWords{{
     {RegressionKind::kGate, "gate"},
     {RegressionKind::kPaired, "paired"},
 }};
-
-template <typename Enum, std::size_t N>
-std::string_view WordIn(const WordTable<Enum, N>& table, Enum v) {
-  for (const auto& [e, word] : table)
-    if (e == v) return word;
-  return "?";  // not reached: every value has its word
-}
-
-template <typename Enum, std::size_t N>
-std::optional<Enum> ParseIn(const WordTable<Enum, N>& table, std::string_view word) {
-  for (const auto& [e, w] : table)
-    if (w == word) return e;
-  return std::nullopt;
-}
-
-template <typename Enum, std::size_t N>
-std::string WordsOf(const WordTable<Enum, N>& table) {
-  std::string out;
-  for (const auto& [e, w] : table) out += (out.empty() ? "" : ", ") + std::string(w);
-  return out;
-}
 
 // "'x' is none of a, b, c", the stored word shown as text a terminal can take.
 std::string NoneOf(const std::string& word, const std::string& words) {
