@@ -16,6 +16,7 @@
 #include "harness/stats/false_verdict.h"
 #include "harness/store/bisect_changes.h"
 #include "harness/store/bisect_evidence.h"
+#include "harness/store/bisect_words.h"
 #include "harness/store/nightly_shards.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
@@ -81,7 +82,7 @@ struct SuiteSummary {
 // What `harness bisect --auto` said of a regression (Store::Regressions): for the failing
 // cases it names and the report's summary.
 struct CulpritNote {
-  std::string verdict;              // culprit | no-culprit | ambiguous | not-confirmed | untestable
+  RegressionVerdict verdict = RegressionVerdict::kAmbiguous;  // printed as its word
   std::string culprit, subject;     // with verdict culprit
   double confidence = 0;
   int64_t runs = 0;                 // commands its bisection ran
@@ -109,6 +110,14 @@ std::string CulpritWords(const CulpritNote& note);
 std::string CulpritEvidence(const CulpritNote& note);
 // A stored session's timing (from its result), none for an untimed or unfinished one.
 std::optional<BisectTiming> SessionTiming(const BisectSessionRow& session);
+
+// A stored bisect session as the report holds it: its row, the status printed as stored,
+// and that status read through its word table once, where the report loads it (none: a word
+// outside the table, which the report warns of; such a session names no culprit, and a
+// regression it answered is ambiguous).
+struct ReportSession : BisectSessionRow {
+  std::optional<SessionStatus> read_status;
+};
 
 struct RegressionEntry {
   int64_t id = 0;
@@ -234,12 +243,13 @@ struct ReportModel {
   std::vector<Trend> trends;
   std::vector<FlakyEntry> flaky;      // most likely false verdict first
   std::vector<FlipSet> flips;
-  std::vector<BisectSessionRow> bisect;
+  std::vector<ReportSession> bisect;
   // By bisect session id, the sessions of bisect that named several culprits: every one,
   // subjects cut at kMaxSubjectBytes. A one-culprit session is not here (its row says it).
   std::map<int64_t, std::vector<BisectChange>> session_culprits;
   // What the store held that could not be read (a session's malformed list of culprits: that
-  // session shows its first culprit only). harness report prints them to stderr.
+  // session shows its first culprit only; a stored word outside its table: ReportSession,
+  // CulpritNote). harness report prints them to stderr.
   std::vector<std::string> warnings;
   // The regressions bisect --auto found in the window's latest runs: "N regressions, K with
   // a culprit".
