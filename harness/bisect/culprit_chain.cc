@@ -13,8 +13,9 @@ CulpritChain::CulpritChain(int positions, std::vector<SeriesSpec> series, Search
   active_.emplace(positions_, series_, options_);
 }
 
+// A run outside 0..positions-1 is kept but never read: every reader takes the runs of a part
+// or of a culprit's sides, and Search::Add drops what is outside its own range.
 void CulpritChain::Add(const Observation& o) {
-  if (o.position < 0 || o.position >= positions_) return;
   observations_.push_back(o);
   if (active_ && o.position >= part_.lo && o.position <= part_.hi) active_->Add(Mapped(o, part_));
 }

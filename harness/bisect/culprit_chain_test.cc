@@ -173,6 +173,33 @@ TEST(CulpritChain, ASizeCountsOnlyTheQuestionsAnsweredOnBothSides) {
   EXPECT_DOUBLE_EQ(d.changes[0].size, -0.5);
 }
 
+// A run at a position outside the range (before the good end, at or past one beyond the
+// bad end) is no evidence: two drops driven with such runs interleaved, each far below every
+// level, are named at the same commits with the same sizes and confidences after as many runs.
+TEST(CulpritChain, ARunOutsideTheRangeChangesNothing) {
+  const std::vector<double> level = Levels(40, {{9, -0.02}, {19, -0.03}});
+  CulpritChain clean(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree),
+      noisy(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
+  int runs_clean = 0, runs_noisy = 0;
+  const Decision a = RunLevels(clean, level, &runs_clean);
+  int wiggle = 0;
+  const Decision b = Drive(
+      noisy, 40,
+      [&](int p) {
+        for (int outside : {-1, 41, 50}) noisy.Add(Observation{outside, 0, false, 0.10, false});
+        return Observation{p, 0, false, level[p] + ((wiggle++ % 2) ? 0.0004 : -0.0004), false};
+      },
+      &runs_noisy);
+  ASSERT_EQ(a.changes.size(), 2u);
+  ASSERT_EQ(b.changes.size(), a.changes.size());
+  for (size_t i = 0; i < a.changes.size(); ++i) {
+    EXPECT_EQ(b.changes[i].position, a.changes[i].position);
+    EXPECT_DOUBLE_EQ(b.changes[i].size, a.changes[i].size);
+    EXPECT_DOUBLE_EQ(b.changes[i].confidence, a.changes[i].confidence);
+  }
+  EXPECT_EQ(runs_noisy, runs_clean);
+}
+
 TEST(CulpritChain, AtMostMaxChangesAreSearchedFor) {
   const std::vector<double> level = Levels(40, {{5, -0.03}, {15, -0.03}, {25, -0.03}, {35, -0.03}});
   CulpritChain two(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 2), three(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);

@@ -81,6 +81,10 @@ std::string Field(const std::string& line, const std::string& key) {
 // Whether the scheduler, not the command, ended the job. A FAILED job is the command's only
 // when it failed with its exit code (Reason NonZeroExitCode); FAILED for BadConstraints,
 // JobLaunchFailure and the like is a submission or launch the scheduler could not make.
+// Slurm shows a job whose steps are still being cleaned up as COMPLETING: how it ended is not
+// known yet. Read as a prefix, as EndedByScheduler reads every state.
+bool IsCompleting(const SlurmJob& job) { return job.state.rfind("COMPLETING", 0) == 0; }
+
 bool EndedByScheduler(const SlurmJob& job) {
   for (const char* s : {"CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
                         "OUT_OF_MEMORY", "REVOKED", "PENDING", "REQUEUED", "SUSPENDED"})
@@ -148,8 +152,7 @@ Result<std::vector<SlurmJob>> SettledSlurmJobs(const std::string& name, double s
   for (;;) {
     auto jobs = FindSlurmJobs(name);
     if (!jobs) return jobs.error();
-    const bool completing = std::any_of(jobs->begin(), jobs->end(),
-                                        [](const SlurmJob& j) { return j.state.rfind("COMPLETING", 0) == 0; });
+    const bool completing = std::any_of(jobs->begin(), jobs->end(), IsCompleting);
     if (!completing || std::chrono::steady_clock::now() >= until) return jobs;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -165,7 +168,7 @@ std::optional<std::string> SlurmUntestableReason(const std::string& name, const 
   if (jobs.empty()) return "no Slurm job named " + name + " was found: the submission failed or never reached the "
                            "scheduler";
   for (const auto& j : jobs)
-    if (j.state.rfind("COMPLETING", 0) == 0)
+    if (IsCompleting(j))
       return "Slurm job " + j.id + " (" + name + ") was still COMPLETING: whether the scheduler or the command "
              "ended it is not known";
   for (const auto& j : jobs)

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/git.h"
 #include "harness/util/json_file.h"
@@ -760,6 +761,38 @@ TEST(BisectTrustE2E, AutoAnswersANightlyOnce) {
   EXPECT_EQ(n.Stored("regressions"), 1u) << "replaced, not added";
   auto report = RunHarness({"report", "--db", n.db, "--format", "json"});
   EXPECT_EQ(testing_util::StdoutJson(report)["regressions_with_culprit"], 1) << report.out;
+}
+
+// A stored regression whose cases the nightly pair no longer shows regressed (here a row
+// edited by hand to a case that does not exist, in hostile text) is still the stored answer,
+// with its kind, and the output says that its metric and values are not shown. Before, it
+// was shown without them and without a word.
+TEST(BisectTrustE2E, AStoredRegressionNoLongerFoundIsShownAsStoredAndSaysSo) {
+  Nightlies n;
+  auto first = RunHarness(n.Args("0"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const Json a = testing_util::StdoutJson(first);
+  ASSERT_EQ(a["regressions"].size(), 1u) << first.out;
+  const std::string hostile = "sequence_parallel/<b>\"&'\x1b[31m_0";
+  std::string quoted;
+  for (char c : Json::array({hostile}).dump()) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  testing_util::ExecSql(n.db, "UPDATE regressions SET cases_json = '" + quoted + "'");
+
+  auto second = RunHarness(n.Args("0"));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const Json b = testing_util::StdoutJson(second);
+  EXPECT_EQ(b["stored"], true) << second.out;
+  ASSERT_EQ(b["regressions"].size(), 1u) << second.out;
+  EXPECT_EQ(b["regressions"][0]["culprit"], a["regressions"][0]["culprit"]) << second.out;
+  EXPECT_EQ(b["regressions"][0]["kind"], a["regressions"][0]["kind"]) << second.out;
+  EXPECT_EQ(b["regressions"][0]["cases"], Json::array({{{"case", hostile}, {"kind", a["regressions"][0]["kind"]}}}))
+      << second.out;
+  EXPECT_NE(second.err.find(fmt::format("regression {} (sequence_parallel): its cases are no longer found regressed",
+                                        a["regressions"][0]["regression"].get<int64_t>())),
+            std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find("without its metric and per-case values"), std::string::npos) << second.err;
+  EXPECT_EQ(second.err.find('\x1b'), std::string::npos) << "no raw escape reaches the terminal";
 }
 
 // Two bisect --auto of one nightly at once: the second is exit 3 naming the process that
