@@ -141,8 +141,7 @@ class Writer {
     std::string out;
     for (std::size_t i = 0; i < culprits.size(); ++i) {
       const BisectChange& c = culprits[i];
-      out += fmt::format("\n{}{}. {} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", indent, i + 1, Sha(c.sha),
-                         MarkdownEscape(c.subject), c.size, 100 * c.size, c.confidence);
+      out += fmt::format("\n{}{}. {}", indent, i + 1, CulpritChangeWords(c, Sha(c.sha), MarkdownEscape(c.subject)));
     }
     return out;
   }

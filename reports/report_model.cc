@@ -806,8 +806,10 @@ std::optional<BisectTiming> SessionTiming(const BisectSessionRow& s) {
   return BisectTimingOf(ParseJsonOrDiscarded(s.result_json));
 }
 
-std::string CulpritChangeWords(const BisectChange& c) {
-  return fmt::format("{} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", ShortSha(c.sha), c.subject, c.size, 100 * c.size,
+std::string CulpritChangeWords(const BisectChange& c) { return CulpritChangeWords(c, ShortSha(c.sha), c.subject); }
+
+std::string CulpritChangeWords(const BisectChange& c, std::string_view sha, std::string_view subject) {
+  return fmt::format("{} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", sha, subject, c.size, 100 * c.size,
                      c.confidence);
 }
 

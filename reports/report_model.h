@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/golden/golden_ops.h"
@@ -99,6 +100,9 @@ struct CulpritNote {
 std::string CulpritListWords(const std::vector<BisectChange>& culprits);
 // One of them, without its number: "abc123def456 subject: moved -0.0060 (-0.60 pp), posterior 0.990".
 std::string CulpritChangeWords(const BisectChange& culprit);
+// The same words with the sha and subject as a rendering writes them (Markdown: the sha
+// linked, the subject escaped), so the wording exists once.
+std::string CulpritChangeWords(const BisectChange& culprit, std::string_view sha, std::string_view subject);
 
 // "culprit abc123def456 subject (confidence 0.990, 6 runs, bisect session 3)", "not confirmed
 // (flaky): ...", "bisect ambiguous: ...": the words every rendering shows; a session that named
