@@ -70,7 +70,7 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
   Json steps = Json::array();
   for (const auto& s : o.steps) {
     Json j{{"commit", s.sha}, {"source", s.source}, {"evidence", ToJson(s.evidence)}, {"probability_bad", s.probability_bad},
-           {"verdict", s.verdict}};
+           {"verdict", Word(s.verdict)}};
     j["run_id"] = s.run_id ? Json(*s.run_id) : Json(nullptr);
     j["exit_code"] = s.exit_code ? Json(*s.exit_code) : Json(nullptr);
     steps.push_back(j);
@@ -113,7 +113,7 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
     if (!s.evidence.untestable.empty()) ev.push_back("(cannot test: " + s.evidence.untestable + ")");
     if (s.exit_code) ev.push_back(fmt::format("exit {}", *s.exit_code));
     out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7.3f}  {:<8}  {}\n", s.index, ShortSha(s.sha), s.source,
-                       s.probability_bad, s.verdict, fmt::join(ev, " "));
+                       s.probability_bad, Word(s.verdict), fmt::join(ev, " "));
   }
   switch (o.verdict) {
     case Verdict::kCulprit:

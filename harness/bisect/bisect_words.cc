@@ -2,12 +2,23 @@
 
 #include <array>
 
+#include "harness/results/word_table.h"
+
 namespace harness::bisect {
 namespace {
 
 constexpr std::array<Verdict, 3> kFinished{Verdict::kCulprit, Verdict::kNoCulprit, Verdict::kAmbiguous};
 
+constexpr WordTable<StepVerdict, 4> kStepVerdictWords{{
+    {StepVerdict::kGood, "good"},
+    {StepVerdict::kBad, "bad"},
+    {StepVerdict::kUnknown, "unknown"},
+    {StepVerdict::kSkip, "skip"},
+}};
+
 }  // namespace
+
+std::string_view Word(StepVerdict v) { return WordIn(kStepVerdictWords, v); }
 
 SessionStatus StatusOf(Verdict v) {
   switch (v) {

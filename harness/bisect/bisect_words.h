@@ -5,11 +5,19 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include "harness/bisect/bisect_search.h"
 #include "harness/store/bisect_words.h"
 
 namespace harness::bisect {
+
+// A step's verdict on its commit at the time (BisectStep, its decision JSON, the progress
+// line): bad or good once P(bad) is past the confidence either way, unknown between, skip for
+// a commit that could not be tested. Written, never read back (the decision JSON is shown as stored).
+enum class StepVerdict { kGood, kBad, kUnknown, kSkip };
+// good, bad, unknown, skip.
+std::string_view Word(StepVerdict v);
 
 // A search's answer as the session's status (a search still searching: running).
 SessionStatus StatusOf(Verdict v);

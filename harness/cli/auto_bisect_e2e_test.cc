@@ -354,7 +354,8 @@ TEST(AutoBisectE2E, ABudgetSpentWhileConfirmingReportsEveryRegressionAsNotReache
   }
 }
 
-// One commit apart: after the confirmation that commit is the culprit.
+// One commit apart: after the confirmation that commit is the culprit. The confirming
+// rerun's progress line (stderr, a pipe: a line per event) says what it showed.
 TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
   StackHistory h(2, 2, "graph-topo-disorder");
   ASSERT_EQ(h.Nightly(1).exit_code, 0);
@@ -364,6 +365,9 @@ TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
   Json j = testing_util::StdoutJson(r);
   ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
   EXPECT_EQ(j["regressions"][0]["culprit"], h.shas[1]) << r.out;
+  EXPECT_NE(r.err.find("bisect --auto confirm 1: " + ShortSha(h.shas[1]) + " reproduced 1 of 1 regressions"),
+            std::string::npos)
+      << r.err;
 }
 
 // --max-culprits reaches each bisection bisect --auto starts: its session's log names it (so
