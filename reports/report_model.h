@@ -83,7 +83,9 @@ struct SuiteSummary {
 // What `harness bisect --auto` said of a regression (Store::Regressions): for the failing
 // cases it names and the report's summary.
 struct CulpritNote {
-  RegressionVerdict verdict = RegressionVerdict::kAmbiguous;  // printed as its word
+  // culprit | no-culprit | ambiguous | not-confirmed | untestable (its Word, as bisect --auto
+  // answered it: AutoVerdict)
+  RegressionVerdict verdict = RegressionVerdict::kAmbiguous;
   std::string culprit, subject;     // with verdict culprit
   double confidence = 0;
   int64_t runs = 0;                 // commands its bisection ran
