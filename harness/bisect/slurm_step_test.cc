@@ -143,27 +143,33 @@ TEST_F(SlurmStep, ASubmissionTheSchedulerRefusesIsUntestable) {
 }
 
 TEST_F(SlurmStep, CancellingAStepCancelsItsJobAndNoOther) {
-  // Another job of ours, of another name, must outlive the cancel.
-  std::thread other([] { (void)RunProcess({"srun", "--job-name=someone-elses-step", "sleep", "8"}, ProcessOptions{}); });
-  std::thread step([] {
-    (void)RunProcess(WithSlurmJobName({"srun", "sleep", "60"}, "harness-bisect-4-s0-dddddddddddd"), ProcessOptions{});
-  });
+  const std::string mine = "harness-bisect-4-s0-dddddddddddd", others = "someone-elses-step";
+  // Another job of ours, of another name, must outlive the cancel: it sleeps longer than the
+  // test can take and is cancelled at the end, as the step is on any early way out.
+  std::thread other([&] { (void)RunProcess({"srun", "--job-name=" + others, "sleep", "120"}, ProcessOptions{}); });
+  std::thread step([&] { (void)RunProcess(WithSlurmJobName({"srun", "sleep", "120"}, mine), ProcessOptions{}); });
   const auto running = [&](const std::string& name) {
     auto jobs = FindSlurmJobs(name);
     return jobs.ok() && !jobs->empty() && (*jobs)[0].state == "RUNNING";
   };
-  for (int i = 0; i < 100 && !(running("harness-bisect-4-s0-dddddddddddd") && running("someone-elses-step")); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(running("harness-bisect-4-s0-dddddddddddd")) << cluster_->Logs();
-  ASSERT_TRUE(CancelSlurmJobs("harness-bisect-4-s0-dddddddddddd").ok());
-  step.join();  // srun ends when its job is cancelled
-  auto jobs = FindSlurmJobs("harness-bisect-4-s0-dddddddddddd");
-  ASSERT_TRUE(jobs.ok());
-  auto why = SlurmUntestableReason("harness-bisect-4-s0-dddddddddddd", *jobs);
-  ASSERT_TRUE(why.has_value());
-  EXPECT_NE(why->find("CANCELLED"), std::string::npos) << *why;
-  EXPECT_TRUE(running("someone-elses-step")) << "scancel reached a job it did not name";
-  other.join();
+  [&] {
+    for (int i = 0; i < 300 && !(running(mine) && running(others)); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_TRUE(running(mine)) << cluster_->Logs();
+    ASSERT_TRUE(CancelSlurmJobs(mine).ok());
+    step.join();  // srun ends when its job is cancelled
+    // As a step reads its job (FinishSlurmJob): once it is no longer COMPLETING, which under
+    // load outlasts srun by seconds.
+    auto jobs = SettledSlurmJobs(mine, 30);
+    ASSERT_TRUE(jobs.ok());
+    auto why = SlurmUntestableReason(mine, *jobs);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("CANCELLED"), std::string::npos) << *why;
+    EXPECT_TRUE(running(others)) << "scancel reached a job it did not name";
+  }();
+  for (const std::string& name : {mine, others}) EXPECT_TRUE(CancelSlurmJobs(name).ok());
+  for (std::thread* t : {&step, &other})
+    if (t->joinable()) t->join();
 }
 
 TEST_F(SlurmStep, AJobTheQueueNeverStartsIsCancelledAtTheStartTimeout) {
