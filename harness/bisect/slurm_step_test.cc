@@ -115,14 +115,15 @@ TEST_F(SlurmStep, AJobThatRanKeepsItsExitCodeAndGetsItsGpu) {
   auto bad = Srun("harness-bisect-1-s1-bbbbbbbbbbbb", {}, "exit 3");
   EXPECT_NE(bad.exit_code, 0);
 
-  auto jobs = FindSlurmJobs("harness-bisect-1-s0-aaaaaaaaaaaa");
+  // Read as a step reads its job: once no longer COMPLETING (under load that outlasts srun).
+  auto jobs = SettledSlurmJobs("harness-bisect-1-s0-aaaaaaaaaaaa", 30);
   ASSERT_TRUE(jobs.ok()) << jobs.error().message;
   ASSERT_EQ(jobs->size(), 1u);
   EXPECT_EQ((*jobs)[0].state, "COMPLETED");
   EXPECT_EQ((*jobs)[0].exit_code, "0:0");
   EXPECT_EQ(SlurmUntestableReason("harness-bisect-1-s0-aaaaaaaaaaaa", *jobs), std::nullopt);
 
-  auto failed = FindSlurmJobs("harness-bisect-1-s1-bbbbbbbbbbbb");
+  auto failed = SettledSlurmJobs("harness-bisect-1-s1-bbbbbbbbbbbb", 30);
   ASSERT_TRUE(failed.ok());
   ASSERT_EQ(failed->size(), 1u);
   EXPECT_EQ((*failed)[0].state, "FAILED");
@@ -135,7 +136,7 @@ TEST_F(SlurmStep, ASubmissionTheSchedulerRefusesIsUntestable) {
   // Three GPUs on a node that has two: srun fails at submission; the job record says why.
   auto r = Srun("harness-bisect-2-s0-cccccccccccc", {"--gres=gpu:3"}, "true");
   EXPECT_NE(r.exit_code, 0);
-  auto jobs = FindSlurmJobs("harness-bisect-2-s0-cccccccccccc");
+  auto jobs = SettledSlurmJobs("harness-bisect-2-s0-cccccccccccc", 30);
   ASSERT_TRUE(jobs.ok());
   auto why = SlurmUntestableReason("harness-bisect-2-s0-cccccccccccc", *jobs);
   ASSERT_TRUE(why.has_value());
