@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -598,6 +599,33 @@ TEST(BisectTrustE2E, ALockThatCannotBeCreatedStopsBeforeAnySession) {
       << r.err;
   EXPECT_FALSE(fs::exists(ran)) << "a step ran: " << ReadFile(ran);
   EXPECT_FALSE(s.Session(1).id) << "no session begun";
+  EXPECT_EQ(testing_util::WorktreeCount(s.dir / "repo"), 1u);
+}
+
+// Without a command the store is the only evidence: two stored ends say that some commit of
+// the range broke the case, not which. The answer is ambiguous over the whole range, with the
+// commit a command would run next; nothing runs, no worktree is made, and the session stores
+// the same verdict.
+TEST(BisectTrustE2E, StoredEndsWithoutACommandAreAmbiguousOverTheRange) {
+  Steps s(6, [](int i) { return fmt::format("exit {}\n", i >= 4 ? 1 : 0); });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  auto r = RunHarness({"bisect", "--good", s.shas.front(), "--bad", s.shas.back(), "--case", "x/y_0", "--repo", s.repo,
+                       "--db", s.db, "--format", "json"},
+                      {.cwd = s.dir.path(), .timeout_s = 120});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["verdict"], "ambiguous") << r.out;
+  EXPECT_TRUE(j["culprit"].is_null()) << r.out;
+  EXPECT_EQ(j["runs"], 0) << r.out;
+  EXPECT_EQ(j["range"], Json(std::vector<std::string>(s.shas.begin() + 1, s.shas.end()))) << r.out;
+  const std::string reason = j["reason"].get<std::string>();
+  const std::string lead = "the store has too little evidence and no command follows -- to run ";
+  ASSERT_EQ(reason.rfind(lead, 0), 0u) << reason;
+  const std::string next = reason.substr(lead.size());
+  EXPECT_TRUE(std::any_of(s.shas.begin() + 1, s.shas.end() - 1,
+                          [&](const std::string& sha) { return ShortSha(sha) == next; }))
+      << "an interior commit of the range: " << reason;
+  EXPECT_EQ(s.Session(j["session"].get<int64_t>()).status, "ambiguous");
   EXPECT_EQ(testing_util::WorktreeCount(s.dir / "repo"), 1u);
 }
 
