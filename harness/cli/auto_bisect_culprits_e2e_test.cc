@@ -296,9 +296,10 @@ TEST(AutoBisectCulpritsE2E, ADropAndALaterPartialFixNameTheCulpritAndNeverTheFix
 }
 
 // Without a nightly before the good end there is nothing to learn the questions' flips from
-// (the fixed prior): the check of the part before a culprit the first search named weighs a
-// drop of 8 questions at a Bayes factor of about 2, calls it explained, and the earlier drop
-// goes unnamed (docs/bisect.md, "Several culprits": known limit). What is named is right.
+// (the fixed prior): the check of the part before a culprit the first search named reads
+// its 8 dropped questions as borderline ones ("no culprit" 0.36 there, from a prior of 0.2),
+// calls the part explained, and the earlier drop may go unnamed (docs/bisect.md, "Several
+// culprits": known limit). What is named is right.
 TEST(AutoBisectCulpritsE2E, WithNoNightlyBeforeTheRangeEveryCulpritNamedIsATrueOne) {
   AccuracyHistory h(kCommits, [](int i) { return TwoDrops(i + 1); });  // first drop at 4, second at 14
   ASSERT_EQ(h.Nightly(1).exit_code, 0);
