@@ -4,7 +4,9 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "harness/testing/slurm_cluster.h"
@@ -83,6 +85,27 @@ TEST(SlurmCommand, OnlyAJobThatEndedByItselfLetsTheExitCodeCount) {
     ASSERT_TRUE(why.has_value()) << state;
     EXPECT_NE(why->find(std::string("job 8 (n) ended ") + state), std::string::npos) << *why;
   }
+}
+
+// A scheduler that cannot be asked once the step ended (its controller down: here a squeue
+// that says so and exits 1, first on PATH) is an error naming squeue and its words, returned
+// at once, not waited out and not read as a job list.
+TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
+  testing_util::TempDir bin;
+  testing_util::WriteFile(bin / "squeue",
+                          "#!/bin/sh\necho 'squeue: error: Unable to contact slurm controller (connect failure)' >&2\n"
+                          "exit 1\n");
+  std::filesystem::permissions(bin / "squeue", std::filesystem::perms::owner_all);
+  const std::string path = getenv("PATH") ? getenv("PATH") : "";
+  setenv("PATH", (bin.path().string() + ":" + path).c_str(), 1);
+  const auto start = std::chrono::steady_clock::now();
+  auto jobs = SettledSlurmJobs("harness-bisect-9-s0-999999999999", 20);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_NE(jobs.error().message.find("squeue failed (exit code 1)"), std::string::npos) << jobs.error().message;
+  EXPECT_NE(jobs.error().message.find("Unable to contact slurm controller"), std::string::npos) << jobs.error().message;
+  EXPECT_LT(waited, 10.0) << "not waited out";
 }
 
 // --- against a real one-node cluster ------------------------------------------------------
