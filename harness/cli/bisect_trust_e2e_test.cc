@@ -242,6 +242,36 @@ TEST(BisectTrustE2E, AKnownGoodEndThatDoesNotReproduceStops) {
   EXPECT_NE(ingest.err.find("does not reproduce as good when the command runs it: x/y_0 fails there"), std::string::npos) << ingest.err;
 }
 
+// The same for a metric: nightlies at the ends (the stand-in's GSM8K, the fp8 fault at the
+// bad end), and a command that measures every commit with the fault on (a broken
+// environment): the known-good end measures at the known-bad end's level, and the bisect
+// stops with exit 3 naming both values. Before the good end's check read its values, such a
+// bisect blamed the first commit.
+TEST(BisectTrustE2E, AMetricKnownGoodEndThatMeasuresBadStops) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
+    return std::map<std::string, std::string>{{"n.txt", std::to_string(i)}};
+  });
+  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  for (const auto& [sha, fault] : {std::pair{shas[0], ""}, {shas[5], "fp8-scale-unrepaired"}}) {
+    std::vector<std::string> args = {"run", "--db", db, "--commit", sha, "--repo", repo, "--suite", "gsm8k"};
+    if (*fault) args.insert(args.end(), {"--fault", fault});
+    ASSERT_NE(RunHarness(args).exit_code, 3);
+  }
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", repo, "--db", db,
+                       "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db", "{db}", "--commit", "{sha}",
+                       "--repo", "{worktree}", "--suite", "gsm8k", "--fault", "fp8-scale-unrepaired"},
+                      {.timeout_s = 300});
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("the known-good end " + ShortSha(shas[0]) + " does not reproduce as good when the command runs "
+                       "it: gsm8k/"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("at or beyond the known-bad end's "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(the known-good end's was "), std::string::npos) << r.err;
+}
+
 // A command that stores another case and exits 0: for a status target the exit code
 // speaks (git's convention), and the search finds the culprit its exit codes show; it is
 // never the other case's result that decides.
