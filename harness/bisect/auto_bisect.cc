@@ -294,13 +294,13 @@ Result<std::optional<AutoRegression>> StoredRegression(const AutoBisectRequest& 
 
 // The answer an earlier bisect --auto stored for the nightly: its regressions with their
 // confirmations and finished sessions. None when it stored none, or stopped part-way: then
-// the nightly is answered anew.
+// the nightly is answered anew. The pair has its previous nightly (RunAutoBisect).
 Result<std::optional<AutoBisectOutcome>> StoredAnswer(const AutoBisectRequest& r, Store& store,
                                                       const NightlyPair& pair) {
   using Answer = std::optional<AutoBisectOutcome>;
   auto rows = store.bisect_record().Regressions();
   if (!rows) return rows.error();
-  auto targets = FindRegressions(store.reader(), pair, r.suites_dir);
+  auto targets = FindRegressions(store.reader(), pair.current, *pair.previous, r.suites_dir);
   if (!targets) return targets.error();
   AutoBisectOutcome out;
   out.nightly = pair.current;
@@ -356,6 +356,11 @@ Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store&
   if (!r.repo.empty()) r.repo = Absolute(r.repo);
   auto pair = FindNightlyPair(store.reader(), r.run_id);
   if (!pair) return pair.error();
+  if (!pair->previous) {  // the first nightly of its identity: nothing to regress from
+    AutoBisectOutcome out;
+    out.nightly = pair->current;
+    return out;
+  }
   auto claim = ClaimNightly(r.db, pair->current.first().id);
   if (!claim) return claim.error();
   if (!r.again) {
@@ -368,7 +373,7 @@ Result<AutoBisectOutcome> RunAutoBisect(const AutoBisectRequest& request, Store&
   AutoBisectOutcome out;
   out.nightly = pair->current;
   out.previous = pair->previous;
-  auto targets = FindRegressions(store.reader(), *pair, r.suites_dir);
+  auto targets = FindRegressions(store.reader(), pair->current, *pair->previous, r.suites_dir);
   if (!targets) return targets.error();
   if (targets->empty()) return out;
   const std::string good = pair->previous->first().sha, bad = pair->current.first().sha;

@@ -82,6 +82,30 @@ TEST(BisectSearch, AFlakyBadEndIsNoCulprit) {
   EXPECT_GE(d.confidence, 0.95);
 }
 
+// Every failing run of the bad end argues against "no culprit", and every passing one for
+// it; runs of interior commits too. Each position's runs, one more at a time.
+TEST(BisectSearch, EachFailingRunOfAStatusMakesNoCulpritLessLikely) {
+  for (int position : {16, 9}) {
+    SCOPED_TRACE(position);
+    double last_no_culprit = 1;
+    for (int fails = 1; fails <= 4; ++fails) {
+      Search s(17, {SeriesSpec{}}, SearchOptions{});
+      s.Add({0, 0, true, 0, false});
+      if (position != 16) s.Add({16, 0, true, 0, true});
+      for (int i = 0; i < fails; ++i) s.Add({position, 0, true, 0, true});
+      const double no_culprit = s.Posterior()[0];
+      EXPECT_LT(no_culprit, last_no_culprit) << fails << " failing runs";
+      last_no_culprit = no_culprit;
+    }
+    Search passed(17, {SeriesSpec{}}, SearchOptions{});
+    passed.Add({0, 0, true, 0, false});
+    passed.Add({position, 0, true, 0, true});
+    const double one_fail = passed.Posterior()[0];
+    passed.Add({position, 0, true, 0, false});
+    EXPECT_GT(passed.Posterior()[0], one_fail) << "a pass of the same commit argues for no culprit";
+  }
+}
+
 TEST(BisectSearch, ASkippedNeighbourOfTheCulpritMakesItAmbiguous) {
   // Commit 9 cannot be tested; the culprit is 10: git's answer is "9 or 10".
   Search s(17, {SeriesSpec{}}, SearchOptions{});

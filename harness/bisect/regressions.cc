@@ -106,12 +106,11 @@ Result<NightlyPair> FindNightlyPair(NightlyReads& store, std::optional<int64_t> 
   return pair;
 }
 
-Result<std::vector<RegressionTarget>> FindRegressions(NightlyReads& store, const NightlyPair& pair,
+Result<std::vector<RegressionTarget>> FindRegressions(NightlyReads& store, const Nightly& current, const Nightly& previous,
                                                       const std::filesystem::path& suites_dir) {
-  if (!pair.previous) return std::vector<RegressionTarget>();
-  auto cur = CasesOf(store, pair.current);
+  auto cur = CasesOf(store, current);
   if (!cur) return cur.error();
-  auto prev = CasesOf(store, *pair.previous);
+  auto prev = CasesOf(store, previous);
   if (!prev) return prev.error();
   auto tables = LoadSuiteTables(suites_dir);
   if (!tables) return tables.error();

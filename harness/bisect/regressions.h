@@ -49,8 +49,9 @@ struct RegressionTarget {
   std::vector<std::string> CaseIds() const;
 };
 
-// The nightly's regressions against the previous one, as targets sorted by suite.
-Result<std::vector<RegressionTarget>> FindRegressions(NightlyReads& store, const NightlyPair& pair,
+// The nightly's regressions against the previous one, as targets sorted by suite. A nightly
+// with no previous one has nothing to regress from: its caller has nothing to ask.
+Result<std::vector<RegressionTarget>> FindRegressions(NightlyReads& store, const Nightly& current, const Nightly& previous,
                                                       const std::filesystem::path& suites_dir);
 
 // Whether the results stored after `after_case_result_id` at sha show the target's

@@ -39,7 +39,8 @@ class RegressionsTest : public ::testing::Test {
   std::vector<RegressionTarget> Regressions() {
     auto pair = FindNightlyPair(store_->reader(), std::nullopt);
     EXPECT_TRUE(pair.ok()) << pair.error().message;
-    auto found = FindRegressions(store_->reader(), *pair, SuitesDir());
+    if (!pair.ok() || !pair->previous) return {};
+    auto found = FindRegressions(store_->reader(), pair->current, *pair->previous, SuitesDir());
     EXPECT_TRUE(found.ok()) << found.error().message;
     return found.ok() ? *found : std::vector<RegressionTarget>{};
   }

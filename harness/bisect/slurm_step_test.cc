@@ -4,7 +4,9 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "harness/testing/slurm_cluster.h"
@@ -85,6 +87,27 @@ TEST(SlurmCommand, OnlyAJobThatEndedByItselfLetsTheExitCodeCount) {
   }
 }
 
+// A scheduler that cannot be asked once the step ended (its controller down: here a squeue
+// that says so and exits 1, first on PATH) is an error naming squeue and its words, returned
+// at once, not waited out and not read as a job list.
+TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
+  testing_util::TempDir bin;
+  testing_util::WriteFile(bin / "squeue",
+                          "#!/bin/sh\necho 'squeue: error: Unable to contact slurm controller (connect failure)' >&2\n"
+                          "exit 1\n");
+  std::filesystem::permissions(bin / "squeue", std::filesystem::perms::owner_all);
+  const std::string path = getenv("PATH") ? getenv("PATH") : "";
+  setenv("PATH", (bin.path().string() + ":" + path).c_str(), 1);
+  const auto start = std::chrono::steady_clock::now();
+  auto jobs = SettledSlurmJobs("harness-bisect-9-s0-999999999999", 20);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_NE(jobs.error().message.find("squeue failed (exit code 1)"), std::string::npos) << jobs.error().message;
+  EXPECT_NE(jobs.error().message.find("Unable to contact slurm controller"), std::string::npos) << jobs.error().message;
+  EXPECT_LT(waited, 10.0) << "not waited out";
+}
+
 // --- against a real one-node cluster ------------------------------------------------------
 
 class SlurmStep : public ::testing::Test {
@@ -115,14 +138,15 @@ TEST_F(SlurmStep, AJobThatRanKeepsItsExitCodeAndGetsItsGpu) {
   auto bad = Srun("harness-bisect-1-s1-bbbbbbbbbbbb", {}, "exit 3");
   EXPECT_NE(bad.exit_code, 0);
 
-  auto jobs = FindSlurmJobs("harness-bisect-1-s0-aaaaaaaaaaaa");
+  // Read as a step reads its job: once no longer COMPLETING (under load that outlasts srun).
+  auto jobs = SettledSlurmJobs("harness-bisect-1-s0-aaaaaaaaaaaa", 30);
   ASSERT_TRUE(jobs.ok()) << jobs.error().message;
   ASSERT_EQ(jobs->size(), 1u);
   EXPECT_EQ((*jobs)[0].state, "COMPLETED");
   EXPECT_EQ((*jobs)[0].exit_code, "0:0");
   EXPECT_EQ(SlurmUntestableReason("harness-bisect-1-s0-aaaaaaaaaaaa", *jobs), std::nullopt);
 
-  auto failed = FindSlurmJobs("harness-bisect-1-s1-bbbbbbbbbbbb");
+  auto failed = SettledSlurmJobs("harness-bisect-1-s1-bbbbbbbbbbbb", 30);
   ASSERT_TRUE(failed.ok());
   ASSERT_EQ(failed->size(), 1u);
   EXPECT_EQ((*failed)[0].state, "FAILED");
@@ -135,7 +159,7 @@ TEST_F(SlurmStep, ASubmissionTheSchedulerRefusesIsUntestable) {
   // Three GPUs on a node that has two: srun fails at submission; the job record says why.
   auto r = Srun("harness-bisect-2-s0-cccccccccccc", {"--gres=gpu:3"}, "true");
   EXPECT_NE(r.exit_code, 0);
-  auto jobs = FindSlurmJobs("harness-bisect-2-s0-cccccccccccc");
+  auto jobs = SettledSlurmJobs("harness-bisect-2-s0-cccccccccccc", 30);
   ASSERT_TRUE(jobs.ok());
   auto why = SlurmUntestableReason("harness-bisect-2-s0-cccccccccccc", *jobs);
   ASSERT_TRUE(why.has_value());
@@ -143,27 +167,33 @@ TEST_F(SlurmStep, ASubmissionTheSchedulerRefusesIsUntestable) {
 }
 
 TEST_F(SlurmStep, CancellingAStepCancelsItsJobAndNoOther) {
-  // Another job of ours, of another name, must outlive the cancel.
-  std::thread other([] { (void)RunProcess({"srun", "--job-name=someone-elses-step", "sleep", "8"}, ProcessOptions{}); });
-  std::thread step([] {
-    (void)RunProcess(WithSlurmJobName({"srun", "sleep", "60"}, "harness-bisect-4-s0-dddddddddddd"), ProcessOptions{});
-  });
+  const std::string mine = "harness-bisect-4-s0-dddddddddddd", others = "someone-elses-step";
+  // Another job of ours, of another name, must outlive the cancel: it sleeps longer than the
+  // test can take and is cancelled at the end, as the step is on any early way out.
+  std::thread other([&] { (void)RunProcess({"srun", "--job-name=" + others, "sleep", "120"}, ProcessOptions{}); });
+  std::thread step([&] { (void)RunProcess(WithSlurmJobName({"srun", "sleep", "120"}, mine), ProcessOptions{}); });
   const auto running = [&](const std::string& name) {
     auto jobs = FindSlurmJobs(name);
     return jobs.ok() && !jobs->empty() && (*jobs)[0].state == "RUNNING";
   };
-  for (int i = 0; i < 100 && !(running("harness-bisect-4-s0-dddddddddddd") && running("someone-elses-step")); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(running("harness-bisect-4-s0-dddddddddddd")) << cluster_->Logs();
-  ASSERT_TRUE(CancelSlurmJobs("harness-bisect-4-s0-dddddddddddd").ok());
-  step.join();  // srun ends when its job is cancelled
-  auto jobs = FindSlurmJobs("harness-bisect-4-s0-dddddddddddd");
-  ASSERT_TRUE(jobs.ok());
-  auto why = SlurmUntestableReason("harness-bisect-4-s0-dddddddddddd", *jobs);
-  ASSERT_TRUE(why.has_value());
-  EXPECT_NE(why->find("CANCELLED"), std::string::npos) << *why;
-  EXPECT_TRUE(running("someone-elses-step")) << "scancel reached a job it did not name";
-  other.join();
+  [&] {
+    for (int i = 0; i < 300 && !(running(mine) && running(others)); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_TRUE(running(mine)) << cluster_->Logs();
+    ASSERT_TRUE(CancelSlurmJobs(mine).ok());
+    step.join();  // srun ends when its job is cancelled
+    // As a step reads its job (FinishSlurmJob): once it is no longer COMPLETING, which under
+    // load outlasts srun by seconds.
+    auto jobs = SettledSlurmJobs(mine, 30);
+    ASSERT_TRUE(jobs.ok());
+    auto why = SlurmUntestableReason(mine, *jobs);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("CANCELLED"), std::string::npos) << *why;
+    EXPECT_TRUE(running(others)) << "scancel reached a job it did not name";
+  }();
+  for (const std::string& name : {mine, others}) EXPECT_TRUE(CancelSlurmJobs(name).ok());
+  for (std::thread* t : {&step, &other})
+    if (t->joinable()) t->join();
 }
 
 TEST_F(SlurmStep, AJobTheQueueNeverStartsIsCancelledAtTheStartTimeout) {

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -239,6 +240,36 @@ TEST(BisectTrustE2E, AKnownGoodEndThatDoesNotReproduceStops) {
   auto ingest = stored.Bisect({"sh", (stored.dir / "store.sh").string(), "{worktree}", "{sha}", "{db}"});
   EXPECT_EQ(ingest.exit_code, 3) << ingest.err << ingest.out;
   EXPECT_NE(ingest.err.find("does not reproduce as good when the command runs it: x/y_0 fails there"), std::string::npos) << ingest.err;
+}
+
+// The same for a metric: nightlies at the ends (the stand-in's GSM8K, the fp8 fault at the
+// bad end), and a command that measures every commit with the fault on (a broken
+// environment): the known-good end measures at the known-bad end's level, and the bisect
+// stops with exit 3 naming both values. Before the good end's check read its values, such a
+// bisect blamed the first commit.
+TEST(BisectTrustE2E, AMetricKnownGoodEndThatMeasuresBadStops) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
+    return std::map<std::string, std::string>{{"n.txt", std::to_string(i)}};
+  });
+  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  for (const auto& [sha, fault] : {std::pair{shas[0], ""}, {shas[5], "fp8-scale-unrepaired"}}) {
+    std::vector<std::string> args = {"run", "--db", db, "--commit", sha, "--repo", repo, "--suite", "gsm8k"};
+    if (*fault) args.insert(args.end(), {"--fault", fault});
+    ASSERT_NE(RunHarness(args).exit_code, 3);
+  }
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", repo, "--db", db,
+                       "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db", "{db}", "--commit", "{sha}",
+                       "--repo", "{worktree}", "--suite", "gsm8k", "--fault", "fp8-scale-unrepaired"},
+                      {.timeout_s = 300});
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("the known-good end " + ShortSha(shas[0]) + " does not reproduce as good when the command runs "
+                       "it: gsm8k/"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("at or beyond the known-bad end's "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(the known-good end's was "), std::string::npos) << r.err;
 }
 
 // A command that stores another case and exits 0: for a status target the exit code
@@ -598,6 +629,33 @@ TEST(BisectTrustE2E, ALockThatCannotBeCreatedStopsBeforeAnySession) {
       << r.err;
   EXPECT_FALSE(fs::exists(ran)) << "a step ran: " << ReadFile(ran);
   EXPECT_FALSE(s.Session(1).id) << "no session begun";
+  EXPECT_EQ(testing_util::WorktreeCount(s.dir / "repo"), 1u);
+}
+
+// Without a command the store is the only evidence: two stored ends say that some commit of
+// the range broke the case, not which. The answer is ambiguous over the whole range, with the
+// commit a command would run next; nothing runs, no worktree is made, and the session stores
+// the same verdict.
+TEST(BisectTrustE2E, StoredEndsWithoutACommandAreAmbiguousOverTheRange) {
+  Steps s(6, [](int i) { return fmt::format("exit {}\n", i >= 4 ? 1 : 0); });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  auto r = RunHarness({"bisect", "--good", s.shas.front(), "--bad", s.shas.back(), "--case", "x/y_0", "--repo", s.repo,
+                       "--db", s.db, "--format", "json"},
+                      {.cwd = s.dir.path(), .timeout_s = 120});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["verdict"], "ambiguous") << r.out;
+  EXPECT_TRUE(j["culprit"].is_null()) << r.out;
+  EXPECT_EQ(j["runs"], 0) << r.out;
+  EXPECT_EQ(j["range"], Json(std::vector<std::string>(s.shas.begin() + 1, s.shas.end()))) << r.out;
+  const std::string reason = j["reason"].get<std::string>();
+  const std::string lead = "the store has too little evidence and no command follows -- to run ";
+  ASSERT_EQ(reason.rfind(lead, 0), 0u) << reason;
+  const std::string next = reason.substr(lead.size());
+  EXPECT_TRUE(std::any_of(s.shas.begin() + 1, s.shas.end() - 1,
+                          [&](const std::string& sha) { return ShortSha(sha) == next; }))
+      << "an interior commit of the range: " << reason;
+  EXPECT_EQ(s.Session(j["session"].get<int64_t>()).status, "ambiguous");
   EXPECT_EQ(testing_util::WorktreeCount(s.dir / "repo"), 1u);
 }
 

@@ -446,6 +446,29 @@ TEST_F(IngestFixture, SglangRawResultsPairAcrossSglangRunsAndWithTheNativeSuite)
   EXPECT_EQ((*v)["cases"][0]["paired"]["paired"], 12);
 }
 
+// A malformed raw-result file, as a run of its own (sglang-gsm8k-raw) and as the samples of
+// a result line (--samples): exit 2 naming the file, the line and (for a syntax error) the
+// column, and nothing stored.
+TEST_F(IngestFixture, AMalformedSglangRawFileNamesItsLineAndStoresNothing) {
+  const std::string good = R"({"prompt_id": 0, "output": "a", "correct": true})";
+  const auto syntax = File("raw/syntax.jsonl", good + "\n" + R"({"prompt_id": 1, "output": "b", "correct": tru})" + "\n");
+  const auto typed = File("raw/typed.jsonl", good + "\n" + R"({"prompt_id": 1, "output": "b", "correct": "yes"})" + "\n");
+  const auto line = File("raw/result.jsonl", R"({"task": "gsm8k", "accuracy": 0.5, "num_requests": 2})" "\n");
+  for (const auto& [file, where] : {std::pair{syntax, syntax + ":2:47: syntax error"},
+                                    std::pair{typed, typed + ":2: correct: expected true or false"}}) {
+    SCOPED_TRACE(file);
+    auto raw = RunHarness({"ingest", "--format", "sglang-gsm8k-raw", file, "--case", "gsm8k/test_gsm8k_accuracy_1",
+                           "--commit", shas[0], "--db", db});
+    EXPECT_EQ(raw.exit_code, 2) << raw.err;
+    EXPECT_NE(raw.err.find(where), std::string::npos) << raw.err;
+    auto samples = RunHarness({"ingest", "--format", "sglang-gsm8k", line, "--samples", file, "--commit", shas[0],
+                               "--db", db});
+    EXPECT_EQ(samples.exit_code, 2) << samples.err;
+    EXPECT_NE(samples.err.find(where), std::string::npos) << samples.err;
+  }
+  EXPECT_EQ(CountRuns(db), 0);
+}
+
 // No samples on either side: disjoint 95 % intervals with B's accuracy below A's are a
 // regression (exit 1); overlapping ones only inform (issue 21: sglang 0.76 -> 0.00 was exit 0).
 TEST_F(IngestFixture, CompareWithoutSamplesRegressesOnDisjointAccuracyIntervals) {

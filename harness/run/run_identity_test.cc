@@ -70,6 +70,21 @@ TEST_F(RunIdentityTest, EachInputThatChangesWhatIsMeasuredChangesTheHash) {
   EXPECT_NE(Hash(base_, endpoint_, "sim/a.json"), h);
 }
 
+// A server that does not list its models (no /v1/models: served_models empty) is keyed by
+// the requested model alone, with no served_models key at all: the same identity as a run
+// stored before the served models were recorded, so its nights keep pairing.
+TEST_F(RunIdentityTest, AServerThatListsNoModelsIsKeyedByTheRequestedModelAlone) {
+  const auto id = MakeRunIdentity(base_, endpoint_, {TableWithProfile("sim/a.json")});
+  ASSERT_TRUE(id.ok());
+  EXPECT_FALSE(id->json["endpoint"].contains("served_models")) << id->json.dump();
+  EXPECT_EQ(id->json["endpoint"]["model"], "m");
+  EndpointTarget served = endpoint_;
+  served.served_models = {"m"};
+  const auto listed = MakeRunIdentity(base_, served, {TableWithProfile("sim/a.json")});
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->json["endpoint"]["served_models"], Json::array({"m"})) << listed->json.dump();
+}
+
 // Where and how a run ran is its context, not what it measured (store/identity_rule.h): a
 // server on another port, or a fault switched on (a stand-in for a code change), pairs.
 TEST_F(RunIdentityTest, TheUrlAndTheFaultsAreContextNotMeasurement) {
