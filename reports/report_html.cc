@@ -249,7 +249,7 @@ class Html {
 
   // What bisect --auto said of the failure's regression; the culprit's sha links to it.
   void Culprit(const CulpritNote& n) {
-    if (n.verdict == "culprit") {
+    if (n.verdict == RegressionVerdict::kCulprit) {
       out_ += fmt::format(R"(<p class="culprit"><strong>Culprit</strong> {} {} · confidence {:.3f} · {} runs · )"
                           R"(<a href="#bisect-{}">bisect session {}</a>{}</p>)",
                           Sha(n.culprit), E(n.subject), n.confidence, n.runs, n.session, n.session,
@@ -257,7 +257,7 @@ class Html {
       out_ += CulpritList(n.culprits);
       return;
     }
-    out_ += fmt::format(R"(<p class="culprit {}">{}</p>)", n.verdict == "not-confirmed" ? "flaky" : "open",
+    out_ += fmt::format(R"(<p class="culprit {}">{}</p>)", n.verdict == RegressionVerdict::kNotConfirmed ? "flaky" : "open",
                         E(CulpritWords(n)));
   }
 

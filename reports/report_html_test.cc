@@ -39,7 +39,7 @@ TEST(ReportHtml, AFailuresCulpritNoteListsEveryCulpritOfItsSession) {
                {"bbbb000000000000000000000000000000000002", "two", 2}};
   m.runs = 1;
   FailureEntry f{"gsm8k/acc_0", CaseStatus::kFail, 1, "", "host", 1, 1, "dropped"};
-  CulpritNote n{"culprit", m.commits[0].sha, "first", 0.99, 6, 4, {}, std::nullopt, {}};
+  CulpritNote n{RegressionVerdict::kCulprit, m.commits[0].sha, "first", 0.99, 6, 4, {}, std::nullopt, {}};
   n.culprits = {{m.commits[0].sha, "<script>x</script> | `y`", 0.99, -0.006}, {m.commits[1].sha, "two", 0.97, -0.008}};
   f.culprit = n;
   m.failures = {f};

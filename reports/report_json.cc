@@ -23,7 +23,7 @@ Json TimingJson(const std::optional<BisectTiming>& timing) {
 // A session that named several culprits adds "culprits", each with its own drop, in
 // bisect's own shape (ChangesJson); a one-culprit note reads as it always did.
 Json CulpritJson(const CulpritNote& n) {
-  Json j{{"verdict", n.verdict},
+  Json j{{"verdict", Word(n.verdict)},
          {"culprit", n.culprit.empty() ? Json(nullptr) : Json(n.culprit)},
          {"subject", n.subject},
          {"confidence", n.confidence},

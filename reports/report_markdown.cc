@@ -129,7 +129,7 @@ class Writer {
   // The culprit linked (with --commit-url), else the words every rendering shows; a session
   // that named several lists them below, as items indented by indent.
   std::string CulpritLine(const CulpritNote& n, const std::string& indent) const {
-    if (n.verdict != "culprit") return MarkdownEscape(CulpritWords(n));
+    if (n.verdict != RegressionVerdict::kCulprit) return MarkdownEscape(CulpritWords(n));
     return fmt::format("culprit {} {} {}", Sha(n.culprit), MarkdownEscape(n.subject), CulpritEvidence(n)) +
            CulpritList(n.culprits, indent);
   }
@@ -141,24 +141,23 @@ class Writer {
     std::string out;
     for (std::size_t i = 0; i < culprits.size(); ++i) {
       const BisectChange& c = culprits[i];
-      out += fmt::format("\n{}{}. {} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", indent, i + 1, Sha(c.sha),
-                         MarkdownEscape(c.subject), c.size, 100 * c.size, c.confidence);
+      out += fmt::format("\n{}{}. {}", indent, i + 1, CulpritChangeWords(c, Sha(c.sha), MarkdownEscape(c.subject)));
     }
     return out;
   }
 
   // Sessions that bisected into the window (their bad commit is in it), newest first.
   void Bisect() {
-    std::vector<const BisectSessionRow*> shown;
+    std::vector<const ReportSession*> shown;
     for (auto it = m_.bisect.rbegin(); it != m_.bisect.rend(); ++it)
       if (commit_index_.count(it->bad)) shown.push_back(&*it);
     if (shown.empty()) return;
     out_ += fmt::format("### Bisect ({})\n\n", shown.size());
     const std::size_t n = std::min(shown.size(), kMarkdownMaxItems);
     for (std::size_t i = 0; i < n; ++i) {
-      const BisectSessionRow& b = *shown[i];
+      const ReportSession& b = *shown[i];
       out_ += fmt::format("- {}: ", MarkdownEscape(b.target));
-      if (b.status == "culprit") {
+      if (b.read_status == SessionStatus::kCulprit) {
         auto c = commit_index_.find(b.culprit);
         out_ += fmt::format("culprit {}", c == commit_index_.end() ? Sha(b.culprit) : Commit(c->second));
       } else {

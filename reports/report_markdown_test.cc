@@ -70,21 +70,23 @@ ReportModel Model() {
   calm.case_id = "gsm8k/calm";
   calm.estimate.probability = 0.001;
   m.flaky = {flaky, calm};
-  BisectSessionRow culprit;
+  ReportSession culprit;
   culprit.id = 5;
   culprit.good = m.commits[0].sha;
   culprit.bad = m.commits[1].sha;
   culprit.target = "gsm8k/accuracy";
   culprit.status = "culprit";
+  culprit.read_status = SessionStatus::kCulprit;
   culprit.culprit = m.commits[1].sha;
   culprit.confidence = 0.991;
   culprit.runs = 4;
-  BisectSessionRow outside = culprit;
+  ReportSession outside = culprit;
   outside.id = 6;
   outside.bad = "cccc000000000000000000000000000000000009";  // not in the window
-  BisectSessionRow ambiguous = culprit;
+  ReportSession ambiguous = culprit;
   ambiguous.id = 7;
   ambiguous.status = "ambiguous";
+  ambiguous.read_status = SessionStatus::kAmbiguous;
   ambiguous.culprit.clear();
   m.bisect = {culprit, outside, ambiguous};
   return m;
@@ -141,7 +143,7 @@ TEST(ReportMarkdown, SummarisesEverySectionEscaped) {
 // order, with its drop; a subject's newline, pipe and backtick stay inside its item.
 TEST(ReportMarkdown, SeveralCulpritsAreItemsOfTheCulpritLine) {
   ReportModel m = Model();
-  CulpritNote n{"culprit", m.commits[1].sha, "break", 0.99, 6, 5, {}, std::nullopt, {}};
+  CulpritNote n{RegressionVerdict::kCulprit, m.commits[1].sha, "break", 0.99, 6, 5, {}, std::nullopt, {}};
   n.culprits = {{m.commits[0].sha, "one\n| x | `y`", 0.99, -0.006}, {m.commits[1].sha, "two", 0.97, -0.008}};
   m.changes[0].culprit = n;
   const std::string md = ReportMarkdown(m, {});

@@ -592,11 +592,14 @@ class Builder {
     for (int64_t id : *ids) {
       auto s = store_.bisect_reader().BisectSession(id);
       if (!s) return s.error();
-      if (s->status == "culprit") {
-        SessionCulprits(*s);
-        MarkCulprits(*s, commit_index);
+      ReportSession session{std::move(*s), std::nullopt};
+      if (auto status = StoredStatus(session)) session.read_status = *status;
+      else model_.warnings.push_back(status.error().message + ": the report shows it as stored and names no culprit of it");
+      if (session.read_status == SessionStatus::kCulprit) {
+        SessionCulprits(session);
+        MarkCulprits(session, commit_index);
       }
-      model_.bisect.push_back(std::move(*s));
+      model_.bisect.push_back(std::move(session));
     }
     return OkStatus();
   }
@@ -659,8 +662,8 @@ class Builder {
       for (const auto& r : *shards) ids.insert(r.id);
       const auto at = commit_index.find(shards->front().sha);
       if (at == commit_index.end()) continue;  // its nightly is outside the window
-      RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g)};
-      if (e.note.verdict == "culprit")
+      RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g, ReadConfirmation(g))};
+      if (e.note.verdict == RegressionVerdict::kCulprit)
         if (auto c = reads_.MatchCommits(e.note.culprit); c && !c->empty())
           e.note.subject = CutSubject(c->front().subject);
       for (auto& f : model_.failures)
@@ -736,19 +739,30 @@ class Builder {
     return OkStatus();
   }
 
-  CulpritNote NoteOf(const RegressionRow& g) const {
+  // The regression's stored confirmation; a word outside its table is a warning, and reads as
+  // not-tried (the regression, unless bisected, is ambiguous: as the report showed it before).
+  Confirmation ReadConfirmation(const RegressionRow& g) {
+    auto c = StoredConfirmation(g);
+    if (c) return *c;
+    model_.warnings.push_back(c.error().message + ": the report reads it as not-tried");
+    return Confirmation::kNotTried;
+  }
+
+  CulpritNote NoteOf(const RegressionRow& g, Confirmation confirmation) const {
     CulpritNote n;
     if (!g.session_id) {
       // A confirming rerun that could not test it records why (confirm_json's "untestable").
       const bool untestable = g.confirm_json.find("\"untestable\"") != std::string::npos;
-      n.verdict = g.confirmation != "not-confirmed" ? "ambiguous" : untestable ? "untestable" : "not-confirmed";
+      n.verdict = confirmation != Confirmation::kNotConfirmed ? RegressionVerdict::kAmbiguous
+                  : untestable                                ? RegressionVerdict::kUntestable
+                                                              : RegressionVerdict::kNotConfirmed;
       return n;
     }
     n.session = *g.session_id;
-    n.verdict = "ambiguous";
+    n.verdict = RegressionVerdict::kAmbiguous;
     for (const auto& s : model_.bisect)
       if (s.id == *g.session_id) {
-        n.verdict = s.status == "error" || s.status == "running" ? "ambiguous" : s.status;
+        n.verdict = s.read_status ? VerdictOfSession(*s.read_status) : RegressionVerdict::kAmbiguous;
         n.culprit = s.culprit;
         n.confidence = s.confidence;
         n.runs = s.runs;
@@ -792,8 +806,10 @@ std::optional<BisectTiming> SessionTiming(const BisectSessionRow& s) {
   return BisectTimingOf(ParseJsonOrDiscarded(s.result_json));
 }
 
-std::string CulpritChangeWords(const BisectChange& c) {
-  return fmt::format("{} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", ShortSha(c.sha), c.subject, c.size, 100 * c.size,
+std::string CulpritChangeWords(const BisectChange& c) { return CulpritChangeWords(c, ShortSha(c.sha), c.subject); }
+
+std::string CulpritChangeWords(const BisectChange& c, std::string_view sha, std::string_view subject) {
+  return fmt::format("{} {}: moved {:+.4f} ({:+.2f} pp), posterior {:.3f}", sha, subject, c.size, 100 * c.size,
                      c.confidence);
 }
 
@@ -806,16 +822,16 @@ std::string CulpritListWords(const std::vector<BisectChange>& culprits) {
 }
 
 std::string CulpritWords(const CulpritNote& n) {
-  if (n.verdict == "culprit")
+  if (n.verdict == RegressionVerdict::kCulprit)
     return fmt::format("culprit {} {} {}{}", ShortSha(n.culprit), n.subject, CulpritEvidence(n),
                        n.culprits.size() < 2
                            ? ""
                            : fmt::format("; {} culprits in the range: {}", n.culprits.size(), CulpritListWords(n.culprits)));
-  if (n.verdict == "not-confirmed")
+  if (n.verdict == RegressionVerdict::kNotConfirmed)
     return "not confirmed (flaky): a rerun of the bad commit did not show the regression; not bisected";
-  if (n.verdict == "untestable")
+  if (n.verdict == RegressionVerdict::kUntestable)
     return "unconfirmed: the rerun of the bad commit could not test it (bisect --auto says why); not bisected";
-  if (n.verdict == "no-culprit")
+  if (n.verdict == RegressionVerdict::kNoCulprit)
     return fmt::format("bisect found no culprit: the drop looks like noise (bisect session {})", n.session);
   std::vector<std::string> shas;
   for (const auto& sha : n.range) shas.push_back(ShortSha(sha));
@@ -826,7 +842,7 @@ std::string CulpritWords(const CulpritNote& n) {
 
 std::size_t ReportModel::RegressionsWithCulprit() const {
   return static_cast<std::size_t>(
-      std::count_if(regressions.begin(), regressions.end(), [](const RegressionEntry& e) { return e.note.verdict == "culprit"; }));
+      std::count_if(regressions.begin(), regressions.end(), [](const RegressionEntry& e) { return e.note.verdict == RegressionVerdict::kCulprit; }));
 }
 
 

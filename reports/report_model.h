@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/golden/golden_ops.h"
@@ -16,6 +17,7 @@
 #include "harness/stats/false_verdict.h"
 #include "harness/store/bisect_changes.h"
 #include "harness/store/bisect_evidence.h"
+#include "harness/store/bisect_words.h"
 #include "harness/store/nightly_shards.h"
 #include "harness/store/store.h"
 #include "harness/util/error.h"
@@ -81,7 +83,9 @@ struct SuiteSummary {
 // What `harness bisect --auto` said of a regression (Store::Regressions): for the failing
 // cases it names and the report's summary.
 struct CulpritNote {
-  std::string verdict;              // culprit | no-culprit | ambiguous | not-confirmed | untestable
+  // culprit | no-culprit | ambiguous | not-confirmed | untestable (its Word, as bisect --auto
+  // answered it: AutoVerdict)
+  RegressionVerdict verdict = RegressionVerdict::kAmbiguous;
   std::string culprit, subject;     // with verdict culprit
   double confidence = 0;
   int64_t runs = 0;                 // commands its bisection ran
@@ -98,6 +102,9 @@ struct CulpritNote {
 std::string CulpritListWords(const std::vector<BisectChange>& culprits);
 // One of them, without its number: "abc123def456 subject: moved -0.0060 (-0.60 pp), posterior 0.990".
 std::string CulpritChangeWords(const BisectChange& culprit);
+// The same words with the sha and subject as a rendering writes them (Markdown: the sha
+// linked, the subject escaped), so the wording exists once.
+std::string CulpritChangeWords(const BisectChange& culprit, std::string_view sha, std::string_view subject);
 
 // "culprit abc123def456 subject (confidence 0.990, 6 runs, bisect session 3)", "not confirmed
 // (flaky): ...", "bisect ambiguous: ...": the words every rendering shows; a session that named
@@ -109,6 +116,14 @@ std::string CulpritWords(const CulpritNote& note);
 std::string CulpritEvidence(const CulpritNote& note);
 // A stored session's timing (from its result), none for an untimed or unfinished one.
 std::optional<BisectTiming> SessionTiming(const BisectSessionRow& session);
+
+// A stored bisect session as the report holds it: its row, the status printed as stored,
+// and that status read through its word table once, where the report loads it (none: a word
+// outside the table, which the report warns of; such a session names no culprit, and a
+// regression it answered is ambiguous).
+struct ReportSession : BisectSessionRow {
+  std::optional<SessionStatus> read_status;
+};
 
 struct RegressionEntry {
   int64_t id = 0;
@@ -234,12 +249,13 @@ struct ReportModel {
   std::vector<Trend> trends;
   std::vector<FlakyEntry> flaky;      // most likely false verdict first
   std::vector<FlipSet> flips;
-  std::vector<BisectSessionRow> bisect;
+  std::vector<ReportSession> bisect;
   // By bisect session id, the sessions of bisect that named several culprits: every one,
   // subjects cut at kMaxSubjectBytes. A one-culprit session is not here (its row says it).
   std::map<int64_t, std::vector<BisectChange>> session_culprits;
   // What the store held that could not be read (a session's malformed list of culprits: that
-  // session shows its first culprit only). harness report prints them to stderr.
+  // session shows its first culprit only; a stored word outside its table: ReportSession,
+  // CulpritNote). harness report prints them to stderr.
   std::vector<std::string> warnings;
   // The regressions bisect --auto found in the window's latest runs: "N regressions, K with
   // a culprit".

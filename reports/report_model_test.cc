@@ -379,15 +379,15 @@ TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
 // before any session began is not "the culprit is one of the range".
 TEST(ReportCulprit, EachVerdictInWords) {
   CulpritNote n;
-  n.verdict = "ambiguous";
+  n.verdict = RegressionVerdict::kAmbiguous;
   EXPECT_EQ(CulpritWords(n), "bisect ambiguous: the budget ran out before the regression was confirmed");
   n.session = 4;
   n.range = {fmt::format("{:040x}", 0xabc1), fmt::format("{:040x}", 0xabc2)};
   EXPECT_EQ(CulpritWords(n), fmt::format("bisect ambiguous: the culprit is one of {} {} (bisect session 4)",
                                          n.range[0].substr(0, 12), n.range[1].substr(0, 12)));
-  n.verdict = "no-culprit";
+  n.verdict = RegressionVerdict::kNoCulprit;
   EXPECT_EQ(CulpritWords(n), "bisect found no culprit: the drop looks like noise (bisect session 4)");
-  n.verdict = "untestable";
+  n.verdict = RegressionVerdict::kUntestable;
   EXPECT_EQ(CulpritWords(n),
             "unconfirmed: the rerun of the bad commit could not test it (bisect --auto says why); not bisected");
 }
@@ -396,7 +396,7 @@ TEST(ReportCulprit, EachVerdictInWords) {
 // posterior, in order; one culprit reads as it always did.
 TEST(ReportCulprit, SeveralCulpritsEachWithItsOwnDrop) {
   CulpritNote n;
-  n.verdict = "culprit";
+  n.verdict = RegressionVerdict::kCulprit;
   n.culprit = fmt::format("{:040x}", 0xabc1);
   n.subject = "first";
   n.confidence = 0.99;
@@ -644,7 +644,7 @@ TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   ASSERT_EQ(m->changes.size(), 2u);
   EXPECT_EQ(m->changes[0].case_id, "s/a_0");
   ASSERT_TRUE(m->changes[0].culprit);
-  EXPECT_EQ(m->changes[0].culprit->verdict, "culprit");
+  EXPECT_EQ(m->changes[0].culprit->verdict, RegressionVerdict::kCulprit);
   EXPECT_EQ(m->changes[0].culprit->culprit, fmt::format("{:040x}", 0xdef000 + 2));
   EXPECT_EQ(m->changes[0].culprit->session, 1);
   EXPECT_EQ(m->changes[0].no_culprit, "");

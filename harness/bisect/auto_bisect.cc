@@ -129,7 +129,7 @@ Status ConfirmAtBad(const AutoBisectRequest& r, Store& store, const std::string&
     p.exit_code = out.confirming.back().exit_code;
     int shown = 0;
     for (const auto& again : out.confirming.back().reproduced) shown += again.value_or(false);
-    p.verdict = fmt::format("reproduced {} of {} regressions", shown, targets.size());
+    p.reproduced = fmt::format("reproduced {} of {} regressions", shown, targets.size());
     r.observer(p);
   }
   return OkStatus();

@@ -70,7 +70,7 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
   Json steps = Json::array();
   for (const auto& s : o.steps) {
     Json j{{"commit", s.sha}, {"source", s.source}, {"evidence", ToJson(s.evidence)}, {"probability_bad", s.probability_bad},
-           {"verdict", s.verdict}};
+           {"verdict", Word(s.verdict)}};
     j["run_id"] = s.run_id ? Json(*s.run_id) : Json(nullptr);
     j["exit_code"] = s.exit_code ? Json(*s.exit_code) : Json(nullptr);
     steps.push_back(j);
@@ -113,7 +113,7 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
     if (!s.evidence.untestable.empty()) ev.push_back("(cannot test: " + s.evidence.untestable + ")");
     if (s.exit_code) ev.push_back(fmt::format("exit {}", *s.exit_code));
     out += fmt::format("{:<5}  {:<12}  {:<8}  {:<7.3f}  {:<8}  {}\n", s.index, ShortSha(s.sha), s.source,
-                       s.probability_bad, s.verdict, fmt::join(ev, " "));
+                       s.probability_bad, Word(s.verdict), fmt::join(ev, " "));
   }
   switch (o.verdict) {
     case Verdict::kCulprit:
@@ -137,11 +137,11 @@ std::string BisectOutcomeText(const BisectOutcome& o) {
   return TerminalText(out);
 }
 
-std::string AutoVerdictWord(const AutoRegression& g) {
-  if (g.bisect) return VerdictWord(g.bisect->verdict);
-  if (!g.untestable.empty()) return "untestable";  // the confirming rerun could not test it
-  if (g.confirmation == Confirmation::kNotConfirmed) return std::string(Word(g.confirmation));
-  return VerdictWord(Verdict::kAmbiguous);  // the budget ran out before it could be confirmed
+RegressionVerdict AutoVerdict(const AutoRegression& g) {
+  if (g.bisect) return VerdictOfSession(StatusOf(g.bisect->verdict));
+  if (!g.untestable.empty()) return RegressionVerdict::kUntestable;  // the confirming rerun could not test it
+  if (g.confirmation == Confirmation::kNotConfirmed) return RegressionVerdict::kNotConfirmed;
+  return RegressionVerdict::kAmbiguous;  // the budget ran out before it could be confirmed
 }
 
 Json AutoBisectJson(const AutoBisectOutcome& o) {
@@ -152,7 +152,7 @@ Json AutoBisectJson(const AutoBisectOutcome& o) {
     Json j{{"suite", g.target.suite}, {"cases", cases}, {"kind", Word(g.target.kind)},
            {"metric", g.target.metric.empty() ? Json(nullptr) : Json(g.target.metric)},
            {"confirmed", g.confirmation == Confirmation::kConfirmed}, {"confirmation", Word(g.confirmation)},
-           {"regression", g.regression_id}, {"verdict", AutoVerdictWord(g)}};
+           {"regression", g.regression_id}, {"verdict", Word(AutoVerdict(g))}};
     j["session"] = g.bisect ? Json(g.bisect->session_id) : Json(nullptr);
     j["culprit"] = g.bisect && !g.bisect->culprit.empty() ? Json(g.bisect->culprit) : Json(nullptr);
     j["changes"] = ChangesJson(g.bisect ? g.bisect->changes : std::vector<BisectChange>{});

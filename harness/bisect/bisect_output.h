@@ -17,11 +17,12 @@ Json BisectOutcomeJson(const BisectOutcome& o);
 std::string ChangesText(const std::vector<BisectChange>& changes, const std::string& indent);
 std::string BisectOutcomeText(const BisectOutcome& o);
 
-// `bisect --auto`: per regression its verdict in a word: culprit, no-culprit, ambiguous (a
-// bisection's answers), not-confirmed (the rerun did not show it: flaky, never bisected),
-// untestable (the rerun could not test it: unconfirmed, never bisected).
+// `bisect --auto`: per regression its verdict (RegressionVerdict, its word in the JSON):
+// culprit, no-culprit, ambiguous (a bisection's answers), not-confirmed (the rerun did not
+// show it: flaky, never bisected), untestable (the rerun could not test it: unconfirmed,
+// never bisected).
 Json AutoBisectJson(const AutoBisectOutcome& o);
 std::string AutoBisectText(const AutoBisectOutcome& o);
-std::string AutoVerdictWord(const AutoRegression& g);
+RegressionVerdict AutoVerdict(const AutoRegression& g);
 
 }  // namespace harness::bisect

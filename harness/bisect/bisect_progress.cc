@@ -30,15 +30,15 @@ std::string Head(const BisectProgress& p, const ProgressLine& paint) {
     case BisectProgress::Event::kStepStart:
       return fmt::format("bisect step {}: running the command at {}{}", p.step, at, subject);
     case BisectProgress::Event::kStepEnd: {
-      const auto colour = p.verdict == "bad"    ? ProgressLine::Colour::kRed
-                          : p.verdict == "good" ? ProgressLine::Colour::kGreen
-                                                : ProgressLine::Colour::kYellow;
-      return fmt::format("bisect step {}: {} is {}{}", p.step, at, paint.Paint(p.verdict, colour), ExitNote(p));
+      const auto colour = p.verdict == StepVerdict::kBad    ? ProgressLine::Colour::kRed
+                          : p.verdict == StepVerdict::kGood ? ProgressLine::Colour::kGreen
+                                                            : ProgressLine::Colour::kYellow;
+      return fmt::format("bisect step {}: {} is {}{}", p.step, at, paint.Paint(Word(p.verdict), colour), ExitNote(p));
     }
     case BisectProgress::Event::kConfirmStart:
       return fmt::format("bisect --auto confirm {}: rerunning the bad commit {}", p.step, at);
     case BisectProgress::Event::kConfirmEnd:
-      return fmt::format("bisect --auto confirm {}: {} {}{}", p.step, at, p.verdict, ExitNote(p));
+      return fmt::format("bisect --auto confirm {}: {} {}{}", p.step, at, p.reproduced, ExitNote(p));
   }
   return "";
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/bisect/bisect_words.h"
 #include "harness/util/progress_line.h"
 
 namespace harness::bisect {
@@ -24,8 +25,8 @@ struct BisectProgress {
   int64_t questions = 0;         // questions the commands' runs evaluated so far
   std::string leading;           // the leading hypothesis: its first bad commit, "" for no culprit
   double leading_p = 0;          // its posterior probability
-  std::string verdict;           // an end: the step's verdict (good, bad, unknown, skip), or what a
-                                 // confirming rerun showed (reproduced, not reproduced)
+  StepVerdict verdict = StepVerdict::kUnknown;  // a step's end: the step's verdict
+  std::string reproduced;        // a confirming rerun's end: what it showed ("reproduced 1 of 2 regressions")
   std::optional<int64_t> exit_code;  // an end: the command's
 };
 

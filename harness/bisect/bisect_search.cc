@@ -7,6 +7,8 @@
 #include <map>
 #include <numeric>
 
+#include "harness/bisect/bisect_words.h"
+
 namespace harness::bisect {
 namespace {
 
@@ -337,14 +339,11 @@ std::vector<Observation> HypotheticalRun(const std::vector<EndLevel>& levels, in
 
 }  // namespace
 
+// A finished verdict's word is the session status it is stored as (the store's one table,
+// whose words are literals: their data ends in a NUL); one still searching is never stored.
 const char* VerdictWord(Verdict v) {
-  switch (v) {
-    case Verdict::kSearching: return "searching";
-    case Verdict::kCulprit: return "culprit";
-    case Verdict::kNoCulprit: return "no-culprit";
-    case Verdict::kAmbiguous: return "ambiguous";
-  }
-  return "?";
+  if (v == Verdict::kSearching) return "searching";
+  return Word(StatusOf(v)).data();
 }
 
 Search::Search(int positions, std::vector<SeriesSpec> series, SearchOptions options)

@@ -38,6 +38,27 @@ TEST(BisectWords, EachWordReadsBackAsItself) {
   EXPECT_EQ(FinishedVerdict(SessionStatus::kError), std::nullopt);
 }
 
+// What bisect --auto said of a regression, as its JSON, the JUnit line and the report print
+// it; a bisected one's word is its session's status word, a rerun that did not show it the
+// confirmation's, and a session that could not finish is ambiguous.
+TEST(BisectWords, ARegressionsVerdictInTheWordsEveryOutputPrints) {
+  EXPECT_EQ(Word(RegressionVerdict::kCulprit), "culprit");
+  EXPECT_EQ(Word(RegressionVerdict::kNoCulprit), "no-culprit");
+  EXPECT_EQ(Word(RegressionVerdict::kAmbiguous), "ambiguous");
+  EXPECT_EQ(Word(RegressionVerdict::kNotConfirmed), "not-confirmed");
+  EXPECT_EQ(Word(RegressionVerdict::kUntestable), "untestable");
+  for (auto v : {RegressionVerdict::kCulprit, RegressionVerdict::kNoCulprit, RegressionVerdict::kAmbiguous,
+                 RegressionVerdict::kNotConfirmed, RegressionVerdict::kUntestable})
+    EXPECT_EQ(ParseRegressionVerdict(Word(v)), v) << Word(v);
+  EXPECT_FALSE(ParseRegressionVerdict("Culprit"));
+  EXPECT_FALSE(ParseRegressionVerdict("running"));
+  for (auto s : {SessionStatus::kCulprit, SessionStatus::kNoCulprit, SessionStatus::kAmbiguous})
+    EXPECT_EQ(Word(VerdictOfSession(s)), Word(s));
+  EXPECT_EQ(VerdictOfSession(SessionStatus::kRunning), RegressionVerdict::kAmbiguous);
+  EXPECT_EQ(VerdictOfSession(SessionStatus::kError), RegressionVerdict::kAmbiguous);
+  EXPECT_EQ(Word(RegressionVerdict::kNotConfirmed), Word(Confirmation::kNotConfirmed));
+}
+
 // A word outside a table is no word: not a near one, not its label, not the search's own
 // "searching" (never stored), and a stored one is an error naming it.
 TEST(BisectWords, AnUnknownWordIsNoneAndAStoredOneAnError) {

@@ -149,11 +149,11 @@ void AddObservations(CulpritChain& search, int position, const StepEvidence& evi
   if (evidence.skip) search.Skip(position);
 }
 
-std::string StepVerdict(double p_bad, bool skipped, double confidence) {
-  if (skipped) return "skip";
-  if (p_bad >= confidence) return "bad";
-  if (p_bad <= 1 - confidence) return "good";
-  return "unknown";
+StepVerdict StepVerdictOf(double p_bad, bool skipped, double confidence) {
+  if (skipped) return StepVerdict::kSkip;
+  if (p_bad >= confidence) return StepVerdict::kBad;
+  if (p_bad <= 1 - confidence) return StepVerdict::kGood;
+  return StepVerdict::kUnknown;
 }
 
 // The target of a bisect by status: the cases, each a series that fails or passes.
@@ -907,8 +907,8 @@ class Session {
     step.exit_code = exit_code;
     step.evidence = ev;
     step.probability_bad = search_->ProbabilityBad(k);
-    step.verdict = StepVerdict(step.probability_bad, search_->skipped().count(k) > 0, r_.confidence);
-    Json decision{{"probability_bad", step.probability_bad}, {"verdict", step.verdict},
+    step.verdict = StepVerdictOf(step.probability_bad, search_->skipped().count(k) > 0, r_.confidence);
+    Json decision{{"probability_bad", step.probability_bad}, {"verdict", Word(step.verdict)},
                   {"no_culprit", search_->Posterior()[0]}};
     out_.steps.push_back(step);
     return store_.bisect_record().AddBisectStep(

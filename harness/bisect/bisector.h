@@ -70,7 +70,7 @@ struct BisectStep {
   std::optional<int64_t> exit_code;
   StepEvidence evidence;
   double probability_bad = 0;             // P(this commit is bad) after the step
-  std::string verdict;                    // good | bad | unknown | skip (at the time)
+  StepVerdict verdict = StepVerdict::kUnknown;  // good | bad | unknown | skip (at the time)
 };
 
 struct BisectOutcome {

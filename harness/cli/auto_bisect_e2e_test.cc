@@ -354,7 +354,8 @@ TEST(AutoBisectE2E, ABudgetSpentWhileConfirmingReportsEveryRegressionAsNotReache
   }
 }
 
-// One commit apart: after the confirmation that commit is the culprit.
+// One commit apart: after the confirmation that commit is the culprit. The confirming
+// rerun's progress line (stderr, a pipe: a line per event) says what it showed.
 TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
   StackHistory h(2, 2, "graph-topo-disorder");
   ASSERT_EQ(h.Nightly(1).exit_code, 0);
@@ -364,6 +365,9 @@ TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
   Json j = testing_util::StdoutJson(r);
   ASSERT_EQ(j["regressions"].size(), 1u) << r.out;
   EXPECT_EQ(j["regressions"][0]["culprit"], h.shas[1]) << r.out;
+  EXPECT_NE(r.err.find("bisect --auto confirm 1: " + ShortSha(h.shas[1]) + " reproduced 1 of 1 regressions"),
+            std::string::npos)
+      << r.err;
 }
 
 // --max-culprits reaches each bisection bisect --auto starts: its session's log names it (so
@@ -581,6 +585,60 @@ TEST(AutoBisectE2E, AStoredWordOutsideItsTableIsAnErrorNamingIt) {
             std::string::npos)
       << log.err;
   EXPECT_TRUE(log.out.empty()) << "no log of a session whose status does not read: " << log.out;
+}
+
+// The report reads the same stored words through the same tables, once, where it loads its
+// rows; one outside its table is what the report does with any row it cannot read: a
+// warning on stderr naming the row, the column and the word, and the rest of the report
+// (exit 0). A session whose status does not read is shown as stored (escaped) and names no
+// culprit, so the regression it answered is ambiguous; a confirmation that does not read is
+// not-tried (before, the word passed through as the note's verdict, without a warning).
+TEST(AutoBisectE2E, TheReportWarnsOfAStoredWordOutsideItsTableAndShowsTheRest) {
+  StackHistory h(7, 4, "fp8-scale-unrepaired");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(6).exit_code, 1);
+  ASSERT_EQ(h.Auto().exit_code, 0);
+  ExecOn(h.db, "UPDATE bisect_sessions SET status = 'Culprit\x1b[31m <b>'");
+  auto json = RunHarness({"report", "--db", h.db, "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  for (const char* session : {"1", "2"})
+    EXPECT_NE(json.err.find(fmt::format("harness: warning: damaged database: bisect session {}: its status "
+                                        "'Culprit\\x1b[31m <b>' is none of culprit, no-culprit, ambiguous, running, "
+                                        "error: the report shows it as stored and names no culprit of it\n",
+                                        session)),
+              std::string::npos)
+        << json.err;
+  EXPECT_EQ(json.err.find('\x1b'), std::string::npos) << "shown as terminal text: " << json.err;
+  const Json rj = testing_util::StdoutJson(json);
+  EXPECT_EQ(rj["regressions_with_culprit"], 0) << json.out;
+  ASSERT_EQ(rj["failures"].size(), 3u) << json.out;
+  for (const auto& f : rj["failures"]) EXPECT_EQ(f["culprit"]["verdict"], "ambiguous") << f;
+  ASSERT_EQ(rj["bisect"].size(), 2u) << json.out;
+  EXPECT_EQ(rj["bisect"][0]["status"], "Culprit\x1b[31m <b>") << "as stored";
+  auto html = RunHarness({"report", "--db", h.db, "--out", (h.dir / "r.html").string()});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = testing_util::ReadFile(h.dir / "r.html");
+  EXPECT_NE(page.find("[31m &lt;b&gt;"), std::string::npos) << "escaped as stored";
+  EXPECT_EQ(page.find("[31m <b>"), std::string::npos);
+  EXPECT_EQ(page.find("<strong>Culprit</strong>"), std::string::npos) << "no culprit named";
+  auto md = RunHarness({"report", "--db", h.db, "--format", "markdown"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out.find("culprit `"), std::string::npos) << md.out;
+
+  ExecOn(h.db, "UPDATE bisect_sessions SET status = 'culprit'; UPDATE regressions SET confirmation = 'maybe', "
+               "session_id = NULL");
+  auto text = RunHarness({"report", "--db", h.db, "--format", "text"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* regression : {"1", "2"})
+    EXPECT_NE(text.err.find(fmt::format("harness: warning: damaged database: regression {}: its confirmation 'maybe' "
+                                        "is none of confirmed, not-confirmed, not-tried: the report reads it as "
+                                        "not-tried\n",
+                                        regression)),
+              std::string::npos)
+        << text.err;
+  EXPECT_NE(text.out.find("bisect ambiguous: the budget ran out before the regression was confirmed"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("2 regressions found by bisect --auto, 0 with a culprit"), std::string::npos) << text.out;
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ std::string NightlyJunit(NightlyReads& store, const bisect::AutoBisectOutcome& o
   std::map<std::string, std::string> notes;
   for (const auto& g : out.regressions) {
     reports::CulpritNote n;
-    n.verdict = bisect::AutoVerdictWord(g);
+    n.verdict = bisect::AutoVerdict(g);
     if (g.bisect) {
       n.culprit = g.bisect->culprit;
       n.subject = g.bisect->subject;

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "harness/results/word_table.h"
+
 namespace harness {
 namespace {
 
@@ -58,30 +60,16 @@ std::optional<RunStatus> ParseRunStatus(std::string_view word) {
 namespace {
 
 // The one table of words of each verdict, in enum order.
-constexpr std::array<std::pair<GateVerdict, std::string_view>, 3> kGateVerdictWords{{
+constexpr WordTable<GateVerdict, 3> kGateVerdictWords{{
     {GateVerdict::kPass, "PASS"},
     {GateVerdict::kAtRisk, "AT-RISK"},
     {GateVerdict::kFail, "FAIL"},
 }};
-constexpr std::array<std::pair<BaselineVerdict, std::string_view>, 3> kBaselineVerdictWords{{
+constexpr WordTable<BaselineVerdict, 3> kBaselineVerdictWords{{
     {BaselineVerdict::kSame, "SAME"},
     {BaselineVerdict::kImproved, "IMPROVED"},
     {BaselineVerdict::kRegressed, "REGRESSED"},
 }};
-
-template <class Enum, std::size_t N>
-std::string_view WordIn(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum v) {
-  for (const auto& [value, word] : table)
-    if (value == v) return word;
-  return "?";
-}
-
-template <class Enum, std::size_t N>
-std::optional<Enum> ParseIn(const std::array<std::pair<Enum, std::string_view>, N>& table, std::string_view word) {
-  for (const auto& [value, w] : table)
-    if (w == word) return value;
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -95,7 +83,7 @@ std::optional<BaselineVerdict> ParseBaselineVerdict(std::string_view word) {
 namespace {
 
 // The one table of sample outcome words, in enum order.
-constexpr std::array<std::pair<SampleOutcome, std::string_view>, 7> kSampleOutcomeWords{{
+constexpr WordTable<SampleOutcome, 7> kSampleOutcomeWords{{
     {SampleOutcome::kCorrect, "correct"},
     {SampleOutcome::kWrong, "wrong"},
     {SampleOutcome::kInvalid, "invalid"},
@@ -107,26 +95,9 @@ constexpr std::array<std::pair<SampleOutcome, std::string_view>, 7> kSampleOutco
 
 }  // namespace
 
-std::string_view Word(SampleOutcome o) {
-  for (const auto& [outcome, word] : kSampleOutcomeWords)
-    if (outcome == o) return word;
-  return "?";
-}
-
-std::optional<SampleOutcome> ParseSampleOutcome(std::string_view word) {
-  for (const auto& [outcome, w] : kSampleOutcomeWords)
-    if (w == word) return outcome;
-  return std::nullopt;
-}
-
-std::string SampleOutcomeWords() {
-  std::string out;
-  for (const auto& entry : kSampleOutcomeWords) {
-    if (!out.empty()) out += ", ";
-    out += entry.second;
-  }
-  return out;
-}
+std::string_view Word(SampleOutcome o) { return WordIn(kSampleOutcomeWords, o); }
+std::optional<SampleOutcome> ParseSampleOutcome(std::string_view word) { return ParseIn(kSampleOutcomeWords, word); }
+std::string SampleOutcomeWords() { return WordsOf(kSampleOutcomeWords); }
 
 bool IsSuccess(SampleOutcome o) { return o == SampleOutcome::kCorrect || o == SampleOutcome::kPass; }
 
