@@ -392,6 +392,21 @@ TEST(ReportCulprit, EachVerdictInWords) {
             "unconfirmed: the rerun of the bad commit could not test it (bisect --auto says why); not bisected");
 }
 
+// The report's count of regressions with a culprit counts those whose bisect named one and no
+// other: one regression of each verdict, and the culprit twice.
+TEST(ReportCulprit, OnlyARegressionWithACulpritCountsAsOne) {
+  ReportModel m;
+  for (RegressionVerdict v : {RegressionVerdict::kAmbiguous, RegressionVerdict::kCulprit, RegressionVerdict::kNoCulprit,
+                              RegressionVerdict::kNotConfirmed, RegressionVerdict::kUntestable, RegressionVerdict::kCulprit}) {
+    RegressionEntry e;
+    e.note.verdict = v;
+    m.regressions.push_back(e);
+  }
+  EXPECT_EQ(m.RegressionsWithCulprit(), 2u);
+  m.regressions.pop_back();
+  EXPECT_EQ(m.RegressionsWithCulprit(), 1u);
+}
+
 // A session that named several culprits: the words list each with its own drop and
 // posterior, in order; one culprit reads as it always did.
 TEST(ReportCulprit, SeveralCulpritsEachWithItsOwnDrop) {
