@@ -460,6 +460,25 @@ TEST(BisectTrustE2E, ReplayReadsABoundedRegularFile) {
 }
 
 
+// A stored session whose header is not one (a store edited by hand, or damaged): `bisect log`
+// names the session and the field, prints no log, and the session is left as it was.
+TEST(BisectTrustE2E, AStoredSessionWithAMalformedHeaderIsNamedByLog) {
+  Steps s(6, [](int i) { return fmt::format("exit {}\n", i >= 4 ? 1 : 0); });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  auto r = s.Bisect();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const int64_t session = testing_util::StdoutJson(r)["session"].get<int64_t>();
+  ASSERT_EQ(RunHarness({"bisect", "log", std::to_string(session), "--db", s.db}).exit_code, 0);
+  testing_util::ExecSql(s.db, R"(UPDATE bisect_sessions SET args_json = '{"format_version": 1, "good": 5}')");
+  auto log = RunHarness({"bisect", "log", std::to_string(session), "--db", s.db});
+  EXPECT_EQ(log.signal, 0);
+  EXPECT_EQ(log.exit_code, 2) << "bad input, as a malformed log file is: " << log.err;
+  EXPECT_TRUE(log.out.empty()) << log.out;
+  EXPECT_NE(log.err.find(fmt::format("bisect session {}", session)), std::string::npos) << log.err;
+  EXPECT_NE(log.err.find("good"), std::string::npos) << log.err;
+  EXPECT_EQ(s.Session(session).status, "culprit") << "left as it was";
+}
+
 // A bisect log whose lines are not a session: each is exit 2 naming the file, the line and
 // what is wrong with it, before any command runs or anything is stored.
 TEST(BisectTrustE2E, AMalformedLogNamesItsLineAndWhatIsWrong) {

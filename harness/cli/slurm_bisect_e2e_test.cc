@@ -159,7 +159,13 @@ TEST_F(SlurmBisectE2E, AJobTheSchedulerCancelsIsAnUntestableStepNeverAVerdict) {
     if (step["source"] != "command" || !step["evidence"].contains("untestable")) continue;
     ++cancelled;
     EXPECT_EQ(step["verdict"], "skip") << step;
-    EXPECT_NE(step["evidence"]["untestable"].get<std::string>().find("ended CANCELLED"), std::string::npos) << step;
+    // The job's state once settled; on a loaded machine its cleanup can outlast the settle
+    // wait (kSlurmSettleSeconds), and then the reason says it was still COMPLETING: untestable
+    // either way, never the command's exit 0 (SlurmStep.CancellingAStepCancelsItsJobAndNoOther
+    // reads a cancelled job's settled state on its own).
+    const std::string why = step["evidence"]["untestable"].get<std::string>();
+    EXPECT_TRUE(why.find("ended CANCELLED") != std::string::npos || why.find("was still COMPLETING") != std::string::npos)
+        << step;
   }
   EXPECT_GT(cancelled, 0) << "the search never met a cancelled job: " << r.out;
   EXPECT_TRUE(cluster_->Queue().empty());
