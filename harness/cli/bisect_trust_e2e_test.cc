@@ -800,13 +800,19 @@ struct Nightlies {
 
 // A second bisect --auto of the same nightly reports the stored answer and runs nothing; the
 // report counts each regression once; --again answers anew and replaces it.
-TEST(BisectTrustE2E, AutoAnswersANightlyOnce) {
-  Nightlies n;
+// bisect --auto of the nightlies, answered anew, in `answer`: it has one regression.
+void AnswerAnew(Nightlies& n, Json& answer) {
   auto first = RunHarness(n.Args("0"));
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  const Json a = testing_util::StdoutJson(first);
-  ASSERT_EQ(a["regressions"].size(), 1u) << first.out;
-  EXPECT_EQ(a["regressions"][0]["culprit"], n.shas[3]) << first.out;
+  answer = testing_util::StdoutJson(first);
+  ASSERT_EQ(answer["regressions"].size(), 1u) << first.out;
+}
+
+TEST(BisectTrustE2E, AutoAnswersANightlyOnce) {
+  Nightlies n;
+  Json a;
+  ASSERT_NO_FATAL_FAILURE(AnswerAnew(n, a));
+  EXPECT_EQ(a["regressions"][0]["culprit"], n.shas[3]) << a;
   EXPECT_EQ(a["stored"], false);
   const size_t sessions = n.Stored("sessions"), regressions = n.Stored("regressions");
   ASSERT_EQ(regressions, 1u);
@@ -846,10 +852,8 @@ TEST(BisectTrustE2E, AutoAnswersANightlyOnce) {
 // was shown without them and without a word.
 TEST(BisectTrustE2E, AStoredRegressionNoLongerFoundIsShownAsStoredAndSaysSo) {
   Nightlies n;
-  auto first = RunHarness(n.Args("0"));
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  const Json a = testing_util::StdoutJson(first);
-  ASSERT_EQ(a["regressions"].size(), 1u) << first.out;
+  Json a;
+  ASSERT_NO_FATAL_FAILURE(AnswerAnew(n, a));
   const std::string hostile = "sequence_parallel/<b>\"&'\x1b[31m_0";
   std::string quoted;
   for (char c : Json::array({hostile}).dump()) quoted += c == '\'' ? std::string("''") : std::string(1, c);
