@@ -123,5 +123,17 @@ TEST_F(RunIdentityTest, DescribesTheLeavesThatDiffer) {
   EXPECT_EQ(DescribeIdentityDifference(a.json.dump(), a.json), "no visible difference");
 }
 
+// The description names four differences and counts the rest: four are shown whole, a fifth
+// turns the fourth's place into nothing but the rest's count ("N more"), absent leaves both ways.
+TEST_F(RunIdentityTest, FourDifferencesAreAllNamedMoreAreCounted) {
+  const Json before = {{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}, {"gone", "x"}};
+  EXPECT_EQ(DescribeIdentityDifference(before.dump(), Json{{"a", 9}, {"b", 9}, {"c", 9}, {"gone", "x"}}),
+            "a: 1 -> 9; b: 2 -> 9; c: 3 -> 9; d: 4 -> (absent)");
+  EXPECT_EQ(DescribeIdentityDifference(before.dump(), Json{{"a", 9}, {"b", 9}, {"c", 9}, {"new", true}}),
+            "a: 1 -> 9; b: 2 -> 9; c: 3 -> 9; new: (absent) -> true; 2 more");
+  EXPECT_EQ(DescribeIdentityDifference(before.dump(), Json{{"a", 1}, {"z", 0}}),
+            "z: (absent) -> 0; b: 2 -> (absent); c: 3 -> (absent); d: 4 -> (absent); 1 more");
+}
+
 }  // namespace
 }  // namespace harness
