@@ -368,7 +368,9 @@ class Session {
     std::vector<double> weights(n_ + 1, BisectDefaults::kUnwatchedWeight);
     for (int j = 1; j <= n_; ++j) {
       auto changed = ChangedFiles(r_.repo, commits_[j].sha);
-      if (!changed) return changed.error();
+      if (!changed)
+        return Error{changed.error().code, fmt::format("the files commit {} changed (for --watch): {}",
+                                                       ShortSha(commits_[j].sha), changed.error().message)};
       if (!TouchesWatched(*changed, out_.watch)) continue;
       weights[j] = 1;
       out_.watched.push_back(commits_[j].sha);

@@ -153,5 +153,38 @@ TEST(BisectPriorsE2E, BadWatchEntriesAreExitTwoNamingWhere) {
   EXPECT_NE(replay.err.find("leave --watch out"), std::string::npos) << replay.err;
 }
 
+// A commit whose changed files cannot be read (its tree is missing from a damaged object
+// store; rev-list, which reads commits only, still lists it): the bisect with a watch list
+// stops before any step with git's words, rather than weighing the range on what it could
+// not read, and stores no session as a verdict.
+TEST(BisectPriorsE2E, ACommitWhoseChangesCannotBeReadStopsTheBisectBeforeAnyStep) {
+  TempDir dir;
+  const auto shas = History(dir / "repo");
+  const std::string repo = (dir / "repo").string();
+  // The packed objects, loose, so that one can go; then commit 11's root tree goes.
+  for (const auto& e : std::filesystem::directory_iterator(dir / "repo" / ".git" / "objects" / "pack")) {
+    if (e.path().extension() != ".pack") continue;
+    const auto moved = dir / "objects.pack";
+    std::filesystem::rename(e.path(), moved);
+    std::filesystem::remove(std::filesystem::path(e.path()).replace_extension(".idx"));
+    auto unpack = RunProcess({"git", "-C", repo, "unpack-objects", "-q"},
+                             {.stdin_data = testing_util::ReadFile(moved)});
+    ASSERT_TRUE(unpack.ok() && unpack->exit_code == 0) << (unpack.ok() ? unpack->err : "");
+  }
+  auto tree = RunProcess({"git", "-C", repo, "rev-parse", shas[10] + "^{tree}"});
+  ASSERT_TRUE(tree.ok() && tree->exit_code == 0);
+  const std::string t = tree->out.substr(0, 40);
+  ASSERT_TRUE(std::filesystem::remove(dir / "repo" / ".git" / "objects" / t.substr(0, 2) / t.substr(2))) << t;
+
+  auto r = RunHarness(Bisect(shas, dir.path(), "h.db", {"--watch", "kernels", "--format", "json"}));
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("the files commit " + shas[10].substr(0, 12) + " changed (for --watch): git diff: fatal: "
+                       "unable to read tree " + t),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("\"culprit\""), std::string::npos) << "no verdict: " << r.out;
+}
+
 }  // namespace bisect_priors_e2e_test
 }  // namespace harness
