@@ -479,6 +479,29 @@ TEST(BisectTrustE2E, AStoredSessionWithAMalformedHeaderIsNamedByLog) {
   EXPECT_EQ(s.Session(session).status, "culprit") << "left as it was";
 }
 
+// A log is one session: a real session's log with its session line given twice (as a
+// paste of two logs would) is exit 2 naming the second, and replays nothing.
+TEST(BisectTrustE2E, ALogWithTwoSessionLinesNamesTheSecond) {
+  Steps s(6, [](int i) { return fmt::format("exit {}\n", i >= 4 ? 1 : 0); });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  auto r = s.Bisect();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const int64_t session = testing_util::StdoutJson(r)["session"].get<int64_t>();
+  auto log = RunHarness({"bisect", "log", std::to_string(session), "--db", s.db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const std::string first = log.out.substr(0, log.out.find('\n') + 1);
+  ASSERT_NE(first.find("\"kind\":\"session\""), std::string::npos) << log.out;
+  const fs::path file = fs::path(s.db).parent_path() / "twice.log";
+  testing_util::WriteFile(file, log.out + first);
+  const int lines = static_cast<int>(std::count(log.out.begin(), log.out.end(), '\n')) + 1;
+  auto replay = RunHarness({"bisect", "replay", file.string(), "--db", s.db});
+  EXPECT_EQ(replay.exit_code, 2) << replay.err;
+  EXPECT_NE(replay.err.find(fmt::format("{}:{}: a second session line (a log is one session)", file.string(), lines)),
+            std::string::npos)
+      << replay.err;
+  EXPECT_TRUE(replay.out.empty()) << replay.out;
+}
+
 // A bisect log whose lines are not a session: each is exit 2 naming the file, the line and
 // what is wrong with it, before any command runs or anything is stored.
 TEST(BisectTrustE2E, AMalformedLogNamesItsLineAndWhatIsWrong) {
