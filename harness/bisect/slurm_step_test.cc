@@ -108,6 +108,23 @@ TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
   EXPECT_LT(waited, 10.0) << "not waited out";
 }
 
+// A step whose jobs are all gone (squeue lists none of the name) has settled: the empty list
+// is returned at once, not after the settle wait meant for a job still COMPLETING.
+TEST(SlurmCommand, JobsThatAreNotCompletingAreReturnedAtOnce) {
+  testing_util::TempDir bin;
+  testing_util::WriteFile(bin / "squeue", "#!/bin/sh\nexit 0\n");
+  std::filesystem::permissions(bin / "squeue", std::filesystem::perms::owner_all);
+  const std::string path = getenv("PATH") ? getenv("PATH") : "";
+  setenv("PATH", (bin.path().string() + ":" + path).c_str(), 1);
+  const auto start = std::chrono::steady_clock::now();
+  auto jobs = SettledSlurmJobs("harness-bisect-9-s0-999999999999", 20);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  EXPECT_TRUE(jobs->empty());
+  EXPECT_LT(waited, 10.0) << "nothing is completing: nothing to wait for";
+}
+
 // --- against a real one-node cluster ------------------------------------------------------
 
 class SlurmStep : public ::testing::Test {
