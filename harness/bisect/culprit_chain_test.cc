@@ -85,6 +85,30 @@ TEST(CulpritChain, TwoDropsAreBothNamedInOrderWithTheirOwnSizes) {
   EXPECT_FALSE(d.unsettled);
 }
 
+// Each part's search weighs its commits with their own prior weights (--watch), its bad end
+// too: a second drop at the range's bad end, a commit that touches no watched path, is named
+// after as many runs or more, and with less confidence, than the same drop with a flat prior.
+TEST(CulpritChain, ALaterPartWeighsItsBadEndByItsOwnPrior) {
+  const std::vector<double> levels = Levels(40, {{9, -0.02}, {40, -0.01}});
+  CulpritChain flat(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
+  int flat_runs = 0;
+  const Decision f = RunLevels(flat, levels, &flat_runs);
+  CulpritChain weighed(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
+  std::vector<double> weights(41, 1.0);
+  weights[40] = 0.001;
+  weighed.SetPriorWeights(weights);
+  int weighed_runs = 0;
+  const Decision w = RunLevels(weighed, levels, &weighed_runs);
+  ASSERT_EQ(f.changes.size(), 2u);
+  ASSERT_EQ(w.changes.size(), 2u);
+  EXPECT_EQ(f.changes[1].position, 40);
+  EXPECT_EQ(w.changes[1].position, 40);
+  EXPECT_GE(weighed_runs, flat_runs);
+  EXPECT_LT(w.changes[1].confidence, f.changes[1].confidence - 1e-4)
+      << "the prior of 0.001 counts in the part (9, 40] as it does in the whole range";
+  EXPECT_NEAR(w.changes[0].confidence, f.changes[0].confidence, 1e-3) << "the first drop's commit weighs 1 in both";
+}
+
 // A partial fix is not searched for, and never named as a culprit.
 TEST(CulpritChain, APartialFixIsNoCulprit) {
   CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
