@@ -77,7 +77,7 @@ Json BisectOutcomeJson(const BisectOutcome& o) {
   }
   Json j{{"format_version", kBisectJsonFormat},
          {"session", o.session_id},
-         {"verdict", std::string(VerdictWord(o.verdict))},
+         {"verdict", VerdictWord(o.verdict)},
          {"culprit", o.culprit.empty() ? Json(nullptr) : Json(o.culprit)},
          {"subject", o.subject},
          {"confidence", o.confidence},

@@ -1028,7 +1028,7 @@ Result<std::string> BisectLog(BisectRecordReader& store, int64_t session_id) {
   auto read = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(s->args_json), origin);
   if (!read) return read.error();
   Json header = ToJson(*read);
-  header["kind"] = "session";
+  header["kind"] = Word(LogLineKind::kSession);
   header["session"] = s->id;
   auto status = StoredStatus(*s);
   if (!status) return status.error();
@@ -1037,7 +1037,7 @@ Result<std::string> BisectLog(BisectRecordReader& store, int64_t session_id) {
   for (const auto& step : s->steps) {
     auto ev = StepEvidenceFromJson(ParseJsonOrDiscarded(step.evidence_json), fmt::format("{} step {}", origin, step.step));
     if (!ev) return ev.error();
-    Json line{{"kind", "step"}, {"step", step.step}, {"sha", step.sha}, {"source", step.source}, {"evidence", ToJson(*ev)}};
+    Json line{{"kind", Word(LogLineKind::kStep)}, {"step", step.step}, {"sha", step.sha}, {"source", step.source}, {"evidence", ToJson(*ev)}};
     if (step.run_id) line["run_id"] = *step.run_id;
     if (step.exit_code) line["exit_code"] = *step.exit_code;
     out += DumpJson(line, -1) + "\n";
@@ -1116,18 +1116,20 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
     auto j = ParseJsonLine(line, origin, lineno);
     if (!j) return j.error();
     JsonObject o(*j, fmt::format("{}:{}", origin, lineno));
-    auto kind = o.String("kind");
-    if (!kind) return kind.error();
-    if (*kind == "session") {
+    auto word = o.String("kind");
+    if (!word) return word.error();
+    const std::optional<LogLineKind> kind = ParseLogLineKind(*word);
+    if (!kind)
+      return o.FieldError("kind", fmt::format("unknown kind '{}' ({} or {})", *word, Word(LogLineKind::kSession),
+                                              Word(LogLineKind::kStep)));
+    if (*kind == LogLineKind::kSession) {
       if (r.replay) return UsageError(fmt::format("{}:{}: a second session line (a log is one session)", origin, lineno));
       if (auto st = RequestFromLog(o, r); !st) return st.error();
-    } else if (*kind == "step") {
+    } else {
       if (!r.replay) return UsageError(fmt::format("{}:{}: a step before the session line", origin, lineno));
       auto step = ReplayedStepFromLog(o, r.replay->target);
       if (!step) return step.error();
       r.replay->steps.push_back(std::move(*step));
-    } else {
-      return o.FieldError("kind", fmt::format("unknown kind '{}' (session or step)", *kind));
     }
   }
   if (!r.replay) return UsageError(origin + ": no session line: not a bisect log");
