@@ -7,10 +7,20 @@
 #include <map>
 #include <numeric>
 
-#include "harness/bisect/bisect_words.h"
+#include "harness/results/word_table.h"
 
 namespace harness::bisect {
 namespace {
+
+// The search's own words: a finished verdict's is the word its session's status is stored
+// as (harness/store/bisect_words.h; bisect_words_test.cc holds the two tables to one
+// another), spelled here so that the search depends on no store.
+constexpr WordTable<Verdict, 4> kVerdictWords{{
+    {Verdict::kSearching, "searching"},
+    {Verdict::kCulprit, "culprit"},
+    {Verdict::kNoCulprit, "no-culprit"},
+    {Verdict::kAmbiguous, "ambiguous"},
+}};
 
 constexpr double kLn2Pi = 1.8378770664093453;
 
@@ -339,12 +349,7 @@ std::vector<Observation> HypotheticalRun(const std::vector<EndLevel>& levels, in
 
 }  // namespace
 
-// A finished verdict's word is the session status it is stored as (the store's one table,
-// whose words are literals: their data ends in a NUL); one still searching is never stored.
-const char* VerdictWord(Verdict v) {
-  if (v == Verdict::kSearching) return "searching";
-  return Word(StatusOf(v)).data();
-}
+std::string_view VerdictWord(Verdict v) { return WordIn(kVerdictWords, v); }
 
 Search::Search(int positions, std::vector<SeriesSpec> series, SearchOptions options)
     : positions_(std::max(positions, 2)), series_(std::move(series)), options_(options) {}

@@ -67,6 +67,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/bisect/flip_rates.h"
@@ -120,7 +121,7 @@ struct SearchOptions {
 };
 
 enum class Verdict { kSearching, kCulprit, kNoCulprit, kAmbiguous };
-const char* VerdictWord(Verdict v);   // searching, culprit, no-culprit, ambiguous
+std::string_view VerdictWord(Verdict v);   // searching, culprit, no-culprit, ambiguous
 
 // One culprit of several in a range, as CulpritChain (culprit_chain.h) names it, with its
 // own confidence and size.

@@ -392,8 +392,10 @@ TEST(BisectSearch, PlainBisectionAtTheGateMissesTheSeedsDrop) {
 }
 
 TEST(BisectSearch, VerdictWords) {
-  EXPECT_STREQ(VerdictWord(Verdict::kNoCulprit), "no-culprit");
-  EXPECT_STREQ(VerdictWord(Verdict::kAmbiguous), "ambiguous");
+  EXPECT_EQ(VerdictWord(Verdict::kSearching), "searching");
+  EXPECT_EQ(VerdictWord(Verdict::kCulprit), "culprit");
+  EXPECT_EQ(VerdictWord(Verdict::kNoCulprit), "no-culprit");
+  EXPECT_EQ(VerdictWord(Verdict::kAmbiguous), "ambiguous");
 }
 
 }  // namespace

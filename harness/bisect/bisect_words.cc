@@ -16,9 +16,16 @@ constexpr WordTable<StepVerdict, 4> kStepVerdictWords{{
     {StepVerdict::kSkip, "skip"},
 }};
 
+constexpr WordTable<LogLineKind, 2> kLogLineKindWords{{
+    {LogLineKind::kSession, "session"},
+    {LogLineKind::kStep, "step"},
+}};
+
 }  // namespace
 
 std::string_view Word(StepVerdict v) { return WordIn(kStepVerdictWords, v); }
+std::string_view Word(LogLineKind k) { return WordIn(kLogLineKindWords, k); }
+std::optional<LogLineKind> ParseLogLineKind(std::string_view word) { return ParseIn(kLogLineKindWords, word); }
 
 SessionStatus StatusOf(Verdict v) {
   switch (v) {

@@ -19,6 +19,14 @@ enum class StepVerdict { kGood, kBad, kUnknown, kSkip };
 // good, bad, unknown, skip.
 std::string_view Word(StepVerdict v);
 
+// What a line of a bisect log is (its "kind": `bisect --log` writes them, --replay reads them
+// back, docs/bisect.md): the session's header, then one line per step.
+enum class LogLineKind { kSession, kStep };
+// session, step.
+std::string_view Word(LogLineKind k);
+// Nothing for a word outside the table: the log reader makes that an error naming it.
+std::optional<LogLineKind> ParseLogLineKind(std::string_view word);
+
 // A search's answer as the session's status (a search still searching: running).
 SessionStatus StatusOf(Verdict v);
 // The verdict a finished session stored; none for one that did not finish (running, error).

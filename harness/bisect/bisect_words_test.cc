@@ -59,6 +59,15 @@ TEST(BisectWords, ARegressionsVerdictInTheWordsEveryOutputPrints) {
   EXPECT_EQ(Word(RegressionVerdict::kNotConfirmed), Word(Confirmation::kNotConfirmed));
 }
 
+// A bisect log's line kinds, as `bisect --log` has always written them and --replay reads
+// them; any other word is none (the reader's error names it: bisect_trust_e2e_test.cc).
+TEST(BisectWords, ALogLinesKind) {
+  EXPECT_EQ(Word(LogLineKind::kSession), "session");
+  EXPECT_EQ(Word(LogLineKind::kStep), "step");
+  for (auto k : {LogLineKind::kSession, LogLineKind::kStep}) EXPECT_EQ(ParseLogLineKind(Word(k)), k) << Word(k);
+  for (const char* w : {"", "sesion", "Step", "step ", "steps"}) EXPECT_FALSE(ParseLogLineKind(w)) << w;
+}
+
 // A word outside a table is no word: not a near one, not its label, not the search's own
 // "searching" (never stored), and a stored one is an error naming it.
 TEST(BisectWords, AnUnknownWordIsNoneAndAStoredOneAnError) {

@@ -166,6 +166,19 @@ BisectTarget StatusTarget(const BisectRequest& r) {
   return t;
 }
 
+// --metric SUITE[/METRIC], split once at its first '/': the suite, and the metric it names
+// (none: the suite's headline metric).
+struct MetricFlag {
+  std::string suite;
+  std::optional<std::string> metric;
+};
+
+MetricFlag ParseMetricFlag(const std::string& flag) {
+  const auto slash = flag.find('/');
+  if (slash == std::string::npos) return {flag, std::nullopt};
+  return {flag.substr(0, slash), flag.substr(slash + 1)};
+}
+
 Result<SuiteTable> SuiteNamed(const BisectRequest& r, const std::string& suite) {
   auto tables = LoadSuiteTables(r.suites_dir);
   if (!tables) return tables.error();
@@ -229,18 +242,18 @@ double NoiseSigma(const BisectRequest& r, double good, int64_t n) {
   return std::max(1e-12, 0.01 * std::abs(good));
 }
 
-// Picks the cases and the metric, and the noise prior of each series.
-Result<BisectTarget> ChooseTarget(const BisectRequest& r, EvidenceReads& store, const std::vector<CommitInfo>& commits) {
+// Picks the cases and the metric (flag: r.metric parsed), and the noise prior of each series.
+Result<BisectTarget> ChooseTarget(const BisectRequest& r, const MetricFlag& flag, EvidenceReads& store,
+                                  const std::vector<CommitInfo>& commits) {
   if (r.metric.empty()) {
     if (r.cases.empty()) return UsageError("bisect needs --metric SUITE[/METRIC] or --case ID");
     return StatusTarget(r);
   }
   BisectTarget t;
-  const auto slash = r.metric.find('/');
-  const std::string suite = r.metric.substr(0, slash);
+  const std::string& suite = flag.suite;
   auto table = SuiteNamed(r, suite);
   if (!table) return table.error();
-  t.metric = slash == std::string::npos ? table->headline_metric : r.metric.substr(slash + 1);
+  t.metric = flag.metric.value_or(table->headline_metric);
   if (t.metric.empty())
     return UsageError(fmt::format("--metric {}: suite '{}' declares no headline_metric; name one as {}/METRIC",
                                   r.metric, suite, suite));
@@ -278,9 +291,9 @@ Result<BisectTarget> ChooseTarget(const BisectRequest& r, EvidenceReads& store, 
 class Session {
  public:
   Session(const BisectRequest& r, Store& store, std::vector<CommitInfo> commits, SessionLock& lock)
-      : r_(r), store_(store), reads_(store.reader()), commits_(std::move(commits)),
-        n_(static_cast<int>(commits_.size()) - 1), lock_(lock), uses_questions_(UsesQuestions(r.command)),
-        started_(std::chrono::steady_clock::now()) {}
+      : r_(r), metric_(ParseMetricFlag(r.metric)), store_(store), reads_(store.reader()),
+        commits_(std::move(commits)), n_(static_cast<int>(commits_.size()) - 1), lock_(lock),
+        uses_questions_(UsesQuestions(r.command)), started_(std::chrono::steady_clock::now()) {}
 
   // The cases and series from a replayed log, else chosen now; when the store has nothing
   // at the endpoints and a command can make it, the endpoints are run first.
@@ -289,7 +302,7 @@ class Session {
       target_ = r_.replay->target;
       return OkStatus();
     }
-    auto t = bisect::ChooseTarget(r_, reads_, commits_);
+    auto t = bisect::ChooseTarget(r_, metric_, reads_, commits_);
     if (!t) return t.error();
     target_ = *t;
     if (target_.status || !target_.cases.empty() || r_.command.empty()) return OkStatus();
@@ -306,7 +319,7 @@ class Session {
                                       ExitWords(proc->exit_code), r_.metric, StderrWords(proc->err)));
       end_tested_ = true;
     }
-    auto again = bisect::ChooseTarget(r_, reads_, commits_);
+    auto again = bisect::ChooseTarget(r_, metric_, reads_, commits_);
     if (!again) return again.error();
     target_ = *again;
     return OkStatus();
@@ -668,10 +681,9 @@ class Session {
   // Whether the command's run at position k stored a result (not an error, not partial) of
   // a case the metric's target could be chosen from: --case's, else the suite's.
   Result<bool> StoredSuiteResult(int k, int64_t before) {
-    const std::string suite = r_.metric.substr(0, r_.metric.find('/'));
     std::vector<std::string> ids = r_.cases;
     if (ids.empty()) {
-      auto at = reads_.CaseIdsAt(commits_[k].sha, suite + "/");
+      auto at = reads_.CaseIdsAt(commits_[k].sha, metric_.suite + "/");
       if (!at) return at.error();
       ids = *at;
     }
@@ -951,6 +963,7 @@ class Session {
   }
 
   const BisectRequest& r_;
+  const MetricFlag metric_;  // r_.metric parsed
   Store& store_;          // its bisect record; results are read through reads_
   EvidenceReads& reads_;
   std::vector<CommitInfo> commits_;
@@ -1030,7 +1043,7 @@ Result<std::string> BisectLog(BisectRecordReader& store, int64_t session_id) {
   auto read = BisectSessionHeaderFromJson(ParseJsonOrDiscarded(s->args_json), origin);
   if (!read) return read.error();
   Json header = ToJson(*read);
-  header["kind"] = "session";
+  header["kind"] = Word(LogLineKind::kSession);
   header["session"] = s->id;
   auto status = StoredStatus(*s);
   if (!status) return status.error();
@@ -1039,7 +1052,7 @@ Result<std::string> BisectLog(BisectRecordReader& store, int64_t session_id) {
   for (const auto& step : s->steps) {
     auto ev = StepEvidenceFromJson(ParseJsonOrDiscarded(step.evidence_json), fmt::format("{} step {}", origin, step.step));
     if (!ev) return ev.error();
-    Json line{{"kind", "step"}, {"step", step.step}, {"sha", step.sha}, {"source", step.source}, {"evidence", ToJson(*ev)}};
+    Json line{{"kind", Word(LogLineKind::kStep)}, {"step", step.step}, {"sha", step.sha}, {"source", step.source}, {"evidence", ToJson(*ev)}};
     if (step.run_id) line["run_id"] = *step.run_id;
     if (step.exit_code) line["exit_code"] = *step.exit_code;
     out += DumpJson(line, -1) + "\n";
@@ -1118,18 +1131,20 @@ Result<BisectRequest> ParseBisectLog(const std::string& text, const std::string&
     auto j = ParseJsonLine(line, origin, lineno);
     if (!j) return j.error();
     JsonObject o(*j, fmt::format("{}:{}", origin, lineno));
-    auto kind = o.String("kind");
-    if (!kind) return kind.error();
-    if (*kind == "session") {
+    auto word = o.String("kind");
+    if (!word) return word.error();
+    const std::optional<LogLineKind> kind = ParseLogLineKind(*word);
+    if (!kind)
+      return o.FieldError("kind", fmt::format("unknown kind '{}' ({} or {})", *word, Word(LogLineKind::kSession),
+                                              Word(LogLineKind::kStep)));
+    if (*kind == LogLineKind::kSession) {
       if (r.replay) return UsageError(fmt::format("{}:{}: a second session line (a log is one session)", origin, lineno));
       if (auto st = RequestFromLog(o, r); !st) return st.error();
-    } else if (*kind == "step") {
+    } else {
       if (!r.replay) return UsageError(fmt::format("{}:{}: a step before the session line", origin, lineno));
       auto step = ReplayedStepFromLog(o, r.replay->target);
       if (!step) return step.error();
       r.replay->steps.push_back(std::move(*step));
-    } else {
-      return o.FieldError("kind", fmt::format("unknown kind '{}' (session or step)", *kind));
     }
   }
   if (!r.replay) return UsageError(origin + ": no session line: not a bisect log");

@@ -29,7 +29,9 @@ std::string LabelOf(const std::vector<Metric>& metrics, const std::string& name)
   return "";
 }
 
+// A stored case result of a nightly, its id parsed once where it is read.
 struct CaseView {
+  CaseId case_id;
   int64_t id = 0;
   CaseStatus status = CaseStatus::kRunning;
   std::vector<Metric> metrics;
@@ -43,9 +45,9 @@ Result<std::map<std::string, CaseView>> CasesOf(NightlyReads& store, const Night
     auto metrics = store.MetricsOfRun(run.id);
     if (!metrics) return metrics.error();
     for (auto& c : *cases) {
-      CaseView v{c.id, c.result.status, {}};
+      CaseView v{CaseId(c.result.case_id), c.id, c.result.status, {}};
       if (auto it = metrics->find(c.id); it != metrics->end()) v.metrics = it->second;
-      out[c.result.case_id] = std::move(v);
+      out.insert_or_assign(c.result.case_id, std::move(v));
     }
   }
   return out;
@@ -124,7 +126,7 @@ Result<std::vector<RegressionTarget>> FindRegressions(NightlyReads& store, const
     const std::optional<RegressionKind> found = KindOf(view, p->second);
     if (!found) continue;
     const RegressionKind kind = *found;
-    const std::string suite = CaseId(id).suite();
+    const std::string suite = view.case_id.suite();
     const std::string& metric = headline[suite];
     const bool by_metric = kind != RegressionKind::kStatus && !metric.empty();
     RegressionTarget& t = by_suite[suite][by_metric ? 0 : 1];

@@ -5,11 +5,11 @@
 // bisect --auto finds the regression between two nightlies, confirms it with a rerun and
 // bisects it with real `harness run` steps in worktrees; every output names what was found.
 #include <filesystem>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "harness/cli/culprit_list_test_util.h"
 #include "harness/store/bisect_changes.h"
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
@@ -19,6 +19,9 @@
 namespace harness {
 namespace auto_bisect_culprits_e2e_test {
 
+using testing_util::ExpectListedInOrder;
+using testing_util::HtmlCulpritList;
+using testing_util::LinesWith;
 using testing_util::ReadFile;
 using testing_util::RunHarness;
 using testing_util::TempDir;
@@ -85,15 +88,6 @@ struct AccuracyHistory {
     return args;
   }
 };
-
-// The lines of text holding needle, in order.
-std::vector<std::string> LinesWith(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  return out;
-}
 
 // The GSM8K accuracy the stand-in serves: 0.925 up to commit 4, then 0.919 from commit 5
 // (-0.6 pp) and 0.911 from commit 15 (-0.8 pp more): two drops of one metric in one range.
@@ -201,14 +195,9 @@ void ExpectReportTextAndHtmlListBoth(const AccuracyHistory& h, const Json& g) {
   auto html = RunHarness({"report", "--db", h.db, "--out", (h.dir / "r.html").string()});
   ASSERT_EQ(html.exit_code, 0) << html.err;
   const std::string page = ReadFile(h.dir / "r.html");
-  const auto list = page.find(R"(<ol class="culprit culprits">)");
-  ASSERT_NE(list, std::string::npos) << "no list of culprits";
-  const std::string items = page.substr(list, page.find("</ol>", list) - list);
-  const auto at1 = items.find("<code>" + ShortSha(h.shas[4]) + "</code>");
-  const auto at2 = items.find("<code>" + ShortSha(h.shas[14]) + "</code>");
-  ASSERT_NE(at1, std::string::npos) << items;
-  ASSERT_NE(at2, std::string::npos) << items;
-  EXPECT_LT(at1, at2);
+  const std::string items = HtmlCulpritList(page);
+  ASSERT_FALSE(items.empty()) << "no list of culprits";
+  ASSERT_NO_FATAL_FAILURE(ExpectListedInOrder(items, h.shas[4], h.shas[14]));
   EXPECT_NE(items.find(Moved(first)), std::string::npos) << items;
   EXPECT_NE(items.find(Moved(second)), std::string::npos) << items;
   EXPECT_NE(items.find("fuse &lt;b&gt;norm&lt;/b&gt;"), std::string::npos) << items;

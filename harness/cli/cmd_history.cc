@@ -1,6 +1,7 @@
 // harness history: one case's (or every case of a suite's) status and metric per commit, in
 // first-parent order; repeated runs of a commit shown together.
 #include <cstdio>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -20,7 +21,8 @@ namespace harness {
 namespace {
 
 struct HistoryOptions {
-  HistoryQuery query;
+  HistoryQuery query;                // the store's query: --case as given
+  std::optional<CaseId> case_id;     // --case parsed once, where it is given
   std::string format = "text";
   std::string db = DefaultDbPath();
   std::string suites_dir;
@@ -30,7 +32,8 @@ struct HistoryOptions {
 // the value column holds a value; "" when the table declares none or cannot be read (the
 // column then shows statuses only, as it always did).
 std::string HeadlineMetric(const HistoryOptions& o) {
-  const std::string suite = o.query.suite.empty() ? CaseId(o.query.case_id).suite() : o.query.suite;
+  // History has checked that one of --case and --suite is given.
+  const std::string suite = o.query.suite.empty() ? o.case_id.value().suite() : o.query.suite;
   const std::filesystem::path dir = o.suites_dir.empty() ? SuitesDir() : std::filesystem::path(o.suites_dir);
   auto table = LoadSuiteTable(dir / (suite + ".json"));
   return table && table->suite == suite ? table->headline_metric : "";
@@ -86,7 +89,13 @@ int History(const HistoryOptions& o) {
 
 CommandMain SetupHistory(CLI::App& app) {
   auto o = std::make_shared<HistoryOptions>();
-  app.add_option("--case", o->query.case_id, "Case id, e.g. gsm8k/test_gsm8k_accuracy_1");
+  app.add_option_function<std::string>(
+      "--case",
+      [o](const std::string& id) {
+        o->query.case_id = id;
+        o->case_id.emplace(id);
+      },
+      "Case id, e.g. gsm8k/test_gsm8k_accuracy_1");
   app.add_option("--suite", o->query.suite, "Every case of this suite (instead of --case)");
   app.add_option("--metric", o->query.metric,
                  "Metric to show next to the status (a verdict shows its word; default: the suite's headline metric)");

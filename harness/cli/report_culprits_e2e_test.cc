@@ -3,11 +3,10 @@
 // (two_drops_test_util.h), then `harness report` in every format lists both culprits, in
 // first-parent order, each with its own drop and confidence; their subjects carry HTML,
 // Markdown (pipes, backticks, a newline) and terminal escapes, and come out as data.
-#include <sstream>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "harness/cli/culprit_list_test_util.h"
 #include "harness/cli/two_drops_test_util.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/git.h"
@@ -16,6 +15,9 @@
 namespace harness {
 namespace report_culprits_e2e_test {
 
+using testing_util::ExpectListedInOrder;
+using testing_util::HtmlCulpritList;
+using testing_util::LinesWith;
 using testing_util::ReadFile;
 using testing_util::RunHarness;
 using testing_util::TempDir;
@@ -28,15 +30,6 @@ std::string Report(const testing_util::TwoDropsHistory& h, const std::string& fo
   auto r = RunHarness({"report", "--db", h.db, "--format", format});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.out;
-}
-
-// The lines of text holding needle, in order.
-std::vector<std::string> LinesWith(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  return out;
 }
 
 // The history bisected with --max-culprits 2: both drops found (bisect's own output says so).
@@ -120,14 +113,9 @@ TEST(ReportCulpritsE2E, HtmlListsEveryCulpritInOrderWithTheSubjectEscaped) {
   auto r = RunHarness({"report", "--db", h.db, "--out", (dir / "r.html").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string html = ReadFile(dir / "r.html");
-  const auto list = html.find(R"(<ol class="culprit culprits">)");
-  ASSERT_NE(list, std::string::npos) << "no list of culprits";
-  const std::string items = html.substr(list, html.find("</ol>", list) - list);
-  const auto first = items.find("<code>" + ShortSha(h.shas[7]) + "</code>");
-  const auto second = items.find("<code>" + ShortSha(h.shas[16]) + "</code>");
-  ASSERT_NE(first, std::string::npos) << items;
-  ASSERT_NE(second, std::string::npos) << items;
-  EXPECT_LT(first, second);
+  const std::string items = HtmlCulpritList(html);
+  ASSERT_FALSE(items.empty()) << "no list of culprits";
+  ASSERT_NO_FATAL_FAILURE(ExpectListedInOrder(items, h.shas[7], h.shas[16]));
   EXPECT_NE(items.find("moved -0.0600 (-6.00 pp)"), std::string::npos) << items;
   EXPECT_NE(items.find("moved -0.0800 (-8.00 pp)"), std::string::npos) << items;
   EXPECT_NE(items.find("&lt;b&gt;bold&lt;/b&gt; | pipe `tick`"), std::string::npos) << items;

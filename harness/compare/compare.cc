@@ -113,9 +113,9 @@ Result<Comparison> CompareStored(CompareReads& store, const CompareSide& a, cons
   const CompareReads::ReadSnapshot snapshot(store);
   Comparison out{a, b, {}};
   std::map<std::string, std::pair<std::optional<StoredCase>, std::optional<StoredCase>>> by_case;
-  auto keep = [&](const std::string& id) {
-    if (!f.suite.empty() && CaseId(id).suite() != f.suite) return false;
-    return f.case_glob.empty() || fnmatch(f.case_glob.c_str(), id.c_str(), 0) == 0;
+  auto keep = [&](const CaseId& id) {
+    if (!f.suite.empty() && id.suite() != f.suite) return false;
+    return f.case_glob.empty() || fnmatch(f.case_glob.c_str(), id.str().c_str(), 0) == 0;
   };
   for (auto [side, slot] : {std::pair{&a, 0}, {&b, 1}}) {
     auto cases = CasesOf(store, *side);
@@ -123,7 +123,7 @@ Result<Comparison> CompareStored(CompareReads& store, const CompareSide& a, cons
     if (cases->empty())
       return UsageError(fmt::format("'{}' ({}) has no finished case results", side->spec, ShortSha(side->sha)));
     for (auto& c : *cases) {
-      if (!keep(c.result.case_id)) continue;
+      if (!keep(CaseId(c.result.case_id))) continue;  // the id parsed where it is read
       auto& entry = by_case[c.result.case_id];
       (slot == 0 ? entry.first : entry.second) = std::move(c);
     }

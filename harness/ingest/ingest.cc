@@ -21,15 +21,14 @@
 namespace harness {
 namespace {
 
-// --case names the single case of a file (CheckIngestOptions has checked it).
-Status ApplyCaseId(std::vector<ParsedRun>& runs, const IngestOptions& o) {
-  if (o.case_id.empty()) return OkStatus();
-  const std::string suite = CaseId(o.case_id).suite();
+// --case (as CheckIngestOptions parsed it) names the single case of a file.
+Status ApplyCaseId(std::vector<ParsedRun>& runs, const std::optional<CaseId>& id) {
+  if (!id) return OkStatus();
   for (auto& run : runs) {
     if (run.cases.size() != 1)
       return UsageError(fmt::format("{}: --case names one case, but the file holds {}", run.source, run.cases.size()));
-    run.cases[0].suite = suite;
-    run.cases[0].result.case_id = o.case_id;
+    run.cases[0].suite = id->suite();
+    run.cases[0].result.case_id = id->str();
   }
   return OkStatus();
 }
@@ -64,16 +63,16 @@ Status BoundStoredTexts(ParsedRun& run) {
 
 }  // namespace
 
-Status CheckIngestOptions(const IngestOptions& o) {
-  if (o.case_id.empty()) return OkStatus();
+Result<std::optional<CaseId>> CheckIngestOptions(const IngestOptions& o) {
+  if (o.case_id.empty()) return std::optional<CaseId>();
   if (auto problem = CaseIdProblem(o.case_id))
     return UsageError(fmt::format("--case '{}': {}", PrintableCaseId(o.case_id), *problem));
-  const CaseId id(o.case_id);
+  CaseId id(o.case_id);
   if (id.suite().empty() || id.name().empty())
     return UsageError(fmt::format("--case '{}': a case id is SUITE/NAME", o.case_id));
   if (!o.suite.empty() && o.suite != id.suite())
     return UsageError(fmt::format("--case '{}' is not in --suite '{}'", o.case_id, o.suite));
-  return OkStatus();
+  return std::optional<CaseId>(std::move(id));
 }
 
 const std::vector<std::string>& IngestFormats() {
@@ -159,7 +158,8 @@ Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const st
                                                const std::string& origin, const IngestOptions& o) {
   if (!o.samples.empty() && format != "lm-eval" && format != "sglang-gsm8k")
     return UsageError("--samples belongs to --format lm-eval (its per-sample files) or sglang-gsm8k (the raw results)");
-  if (auto c = CheckIngestOptions(o); !c) return c.error();
+  auto case_id = CheckIngestOptions(o);
+  if (!case_id) return case_id.error();
   std::vector<ParsedRun> runs;
   // The content hashed is the file alone: its samples, given now or later, attach to the
   // one run a file becomes at a commit.
@@ -203,7 +203,7 @@ Result<std::vector<ParsedRun>> ParseIngestFile(std::string_view format, const st
     return UsageError(fmt::format("--format '{}' is not one of {}", format, fmt::join(IngestFormats(), ", ")));
   }
   if (!s) return s.error();
-  if (auto c = ApplyCaseId(runs, o); !c) return c.error();
+  if (auto c = ApplyCaseId(runs, *case_id); !c) return c.error();
   // Names from the file (and --suite) become case ids, and a case id names a golden file.
   for (const auto& run : runs)
     for (const auto& c : run.cases)

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/results/case_id.h"
 #include "harness/results/results.h"
 #include "harness/util/error.h"
 
@@ -38,8 +39,9 @@ struct ParsedRun {
 };
 
 // The options alone, before any file is read: --case must be a case id (CaseIdProblem)
-// of the form SUITE/NAME and in --suite when both are given. Usage error naming the flag.
-Status CheckIngestOptions(const IngestOptions& options);
+// of the form SUITE/NAME and in --suite when both are given. Usage error naming the flag;
+// else --case parsed (none when it is not given).
+Result<std::optional<CaseId>> CheckIngestOptions(const IngestOptions& options);
 
 // The format names `--format` accepts, in the order the docs list them.
 const std::vector<std::string>& IngestFormats();

@@ -42,20 +42,20 @@ std::vector<std::string> CasesOfShard(const std::vector<std::string>& case_ids, 
   if (shard.count <= 1) return case_ids;
   std::map<std::string, double> cost_of_suite;
   for (const auto& t : tables) cost_of_suite[t.suite] = t.shard_cost;
-  auto cost = [&](const std::string& id) {
+  // Each case with its cost, its id parsed once (not at every comparison of the sort).
+  std::vector<std::pair<double, std::string>> by_cost;
+  for (const auto& id : case_ids) {
     auto it = cost_of_suite.find(CaseId(id).suite());
-    return it == cost_of_suite.end() ? 1.0 : it->second;
-  };
-  std::vector<std::string> by_cost = case_ids;
-  std::sort(by_cost.begin(), by_cost.end(), [&](const std::string& a, const std::string& b) {
-    double ca = cost(a), cb = cost(b);
-    return ca != cb ? ca > cb : a < b;
+    by_cost.emplace_back(it == cost_of_suite.end() ? 1.0 : it->second, id);
+  }
+  std::sort(by_cost.begin(), by_cost.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
   std::vector<double> load(static_cast<std::size_t>(shard.count), 0.0);
   std::set<std::string> mine;
-  for (const auto& id : by_cost) {
+  for (const auto& [cost, id] : by_cost) {
     auto lightest = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
-    load[static_cast<std::size_t>(lightest)] += cost(id);
+    load[static_cast<std::size_t>(lightest)] += cost;
     if (lightest == shard.index) mine.insert(id);
   }
   std::vector<std::string> out;

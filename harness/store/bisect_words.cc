@@ -1,5 +1,6 @@
 #include "harness/store/bisect_words.h"
 
+#include <cstddef>
 #include <string>
 
 #include <fmt/format.h>
@@ -36,9 +37,15 @@ constexpr WordTable<RegressionVerdict, 5> kRegressionVerdictWords{{
     {RegressionVerdict::kUntestable, "untestable"},
 }};
 
-// "'x' is none of a, b, c", the stored word shown as text a terminal can take.
-std::string NoneOf(const std::string& word, const std::string& words) {
-  return fmt::format("'{}' is none of {}", TerminalText(Utf8Prefix(word, 64)), words);
+// The value of a stored row's word through its table; for a word outside it, an error
+// naming the row ("bisect session 3"), the column and the word (shown as text a terminal can
+// take), with the table's words.
+template <typename Enum, std::size_t N>
+Result<Enum> StoredWord(const WordTable<Enum, N>& table, const std::string& row, std::string_view column,
+                        const std::string& word) {
+  if (auto v = ParseIn(table, word)) return *v;
+  return InfraError(fmt::format("damaged database: {}: its {} '{}' is none of {}", row, column,
+                                TerminalText(Utf8Prefix(word, 64)), WordsOf(table)));
 }
 
 }  // namespace
@@ -47,9 +54,7 @@ std::string_view Word(SessionStatus s) { return WordIn(kSessionStatusWords, s); 
 std::optional<SessionStatus> ParseSessionStatus(std::string_view word) { return ParseIn(kSessionStatusWords, word); }
 
 Result<SessionStatus> StoredStatus(const BisectSessionRow& row) {
-  if (auto s = ParseSessionStatus(row.status)) return *s;
-  return InfraError(fmt::format("damaged database: bisect session {}: its status {}", row.id,
-                                NoneOf(row.status, WordsOf(kSessionStatusWords))));
+  return StoredWord(kSessionStatusWords, fmt::format("bisect session {}", row.id), "status", row.status);
 }
 
 std::string_view Word(Confirmation c) { return WordIn(kConfirmationWords, c); }
@@ -58,15 +63,11 @@ std::string_view Word(RegressionKind k) { return WordIn(kRegressionKindWords, k)
 std::optional<RegressionKind> ParseRegressionKind(std::string_view word) { return ParseIn(kRegressionKindWords, word); }
 
 Result<RegressionKind> StoredKind(const RegressionRow& row) {
-  if (auto k = ParseRegressionKind(row.kind)) return *k;
-  return InfraError(fmt::format("damaged database: regression {}: its kind {}", row.id,
-                                NoneOf(row.kind, WordsOf(kRegressionKindWords))));
+  return StoredWord(kRegressionKindWords, fmt::format("regression {}", row.id), "kind", row.kind);
 }
 
 Result<Confirmation> StoredConfirmation(const RegressionRow& row) {
-  if (auto c = ParseConfirmation(row.confirmation)) return *c;
-  return InfraError(fmt::format("damaged database: regression {}: its confirmation {}", row.id,
-                                NoneOf(row.confirmation, WordsOf(kConfirmationWords))));
+  return StoredWord(kConfirmationWords, fmt::format("regression {}", row.id), "confirmation", row.confirmation);
 }
 
 std::string_view Word(RegressionVerdict v) { return WordIn(kRegressionVerdictWords, v); }

@@ -48,17 +48,19 @@ std::string NightlySha(int i) { return fmt::format("{:08x}{:032x}", 0x5eed0000u 
 void GenerateNightlyDatabase(const std::filesystem::path& path) {
   auto store = Check(Store::Open(path));
   // The nightly compile and kernel cases the suites have (suites/*.json).
-  const char* compile_cases[] = {"gmm/test_qwen3_fp_0",
-                                 "gmm/test_qwen3_dynamic_quant_0",
-                                 "gmm/test_qwen3_dynamic_quant_1",
-                                 "gmm/test_qwen3_dynamic_quant_2",
-                                 "gmm/test_qwen3_dynamic_quant_3",
-                                 "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0",
-                                 "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_1",
-                                 "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_0",
-                                 "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_1",
-                                 "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_2",
-                                 "fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_3"};
+  const std::vector<CaseId> compile_cases = {
+      CaseId("gmm/test_qwen3_fp_0"),
+      CaseId("gmm/test_qwen3_dynamic_quant_0"),
+      CaseId("gmm/test_qwen3_dynamic_quant_1"),
+      CaseId("gmm/test_qwen3_dynamic_quant_2"),
+      CaseId("gmm/test_qwen3_dynamic_quant_3"),
+      CaseId("sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0"),
+      CaseId("sequence_parallel/test_sp_reduces_rms_norm_seq_dim_1"),
+      CaseId("fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_0"),
+      CaseId("fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_1"),
+      CaseId("fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_2"),
+      CaseId("fp8_scale_layout/test_transposed_scale_matches_bpreshuffle_layout_contract_3"),
+  };
   for (int i = 0; i < kNightlyCommits; ++i) {
     const int64_t commit = Check(
         store->writer().UpsertCommit({NightlySha(i), {}, i + 1, 1700000000 + 86400 * i, fmt::format("nightly {}", i)}));
@@ -83,16 +85,15 @@ void GenerateNightlyDatabase(const std::filesystem::path& path) {
                      {metric_names::kLatencyP50Seconds, 1.5, 0, {}, {}}};
       Check(store->writer().FinishCase(cr, res));
     }
-    for (const char* id : compile_cases) {
-      const std::string case_id = id;
-      const int64_t cr = Check(store->writer().BeginCase(run, CaseId(case_id).suite(), case_id, "{}"));
-      CaseResult res{case_id, i % 50 == 7 ? CaseStatus::kFail : CaseStatus::kPass, 0.2, "", {}, {}};
+    for (const CaseId& case_id : compile_cases) {
+      const int64_t cr = Check(store->writer().BeginCase(run, case_id.suite(), case_id.str(), "{}"));
+      CaseResult res{case_id.str(), i % 50 == 7 ? CaseStatus::kFail : CaseStatus::kPass, 0.2, "", {}, {}};
       for (int r = 0; r < kNightlyOpRows; ++r)
         res.ops.push_back({fmt::format("tensor_cast.op_{}.default", r), fmt::format("[1, {}, 5120], [5120]", r),
                            1 + (r + (i % 50 == 7)) % 4, 1e-5 * r});
       // The metrics each suite writes: the compile suites the table's total time, the kernel
       // suite its GEMM's errors and the share of their bound used.
-      if (case_id.starts_with("fp8_scale_layout/"))
+      if (case_id.suite() == "fp8_scale_layout")
         res.metrics = {{metric_names::kGemmMaxAbsError, 1e-3 + 1e-6 * i, 0, {}, {}},
                        {metric_names::kGemmMaxRelError, 1e-2 + 1e-5 * i, 0, {}, {}},
                        {metric_names::kGemmMaxBoundUse, 0.55 + 0.001 * static_cast<double>(Mix(i * 31 + 5) % 100), 0,
