@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "harness/results/word_table.h"
+#include "harness/stats/stats.h"
 
 namespace harness::bisect {
 namespace {
@@ -21,14 +22,6 @@ constexpr WordTable<Verdict, 4> kVerdictWords{{
     {Verdict::kNoCulprit, "no-culprit"},
     {Verdict::kAmbiguous, "ambiguous"},
 }};
-
-constexpr double kLn2Pi = 1.8378770664093453;
-
-// log Phi(z), accurate in the far left tail where Phi underflows.
-double LogPhi(double z) {
-  if (z > -30) return std::log(0.5 * std::erfc(-z / std::sqrt(2.0)));
-  return -0.5 * z * z - std::log(-z) - 0.5 * kLn2Pi;
-}
 
 double LogSumExp(const std::vector<double>& v) {
   double m = -std::numeric_limits<double>::infinity();
@@ -139,7 +132,7 @@ void AddValueEvidence(const Stats& s, const SeriesSpec& spec, const SearchOption
     sd = std::sqrt(sigma2 / s.count[0] + sigma2 / s.count[n]);
   }
   const double s2 = sd * sd;
-  const double log_prior_mass = LogPhi((mu - delta_min) / sd);
+  const double log_prior_mass = LogNormalCdf((mu - delta_min) / sd);
   double m = 0, s_hi = 0;
   for (int j = n; j >= 1; --j) {
     m += s.count[j];
@@ -150,7 +143,7 @@ void AddValueEvidence(const Stats& s, const SeriesSpec& spec, const SearchOption
     const double a = uu / sigma2 + 1 / s2;
     const double b = yu / sigma2 + mu / s2;
     logp[j] += -0.5 * std::log(a * s2) + b * b / (2 * a) - mu * mu / (2 * s2) +
-               LogPhi((b / a - delta_min) * std::sqrt(a)) - log_prior_mass;
+               LogNormalCdf((b / a - delta_min) * std::sqrt(a)) - log_prior_mass;
   }
 }
 

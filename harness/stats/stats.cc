@@ -26,6 +26,12 @@ double BinomialPmf(int64_t k, int64_t n, double p) {
   return std::exp(log_choose + kk * std::log(p) + (nn - kk) * std::log1p(-p));
 }
 
+double LogNormalCdf(double z) {
+  constexpr double kLn2Pi = 1.8378770664093453;
+  if (z > -30) return std::log(0.5 * std::erfc(-z / std::sqrt(2.0)));
+  return -0.5 * z * z - std::log(-z) - 0.5 * kLn2Pi;
+}
+
 double BinomialCdf(int64_t k, int64_t n, double p) {
   if (k < 0) return 0;
   if (k >= n) return 1;

@@ -38,6 +38,12 @@ struct McNemarTest {
 };
 McNemarTest ExactMcNemar(int64_t b, int64_t c);
 
+// log Phi(z), Phi the standard normal distribution function: exact (through erfc) down to
+// z = -30, where Phi is about 5e-198; below, where Phi underflows, the first term of its
+// asymptotic series (-z^2/2 - log(-z) - log(2 pi)/2, about 1/z^2 too high). The bisect
+// search's drop prior is a normal truncated far out in its tail.
+double LogNormalCdf(double z);
+
 // The q-quantile (0 <= q <= 1) with linear interpolation between order statistics
 // (numpy's default); 0 for an empty list.
 double Quantile(std::vector<double> values, double q);

@@ -1,6 +1,7 @@
 // Worked numbers of docs/gsm8k.md (n = 1319, gate 0.91).
 #include "harness/stats/stats.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 namespace harness {
@@ -59,4 +60,15 @@ TEST(Quantile, LinearInterpolationBetweenOrderStatistics) {
 }
 
 }  // namespace
+// log Phi(z) against 25-digit values (mpmath's log(ncdf(z))): exact down to z = -30, the
+// last values Phi itself can hold; beyond, within the asymptotic series' first term (1/z^2).
+TEST(LogNormalCdf, ExactToMinusThirtyAndWithinOneOverZSquaredBeyond) {
+  EXPECT_NEAR(LogNormalCdf(0), -0.6931471805599453, 1e-15);
+  EXPECT_NEAR(LogNormalCdf(-5), -15.06499839398872574, 1e-12);
+  EXPECT_NEAR(LogNormalCdf(-29.5), -439.4294746091502278, 1e-9);
+  EXPECT_NEAR(LogNormalCdf(-30.5), -469.4627373229121144, 1.1 / (30.5 * 30.5));
+  EXPECT_NEAR(LogNormalCdf(-40), -804.6084420137537882, 1.1 / (40.0 * 40.0));
+  EXPECT_TRUE(std::isfinite(LogNormalCdf(-1e3)));
+}
+
 }  // namespace harness
