@@ -746,6 +746,30 @@ TEST(ReportFlaky, FaultRunsNeverEnterTheRanking) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_TRUE(m->flaky.empty()) << m->flaky.front().detail;
   EXPECT_EQ(FlakyCount(m->flaky), "0 rows: 0 gates, 0 tolerances, 0 status flips");
+
+  // A case measured only on a faulted stack has no healthy run to rank: it is left out.
+  for (int i = 1; i <= 3; ++i)
+    h.Run(i, {Case("gmm/only_faulted_0", i == 2 ? CaseStatus::kPass : CaseStatus::kFail, {}, "broken")}, faulted);
+  auto only = BuildReport(*h.store, {});
+  ASSERT_TRUE(only.ok()) << only.error().message;
+  EXPECT_TRUE(only->flaky.empty()) << only->flaky.front().case_id;
+}
+
+// Across commits, one change of status is a regression or a fix; two are a flip: pass, fail,
+// pass over three commits is ranked with both changes counted, pass, pass, fail is not.
+TEST(ReportFlaky, TwoChangesOfStatusAcrossCommitsAreAFlipOneIsNot) {
+  History h(3);
+  const CaseStatus flip[] = {CaseStatus::kPass, CaseStatus::kFail, CaseStatus::kPass};
+  const CaseStatus once[] = {CaseStatus::kPass, CaseStatus::kPass, CaseStatus::kFail};
+  for (int i = 1; i <= 3; ++i)
+    h.Run(i, {Case("gmm/flip_0", flip[i - 1], {}, "x"), Case("gmm/once_0", once[i - 1], {}, "x")});
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->flaky.size(), 1u) << FlakyCount(m->flaky);
+  EXPECT_EQ(m->flaky[0].case_id, "gmm/flip_0");
+  EXPECT_NE(m->flaky[0].detail.find("status changed 2 times between consecutive commits over the last 3 commits"),
+            std::string::npos)
+      << m->flaky[0].detail;
 }
 
 }  // namespace
