@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -477,6 +478,61 @@ TEST(BisectTrustE2E, AStoredSessionWithAMalformedHeaderIsNamedByLog) {
   EXPECT_NE(log.err.find(fmt::format("bisect session {}", session)), std::string::npos) << log.err;
   EXPECT_NE(log.err.find("good"), std::string::npos) << log.err;
   EXPECT_EQ(s.Session(session).status, "culprit") << "left as it was";
+}
+
+// A log an older harness wrote: a metric target of two cases with no per-question keys
+// ("questions" came later) and observations by value only. Replayed with its repository
+// (the flip rates' history is read per case), it answers as the session did.
+TEST(BisectTrustE2E, AnOlderLogOfTwoCasesWithoutQuestionKeysReplays) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6);
+  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  for (const auto& [sha, fault] : {std::pair{shas[0], ""}, {shas[5], "fp8-scale-unrepaired"}}) {
+    std::vector<std::string> args = {"run", "--db", db, "--commit", sha, "--repo", repo, "--suite", "gsm8k"};
+    if (*fault) args.insert(args.end(), {"--fault", fault});
+    ASSERT_NE(RunHarness(args).exit_code, 3);
+  }
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", repo, "--db", db,
+                       "--max-runs", "0", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json session = testing_util::StdoutJson(r);
+  auto log = RunHarness({"bisect", "log", std::to_string(session["session"].get<int64_t>()), "--db", db});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  std::string older;
+  std::istringstream lines(log.out);
+  for (std::string line; std::getline(lines, line);) {
+    Json j = Json::parse(line);
+    if (j["kind"] == "session") {
+      Json& target = j["target"];
+      ASSERT_EQ(target["cases"].size(), 1u) << line;
+      target["cases"].push_back("gsm8k/test_gsm8k_accuracy_0");
+      target["specs"].insert(target["specs"].begin() + 1, target["specs"][0]);
+      target.erase("questions");
+    } else {
+      Json observations = Json::array();
+      for (Json o : j["evidence"]["observations"]) {
+        o.erase("questions");
+        if (o["series"] == 0) {
+          Json twin = o;
+          twin["series"] = 1;
+          observations.push_back(twin);
+        } else {
+          o["series"] = o["series"].get<int>() + 1;
+        }
+        observations.push_back(o);
+      }
+      j["evidence"]["observations"] = observations;
+    }
+    older += j.dump() + "\n";
+  }
+  const fs::path file = dir / "older.log";
+  testing_util::WriteFile(file, older);
+  auto replay = RunHarness({"bisect", "replay", file.string(), "--db", db, "--format", "json"});
+  EXPECT_EQ(replay.signal, 0) << replay.err;
+  ASSERT_EQ(replay.exit_code, 0) << replay.err << replay.out;
+  const Json again = testing_util::StdoutJson(replay);
+  EXPECT_EQ(again["cases"].size(), 2u) << replay.out;
+  EXPECT_EQ(again["verdict"], session["verdict"]) << replay.out;
 }
 
 // A log is one session: a real session's log with its session line given twice (as a
