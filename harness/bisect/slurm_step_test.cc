@@ -87,14 +87,11 @@ TEST(SlurmCommand, OnlyAJobThatEndedByItselfLetsTheExitCodeCount) {
   }
 }
 
-// A scheduler that cannot be asked once the step ended (its controller down: here a squeue
-// that says so and exits 1, first on PATH) is an error naming squeue and its words, returned
-// at once, not waited out and not read as a job list.
-TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
+// SettledSlurmJobs with `squeue` replaced by the given script (first on PATH), and the
+// seconds it took.
+std::pair<Result<std::vector<SlurmJob>>, double> SettledWithSqueue(const std::string& script) {
   testing_util::TempDir bin;
-  testing_util::WriteFile(bin / "squeue",
-                          "#!/bin/sh\necho 'squeue: error: Unable to contact slurm controller (connect failure)' >&2\n"
-                          "exit 1\n");
+  testing_util::WriteFile(bin / "squeue", script);
   std::filesystem::permissions(bin / "squeue", std::filesystem::perms::owner_all);
   const std::string path = getenv("PATH") ? getenv("PATH") : "";
   setenv("PATH", (bin.path().string() + ":" + path).c_str(), 1);
@@ -102,6 +99,15 @@ TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
   auto jobs = SettledSlurmJobs("harness-bisect-9-s0-999999999999", 20);
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   setenv("PATH", path.c_str(), 1);
+  return {std::move(jobs), waited};
+}
+
+// A scheduler that cannot be asked once the step ended (its controller down: here a squeue
+// that says so and exits 1) is an error naming squeue and its words, returned at once, not
+// waited out and not read as a job list.
+TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
+  auto [jobs, waited] = SettledWithSqueue(
+      "#!/bin/sh\necho 'squeue: error: Unable to contact slurm controller (connect failure)' >&2\nexit 1\n");
   ASSERT_FALSE(jobs.ok());
   EXPECT_NE(jobs.error().message.find("squeue failed (exit code 1)"), std::string::npos) << jobs.error().message;
   EXPECT_NE(jobs.error().message.find("Unable to contact slurm controller"), std::string::npos) << jobs.error().message;
@@ -111,15 +117,7 @@ TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
 // A step whose jobs are all gone (squeue lists none of the name) has settled: the empty list
 // is returned at once, not after the settle wait meant for a job still COMPLETING.
 TEST(SlurmCommand, JobsThatAreNotCompletingAreReturnedAtOnce) {
-  testing_util::TempDir bin;
-  testing_util::WriteFile(bin / "squeue", "#!/bin/sh\nexit 0\n");
-  std::filesystem::permissions(bin / "squeue", std::filesystem::perms::owner_all);
-  const std::string path = getenv("PATH") ? getenv("PATH") : "";
-  setenv("PATH", (bin.path().string() + ":" + path).c_str(), 1);
-  const auto start = std::chrono::steady_clock::now();
-  auto jobs = SettledSlurmJobs("harness-bisect-9-s0-999999999999", 20);
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  setenv("PATH", path.c_str(), 1);
+  auto [jobs, waited] = SettledWithSqueue("#!/bin/sh\nexit 0\n");
   ASSERT_TRUE(jobs.ok()) << jobs.error().message;
   EXPECT_TRUE(jobs->empty());
   EXPECT_LT(waited, 10.0) << "nothing is completing: nothing to wait for";

@@ -243,6 +243,17 @@ TEST(BisectTrustE2E, AKnownGoodEndThatDoesNotReproduceStops) {
   EXPECT_NE(ingest.err.find("does not reproduce as good when the command runs it: x/y_0 fails there"), std::string::npos) << ingest.err;
 }
 
+// The nightlies at a range's ends: the stand-in's GSM8K, with the fp8 fault at the bad end
+// (the batched case loses about 16 questions).
+void StoreGsm8kEnds(const std::string& good, const std::string& bad, const std::string& repo, const std::string& db) {
+  for (const auto& [sha, fault] : {std::pair{good, ""}, {bad, "fp8-scale-unrepaired"}}) {
+    std::vector<std::string> args = {"run", "--db", db, "--commit", sha, "--repo", repo, "--suite", "gsm8k"};
+    if (*fault) args.insert(args.end(), {"--fault", fault});
+    auto nightly = RunHarness(args);
+    ASSERT_NE(nightly.exit_code, 3) << nightly.err;
+  }
+}
+
 // The same for a metric: nightlies at the ends (the stand-in's GSM8K, the fp8 fault at the
 // bad end), and a command that measures every commit with the fault on (a broken
 // environment): the known-good end measures at the known-bad end's level, and the bisect
@@ -254,11 +265,7 @@ TEST(BisectTrustE2E, AMetricKnownGoodEndThatMeasuresBadStops) {
     return std::map<std::string, std::string>{{"n.txt", std::to_string(i)}};
   });
   const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
-  for (const auto& [sha, fault] : {std::pair{shas[0], ""}, {shas[5], "fp8-scale-unrepaired"}}) {
-    std::vector<std::string> args = {"run", "--db", db, "--commit", sha, "--repo", repo, "--suite", "gsm8k"};
-    if (*fault) args.insert(args.end(), {"--fault", fault});
-    ASSERT_NE(RunHarness(args).exit_code, 3);
-  }
+  ASSERT_NO_FATAL_FAILURE(StoreGsm8kEnds(shas[0], shas[5], repo, db));
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", repo, "--db", db,
                        "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db", "{db}", "--commit", "{sha}",
                        "--repo", "{worktree}", "--suite", "gsm8k", "--fault", "fp8-scale-unrepaired"},
@@ -358,13 +365,8 @@ TEST(BisectTrustE2E, AMetricTargetNeedsAStoredValue) {
     EXPECT_NE(r.err.find("could not test the known-good end " + ShortSha(shas[0])), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("stored "), std::string::npos) << r.err;
   }
-  // The nightlies at the ends: the stand-in's GSM8K with the fp8 fault at the bad end.
-  for (const auto& [sha, fault] : {std::pair{shas[0], ""}, {shas[5], "fp8-scale-unrepaired"}}) {
-    std::vector<std::string> args = {"run", "--db", db, "--commit", sha, "--repo", repo, "--suite", "gsm8k"};
-    if (*fault) args.insert(args.end(), {"--fault", fault});
-    auto nightly = RunHarness(args);
-    ASSERT_NE(nightly.exit_code, 3) << nightly.err;
-  }
+  // The nightlies at the ends.
+  ASSERT_NO_FATAL_FAILURE(StoreGsm8kEnds(shas[0], shas[5], repo, db));
   for (const auto& command : commands) {
     SCOPED_TRACE(command.back());
     auto r = bisect(command);
@@ -487,11 +489,7 @@ TEST(BisectTrustE2E, AnOlderLogOfTwoCasesWithoutQuestionKeysReplays) {
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 6);
   const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
-  for (const auto& [sha, fault] : {std::pair{shas[0], ""}, {shas[5], "fp8-scale-unrepaired"}}) {
-    std::vector<std::string> args = {"run", "--db", db, "--commit", sha, "--repo", repo, "--suite", "gsm8k"};
-    if (*fault) args.insert(args.end(), {"--fault", fault});
-    ASSERT_NE(RunHarness(args).exit_code, 3);
-  }
+  ASSERT_NO_FATAL_FAILURE(StoreGsm8kEnds(shas[0], shas[5], repo, db));
   auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", repo, "--db", db,
                        "--max-runs", "0", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
