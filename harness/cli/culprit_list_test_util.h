@@ -1,10 +1,8 @@
 // What the e2e tests of several culprits in one range (auto_bisect_culprits_e2e_test.cc,
-// report_culprits_e2e_test.cc) read alike in the outputs: the lines that name a culprit, and
-// the HTML report's ordered list of culprits.
+// report_culprits_e2e_test.cc) read alike in the HTML report: its ordered list of culprits.
 #pragma once
 
 #include <cstddef>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,15 +11,6 @@
 #include "harness/util/git.h"
 
 namespace harness::testing_util {
-
-// The lines of text holding needle, in order.
-inline std::vector<std::string> LinesWith(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  return out;
-}
 
 // The HTML report's ordered list of culprits, from its opening tag to its closing one; ""
 // when the page has none.

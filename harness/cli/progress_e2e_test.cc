@@ -15,13 +15,7 @@ namespace {
 using testing_util::RunHarness;
 using testing_util::TempDir;
 
-std::vector<std::string> LinesWith(const std::string& text, const std::string& part) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.find(part) != std::string::npos) out.push_back(line);
-  return out;
-}
+using testing_util::LinesWith;
 
 // Runs the binary on a new pseudo-terminal (stdout and stderr both); returns what it wrote.
 std::string RunOnTerminal(const std::vector<std::string>& args, bool no_colour) {

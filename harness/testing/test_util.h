@@ -227,6 +227,15 @@ inline std::map<std::string, std::pair<std::string, std::string>> RunSummaryCase
   return out;
 }
 
+// The lines of text holding needle, in order.
+inline std::vector<std::string> LinesWith(const std::string& text, const std::string& needle) {
+  std::vector<std::string> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(needle) != std::string::npos) out.push_back(line);
+  return out;
+}
+
 // A command's stdout as JSON (null when it is not JSON: the assertions on it then fail).
 inline Json StdoutJson(const ProcessResult& r) {
   auto j = ParseJson(r.out, "stdout");
