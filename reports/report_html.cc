@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "harness/results/case_id.h"
 #include "harness/util/git.h"
 #include "harness/util/versions.h"
 #include "reports/html_escape.h"
@@ -276,10 +275,11 @@ class Html {
     if (m_.changes.empty())
       out_ += "<p class=\"none\">No case changed: no new failure, no paired regression, no fix since the previous "
               "nightly.</p>\n";
-    const std::pair<const char*, const char*> groups[] = {
-        {"new-failure", "New failures"}, {"paired-regression", "Paired regressions"}, {"fixed", "Fixed"}};
+    const std::pair<ChangeKind, const char*> groups[] = {{ChangeKind::kNewFailure, "New failures"},
+                                                         {ChangeKind::kPairedRegression, "Paired regressions"},
+                                                         {ChangeKind::kFixed, "Fixed"}};
     for (const auto& group : groups) {
-      const std::string kind = group.first;
+      const ChangeKind kind = group.first;
       const auto n = std::count_if(m_.changes.begin(), m_.changes.end(), [&](const ChangeEntry& c) { return c.kind == kind; });
       if (n == 0) continue;
       out_ += fmt::format("<h3 class=\"group\">{} ({})</h3>\n", group.second, n);
@@ -300,12 +300,23 @@ class Html {
   // or why it has none. A paired regression answers to "fail" in the filter whatever its
   // status, so #status=fail shows it.
   void Change(const ChangeEntry& c) {
-    const std::string kind = c.kind == "paired-regression" ? "regressed" : c.kind == "fixed" ? "fixed" : "fail";
-    const std::string status = c.kind == "fixed"              ? "pass fixed"
-                               : c.kind == "paired-regression" ? "fail regressed"
-                                                               : std::string(Word(c.status)) + " new";
+    std::string kind, status;
+    switch (c.kind) {
+      case ChangeKind::kNewFailure:
+        kind = "fail";
+        status = std::string(Word(c.status)) + " new";
+        break;
+      case ChangeKind::kPairedRegression:
+        kind = "regressed";
+        status = "fail regressed";
+        break;
+      case ChangeKind::kFixed:
+        kind = "fixed";
+        status = "pass fixed";
+        break;
+    }
     out_ += fmt::format(R"(<article class="item {}" data-suite="{}" data-status="{}"><h3>{} {}</h3>)", kind,
-                        E(CaseId(c.case_id).suite()), status, Badge(StatusBadgeClass(c.status), std::string(Label(c.status))),
+                        E(c.suite), status, Badge(StatusBadgeClass(c.status), std::string(Label(c.status))),
                         E(c.case_id));
     if (!c.finding.empty()) out_ += "<p class=\"finding\">" + E(c.finding) + "</p>";
     std::string before = "no earlier nightly of its run identity";
@@ -375,7 +386,7 @@ class Html {
     for (const auto& f : m_.failures) {
       const std::string word(Word(f.status));
       out_ += fmt::format(R"(<article class="item {0}" data-suite="{1}" data-status="{0}"><h3>{2} {3}</h3>)", word,
-                          E(CaseId(f.case_id).suite()), Badge(StatusBadgeClass(f.status), std::string(Label(f.status))),
+                          E(f.suite), Badge(StatusBadgeClass(f.status), std::string(Label(f.status))),
                           E(f.case_id));
       const std::string where =
           f.shard.empty() ? "" : fmt::format(" (shard {} on {})", E(f.shard), E(f.host));
@@ -393,11 +404,11 @@ class Html {
   // The failing cases beyond the report's bounds, one block per suite: ids and statuses.
   void ListedFailures() {
     for (std::size_t i = 0; i < m_.failures_listed.size();) {
-      const std::string suite = CaseId(m_.failures_listed[i].case_id).suite();
+      const std::string& suite = m_.failures_listed[i].suite;
       std::string ids;
       std::set<std::string> statuses;
       std::size_t count = 0;
-      for (; i < m_.failures_listed.size() && CaseId(m_.failures_listed[i].case_id).suite() == suite; ++i, ++count) {
+      for (; i < m_.failures_listed.size() && m_.failures_listed[i].suite == suite; ++i, ++count) {
         const ListedFailure& f = m_.failures_listed[i];
         statuses.insert(std::string(Word(f.status)));
         ids += fmt::format("{} {} (run {})\n", Label(f.status), E(f.case_id), f.run_id);
@@ -444,7 +455,7 @@ class Html {
       const auto& last = t.points.back();
       std::string status = AtRisk(last.verdict) ? "at-risk" : std::string(Word(last.status));
       out_ += fmt::format(R"(<article class="item" data-suite="{}" data-status="{}"><h3>{} {} <span class="since">{}</span></h3>)",
-                          E(CaseId(t.case_id).suite()), status, Badge(VerdictClass(last.verdict), last.verdict),
+                          E(t.suite), status, Badge(VerdictClass(last.verdict), last.verdict),
                           E(t.case_id), E(t.metric));
       out_ += TrendSvg(t, m_.commits, o_.commit_url);
       std::string legend = fmt::format("{} runs", t.points.size());
@@ -480,15 +491,15 @@ class Html {
             "<th class=\"w-th\">threshold</th><th class=\"w-v\">value</th><th class=\"w-verdict\">verdict</th>"
             "<th>evidence, and what would settle it</th></tr></thead><tbody>\n";
     for (const auto& f : m_.flaky) {
-      std::string value = f.kind == "status" ? fmt::format("{:.0f} % disagree", 100 * f.value)
+      std::string value = f.kind == FlakyKind::kStatus ? fmt::format("{:.0f} % disagree", 100 * f.value)
                                              : fmt::format("{:.4f} vs {:.4g}", f.value, f.threshold);
       out_ += fmt::format(
           R"(<tr data-suite="{}" data-status="flaky {}"><td class="num"><span class="prob">{}</span><span class="q">{}</span></td>)"
           R"(<td>{}<br><span class="since">{}</span></td><td>{}<br><code>{}</code></td><td class="num">{}</td><td>{}</td>)"
           R"(<td>{}<div class="settle">settle: {}</div></td></tr>)"
           "\n",
-          E(CaseId(f.case_id).suite()), AtRisk(f.verdict) ? "at-risk" : "", Probability(f.estimate.probability),
-          Word(f.estimate.question), E(f.case_id), CommitCell(f.commit), E(f.kind), E(f.metric), E(value),
+          E(f.suite), AtRisk(f.verdict) ? "at-risk" : "", Probability(f.estimate.probability),
+          Word(f.estimate.question), E(f.case_id), CommitCell(f.commit), E(Word(f.kind)), E(f.metric), E(value),
           Badge(VerdictClass(f.verdict), f.verdict), E(f.detail), E(f.settle));
     }
     out_ += "</tbody></table></section>\n";
@@ -507,7 +518,7 @@ class Html {
       out_ += fmt::format(
           R"(<article class="item" data-suite="{}" data-status="flip"><h3>{}</h3><div class="since">run {} at {} against )"
           R"(baseline run {} at {}: <span class="flip-lost">{} right → wrong</span>, <span class="flip-gain">{} wrong → right</span>{}</div>)",
-          E(CaseId(s.case_id).suite()), E(s.case_id), s.run_id, CommitCell(s.commit), s.baseline_run,
+          E(s.suite), E(s.case_id), s.run_id, CommitCell(s.commit), s.baseline_run,
           CommitCell(s.baseline_commit), s.losses, s.gains,
           s.omitted ? fmt::format(" ({} more not shown)", s.omitted) : std::string());
       if (s.flips.empty()) {

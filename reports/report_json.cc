@@ -4,7 +4,6 @@
 #include <map>
 #include <tuple>
 
-#include "harness/results/case_id.h"
 #include "harness/util/versions.h"
 
 namespace harness::reports {
@@ -89,7 +88,7 @@ Json NightJson(const ReportModel& m) {
 Json ChangesJson(const ReportModel& m) {
   Json changes = Json::array();
   for (const auto& c : m.changes) {
-    Json j{{"kind", c.kind}, {"case", c.case_id}, {"status", Word(c.status)}, {"run", c.run_id},
+    Json j{{"kind", Word(c.kind)}, {"case", c.case_id}, {"status", Word(c.status)}, {"run", c.run_id},
            {"commit", CommitSha(m, c.commit)}, {"finding", c.finding}, {"no_culprit", c.no_culprit}};
     j["before"] = c.before_commit ? Json{{"commit", CommitSha(m, *c.before_commit)}, {"run", c.before_run},
                                          {"status", Word(c.before_status)}}
@@ -139,7 +138,7 @@ Json RegressionsJson(const ReportModel& m) {
 Json FailuresListedJson(const ReportModel& m) {
   std::map<std::tuple<std::string, int64_t, std::string>, Json> groups;
   for (const auto& f : m.failures_listed) {
-    Json& ids = groups[{CaseId(f.case_id).suite(), f.run_id, std::string(Word(f.status))}];
+    Json& ids = groups[{f.suite, f.run_id, std::string(Word(f.status))}];
     if (ids.is_null()) ids = Json::array();
     ids.push_back(f.case_id);
   }
@@ -170,7 +169,7 @@ Json FlakyJson(const ReportModel& m) {
   Json flaky = Json::array();
   for (const auto& f : m.flaky) {
     const auto& e = f.estimate;
-    flaky.push_back({{"case", f.case_id}, {"metric", f.metric}, {"kind", f.kind}, {"commit", CommitSha(m, f.commit)},
+    flaky.push_back({{"case", f.case_id}, {"metric", f.metric}, {"kind", Word(f.kind)}, {"commit", CommitSha(m, f.commit)},
                      {"value", f.value}, {"threshold", f.threshold}, {"verdict", f.verdict},
                      {"false_verdict_probability", e.probability}, {"question", Word(e.question)},
                      {"center", e.center}, {"sigma", e.sigma}, {"observations", e.observations},

@@ -73,7 +73,9 @@ class Writer {
     const std::size_t shown = std::min(m_.changes.size(), kMarkdownMaxItems);
     for (std::size_t i = 0; i < shown; ++i) {
       const ChangeEntry& c = m_.changes[i];
-      const char* kind = c.kind == "new-failure" ? "new failure" : c.kind == "fixed" ? "fixed" : "paired regression";
+      const char* kind = c.kind == ChangeKind::kNewFailure ? "new failure"
+                         : c.kind == ChangeKind::kFixed    ? "fixed"
+                                                           : "paired regression";
       out_ += fmt::format("- **{}** {} {} at {}: {}\n", kind, Label(c.status), MarkdownEscape(c.case_id),
                           Sha(m_.commits[c.commit].sha), Snippet(c.finding));
       out_ += "  - " + (c.culprit ? "bisect --auto: " + CulpritLine(*c.culprit, "    ") : "no culprit: " + MarkdownEscape(c.no_culprit)) +
@@ -183,7 +185,7 @@ class Writer {
     for (std::size_t i = 0; i < n; ++i) {
       const FlakyEntry& f = *likely[i];
       out_ += fmt::format("- P = {:.3g} {} {} ({}, {}): {}\n", f.estimate.probability, MarkdownEscape(f.case_id),
-                          MarkdownEscape(f.metric), MarkdownEscape(f.kind), MarkdownEscape(f.verdict), Snippet(f.settle));
+                          MarkdownEscape(f.metric), MarkdownEscape(Word(f.kind)), MarkdownEscape(f.verdict), Snippet(f.settle));
     }
     More(n, likely.size(), "thresholds");
     out_ += "\n";

@@ -17,6 +17,7 @@
 #include "harness/results/metric_names.h"
 #include "harness/results/metric_set.h"
 #include "harness/results/shard.h"
+#include "harness/results/word_table.h"
 #include "harness/stats/stats.h"
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/resolve_commit.h"
@@ -25,6 +26,24 @@
 #include "harness/util/utf8.h"
 
 namespace harness::reports {
+
+namespace {
+
+constexpr WordTable<ChangeKind, 3> kChangeKindWords{{
+    {ChangeKind::kNewFailure, "new-failure"},
+    {ChangeKind::kPairedRegression, "paired-regression"},
+    {ChangeKind::kFixed, "fixed"},
+}};
+constexpr WordTable<FlakyKind, 3> kFlakyKindWords{{
+    {FlakyKind::kGate, "gate"},
+    {FlakyKind::kTolerance, "tolerance"},
+    {FlakyKind::kStatus, "status"},
+}};
+
+}  // namespace
+
+std::string_view Word(ChangeKind k) { return WordIn(kChangeKindWords, k); }
+std::string_view Word(FlakyKind k) { return WordIn(kFlakyKindWords, k); }
 
 bool IsAtRisk(const std::vector<Metric>& metrics) { return HasAtRiskGate(metrics); }
 
@@ -44,7 +63,13 @@ std::optional<std::pair<double, double>> AtRiskBand(int64_t n, double gate) {
 
 std::string FlakyCount(const std::vector<FlakyEntry>& entries) {
   int gate = 0, tolerance = 0, status = 0;
-  for (const auto& e : entries) (e.kind == "gate" ? gate : e.kind == "tolerance" ? tolerance : status)++;
+  for (const auto& e : entries) {
+    switch (e.kind) {
+      case FlakyKind::kGate: gate++; break;
+      case FlakyKind::kTolerance: tolerance++; break;
+      case FlakyKind::kStatus: status++; break;
+    }
+  }
   auto n = [](int k, const char* one, const char* many) { return fmt::format("{} {}", k, k == 1 ? one : many); };
   return fmt::format("{}: {}, {}, {}", n(static_cast<int>(entries.size()), "row", "rows"), n(gate, "gate", "gates"),
                      n(tolerance, "tolerance", "tolerances"), n(status, "status flip", "status flips"));
@@ -315,7 +340,8 @@ class Builder {
     for (const Loaded* r : failing_) {
       std::size_t& full_in_suite = full_per_suite[r->key.suite()];
       if (full_in_suite >= kMaxFullFailuresPerSuite || model_.failures.size() >= kMaxFullFailures) {
-        model_.failures_listed.push_back({r->stored.result.case_id, r->stored.result.status, r->stored.run_id});
+        model_.failures_listed.push_back(
+            {r->stored.result.case_id, r->stored.result.status, r->stored.run_id, r->key.suite()});
         continue;
       }
       ++full_in_suite;
@@ -330,6 +356,7 @@ class Builder {
     const RunRow& run = runs_[r->run_index];
     FailureEntry f{r->stored.result.case_id, r->stored.result.status, r->stored.run_id,
                    Sharded(run) ? run.shard : "", run.host, r->commit, r->commit, r->stored.result.message};
+    f.suite = r->key.suite();
     // The streak and the passing result are this identity's: another stack or model
     // passing in between says nothing about this one.
     const Loaded* passing = nullptr;
@@ -362,6 +389,7 @@ class Builder {
       const std::string metric = TrendMetric(list);
       if (metric.empty()) continue;
       Trend t{case_id, metric};
+      t.suite = list.front()->key.suite();
       for (const Loaded* r : list) {
         const MetricSet metrics(r->metrics);
         const Metric* m = metrics.Find(metric);
@@ -440,7 +468,8 @@ class Builder {
     const Metric* gate = metrics.Find(metric_names::kGate);
     const Metric* acc = metrics.Find(metric_names::kAccuracy);
     if (!gate || !acc || acc->n <= 0) return;
-    FlakyEntry e{case_id, metric_names::kAccuracy, "gate", newest->commit, acc->value, gate->value};
+    FlakyEntry e{case_id, metric_names::kAccuracy, FlakyKind::kGate, newest->commit, acc->value, gate->value};
+    e.suite = newest->key.suite();
     const Metric* verdict = metrics.Find(metric_names::kGateVerdict);
     e.verdict = verdict ? verdict->label : std::string(Label(newest->stored.result.status));
     std::vector<double> values;
@@ -472,7 +501,8 @@ class Builder {
     const Loaded* newest = list.back();
     const Metric* m = MetricSet(newest->metrics).Find(metric);
     if (!m || m->value < kNear) return;
-    FlakyEntry e{case_id, metric, "tolerance", newest->commit, m->value, 1.0};
+    FlakyEntry e{case_id, metric, FlakyKind::kTolerance, newest->commit, m->value, 1.0};
+    e.suite = newest->key.suite();
     e.verdict = std::string(Label(newest->stored.result.status));
     std::vector<double> values;
     for (const Loaded* r : reruns)
@@ -506,7 +536,8 @@ class Builder {
     const auto pass = std::count_if(reruns.begin(), reruns.end(), passed);
     const auto other = static_cast<int64_t>(reruns.size()) - pass;
     const Loaded* newest = list.back();
-    FlakyEntry e{case_id, "status", "status", newest->commit, 0, 0};
+    FlakyEntry e{case_id, "status", FlakyKind::kStatus, newest->commit, 0, 0};
+    e.suite = newest->key.suite();
     e.verdict = std::string(Label(newest->stored.result.status));
     if (pass > 0 && other > 0) {
       const int64_t minority = std::min<int64_t>(pass, other);
@@ -557,6 +588,7 @@ class Builder {
       std::map<std::string, const Sample*> by_key;
       for (const auto& s : *before) by_key[s.key] = &s;
       FlipSet set{case_id, newest->stored.run_id, base->stored.run_id, newest->commit, base->commit};
+      set.suite = newest->key.suite();
       std::vector<FlipEntry> flips;
       for (const auto& s : *after) {
         auto it = by_key.find(s.key);
@@ -694,15 +726,15 @@ class Builder {
     return nullptr;
   }
 
-  static const char* ChangeKind(const Loaded* r, const Loaded* before) {
+  static std::optional<ChangeKind> KindOfChange(const Loaded* r, const Loaded* before) {
     auto bad = [](CaseStatus s) { return s == CaseStatus::kFail || s == CaseStatus::kError; };
     const CaseStatus now = r->stored.result.status;
     if (IsPairedRegressionOnly(now, r->metrics) ||
         (now == CaseStatus::kPass && MetricSet(r->metrics).Paired() == BaselineVerdict::kRegressed))
-      return "paired-regression";
-    if (bad(now) && (!before || !bad(before->stored.result.status))) return "new-failure";
-    if (now == CaseStatus::kPass && before && bad(before->stored.result.status)) return "fixed";
-    return nullptr;
+      return ChangeKind::kPairedRegression;
+    if (bad(now) && (!before || !bad(before->stored.result.status))) return ChangeKind::kNewFailure;
+    if (now == CaseStatus::kPass && before && bad(before->stored.result.status)) return ChangeKind::kFixed;
+    return std::nullopt;
   }
 
   Status Changes() {
@@ -712,9 +744,10 @@ class Builder {
     for (const auto& f : model_.failures) failure_of[{f.case_id, f.run_id}] = &f;
     for (const Loaded* r : latest_cases_) {
       const Loaded* before = PreviousNightly(r);
-      const char* kind = ChangeKind(r, before);
+      const std::optional<ChangeKind> kind = KindOfChange(r, before);
       if (!kind) continue;
-      ChangeEntry c{kind, r->stored.result.case_id, r->stored.result.status, r->stored.run_id, r->commit};
+      ChangeEntry c{*kind, r->stored.result.case_id, r->stored.result.status, r->stored.run_id, r->commit};
+      c.suite = r->key.suite();
       if (before) {
         c.before_commit = before->commit;
         c.before_run = before->stored.run_id;
@@ -722,7 +755,7 @@ class Builder {
       }
       c.finding = FirstLine(r->stored.result.message);
       if (auto f = failure_of.find({c.case_id, c.run_id}); f != failure_of.end()) c.culprit = f->second->culprit;
-      if (c.kind == "fixed") c.no_culprit = "a fix: bisect --auto looks for the commits that break a case, not those that mend it";
+      if (c.kind == ChangeKind::kFixed) c.no_culprit = "a fix: bisect --auto looks for the commits that break a case, not those that mend it";
       else if (!c.culprit && !before)
         c.no_culprit = "no earlier nightly of this run identity (stack config, faults, model) in the window: nothing to "
                        "bisect from";
@@ -731,9 +764,9 @@ class Builder {
                        "HARNESS_BISECT_COMMAND are set)";
       model_.changes.push_back(std::move(c));
     }
-    auto rank = [](const std::string& kind) { return kind == "new-failure" ? 0 : kind == "paired-regression" ? 1 : 2; };
-    std::stable_sort(model_.changes.begin(), model_.changes.end(), [&](const ChangeEntry& a, const ChangeEntry& b) {
-      if (rank(a.kind) != rank(b.kind)) return rank(a.kind) < rank(b.kind);
+    // By kind in ChangeKind's order (new failures, paired regressions, fixes), then case id.
+    std::stable_sort(model_.changes.begin(), model_.changes.end(), [](const ChangeEntry& a, const ChangeEntry& b) {
+      if (a.kind != b.kind) return a.kind < b.kind;
       return a.case_id < b.case_id;
     });
     return OkStatus();

@@ -147,6 +147,7 @@ struct FailureEntry {
   int64_t ops_against_run = 0;
   OpTableDiff ops;
   std::optional<CulpritNote> culprit;  // when bisect --auto looked at the case's regression
+  std::string suite;              // case_id's suite, parsed once where the model is loaded
 };
 
 // A failing case beyond the bounds of the full failures: listed by id.
@@ -154,14 +155,20 @@ struct ListedFailure {
   std::string case_id;
   CaseStatus status = CaseStatus::kFail;
   int64_t run_id = 0;
+  std::string suite;         // case_id's suite, parsed once where the model is loaded
 };
 
 // What changed since the previous nightly, for a case of the latest runs (the report opens
 // with these): a new failure (failing or erroring now, passing or absent in the previous
 // nightly of its run identity), a paired regression (its baseline_verdict is REGRESSED
 // while its gate holds; it may pass tonight) or a fix (passing now, failing before).
+// The kinds of change, in the order the report lists them (the model sorts by it).
+enum class ChangeKind { kNewFailure, kPairedRegression, kFixed };
+// new-failure | paired-regression | fixed: the word the text and JSON print.
+std::string_view Word(ChangeKind k);
+
 struct ChangeEntry {
-  std::string kind;                       // new-failure | paired-regression | fixed
+  ChangeKind kind = ChangeKind::kNewFailure;
   std::string case_id;
   CaseStatus status = CaseStatus::kFail;
   int64_t run_id = 0;
@@ -172,6 +179,7 @@ struct ChangeEntry {
   std::string finding;                    // the first line of its message
   std::optional<CulpritNote> culprit;     // what bisect --auto said of it
   std::string no_culprit;                 // else: why it has none
+  std::string suite;                      // case_id's suite, parsed once where the model is loaded
 };
 
 struct TrendPoint {
@@ -199,12 +207,18 @@ struct Trend {
   std::vector<TrendPoint> points;    // commits in first-parent order, runs oldest first
   std::size_t omitted = 0;           // older points left out (kMaxTrendPoints)
   std::vector<TrendMarker> culprits;
+  std::string suite;                 // case_id's suite, parsed once where the model is loaded
 };
+
+// A flaky row's kind: a gate, a tolerance near its bound, or a status that flips.
+enum class FlakyKind { kGate, kTolerance, kStatus };
+// gate | tolerance | status: the word every format prints.
+std::string_view Word(FlakyKind k);
 
 struct FlakyEntry {
   std::string case_id;
   std::string metric;        // the metric, or "status"
-  std::string kind;          // gate | tolerance | status
+  FlakyKind kind = FlakyKind::kGate;
   std::size_t commit = 0;
   double value = 0;          // the newest value (the newest status share for kind status)
   double threshold = 0;
@@ -212,6 +226,7 @@ struct FlakyEntry {
   FalseVerdictEstimate estimate;
   std::string detail;        // the evidence in a sentence
   std::string settle;        // what would settle it, in a sentence
+  std::string suite;         // case_id's suite, parsed once where the model is loaded
 };
 
 struct FlipEntry {
@@ -230,6 +245,7 @@ struct FlipSet {
   int64_t losses = 0, gains = 0;
   std::vector<FlipEntry> flips;
   std::size_t omitted = 0;
+  std::string suite;         // case_id's suite, parsed once where the model is loaded
 };
 
 struct ReportModel {

@@ -199,14 +199,14 @@ TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) 
   ASSERT_TRUE(m.ok());
   ASSERT_EQ(m->flaky.size(), 2u) << "the gate and the kernel's bound; the compile case failed twice in a row (no flake)";
   const FlakyEntry& gate = m->flaky[0];
-  EXPECT_EQ(gate.kind, "gate");
+  EXPECT_EQ(gate.kind, FlakyKind::kGate);
   EXPECT_EQ(gate.estimate.question, FlakeQuestion::kRerunNoise) << "three reruns at the newest commit";
   // Same hand computation as RerunNoiseEstimate's test: mean 0.912533, sd 0.0019140.
   EXPECT_NEAR(gate.estimate.center, (0.9128 + 0.9105 + 0.9143) / 3, 1e-12);
   EXPECT_NEAR(gate.estimate.probability, RerunNoiseEstimate({0.9128, 0.9105, 0.9143}, 0.91).probability, 1e-15);
   EXPECT_NE(gate.detail.find("will a rerun flip it?"), std::string::npos) << gate.detail;
   const FlakyEntry& bound = m->flaky[1];
-  EXPECT_EQ(bound.kind, "tolerance");
+  EXPECT_EQ(bound.kind, FlakyKind::kTolerance);
   EXPECT_EQ(bound.estimate.question, FlakeQuestion::kRerunNoise) << "0.80 three times: no spread";
   EXPECT_EQ(bound.estimate.probability, 0);
   EXPECT_GT(gate.estimate.probability, bound.estimate.probability);
@@ -229,7 +229,7 @@ TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersA
   ASSERT_TRUE(m.ok()) << m.error().message;
   const FlakyEntry* status = nullptr;
   for (const auto& e : m->flaky)
-    if (e.kind == "status") status = &e;
+    if (e.kind == FlakyKind::kStatus) status = &e;
   ASSERT_NE(status, nullptr);
   EXPECT_EQ(status->case_id, "compile/test_ops_0");
   EXPECT_EQ(status->verdict, "PASS") << "the newest run passed";
@@ -284,9 +284,9 @@ TEST_F(ReportModelTest, AnotherIdentitysRunsAreNeitherRerunsNorBaselines) {
 
   const FlakyEntry* gate = nullptr;
   for (const auto& e : m->flaky) {
-    EXPECT_NE(e.kind, "status") << "id1's compile case failed at commits 3, 4 and 5; id2's passes are not its flips: "
+    EXPECT_NE(e.kind, FlakyKind::kStatus) << "id1's compile case failed at commits 3, 4 and 5; id2's passes are not its flips: "
                                 << e.detail;
-    if (e.kind == "gate") gate = &e;
+    if (e.kind == FlakyKind::kGate) gate = &e;
   }
   ASSERT_NE(gate, nullptr);
   EXPECT_EQ(gate->estimate.question, FlakeQuestion::kRerunNoise);
@@ -316,7 +316,7 @@ TEST_F(ReportModelTest, TheCommitSpreadOfAToleranceIsOneIdentitys) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->flaky.size(), 1u);
   const FlakyEntry& t = m->flaky[0];
-  EXPECT_EQ(t.kind, "tolerance");
+  EXPECT_EQ(t.kind, FlakyKind::kTolerance);
   EXPECT_EQ(t.estimate.question, FlakeQuestion::kCommitSpread);
   EXPECT_EQ(t.estimate.observations, 5);
   EXPECT_NEAR(t.estimate.sigma, CommitSpreadEstimate({0.85, 0.80, 0.70, 0.55, 0.40}, 1.0).sigma, 1e-12) << t.detail;
@@ -371,7 +371,7 @@ TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
   auto m = BuildReport(*store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->flaky.size(), 1u);
-  EXPECT_EQ(m->flaky[0].kind, "tolerance");
+  EXPECT_EQ(m->flaky[0].kind, FlakyKind::kTolerance);
   EXPECT_EQ(m->flaky[0].settle, fmt::format("one result only: rerun {} to measure its spread", sha.substr(0, 12)));
 }
 
@@ -473,7 +473,7 @@ TEST_F(ReportModelTest, PartialRunsAreNoCommitTrendPointRerunOrBaseline) {
   EXPECT_EQ(m->trends[0].points.size(), 6u) << "a trend point per whole run";
   const FlakyEntry* gate = nullptr;
   for (const auto& e : m->flaky)
-    if (e.kind == "gate") gate = &e;
+    if (e.kind == FlakyKind::kGate) gate = &e;
   ASSERT_NE(gate, nullptr);
   EXPECT_EQ(gate->estimate.observations, 3) << gate->detail;
   EXPECT_NEAR(gate->estimate.center, (0.9128 + 0.9105 + 0.9143) / 3, 1e-12);
@@ -617,19 +617,19 @@ TEST(ReportChanges, NewFailuresPairedRegressionsAndFixesComeWithTheirReason) {
   auto m = BuildReport(*h.store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->changes.size(), 4u);
-  EXPECT_EQ(m->changes[0].kind, "new-failure");
+  EXPECT_EQ(m->changes[0].kind, ChangeKind::kNewFailure);
   EXPECT_EQ(m->changes[0].case_id, "s/a_0");
   EXPECT_EQ(m->changes[0].finding, "a: 3 calls expected, 2 seen");
   ASSERT_TRUE(m->changes[0].before_commit);
   EXPECT_EQ(m->changes[0].before_status, CaseStatus::kPass);
   EXPECT_NE(m->changes[0].no_culprit.find("bisect --auto has not looked"), std::string::npos);
-  EXPECT_EQ(m->changes[1].kind, "new-failure");
+  EXPECT_EQ(m->changes[1].kind, ChangeKind::kNewFailure);
   EXPECT_EQ(m->changes[1].case_id, "s/d_0");
   EXPECT_FALSE(m->changes[1].before_commit);
   EXPECT_NE(m->changes[1].no_culprit.find("no earlier nightly"), std::string::npos);
-  EXPECT_EQ(m->changes[2].kind, "paired-regression");
+  EXPECT_EQ(m->changes[2].kind, ChangeKind::kPairedRegression);
   EXPECT_EQ(m->changes[2].case_id, "g/acc_0");
-  EXPECT_EQ(m->changes[3].kind, "fixed");
+  EXPECT_EQ(m->changes[3].kind, ChangeKind::kFixed);
   EXPECT_EQ(m->changes[3].case_id, "s/b_0");
   // s/c_0 still fails: no change. The night: an error makes it INCOMPLETE.
   EXPECT_EQ(m->night.verdict, NightVerdict::kIncomplete);
@@ -718,17 +718,18 @@ TEST(ReportFlaky, PairedChangesCutTheSpreadAndTheNewestSegmentCounts) {
 // The count line names each kind with its own number, one or many: every kind held several
 // times beside kinds held once, in each order.
 TEST(ReportFlaky, TheCountNamesEachKindOneOrMany) {
-  auto entries = [](std::vector<std::string> kinds) {
+  constexpr FlakyKind kGate = FlakyKind::kGate, kTolerance = FlakyKind::kTolerance, kStatus = FlakyKind::kStatus;
+  auto entries = [](std::vector<FlakyKind> kinds) {
     std::vector<FlakyEntry> out;
-    for (auto& k : kinds) out.push_back(FlakyEntry{.kind = std::move(k)});
+    for (FlakyKind k : kinds) out.push_back(FlakyEntry{.kind = k});
     return out;
   };
-  EXPECT_EQ(FlakyCount(entries({"gate"})), "1 row: 1 gate, 0 tolerances, 0 status flips");
-  EXPECT_EQ(FlakyCount(entries({"tolerance"})), "1 row: 0 gates, 1 tolerance, 0 status flips");
-  EXPECT_EQ(FlakyCount(entries({"status"})), "1 row: 0 gates, 0 tolerances, 1 status flip");
-  EXPECT_EQ(FlakyCount(entries({"status", "gate", "gate", "tolerance", "status", "status"})),
+  EXPECT_EQ(FlakyCount(entries({kGate})), "1 row: 1 gate, 0 tolerances, 0 status flips");
+  EXPECT_EQ(FlakyCount(entries({kTolerance})), "1 row: 0 gates, 1 tolerance, 0 status flips");
+  EXPECT_EQ(FlakyCount(entries({kStatus})), "1 row: 0 gates, 0 tolerances, 1 status flip");
+  EXPECT_EQ(FlakyCount(entries({kStatus, kGate, kGate, kTolerance, kStatus, kStatus})),
             "6 rows: 2 gates, 1 tolerance, 3 status flips");
-  EXPECT_EQ(FlakyCount(entries({"tolerance", "gate", "tolerance", "status"})),
+  EXPECT_EQ(FlakyCount(entries({kTolerance, kGate, kTolerance, kStatus})),
             "4 rows: 1 gate, 2 tolerances, 1 status flip");
 }
 

@@ -40,14 +40,16 @@ std::string SummaryText(const ReportModel& m) {
 std::string ChangesText(const ReportModel& m) {
   std::string out = fmt::format("\nCHANGES SINCE THE PREVIOUS NIGHTLY ({})\n", m.changes.size());
   if (m.changes.empty()) out += "  none: no new failure, no paired regression, no fix\n";
-  std::map<std::string, std::size_t> shown;  // per kind
-  std::map<std::string, std::string> more;
+  // Per kind, by its word: the listed-by-id lines come in the words' order.
+  std::map<std::string_view, std::size_t> shown;
+  std::map<std::string_view, std::string> more;
   for (const auto& c : m.changes) {
-    if (shown[c.kind]++ >= kMaxFullChangesPerKind) {
-      more[c.kind] += (more[c.kind].empty() ? "" : ", ") + c.case_id;
+    const std::string_view kind = Word(c.kind);
+    if (shown[kind]++ >= kMaxFullChangesPerKind) {
+      more[kind] += (more[kind].empty() ? "" : ", ") + c.case_id;
       continue;
     }
-    out += fmt::format("  {} {} {} at {} (run {})", c.kind, Label(c.status), c.case_id, ShortCommit(m, c.commit), c.run_id);
+    out += fmt::format("  {} {} {} at {} (run {})", kind, Label(c.status), c.case_id, ShortCommit(m, c.commit), c.run_id);
     if (c.before_commit)
       out += fmt::format("; previous nightly {} at {} (run {})", Label(c.before_status), ShortCommit(m, *c.before_commit),
                          c.before_run);
@@ -99,7 +101,7 @@ std::string FlakyText(const ReportModel& m) {
   if (m.flaky.empty()) out += "  none\n";
   for (const auto& f : m.flaky) {
     out += fmt::format("  P={:<9.3g} [{}] {} {} ({}) {}\n", f.estimate.probability, Word(f.estimate.question),
-                       f.case_id, f.metric, f.kind, f.verdict);
+                       f.case_id, f.metric, Word(f.kind), f.verdict);
     out += "    " + f.detail + "\n    settle: " + f.settle + "\n";
   }
   return out;
