@@ -375,58 +375,6 @@ TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
   EXPECT_EQ(m->flaky[0].settle, fmt::format("one result only: rerun {} to measure its spread", sha.substr(0, 12)));
 }
 
-// What bisect --auto said of a regression, in words, one per verdict: the budget that ran out
-// before any session began is not "the culprit is one of the range".
-TEST(ReportCulprit, EachVerdictInWords) {
-  CulpritNote n;
-  n.verdict = RegressionVerdict::kAmbiguous;
-  EXPECT_EQ(CulpritWords(n), "bisect ambiguous: the budget ran out before the regression was confirmed");
-  n.session = 4;
-  n.range = {fmt::format("{:040x}", 0xabc1), fmt::format("{:040x}", 0xabc2)};
-  EXPECT_EQ(CulpritWords(n), fmt::format("bisect ambiguous: the culprit is one of {} {} (bisect session 4)",
-                                         n.range[0].substr(0, 12), n.range[1].substr(0, 12)));
-  n.verdict = RegressionVerdict::kNoCulprit;
-  EXPECT_EQ(CulpritWords(n), "bisect found no culprit: the drop looks like noise (bisect session 4)");
-  n.verdict = RegressionVerdict::kUntestable;
-  EXPECT_EQ(CulpritWords(n),
-            "unconfirmed: the rerun of the bad commit could not test it (bisect --auto says why); not bisected");
-}
-
-// The report's count of regressions with a culprit counts those whose bisect named one and no
-// other: one regression of each verdict, and the culprit twice.
-TEST(ReportCulprit, OnlyARegressionWithACulpritCountsAsOne) {
-  ReportModel m;
-  for (RegressionVerdict v : {RegressionVerdict::kAmbiguous, RegressionVerdict::kCulprit, RegressionVerdict::kNoCulprit,
-                              RegressionVerdict::kNotConfirmed, RegressionVerdict::kUntestable, RegressionVerdict::kCulprit}) {
-    RegressionEntry e;
-    e.note.verdict = v;
-    m.regressions.push_back(e);
-  }
-  EXPECT_EQ(m.RegressionsWithCulprit(), 2u);
-  m.regressions.pop_back();
-  EXPECT_EQ(m.RegressionsWithCulprit(), 1u);
-}
-
-// A session that named several culprits: the words list each with its own drop and
-// posterior, in order; one culprit reads as it always did.
-TEST(ReportCulprit, SeveralCulpritsEachWithItsOwnDrop) {
-  CulpritNote n;
-  n.verdict = RegressionVerdict::kCulprit;
-  n.culprit = fmt::format("{:040x}", 0xabc1);
-  n.subject = "first";
-  n.confidence = 0.99;
-  n.runs = 9;
-  n.session = 3;
-  const std::string one = CulpritWords(n);
-  EXPECT_EQ(one, "culprit 000000000000 first (confidence 0.990, 9 runs, bisect session 3)");
-  n.culprits = {{n.culprit, "first", 0.99, -0.006}};
-  EXPECT_EQ(CulpritWords(n), one) << "one culprit: no list";
-  n.culprits.push_back({fmt::format("{:040x}", 0xabc2) + "", "second", 0.985, -0.008});
-  n.culprits[1].sha[0] = 'f';
-  EXPECT_EQ(CulpritWords(n), one + "; 2 culprits in the range: 1. 000000000000 first: moved -0.0060 (-0.60 pp), "
-                                   "posterior 0.990; 2. f00000000000 second: moved -0.0080 (-0.80 pp), posterior 0.985");
-}
-
 TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) {
   auto m = BuildReport(*store_, {});
   ASSERT_TRUE(m.ok());
@@ -527,30 +475,6 @@ TEST_F(ReportModelTest, WindowAndFilters) {
   auto ambiguous = BuildReport(*store_, {.since = "0000"});
   ASSERT_FALSE(ambiguous.ok());
   EXPECT_NE(ambiguous.error().message.find("ambiguous"), std::string::npos);
-}
-
-TEST(ReportModel, AtRiskBandIsWhereTheWilsonIntervalStraddlesTheGate) {
-  // Hand computation (python3): at n = 100 and gate 0.9 the Wilson 95% interval straddles
-  // the gate for k = 85 ([0.7672, 0.9069]) up to k = 95 ([0.8882, 0.9785]).
-  auto band = AtRiskBand(100, 0.9);
-  ASSERT_TRUE(band);
-  EXPECT_DOUBLE_EQ(band->first, 0.85);
-  EXPECT_DOUBLE_EQ(band->second, 0.95);
-  EXPECT_FALSE(AtRiskBand(0, 0.9));
-}
-
-TEST(ReportModel, RankFlakyOrdersByProbabilityThenCase) {
-  std::vector<FlakyEntry> e(3);
-  e[0].case_id = "b";
-  e[0].estimate.probability = 0.1;
-  e[1].case_id = "a";
-  e[1].estimate.probability = 0.1;
-  e[2].case_id = "c";
-  e[2].estimate.probability = 0.3;
-  RankFlaky(e);
-  EXPECT_EQ(e[0].case_id, "c");
-  EXPECT_EQ(e[1].case_id, "a");
-  EXPECT_EQ(e[2].case_id, "b");
 }
 
 }  // namespace
@@ -713,24 +637,6 @@ TEST(ReportFlaky, PairedChangesCutTheSpreadAndTheNewestSegmentCounts) {
   ASSERT_EQ(m->flaky.size(), 1u);
   EXPECT_EQ(m->flaky[0].estimate.observations, 4) << m->flaky[0].detail;
   EXPECT_NE(m->flaky[0].detail.find("where the paired test said IMPROVED"), std::string::npos) << m->flaky[0].detail;
-}
-
-// The count line names each kind with its own number, one or many: every kind held several
-// times beside kinds held once, in each order.
-TEST(ReportFlaky, TheCountNamesEachKindOneOrMany) {
-  constexpr FlakyKind kGate = FlakyKind::kGate, kTolerance = FlakyKind::kTolerance, kStatus = FlakyKind::kStatus;
-  auto entries = [](std::vector<FlakyKind> kinds) {
-    std::vector<FlakyEntry> out;
-    for (FlakyKind k : kinds) out.push_back(FlakyEntry{.kind = k});
-    return out;
-  };
-  EXPECT_EQ(FlakyCount(entries({kGate})), "1 row: 1 gate, 0 tolerances, 0 status flips");
-  EXPECT_EQ(FlakyCount(entries({kTolerance})), "1 row: 0 gates, 1 tolerance, 0 status flips");
-  EXPECT_EQ(FlakyCount(entries({kStatus})), "1 row: 0 gates, 0 tolerances, 1 status flip");
-  EXPECT_EQ(FlakyCount(entries({kStatus, kGate, kGate, kTolerance, kStatus, kStatus})),
-            "6 rows: 2 gates, 1 tolerance, 3 status flips");
-  EXPECT_EQ(FlakyCount(entries({kTolerance, kGate, kTolerance, kStatus})),
-            "4 rows: 1 gate, 2 tolerances, 1 status flip");
 }
 
 // Runs with fault switches share their healthy runs' identity (faults are context), yet are
