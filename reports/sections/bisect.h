@@ -1,8 +1,4 @@
 // The bisect sessions stored, newest first: each one's range, status, culprits and steps.
-// One section of the triage report (docs/architecture.md, "The report's sections"): its part
-// of the model, its loader (reports/sections/bisect.cc), its HTML, text and JSON renderers
-// (reports/sections/bisect_render.cc) and its part of the Markdown summary
-// (reports/sections/bisect_markdown.cc).
 #pragma once
 
 #include <optional>
@@ -11,15 +7,9 @@
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/bisect_record.h"
 #include "harness/store/bisect_words.h"
-#include "harness/util/error.h"
-#include "harness/util/json_file.h"
+#include "reports/sections/section.h"
 
 namespace harness::reports {
-
-struct ReportModel;
-struct ReportLoad;
-struct HtmlPage;
-struct MarkdownPage;
 
 // A stored session's timing (from its result), none for an untimed or unfinished one.
 std::optional<BisectTiming> SessionTiming(const BisectSessionRow& session);

@@ -1,9 +1,5 @@
 // What changed since the previous nightly, the report's first section: new failures, paired
 // regressions and fixes, each with its finding and its culprit or why it has none.
-// One section of the triage report (docs/architecture.md, "The report's sections"): its part
-// of the model, its loader (reports/sections/changes.cc), its HTML, text and JSON renderers
-// (reports/sections/changes_render.cc) and its part of the Markdown summary
-// (reports/sections/changes_markdown.cc).
 #pragma once
 
 #include <cstddef>
@@ -13,16 +9,10 @@
 #include <string_view>
 
 #include "harness/results/results.h"
-#include "harness/util/error.h"
-#include "harness/util/json_file.h"
 #include "reports/sections/regressions.h"
+#include "reports/sections/section.h"
 
 namespace harness::reports {
-
-struct ReportModel;
-struct ReportLoad;
-struct HtmlPage;
-struct MarkdownPage;
 
 // Changes since the previous nightly shown in full, per kind; the others are listed by id
 // (a night that breaks a whole suite still opens fast).

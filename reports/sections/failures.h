@@ -1,10 +1,6 @@
 // The failures of the latest runs: each in full (since when it fails, its message, its op
 // table against the last passing result, its culprit) up to the bounds below, the others
 // listed by id.
-// One section of the triage report (docs/architecture.md, "The report's sections"): its part
-// of the model, its loader (reports/sections/failures.cc), its HTML, text and JSON renderers
-// (reports/sections/failures_render.cc) and its part of the Markdown summary
-// (reports/sections/failures_markdown.cc).
 #pragma once
 
 #include <cstddef>
@@ -14,16 +10,10 @@
 
 #include "harness/golden/golden_ops.h"
 #include "harness/results/results.h"
-#include "harness/util/error.h"
-#include "harness/util/json_file.h"
 #include "reports/sections/regressions.h"
+#include "reports/sections/section.h"
 
 namespace harness::reports {
-
-struct ReportModel;
-struct ReportLoad;
-struct HtmlPage;
-struct MarkdownPage;
 
 // Failures shown in full (message, op-table diff): the first of each suite in case-id order,
 // and no more than the total; every other failing case is counted and listed by id.

@@ -1,9 +1,5 @@
 // The flaky thresholds: gates, tolerances near their bounds and flipping statuses, each with
 // the probability that its verdict is false, the evidence, and what would settle it.
-// One section of the triage report (docs/architecture.md, "The report's sections"): its part
-// of the model, its loader (reports/sections/flaky.cc), its HTML, text and JSON renderers
-// (reports/sections/flaky_render.cc) and its part of the Markdown summary
-// (reports/sections/flaky_markdown.cc).
 #pragma once
 
 #include <cstddef>
@@ -12,15 +8,9 @@
 #include <vector>
 
 #include "harness/stats/false_verdict.h"
-#include "harness/util/error.h"
-#include "harness/util/json_file.h"
+#include "reports/sections/section.h"
 
 namespace harness::reports {
-
-struct ReportModel;
-struct ReportLoad;
-struct HtmlPage;
-struct MarkdownPage;
 
 // A flaky row's kind: a gate, a tolerance near its bound, or a status that flips.
 enum class FlakyKind { kGate, kTolerance, kStatus };

@@ -1,8 +1,5 @@
 // The per-question flips: each case with per-question samples, its newest run against its
 // baseline, question by question (the questions it lost first).
-// One section of the triage report (docs/architecture.md, "The report's sections"): its part
-// of the model, its loader (reports/sections/flips.cc), and its HTML, text and JSON
-// renderers (reports/sections/flips_render.cc).
 #pragma once
 
 #include <cstddef>
@@ -11,14 +8,9 @@
 #include <vector>
 
 #include "harness/results/results.h"
-#include "harness/util/error.h"
-#include "harness/util/json_file.h"
+#include "reports/sections/section.h"
 
 namespace harness::reports {
-
-struct ReportModel;
-struct ReportLoad;
-struct HtmlPage;
 
 inline constexpr std::size_t kMaxFlipsPerCase = 60;   // per case: losses first, then gains
 inline constexpr std::size_t kMaxCompletionBytes = 1500;  // of each completion shown

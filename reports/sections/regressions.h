@@ -1,10 +1,6 @@
 // The regressions bisect --auto found in the latest runs, and what it said of each (its
 // culprit, or why none): the note the failures and changes carry, and the words every
 // rendering shows for it. Counted in the summary and failures, listed in the JSON.
-// One section of the triage report (docs/architecture.md, "The report's sections"): its part
-// of the model, its loader and the words of a note (reports/sections/regressions.cc), and its
-// JSON (reports/sections/regressions_render.cc); the other formats count them in the summary
-// and the failures.
 #pragma once
 
 #include <cstdint>
@@ -16,13 +12,9 @@
 #include "harness/store/bisect_changes.h"
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/bisect_words.h"
-#include "harness/util/error.h"
-#include "harness/util/json_file.h"
+#include "reports/sections/section.h"
 
 namespace harness::reports {
-
-struct ReportModel;
-struct ReportLoad;
 
 // What `harness bisect --auto` said of a regression (Store::Regressions): for the failing
 // cases it names and the report's summary.

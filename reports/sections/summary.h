@@ -1,9 +1,5 @@
 // The suites: the latest nightly of each, its cases counted by status (its shards and the
 // attempts a CI re-run replaced named), and the nightlies that lack shards.
-// One section of the triage report (docs/architecture.md, "The report's sections"): its part
-// of the model, its loader (reports/sections/summary.cc), its HTML, text and JSON renderers
-// (reports/sections/summary_render.cc) and its part of the Markdown summary
-// (reports/sections/summary_markdown.cc).
 #pragma once
 
 #include <cstddef>
@@ -11,15 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/util/error.h"
-#include "harness/util/json_file.h"
+#include "reports/sections/section.h"
 
 namespace harness::reports {
-
-struct ReportModel;
-struct ReportLoad;
-struct HtmlPage;
-struct MarkdownPage;
 
 // One shard of a sharded nightly (`harness run --shard I/N --nightly ID`, then `merge`): where
 // to look for its CI job's log.

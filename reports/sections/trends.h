@@ -1,8 +1,5 @@
 // The trends: each case's proportion or tolerance metric over the window, one point per run,
 // with its gate, its at-risk band and the bisect culprits marked (drawn by trend_chart).
-// One section of the triage report (docs/architecture.md, "The report's sections"): its part
-// of the model, its loader (reports/sections/trends.cc), and its HTML, text and JSON
-// renderers (reports/sections/trends_render.cc).
 #pragma once
 
 #include <cstddef>
@@ -13,14 +10,9 @@
 #include <vector>
 
 #include "harness/results/results.h"
-#include "harness/util/error.h"
-#include "harness/util/json_file.h"
+#include "reports/sections/section.h"
 
 namespace harness::reports {
-
-struct ReportModel;
-struct ReportLoad;
-struct HtmlPage;
 
 inline constexpr std::size_t kMaxTrendPoints = 400;   // per chart: the newest results
 
