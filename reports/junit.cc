@@ -58,13 +58,23 @@ std::string VerdictLine(const CaseResult& c) {
   return line;
 }
 
+// A case of a suite and its name, the part of its id after the suite.
+struct Named {
+  std::string name;
+  const CaseResult* result;
+};
+
 }  // namespace
 
 std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::string, std::string>& notes,
                      const NightSummary* night) {
   const NightSummary judged = night ? *night : JudgeNight(cases);
-  std::map<std::string, std::vector<const CaseResult*>> by_suite;
-  for (const auto& c : cases) by_suite[CaseId(c.case_id).suite()].push_back(&c);
+  // Each case id parsed once: its suite groups it, its name names its testcase.
+  std::map<std::string, std::vector<Named>> by_suite;
+  for (const auto& c : cases) {
+    const CaseId id(c.case_id);
+    by_suite[id.suite()].push_back({id.name(), &c});
+  }
   const StatusCounts all = CountStatuses(cases);
   double time = 0;
   for (const auto& c : cases) time += c.duration_s;
@@ -77,14 +87,15 @@ std::string JunitXml(const std::vector<CaseResult>& cases, const std::map<std::s
   for (const auto& [suite, list] : by_suite) {
     StatusCounts n;
     double t = 0;
-    for (const auto* c : list) {
-      n.Add(c->status);
-      t += c->duration_s;
+    for (const Named& c : list) {
+      n.Add(c.result->status);
+      t += c.result->duration_s;
     }
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
                        XmlEscape(suite), list.size(), n.fail, n.error, n.skip, t);
-    for (const auto* c : list) {
-      const std::string name = CaseId(c->case_id).name();
+    for (const Named& named : list) {
+      const std::string& name = named.name;
+      const CaseResult* c = named.result;
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", XmlEscape(suite), XmlEscape(name),
                          c->duration_s);
       const std::string first_line = c->message.substr(0, c->message.find('\n'));

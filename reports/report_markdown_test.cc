@@ -53,7 +53,7 @@ ReportModel Model() {
   FailureEntry fresh{"gmm/evil_|*_`x`_<script>", CaseStatus::kFail, 2, "", "host", 1, 1, "op @all count\nsecond line"};
   FailureEntry old{"gmm/old_0", CaseStatus::kError, 2, "", "host", 1, 0, std::string(1000, 'x')};
   m.failures = {fresh, old};
-  ChangeEntry change{"new-failure", fresh.case_id, CaseStatus::kFail, 2, 1, 0, 1, CaseStatus::kPass, "op @all count"};
+  ChangeEntry change{ChangeKind::kNewFailure, fresh.case_id, CaseStatus::kFail, 2, 1, 0, 1, CaseStatus::kPass, "op @all count"};
   change.no_culprit = "not bisected <b>|</b>";
   m.changes = {change};
   NightCounts counts;
@@ -63,7 +63,7 @@ ReportModel Model() {
   counts.error = 1;
   counts.missing_shards = 2;
   m.night = JudgeNight(counts);
-  FlakyEntry flaky{"gsm8k/test_gsm8k_accuracy_1", "accuracy", "gate", 1, 0.91, 0.91, "AT-RISK"};
+  FlakyEntry flaky{"gsm8k/test_gsm8k_accuracy_1", "accuracy", FlakyKind::kGate, 1, 0.91, 0.91, "AT-RISK"};
   flaky.estimate.probability = 0.4;
   flaky.settle = "rerun it";
   FlakyEntry calm = flaky;
@@ -157,10 +157,10 @@ TEST(ReportMarkdown, SeveralCulpritsAreItemsOfTheCulpritLine) {
 TEST(ReportMarkdown, EachKindOfChangeIsNamed) {
   ReportModel m = Model();
   ChangeEntry regressed = m.changes[0];
-  regressed.kind = "paired-regression";
+  regressed.kind = ChangeKind::kPairedRegression;
   regressed.case_id = "gsm8k/regressed";
   ChangeEntry fixed = m.changes[0];
-  fixed.kind = "fixed";
+  fixed.kind = ChangeKind::kFixed;
   fixed.case_id = "gmm/fixed";
   fixed.status = CaseStatus::kPass;
   m.changes = {m.changes[0], regressed, fixed};
@@ -177,7 +177,7 @@ TEST(ReportMarkdown, WithoutLinksAndWithLongListsIsBounded) {
   m.changes.clear();
   for (std::size_t i = 0; i < kMarkdownMaxItems + 5; ++i) {
     m.failures.push_back({"gmm/c_" + std::to_string(i), CaseStatus::kFail, 2, "", "h", 1, 1, "boom"});
-    m.changes.push_back({"new-failure", "gmm/c_" + std::to_string(i), CaseStatus::kFail, 2, 1});
+    m.changes.push_back({ChangeKind::kNewFailure, "gmm/c_" + std::to_string(i), CaseStatus::kFail, 2, 1});
   }
   NightCounts counts;
   counts.fail = static_cast<int>(kMarkdownMaxItems + 5);

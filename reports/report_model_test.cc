@@ -199,14 +199,14 @@ TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) 
   ASSERT_TRUE(m.ok());
   ASSERT_EQ(m->flaky.size(), 2u) << "the gate and the kernel's bound; the compile case failed twice in a row (no flake)";
   const FlakyEntry& gate = m->flaky[0];
-  EXPECT_EQ(gate.kind, "gate");
+  EXPECT_EQ(gate.kind, FlakyKind::kGate);
   EXPECT_EQ(gate.estimate.question, FlakeQuestion::kRerunNoise) << "three reruns at the newest commit";
   // Same hand computation as RerunNoiseEstimate's test: mean 0.912533, sd 0.0019140.
   EXPECT_NEAR(gate.estimate.center, (0.9128 + 0.9105 + 0.9143) / 3, 1e-12);
   EXPECT_NEAR(gate.estimate.probability, RerunNoiseEstimate({0.9128, 0.9105, 0.9143}, 0.91).probability, 1e-15);
   EXPECT_NE(gate.detail.find("will a rerun flip it?"), std::string::npos) << gate.detail;
   const FlakyEntry& bound = m->flaky[1];
-  EXPECT_EQ(bound.kind, "tolerance");
+  EXPECT_EQ(bound.kind, FlakyKind::kTolerance);
   EXPECT_EQ(bound.estimate.question, FlakeQuestion::kRerunNoise) << "0.80 three times: no spread";
   EXPECT_EQ(bound.estimate.probability, 0);
   EXPECT_GT(gate.estimate.probability, bound.estimate.probability);
@@ -229,7 +229,7 @@ TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersA
   ASSERT_TRUE(m.ok()) << m.error().message;
   const FlakyEntry* status = nullptr;
   for (const auto& e : m->flaky)
-    if (e.kind == "status") status = &e;
+    if (e.kind == FlakyKind::kStatus) status = &e;
   ASSERT_NE(status, nullptr);
   EXPECT_EQ(status->case_id, "compile/test_ops_0");
   EXPECT_EQ(status->verdict, "PASS") << "the newest run passed";
@@ -284,9 +284,9 @@ TEST_F(ReportModelTest, AnotherIdentitysRunsAreNeitherRerunsNorBaselines) {
 
   const FlakyEntry* gate = nullptr;
   for (const auto& e : m->flaky) {
-    EXPECT_NE(e.kind, "status") << "id1's compile case failed at commits 3, 4 and 5; id2's passes are not its flips: "
+    EXPECT_NE(e.kind, FlakyKind::kStatus) << "id1's compile case failed at commits 3, 4 and 5; id2's passes are not its flips: "
                                 << e.detail;
-    if (e.kind == "gate") gate = &e;
+    if (e.kind == FlakyKind::kGate) gate = &e;
   }
   ASSERT_NE(gate, nullptr);
   EXPECT_EQ(gate->estimate.question, FlakeQuestion::kRerunNoise);
@@ -316,7 +316,7 @@ TEST_F(ReportModelTest, TheCommitSpreadOfAToleranceIsOneIdentitys) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->flaky.size(), 1u);
   const FlakyEntry& t = m->flaky[0];
-  EXPECT_EQ(t.kind, "tolerance");
+  EXPECT_EQ(t.kind, FlakyKind::kTolerance);
   EXPECT_EQ(t.estimate.question, FlakeQuestion::kCommitSpread);
   EXPECT_EQ(t.estimate.observations, 5);
   EXPECT_NEAR(t.estimate.sigma, CommitSpreadEstimate({0.85, 0.80, 0.70, 0.55, 0.40}, 1.0).sigma, 1e-12) << t.detail;
@@ -371,60 +371,8 @@ TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
   auto m = BuildReport(*store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->flaky.size(), 1u);
-  EXPECT_EQ(m->flaky[0].kind, "tolerance");
+  EXPECT_EQ(m->flaky[0].kind, FlakyKind::kTolerance);
   EXPECT_EQ(m->flaky[0].settle, fmt::format("one result only: rerun {} to measure its spread", sha.substr(0, 12)));
-}
-
-// What bisect --auto said of a regression, in words, one per verdict: the budget that ran out
-// before any session began is not "the culprit is one of the range".
-TEST(ReportCulprit, EachVerdictInWords) {
-  CulpritNote n;
-  n.verdict = RegressionVerdict::kAmbiguous;
-  EXPECT_EQ(CulpritWords(n), "bisect ambiguous: the budget ran out before the regression was confirmed");
-  n.session = 4;
-  n.range = {fmt::format("{:040x}", 0xabc1), fmt::format("{:040x}", 0xabc2)};
-  EXPECT_EQ(CulpritWords(n), fmt::format("bisect ambiguous: the culprit is one of {} {} (bisect session 4)",
-                                         n.range[0].substr(0, 12), n.range[1].substr(0, 12)));
-  n.verdict = RegressionVerdict::kNoCulprit;
-  EXPECT_EQ(CulpritWords(n), "bisect found no culprit: the drop looks like noise (bisect session 4)");
-  n.verdict = RegressionVerdict::kUntestable;
-  EXPECT_EQ(CulpritWords(n),
-            "unconfirmed: the rerun of the bad commit could not test it (bisect --auto says why); not bisected");
-}
-
-// The report's count of regressions with a culprit counts those whose bisect named one and no
-// other: one regression of each verdict, and the culprit twice.
-TEST(ReportCulprit, OnlyARegressionWithACulpritCountsAsOne) {
-  ReportModel m;
-  for (RegressionVerdict v : {RegressionVerdict::kAmbiguous, RegressionVerdict::kCulprit, RegressionVerdict::kNoCulprit,
-                              RegressionVerdict::kNotConfirmed, RegressionVerdict::kUntestable, RegressionVerdict::kCulprit}) {
-    RegressionEntry e;
-    e.note.verdict = v;
-    m.regressions.push_back(e);
-  }
-  EXPECT_EQ(m.RegressionsWithCulprit(), 2u);
-  m.regressions.pop_back();
-  EXPECT_EQ(m.RegressionsWithCulprit(), 1u);
-}
-
-// A session that named several culprits: the words list each with its own drop and
-// posterior, in order; one culprit reads as it always did.
-TEST(ReportCulprit, SeveralCulpritsEachWithItsOwnDrop) {
-  CulpritNote n;
-  n.verdict = RegressionVerdict::kCulprit;
-  n.culprit = fmt::format("{:040x}", 0xabc1);
-  n.subject = "first";
-  n.confidence = 0.99;
-  n.runs = 9;
-  n.session = 3;
-  const std::string one = CulpritWords(n);
-  EXPECT_EQ(one, "culprit 000000000000 first (confidence 0.990, 9 runs, bisect session 3)");
-  n.culprits = {{n.culprit, "first", 0.99, -0.006}};
-  EXPECT_EQ(CulpritWords(n), one) << "one culprit: no list";
-  n.culprits.push_back({fmt::format("{:040x}", 0xabc2) + "", "second", 0.985, -0.008});
-  n.culprits[1].sha[0] = 'f';
-  EXPECT_EQ(CulpritWords(n), one + "; 2 culprits in the range: 1. 000000000000 first: moved -0.0060 (-0.60 pp), "
-                                   "posterior 0.990; 2. f00000000000 second: moved -0.0080 (-0.80 pp), posterior 0.985");
 }
 
 TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) {
@@ -473,7 +421,7 @@ TEST_F(ReportModelTest, PartialRunsAreNoCommitTrendPointRerunOrBaseline) {
   EXPECT_EQ(m->trends[0].points.size(), 6u) << "a trend point per whole run";
   const FlakyEntry* gate = nullptr;
   for (const auto& e : m->flaky)
-    if (e.kind == "gate") gate = &e;
+    if (e.kind == FlakyKind::kGate) gate = &e;
   ASSERT_NE(gate, nullptr);
   EXPECT_EQ(gate->estimate.observations, 3) << gate->detail;
   EXPECT_NEAR(gate->estimate.center, (0.9128 + 0.9105 + 0.9143) / 3, 1e-12);
@@ -527,30 +475,6 @@ TEST_F(ReportModelTest, WindowAndFilters) {
   auto ambiguous = BuildReport(*store_, {.since = "0000"});
   ASSERT_FALSE(ambiguous.ok());
   EXPECT_NE(ambiguous.error().message.find("ambiguous"), std::string::npos);
-}
-
-TEST(ReportModel, AtRiskBandIsWhereTheWilsonIntervalStraddlesTheGate) {
-  // Hand computation (python3): at n = 100 and gate 0.9 the Wilson 95% interval straddles
-  // the gate for k = 85 ([0.7672, 0.9069]) up to k = 95 ([0.8882, 0.9785]).
-  auto band = AtRiskBand(100, 0.9);
-  ASSERT_TRUE(band);
-  EXPECT_DOUBLE_EQ(band->first, 0.85);
-  EXPECT_DOUBLE_EQ(band->second, 0.95);
-  EXPECT_FALSE(AtRiskBand(0, 0.9));
-}
-
-TEST(ReportModel, RankFlakyOrdersByProbabilityThenCase) {
-  std::vector<FlakyEntry> e(3);
-  e[0].case_id = "b";
-  e[0].estimate.probability = 0.1;
-  e[1].case_id = "a";
-  e[1].estimate.probability = 0.1;
-  e[2].case_id = "c";
-  e[2].estimate.probability = 0.3;
-  RankFlaky(e);
-  EXPECT_EQ(e[0].case_id, "c");
-  EXPECT_EQ(e[1].case_id, "a");
-  EXPECT_EQ(e[2].case_id, "b");
 }
 
 }  // namespace
@@ -617,19 +541,19 @@ TEST(ReportChanges, NewFailuresPairedRegressionsAndFixesComeWithTheirReason) {
   auto m = BuildReport(*h.store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->changes.size(), 4u);
-  EXPECT_EQ(m->changes[0].kind, "new-failure");
+  EXPECT_EQ(m->changes[0].kind, ChangeKind::kNewFailure);
   EXPECT_EQ(m->changes[0].case_id, "s/a_0");
   EXPECT_EQ(m->changes[0].finding, "a: 3 calls expected, 2 seen");
   ASSERT_TRUE(m->changes[0].before_commit);
   EXPECT_EQ(m->changes[0].before_status, CaseStatus::kPass);
   EXPECT_NE(m->changes[0].no_culprit.find("bisect --auto has not looked"), std::string::npos);
-  EXPECT_EQ(m->changes[1].kind, "new-failure");
+  EXPECT_EQ(m->changes[1].kind, ChangeKind::kNewFailure);
   EXPECT_EQ(m->changes[1].case_id, "s/d_0");
   EXPECT_FALSE(m->changes[1].before_commit);
   EXPECT_NE(m->changes[1].no_culprit.find("no earlier nightly"), std::string::npos);
-  EXPECT_EQ(m->changes[2].kind, "paired-regression");
+  EXPECT_EQ(m->changes[2].kind, ChangeKind::kPairedRegression);
   EXPECT_EQ(m->changes[2].case_id, "g/acc_0");
-  EXPECT_EQ(m->changes[3].kind, "fixed");
+  EXPECT_EQ(m->changes[3].kind, ChangeKind::kFixed);
   EXPECT_EQ(m->changes[3].case_id, "s/b_0");
   // s/c_0 still fails: no change. The night: an error makes it INCOMPLETE.
   EXPECT_EQ(m->night.verdict, NightVerdict::kIncomplete);
@@ -713,23 +637,6 @@ TEST(ReportFlaky, PairedChangesCutTheSpreadAndTheNewestSegmentCounts) {
   ASSERT_EQ(m->flaky.size(), 1u);
   EXPECT_EQ(m->flaky[0].estimate.observations, 4) << m->flaky[0].detail;
   EXPECT_NE(m->flaky[0].detail.find("where the paired test said IMPROVED"), std::string::npos) << m->flaky[0].detail;
-}
-
-// The count line names each kind with its own number, one or many: every kind held several
-// times beside kinds held once, in each order.
-TEST(ReportFlaky, TheCountNamesEachKindOneOrMany) {
-  auto entries = [](std::vector<std::string> kinds) {
-    std::vector<FlakyEntry> out;
-    for (auto& k : kinds) out.push_back(FlakyEntry{.kind = std::move(k)});
-    return out;
-  };
-  EXPECT_EQ(FlakyCount(entries({"gate"})), "1 row: 1 gate, 0 tolerances, 0 status flips");
-  EXPECT_EQ(FlakyCount(entries({"tolerance"})), "1 row: 0 gates, 1 tolerance, 0 status flips");
-  EXPECT_EQ(FlakyCount(entries({"status"})), "1 row: 0 gates, 0 tolerances, 1 status flip");
-  EXPECT_EQ(FlakyCount(entries({"status", "gate", "gate", "tolerance", "status", "status"})),
-            "6 rows: 2 gates, 1 tolerance, 3 status flips");
-  EXPECT_EQ(FlakyCount(entries({"tolerance", "gate", "tolerance", "status"})),
-            "4 rows: 1 gate, 2 tolerances, 1 status flip");
 }
 
 // Runs with fault switches share their healthy runs' identity (faults are context), yet are

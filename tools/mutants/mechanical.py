@@ -75,8 +75,15 @@ DECISION_FILES = {
     "ingest-mapping": ["harness/ingest/junit_xml.cc", "harness/ingest/gtest_json.cc", "harness/ingest/lm_eval.cc",
                        "harness/ingest/tensorcast_ingest.cc", "harness/ingest/sglang_gsm8k.cc",
                        "harness/stack/tensorcast_table.cc"],
-    "report-model": ["reports/report_model.cc", "reports/trend_chart.cc"],
-    "markdown": ["reports/report_markdown.cc"],
+    # The report's loaders (each section's reports/sections/<section>.cc) and the chart's
+    # scales; its HTML, text and JSON renderers (<section>_render.cc) only print.
+    "report-model": ["reports/report_model.cc", "reports/trend_chart.cc", "reports/sections/bisect.cc",
+                     "reports/sections/changes.cc", "reports/sections/failures.cc", "reports/sections/flaky.cc",
+                     "reports/sections/flips.cc", "reports/sections/regressions.cc", "reports/sections/summary.cc",
+                     "reports/sections/trends.cc"],
+    "markdown": ["reports/report_markdown.cc", "reports/markdown_section.cc", "reports/sections/bisect_markdown.cc",
+                 "reports/sections/changes_markdown.cc", "reports/sections/failures_markdown.cc",
+                 "reports/sections/flaky_markdown.cc", "reports/sections/summary_markdown.cc"],
     # openai_config.cc decides which endpoint and launch a run talks to.
     "server-launch": ["runners/openai/server_launch.cc", "runners/openai/openai_config.cc"],
     "resolve-commit": ["harness/store/resolve_commit.cc"],
