@@ -173,6 +173,23 @@ TEST_F(CompareStoreTest, ResolvesPrefixesAndRunsAndRefusesAmbiguousOrUnknownOnes
   EXPECT_EQ(ResolveSide(store_->reader(), "zzzz").error().code, ExitCode::kUsage);
 }
 
+// run:ID takes the whole rest as a positive id: a prefix that parses (run:1x names run 1
+// here, which exists) is no id, nor is zero, a sign, a space or a number past int64.
+TEST_F(CompareStoreTest, ARunSpecIsAWholePositiveIdOrAUsageErrorNamingIt) {
+  const int64_t first = Run("abc1000", {{"s/t_0", CaseStatus::kPass}});
+  Run("abc2000", {{"s/t_0", CaseStatus::kPass}});
+  ASSERT_EQ(first, 1);
+  EXPECT_EQ(ResolveSide(store_->reader(), "run:1")->sha, "abc1000");
+  for (const std::string spec : {"run:", "run:1x", "run:1 ", "run: 1", "run:+1", "run:-1", "run:0", "run:01x",
+                                 "run:99999999999999999999", "run:1\n<b>&"}) {
+    auto side = ResolveSide(store_->reader(), spec);
+    ASSERT_FALSE(side.ok()) << spec << " resolved to " << side->sha;
+    EXPECT_EQ(side.error().code, ExitCode::kUsage) << spec;
+    EXPECT_NE(side.error().message.find("'" + spec + "': run:ID takes a positive run id"), std::string::npos)
+        << side.error().message;
+  }
+}
+
 TEST_F(CompareStoreTest, AmbiguousPrefixNamesTheCandidates) {
   Run("abc1000", {{"s/t_0", CaseStatus::kPass}});
   Run("abc1999", {{"s/t_0", CaseStatus::kPass}});
