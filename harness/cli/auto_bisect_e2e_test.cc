@@ -525,6 +525,25 @@ void ExecOn(const std::string& db, const std::string& sql) {
   sqlite3_close(h);
 }
 
+// --run names the nightly; one still running (or killed before it finished) is no nightly
+// to pair: a usage error naming it, before any step. Of two, the finished one is taken.
+TEST(AutoBisectE2E, ARunThatHasNotFinishedIsRefusedByNameAndAFinishedOneIsTaken) {
+  StackHistory h(3, 100, "");
+  ASSERT_EQ(h.Nightly(1).exit_code, 0);
+  ASSERT_EQ(h.Nightly(3).exit_code, 0);
+  ExecOn(h.db, "UPDATE runs SET status = 'running' WHERE id = 2");
+  auto refused = h.Auto({"--run", "2"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("--run 2: the run has not finished"), std::string::npos) << refused.err;
+  EXPECT_TRUE(refused.out.empty()) << refused.out;
+
+  auto taken = h.Auto({"--run", "1"});
+  ASSERT_EQ(taken.exit_code, 0) << taken.err;
+  Json j = testing_util::StdoutJson(taken);
+  EXPECT_EQ(j["run"], 1) << taken.out;
+  EXPECT_TRUE(j["previous_run"].is_null()) << taken.out;
+}
+
 // A stored word bisect does not know (a regression's kind or confirmation, a session's
 // status: another tool's, a damaged row) is an error naming it, exit 3, never read as some
 // default: a kind 'gates' was read as the target's own kind, and answered. The schema's
