@@ -94,12 +94,20 @@ Result<std::vector<SchemaObject>> ReadSchema(sqlite3* db) {
   return out;
 }
 
+// A header or schema that could not be read: a file SQLite calls no database is not ours;
+// an I/O error says nothing of whose the file is.
+Error UnreadableKind(sqlite3* db, const std::string& path, const std::string& why) {
+  if ((sqlite3_extended_errcode(db) & 0xff) == SQLITE_NOTADB)
+    return InfraError(fmt::format("{}: not a harness database: {}", path, why));
+  return InfraError(fmt::format("{}: cannot read what the file is: {}", path, why));
+}
+
 Result<FileKind> ReadKind(sqlite3* db, const std::string& path) {
   Stmt st(db, "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM "
               "pragma_user_version)");
-  if (st.Step() != SQLITE_ROW) return InfraError(fmt::format("{}: not a harness database: {}", path, sqlite3_errmsg(db)));
+  if (st.Step() != SQLITE_ROW) return UnreadableKind(db, path, sqlite3_errmsg(db));
   auto schema = ReadSchema(db);
-  if (!schema) return InfraError(fmt::format("{}: not a harness database: {}", path, schema.error().message));
+  if (!schema) return UnreadableKind(db, path, schema.error().message);
   return FileKind{static_cast<int>(st.Int(0)), static_cast<int>(st.Int(1)), std::move(*schema)};
 }
 
@@ -176,10 +184,14 @@ Status Migrate(sqlite3* db, const std::string& path, int target) {
   if (auto s = RegisterIdentityFunctions(db); !s) return s;
   // Foreign keys off while tables are rebuilt (a DROP would cascade); checked before each commit.
   if (auto s = Exec(db, "PRAGMA foreign_keys=OFF", "migrations"); !s) return s;
-  for (int v = PragmaInt(db, "PRAGMA user_version") + 1; v <= target; ++v) {
+  auto from = PragmaInt(db, "PRAGMA user_version");
+  if (!from) return from.error();
+  for (int v = *from + 1; v <= target; ++v) {
     auto s = InTransaction(db, [&]() -> Status {
       // Re-read inside the write lock: another process may have migrated meanwhile.
-      if (PragmaInt(db, "PRAGMA user_version") >= v) return OkStatus();
+      auto now = PragmaInt(db, "PRAGMA user_version");
+      if (!now) return now.error();
+      if (*now >= v) return OkStatus();
       if (auto e = Exec(db, kMigrations[v - 1], fmt::format("{}: migration {}", path, v)); !e) return e;
       auto orphan = OrphanRow(db);
       if (!orphan) return orphan.error();

@@ -39,9 +39,10 @@ Status StepDone(sqlite3* db, Stmt& st, std::string_view what) {
   return OkStatus();
 }
 
-int PragmaInt(sqlite3* db, const char* sql) {
+Result<int> PragmaInt(sqlite3* db, const char* sql) {
   Stmt st(db, sql);
-  return st.Step() == SQLITE_ROW ? static_cast<int>(st.Int(0)) : -1;
+  if (st.Step() != SQLITE_ROW) return DbError(db, sql);
+  return static_cast<int>(st.Int(0));
 }
 
 std::optional<int64_t> UtcEpochSeconds(const std::string& iso) {

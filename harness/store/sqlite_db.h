@@ -88,8 +88,9 @@ Status Exec(sqlite3* db, const char* sql, std::string_view what);
 // Steps st once and accepts a row or its end: a write, or a read whose row is not wanted.
 Status StepDone(sqlite3* db, Stmt& st, std::string_view what);
 
-// The integer a pragma answers, -1 when it answers nothing.
-int PragmaInt(sqlite3* db, const char* sql);
+// The integer a pragma answers; a pragma that cannot be read (an I/O error) is an error,
+// never a number: a user_version read as -1 once made a current store look older.
+Result<int> PragmaInt(sqlite3* db, const char* sql);
 
 // Now, ISO-8601 UTC: what the store's `at`, `started_at` and `finished_at` columns hold.
 std::string NowUtc();

@@ -68,7 +68,14 @@ TEST_F(SqliteDbTest, InTransactionRollsBackOnError) {
     return InfraError("changed my mind");
   });
   EXPECT_FALSE(s.ok());
-  EXPECT_EQ(PragmaInt(db_, "SELECT count(*) FROM t"), 3);
+  EXPECT_EQ(*PragmaInt(db_, "SELECT count(*) FROM t"), 3);
+}
+
+// A pragma that cannot be read is an error naming it, never a number to compare.
+TEST_F(SqliteDbTest, APragmaThatCannotBeReadIsAnError) {
+  auto answer = PragmaInt(db_, "SELECT nope FROM t");
+  ASSERT_FALSE(answer.ok());
+  EXPECT_THAT(answer.error().message, ::testing::HasSubstr("SELECT nope FROM t: no such column: nope"));
 }
 
 }  // namespace

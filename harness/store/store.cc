@@ -29,7 +29,9 @@ Result<std::unique_ptr<store_sql::Connection>> Store::Connect(const std::filesys
   auto db = store_schema::OpenChecked(path, read_only, kSchemaVersion);
   if (!db) return db.error();
   auto connection = std::make_unique<store_sql::Connection>(*db, path);
-  if (read_only && store_sql::PragmaInt(*db, "PRAGMA user_version") < kSchemaVersion) {
+  auto version = store_sql::PragmaInt(*db, "PRAGMA user_version");
+  if (!version) return version.error();
+  if (read_only && *version < kSchemaVersion) {
     // An older schema: the queries read a migrated copy, and the user's file is not written.
     auto dir = store_schema::MigratedCopy(*db, path);
     if (!dir) return dir.error();
@@ -65,7 +67,7 @@ Status Store::CreateAtVersionForTest(const std::filesystem::path& path, int vers
   return OkStatus();
 }
 
-int ReadOnlyStore::SchemaVersion() { return store_sql::PragmaInt(db(), "PRAGMA user_version"); }
+Result<int> ReadOnlyStore::SchemaVersion() { return store_sql::PragmaInt(db(), "PRAGMA user_version"); }
 
 Result<std::vector<int64_t>> Store::RunningRunIds() {
   return store_sql::QueryAll<int64_t>(db(), "SELECT id FROM runs WHERE status = 'running' ORDER BY id",

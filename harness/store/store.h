@@ -85,7 +85,7 @@ class ReadOnlyStore {
 
   // The database file as the command named it (for messages).
   const std::filesystem::path& path() const;
-  int SchemaVersion();
+  Result<int> SchemaVersion();
 
   // `harness prune --dry-run`: what PruneSamples would do with `window` (see there), read in
   // one read transaction; nothing is written.

@@ -219,27 +219,29 @@ Result<MergeCounts> Store::MergeFrom(const std::filesystem::path& input) {
   Status copied = InTransaction(db(), [&]() -> Status {
     for (const auto& step : kMergeSteps) {
       Stmt st(db(), step.sql);
-      if (st.Step() != SQLITE_DONE) return DbError(db(), "merge " + name);
+      if (st.Step() != SQLITE_DONE) return DbError(db(), "copy rows");
       if (step.count) counts.*step.count += sqlite3_changes(db());
     }
     Stmt present(db(), "SELECT COUNT(*) FROM temp.merge_runs WHERE NOT fresh");
-    if (present.Step() != SQLITE_ROW) return DbError(db(), "merge " + name);
+    if (present.Step() != SQLITE_ROW) return DbError(db(), "count the runs present");
     counts.runs_present = present.Int(0);
     Stmt nightlies(db(), R"sql(SELECT DISTINCT r.nightly FROM temp.merge_runs t JOIN main.runs r ON r.id = t.dst
 WHERE t.fresh AND r.nightly <> '' ORDER BY r.nightly)sql");
-    if (auto s = ForEachRow(db(), nightlies, "merge " + name,
+    if (auto s = ForEachRow(db(), nightlies, "read the merged nightlies",
                             [&](const Stmt& row) { counts.nightlies.insert(row.Text(0)); });
         !s)
       return s;
     Stmt fk(db(), "PRAGMA main.foreign_key_check");
-    if (fk.Step() != SQLITE_DONE) return InfraError(fmt::format("merge {}: a copied row lost its parent", name));
+    if (fk.Step() != SQLITE_DONE) return InfraError("a copied row lost its parent");
     return OkStatus();
   });
   // The maps go after the transaction (a DROP would wait for this transaction's statements).
   static_cast<void>(Exec(db(), kMergeCleanup, "merge cleanup"));
   Stmt detach(db(), "DETACH DATABASE src");
   const bool detached = detach.Step() == SQLITE_DONE;
-  if (!copied) return copied.error();
+  // One prefix for every step, BEGIN and COMMIT included: they lock the input too, and the
+  // user must learn which input a failure was merging.
+  if (!copied) return Error{copied.error().code, fmt::format("merge {}: {}", name, copied.error().message)};
   if (!detached) return DbError(db(), "detach " + name);
   return counts;
 }

@@ -9,6 +9,7 @@
 
 #include "harness/store/merge_local_tables.h"
 #include "harness/store/store.h"
+#include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
 
 namespace harness {
@@ -45,6 +46,29 @@ std::vector<std::string> SchemaTables(const std::filesystem::path& db) {
   std::vector<std::string> out;
   while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
   sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+// Every row of every table, as text, table by table: what a database holds, to compare.
+std::map<std::string, std::vector<std::string>> Rows(const std::filesystem::path& db) {
+  std::map<std::string, std::vector<std::string>> out;
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  for (const auto& table : SchemaTables(db)) {
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(h, ("SELECT * FROM " + table + " ORDER BY rowid").c_str(), -1, &st, nullptr);
+    auto& rows = out[table];
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      std::string row;
+      for (int c = 0; c < sqlite3_column_count(st); ++c) {
+        const auto* text = sqlite3_column_text(st, c);
+        row += (text ? std::string(reinterpret_cast<const char*>(text)) : "NULL") + "|";
+      }
+      rows.push_back(row);
+    }
+    sqlite3_finalize(st);
+  }
   sqlite3_close(h);
   return out;
 }
@@ -247,6 +271,44 @@ TEST(StoreMerge, ManyMoreInputsThanSqliteAttachesAtOnce) {
   }
   EXPECT_EQ(Count(dir / "out.db", "runs"), 12);
   EXPECT_EQ(out->reader().LogicalRun(1)->size(), 12u);
+}
+
+// A read or lock that fails anywhere in an input (each in turn, from the first until the
+// merge needs no more: a failing disk, a file cut short under the merge) is an error naming the
+// input, never an exception or half a merge: the target holds exactly what it held before,
+// and the merge that reads everything then adds the input.
+TEST(StoreMerge, AReadFaultAnywhereInAnInputIsAnErrorAndTheTargetKeepsWhatItHeld) {
+  TempDir dir;
+  MakeShard(dir / "a.db", "0/2", 3, "a");
+  MakeShard(dir / "b.db", "1/2", 2, "b");
+  // Before the target opens: an attached input is read through its connection's VFS.
+  testing_util::IoFaultVfs vfs((dir / "a.db").string());
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "b.db").ok());
+  const auto held = Rows(dir / "out.db");
+  ASSERT_EQ(held.at("case_results").size(), 2u);
+
+  int64_t budget = 0;
+  for (;; ++budget) {
+    ASSERT_LT(budget, 20000) << "the merge kept reading";
+    vfs.FailAfter(budget);
+    auto merged = out->MergeFrom(dir / "a.db");
+    const int64_t refused = vfs.refused();
+    vfs.Off();
+    if (merged.ok()) {
+      EXPECT_EQ(merged->cases, 3) << "after " << budget << " operations";
+      break;
+    }
+    EXPECT_GT(refused, 0) << "an error with nothing refused: " << merged.error().message;
+    EXPECT_EQ(merged.error().code, ExitCode::kInfra) << budget << ": " << merged.error().message;
+    EXPECT_NE(merged.error().message.find("a.db"), std::string::npos) << budget << ": " << merged.error().message;
+    // A fault is no evidence of what the file is.
+    for (const char* claim : {"not a harness database", "older", "newer"})
+      EXPECT_EQ(merged.error().message.find(claim), std::string::npos) << budget << ": " << merged.error().message;
+    ASSERT_EQ(Rows(dir / "out.db"), held) << "a fault at operation " << budget << " changed the target";
+  }
+  EXPECT_GT(budget, 20) << "the input was read in so few operations that the sweep proves little";
+  EXPECT_EQ(Rows(dir / "out.db").at("case_results").size(), 5u);
 }
 
 TEST(StoreMerge, RefusesANewerSchemaAForeignFileACorruptOneAndItself) {

@@ -86,7 +86,7 @@ TEST(Store, AReadOnlyOpenReadsThroughItsReadingDoors) {
   }
   auto store = Store::OpenReadOnly(dir / "h.db");
   ASSERT_TRUE(store.ok()) << store.error().message;
-  EXPECT_EQ((*store)->SchemaVersion(), Store::kSchemaVersion);
+  EXPECT_EQ(*(*store)->SchemaVersion(), Store::kSchemaVersion);
   EXPECT_EQ((*store)->reader().Run(0)->sha, "aaa");
   EXPECT_EQ((*store)->bisect_reader().BisectSessionIds()->size(), 1u);
   EXPECT_TRUE((*store)->golden_reader().PendingGoldenChanges()->empty());
@@ -399,7 +399,7 @@ TEST(Store, MigratesEveryOlderSchemaVersionKeepingData) {
     }
     auto store = Store::Open(path);
     ASSERT_TRUE(store.ok()) << store.error().message;
-    EXPECT_EQ((*store)->SchemaVersion(), Store::kSchemaVersion);
+    EXPECT_EQ(*(*store)->SchemaVersion(), Store::kSchemaVersion);
     if (v >= 1) {
       auto rows = *(*store)->reader().History({.case_id = "s/t_0", .last_n = 5});
       ASSERT_EQ(rows.size(), 1u);
