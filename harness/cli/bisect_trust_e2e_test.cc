@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -951,6 +952,117 @@ TEST(BisectTrustE2E, AStoredRegressionNoLongerFoundIsShownAsStoredAndSaysSo) {
       << second.err;
   EXPECT_NE(second.err.find("without its metric and per-case values"), std::string::npos) << second.err;
   EXPECT_EQ(second.err.find('\x1b'), std::string::npos) << "no raw escape reaches the terminal";
+}
+
+// A six-commit stack history whose fault lands at commit 4, its ends stored, and bisects
+// of it whose database fails from the Nth read or lock on (the preload library
+// harness/testing/io_fault_preload.cc; the steps the bisect starts run unfaulted, so the
+// fault is the bisect's own).
+struct FaultedStoreHistory {
+  TempDir dir;
+  std::vector<std::string> shas;
+  std::string repo = (dir / "repo").string();
+  fs::path preload = fs::path(testing_util::kHarnessBinary).parent_path() / "libharness_io_fault.so";
+
+  struct Faulted {
+    ProcessResult result;
+    int64_t allowed = 0, refused = 0;   // the database's reads and locks that succeeded, and failed
+  };
+
+  void StoreEnds() {
+    shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
+      return std::map<std::string, std::string>{
+          {"stack.json", i >= 4 ? R"({"format_version": 1, "faults": ["sp-counts-bookkeeping-users"]})"
+                                : R"({"format_version": 1})"}};
+    });
+    for (int i : {1, 6}) {
+      auto show = RunProcess({"git", "-C", repo, "show", shas[i - 1] + ":stack.json"});
+      ASSERT_TRUE(show.ok());
+      WriteFile(dir / "end.json", show->out);
+      auto nightly = RunHarness({"run", "--db", (dir / "ends.db").string(), "--commit", shas[i - 1], "--repo", repo,
+                                 "--suite", "sequence_parallel", "--filter", "sequence_parallel/*_0", "--stack-config",
+                                 (dir / "end.json").string()});
+      ASSERT_EQ(nightly.exit_code, i == 1 ? 0 : 1) << nightly.err;
+    }
+    ASSERT_TRUE(fs::exists(preload)) << preload;
+  }
+
+  fs::path Db(int64_t budget) const { return dir / fmt::format("h{}.db", budget); }
+
+  // A bisect of the history on a copy of the ends, its database failing after `budget`.
+  Faulted Bisect(int64_t budget) {
+    const fs::path report = dir / fmt::format("io{}.txt", budget);
+    fs::copy_file(dir / "ends.db", Db(budget));
+    // The preload library comes before the sanitizer's runtime in the asan build.
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    const std::string asan_options = std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "verify_asan_link_order=0";
+    Faulted f;
+    f.result = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--case",
+                           "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", repo, "--db",
+                           Db(budget).string(), "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db",
+                           "{db}", "--commit", "{sha}", "--repo", "{worktree}", "--suite", "sequence_parallel",
+                           "--filter", "sequence_parallel/*_0", "--stack-config", "{worktree}/stack.json"},
+                          {.env = {{"LD_PRELOAD", preload.string()},
+                                   {"HARNESS_IO_FAULT_FILE", Db(budget).string()},
+                                   {"HARNESS_IO_FAULT_AFTER", std::to_string(budget)},
+                                   {"HARNESS_IO_FAULT_REPORT", report.string()},
+                                   {"ASAN_OPTIONS", asan_options}},
+                           .timeout_s = 300});
+    std::istringstream io(ReadFile(report));
+    std::string allowed, refused;
+    io >> allowed >> f.allowed >> refused >> f.refused;
+    EXPECT_TRUE(allowed == "allowed" && refused == "refused") << "the preload library did not run: " << f.result.err;
+    return f;
+  }
+
+  // What a bisect whose database failed may answer: the true culprit, stored as the
+  // session's (a refusal it got past: SQLite's checkpoint as the store closes), or exit 3
+  // naming the database, from the code that read it (not from code that read on past the
+  // error and threw), with no culprit on stdout.
+  void ExpectErrorOrTheTrueCulprit(int64_t budget, const ProcessResult& r) {
+    if (r.exit_code == 0) {
+      EXPECT_EQ(testing_util::StdoutJson(r)["culprit"], shas[3]) << "fault after " << budget << ": " << r.out;
+      auto stored = Store::OpenReadOnly(Db(budget));
+      ASSERT_TRUE(stored.ok()) << stored.error().message;
+      auto session = (*stored)->bisect_reader().BisectSession(1);
+      ASSERT_TRUE(session.ok()) << session.error().message;
+      EXPECT_EQ(session->status, "culprit") << budget;
+      EXPECT_EQ(session->culprit, shas[3]) << budget;
+      return;
+    }
+    EXPECT_EQ(r.exit_code, 3) << "fault after " << budget << ": " << r.err << r.out;
+    const std::string named = Db(budget).string() + ": ";
+    bool names_db = false;
+    for (const char* prefix : {"harness: error: ", "harness: error: database ", "harness: error: bisect session 1: database "})
+      names_db = names_db || r.err.find(prefix + named) != std::string::npos;
+    EXPECT_TRUE(names_db) << "fault after " << budget << ": " << r.err;
+    EXPECT_EQ(r.out.find(shas[3]), std::string::npos) << "an error, and a culprit on stdout: " << r.out;
+  }
+};
+
+// The bisect's store failing at any point (a read or a lock of its database refused from
+// the Nth on): every outcome is an error that says so (exit 3) or the true culprit, never
+// another commit, "no culprit", a usage error or a crash.
+TEST(BisectTrustE2E, AStoreThatFailsAtAnyPointIsAnErrorOrTheTrueCulpritNeverAnother) {
+  FaultedStoreHistory h;
+  ASSERT_NO_FATAL_FAILURE(h.StoreEnds());
+  const FaultedStoreHistory::Faulted whole = h.Bisect(int64_t{1} << 40);
+  ASSERT_EQ(whole.result.exit_code, 0) << whole.result.err;
+  ASSERT_EQ(testing_util::StdoutJson(whole.result)["culprit"], h.shas[3]) << whole.result.out;
+  ASSERT_EQ(whole.refused, 0);
+  ASSERT_GE(whole.allowed, 60) << "the bisect made so few reads and locks that the sweep proves little";
+  // Points spread over every operation the bisect makes (the first among them), and every
+  // operation of a window in the middle a sixth of the whole long: a step's cycle (read its
+  // results and evidence, the run that made them, its samples, store the step) repeats
+  // each step, so one whole cycle reaches each of its reads.
+  std::set<int64_t> budgets;
+  for (int64_t b = 0; b < whole.allowed; b += std::max<int64_t>(1, whole.allowed / 12)) budgets.insert(b);
+  for (int64_t b = whole.allowed / 2; b < whole.allowed / 2 + whole.allowed / 6; ++b) budgets.insert(b);
+  for (const int64_t budget : budgets) {
+    const FaultedStoreHistory::Faulted f = h.Bisect(budget);
+    EXPECT_GT(f.refused, 0) << budget;
+    h.ExpectErrorOrTheTrueCulprit(budget, f.result);
+  }
 }
 
 // Two bisect --auto of one nightly at once: the second is exit 3 naming the process that

@@ -40,9 +40,10 @@ class IoFaultVfs {
 
   // From now on, `operations` more reads and locks of the matching files succeed and every
   // later one fails.
-  void FailAfter(int64_t operations) { budget_ = operations, refused_ = 0; }
+  void FailAfter(int64_t operations) { budget_ = operations, allowed_ = 0, refused_ = 0; }
   void Off() { budget_ = -1; }
-  // Operations on the matching files refused since the last FailAfter.
+  // Operations on the matching files allowed and refused since the last FailAfter.
+  int64_t allowed() const { return allowed_; }
   int64_t refused() const { return refused_; }
 
  private:
@@ -77,6 +78,7 @@ class IoFaultVfs {
       return false;
     }
     --f->owner->budget_;
+    ++f->owner->allowed_;
     return true;
   }
 
@@ -134,6 +136,7 @@ class IoFaultVfs {
   sqlite3_vfs* real_ = nullptr;
   sqlite3_vfs vfs_{};
   int64_t budget_ = -1;   // -1: no fault
+  int64_t allowed_ = 0;
   int64_t refused_ = 0;
 };
 
