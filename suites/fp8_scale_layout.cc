@@ -11,7 +11,6 @@
 
 #include "harness/results/metric_names.h"
 #include "harness/run/case_record.h"
-#include "harness/run/run_context.h"
 #include "harness/run/suite.h"
 #include "runners/refstack/kernels/fp8_error.h"
 #include "runners/refstack/kernels/fp8_quant.h"

