@@ -1,7 +1,7 @@
 // What the running case reports besides pass/fail: metrics, per-sample outcomes and
 // op rows. The run's listener stores them; samples stream to the store as they are
 // added, so a killed run keeps them and `harness run --resume` can skip them. The record
-// lives in the installed RunContext (run_context.h).
+// lives in the RunContext of the run (run_context.h).
 #pragma once
 
 #include <cstdint>

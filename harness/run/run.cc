@@ -360,11 +360,12 @@ Result<RunResult> RunSuites(const RunRequest& request, Stack& stack, Store& stor
   if (!lock) return lock.error();
   const auto params = ParamsByCase(request.tables);
   ResumedCases resumed_cases;
-  // The run has its row: its context is installed from here and removed on every way out.
+  // The run has its row: its context is bound to the rows of its tables from here, and
+  // unbound on every way out.
   RunContext ctx;
   FillRunContext(ctx, request, stack, run_id,
                  ReadInputsFrom(store, request, *identity, run_id, params, resumed_cases));
-  const ScopedRunContext installed(ctx);
+  const BoundRun bound(ctx, RunSlotsOf(request.tables));
   if (*resumed)
     if (auto s = Reopen(store, run_id, params, resumed_cases); !s) return s.error();
   const std::unique_ptr<RunListener> listener = RunCases(request, resumed_cases.finished, store, run_id, ctx);

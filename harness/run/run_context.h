@@ -1,14 +1,17 @@
-// The one bridge between `harness run` and the GoogleTest bodies of the suites: a
-// RunContext that RunSuites fills and installs with a ScopedRunContext for as long as the
-// cases run, removed on every path out (an error, an exception). A case body reads the
-// installed context through its fixture (SuiteTest): the stack, the run's options, the
-// inputs the run read for it before it started, and the record its outcome goes into.
+// What `harness run` hands the GoogleTest bodies of the suites: a RunContext that RunSuites
+// fills and binds, for as long as the cases run, to the rows of the suite tables it runs
+// (RunSlot, BoundRun); the binding is gone on every path out (an error, an exception). A
+// case body reads it through its fixture (SuiteTest), which finds it through its own
+// parameter row: the stack, the run's options, the inputs the run read for it before it
+// started, and the record its outcome goes into.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/results/results.h"
@@ -62,27 +65,39 @@ struct RunContext {
   CaseRecord record;
 };
 
-// Installs a context for its lifetime and puts back whatever was installed before.
-class ScopedRunContext {
+// Where the rows of one loaded suite table find the run that runs them: the one hand-over
+// GoogleTest leaves. It copies each row into its own registry when InitGoogleTest registers
+// the TEST_P instantiations (PrepareSuites, once per process, before any run exists) and
+// builds each fixture with nothing but that copy, so a row cannot be made for a run, and a
+// rerun (RerunAtRisk) runs the same copies again. Every copy of a table's rows shares its
+// slot (LoadSuiteTable makes it), and RunSuites binds its context there while its cases run.
+// No global reaches it: only the holder of a row (a fixture, through its parameter) or of
+// the tables (RunSuites) can.
+class RunSlot {
  public:
-  explicit ScopedRunContext(RunContext& context);
-  ~ScopedRunContext();
-  ScopedRunContext(const ScopedRunContext&) = delete;
-  ScopedRunContext& operator=(const ScopedRunContext&) = delete;
+  // The run bound here, or null when none is running these rows.
+  RunContext* run() const { return run_; }
 
  private:
-  RunContext* previous_;
+  friend class BoundRun;
+  RunContext* run_ = nullptr;
 };
 
-// The installed context, or null when no run is running.
-RunContext* InstalledRunContext();
+// Binds a run to slots for its lifetime and puts back whatever each held before.
+class BoundRun {
+ public:
+  BoundRun(RunContext& run, const std::vector<std::shared_ptr<RunSlot>>& slots);
+  ~BoundRun();
+  BoundRun(const BoundRun&) = delete;
+  BoundRun& operator=(const BoundRun&) = delete;
 
-// The installed context; a suite body run outside `harness run` throws FatalError.
-RunContext& CurrentRun();
+ private:
+  std::vector<std::pair<std::shared_ptr<RunSlot>, RunContext*>> before_;  // each slot and what it held
+};
 
-// Compiles with the run's stack for the running case. A stack that could not answer (an
+// Compiles with the run's stack for its running case. A stack that could not answer (an
 // exec command that timed out, died or answered garbage: an infrastructure-coded error)
 // makes the case an infrastructure error (stored as error, run exit 3), not a regression.
-Result<CompileResult> CompileForCase(const CompileRequest& request);
+Result<CompileResult> CompileForCase(RunContext& run, const CompileRequest& request);
 
 }  // namespace harness

@@ -1,6 +1,6 @@
-// The run context is installed only while a run runs: the guard removes it on every way out
-// (a return, an exception), puts back the one before, and RunSuites leaves none behind when
-// it fails after installing its own.
+// A run is bound to the rows of its tables only while it runs: the binding is undone on
+// every way out (a return, an exception), puts back what each slot held before, and
+// RunSuites leaves none behind when it fails after binding its own.
 #include "harness/run/run_context.h"
 
 #include <stdexcept>
@@ -14,31 +14,34 @@
 namespace harness {
 namespace {
 
-TEST(ScopedRunContext, InstallsForItsScopeAndPutsBackTheOneBefore) {
-  EXPECT_EQ(InstalledRunContext(), nullptr);
-  EXPECT_THROW(CurrentRun(), FatalError) << "a suite body outside `harness run` is an error, not a stale run";
+TEST(BoundRun, BindsForItsScopeAndPutsBackWhatEachSlotHeld) {
+  const auto a = std::make_shared<RunSlot>(), b = std::make_shared<RunSlot>();
   RunContext outer, inner;
   {
-    const ScopedRunContext a(outer);
-    EXPECT_EQ(&CurrentRun(), &outer);
+    const BoundRun first(outer, {a});
+    EXPECT_EQ(a->run(), &outer);
+    EXPECT_EQ(b->run(), nullptr) << "a slot it was not given stays unbound";
     {
-      const ScopedRunContext b(inner);
-      EXPECT_EQ(&CurrentRun(), &inner);
+      const BoundRun second(inner, {a, b});
+      EXPECT_EQ(a->run(), &inner);
+      EXPECT_EQ(b->run(), &inner);
     }
-    EXPECT_EQ(&CurrentRun(), &outer);
+    EXPECT_EQ(a->run(), &outer);
+    EXPECT_EQ(b->run(), nullptr);
   }
-  EXPECT_EQ(InstalledRunContext(), nullptr);
+  EXPECT_EQ(a->run(), nullptr) << "a row outside `harness run` finds no run, never a stale one";
 }
 
-TEST(ScopedRunContext, AnExceptionLeavesNoContextInstalled) {
+TEST(BoundRun, AnExceptionLeavesNoRunBound) {
+  const auto slot = std::make_shared<RunSlot>();
   RunContext context;
   EXPECT_THROW(
       {
-        const ScopedRunContext installed(context);
+        const BoundRun bound(context, {slot});
         throw std::runtime_error("a case body's error");
       },
       std::runtime_error);
-  EXPECT_EQ(InstalledRunContext(), nullptr);
+  EXPECT_EQ(slot->run(), nullptr);
 }
 
 class NoCompileStack : public Stack {
@@ -47,9 +50,31 @@ class NoCompileStack : public Stack {
   Result<CompileResult> Compile(const CompileRequest&) override { return UsageError("no compiler here"); }
 };
 
+// A stack that could not answer (an infrastructure-coded error) makes the running case an
+// infrastructure error; one that answers with an error leaves that to the case.
+TEST(CompileForCase, OnlyAStackThatCouldNotAnswerMakesTheCaseAnInfrastructureError) {
+  class DeadStack : public Stack {
+   public:
+    std::string_view name() const override { return "dead"; }
+    Result<CompileResult> Compile(const CompileRequest&) override { return InfraError("exec: timed out after 30 s"); }
+  };
+  DeadStack dead;
+  RunContext run;
+  run.stack = &dead;
+  EXPECT_FALSE(CompileForCase(run, CompileRequest{}).ok());
+  EXPECT_EQ(run.record.infra_error(), "exec: timed out after 30 s");
+
+  NoCompileStack refusing;
+  RunContext other;
+  other.stack = &refusing;
+  EXPECT_EQ(CompileForCase(other, CompileRequest{}).error().message, "no compiler here");
+  EXPECT_FALSE(other.record.infra_error().has_value());
+}
+
 // --resume after the interrupted run's parameter row changed: RunSuites returns the
-// refusal after its context was installed (the run has its row), and leaves none behind.
-TEST(ScopedRunContext, RunSuitesLeavesNoContextAfterAnErrorPath) {
+// refusal after its context was bound to the table's rows (the run has its row), and leaves
+// none bound.
+TEST(BoundRun, RunSuitesLeavesNoRunBoundAfterAnErrorPath) {
   testing_util::TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
   RunRequest request;
@@ -57,7 +82,8 @@ TEST(ScopedRunContext, RunSuitesLeavesNoContextAfterAnErrorPath) {
   request.resume = true;
   SuiteTable table;
   table.suite = "selftest";
-  table.tests["test_outcome"] = {CaseParam{"selftest", "test_outcome", 0, Json{{"outcome", "fail"}}, "t.json"}};
+  const auto slot = std::make_shared<RunSlot>();
+  table.tests["test_outcome"] = {CaseParam{"selftest", "test_outcome", 0, Json{{"outcome", "fail"}}, "t.json", slot}};
   request.tables = {table};
   request.case_ids = {"selftest/test_outcome_0"};
   const RunIdentity identity = MakeRunIdentity(request.stack_config, request.endpoint, request.tables).value();
@@ -73,7 +99,7 @@ TEST(ScopedRunContext, RunSuitesLeavesNoContextAfterAnErrorPath) {
   EXPECT_NE(result.error().message.find("--resume: the parameters of selftest/test_outcome_0 changed"),
             std::string::npos)
       << result.error().message;
-  EXPECT_EQ(InstalledRunContext(), nullptr);
+  EXPECT_EQ(slot->run(), nullptr);
 }
 
 }  // namespace

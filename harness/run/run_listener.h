@@ -21,7 +21,7 @@ namespace harness {
 
 class RunListener : public testing::EmptyTestEventListener, public SampleSink {
  public:
-  // record: the installed RunContext's, which the case bodies fill.
+  // record: the running RunContext's, which the case bodies fill.
   RunListener(RunWriter& store, int64_t run_id, CaseRecord& record);
   void OnTestStart(const testing::TestInfo& info) override;
   // The case the starting test runs, as its fixture names it from its parameter row

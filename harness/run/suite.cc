@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -37,21 +38,45 @@ std::string CaseParamName(const testing::TestParamInfo<CaseParam>& info) {
 }
 
 void SuiteTest::SetUp() {
-  const RunContext& run = CurrentRun();
   const CaseParam& p = GetParam();
+  run_ = p.run_slot ? p.run_slot->run() : nullptr;
+  if (run_ == nullptr) throw FatalError(UsageError("no run context: suite cases run inside `harness run`"));
   const std::string case_id = p.CaseId();
   // The case is begun before its inputs are read, so a failure to read them is stored too.
-  if (run.begin_case) run.begin_case({p.suite, case_id, p.params.dump()});
-  if (run.inputs) inputs_ = ValueOrThrow(run.inputs(case_id, Needs()));
+  if (run_->begin_case) run_->begin_case({p.suite, case_id, p.params.dump()});
+  if (run_->inputs) inputs_ = ValueOrThrow(run_->inputs(case_id, Needs()));
 }
 
-void SuiteTest::Report(const CaseOutcome& outcome) {
-  CaseRecord& record = CurrentRun().record;
+std::optional<CompileResult> SuiteTest::Compile(const CompileRequest& request, const char* file, int line) {
+  auto result = CompileForCase(*run_, request);
+  if (result.ok()) return std::move(result).value();
+  Report({.failures = {result.error().message}}, file, line);
+  return std::nullopt;
+}
+
+void SuiteTest::Report(const CaseOutcome& outcome, const char* file, int line) {
+  CaseRecord& record = run_->record;
   for (const auto& m : outcome.metrics) record.AddMetric(m);
   if (outcome.infra_error) record.SetInfraError(*outcome.infra_error);
-  // Not ADD_FAILURE: it would put "Failed" first.
-  for (const auto& line : outcome.failures) GTEST_NONFATAL_FAILURE_(line.c_str());
+  // Not ADD_FAILURE_AT: it would put "Failed" first. The first line names where the outcome
+  // was reported (the message's detail line, after every finding); the others, reported at
+  // the same place, would only repeat it.
+  const char* where = file;
+  for (const auto& text : outcome.failures) {
+    GTEST_MESSAGE_AT_(where, where != nullptr ? line : -1, text.c_str(), testing::TestPartResult::kNonFatalFailure);
+    where = nullptr;
+  }
   for (const auto& note : outcome.notes) record.AddNote(note);
+}
+
+std::vector<std::shared_ptr<RunSlot>> RunSlotsOf(const std::vector<SuiteTable>& tables) {
+  std::vector<std::shared_ptr<RunSlot>> slots;
+  for (const auto& t : tables)
+    for (const auto& [test, rows] : t.tests)
+      for (const auto& row : rows)
+        if (row.run_slot && std::find(slots.begin(), slots.end(), row.run_slot) == slots.end())
+          slots.push_back(row.run_slot);
+  return slots;
 }
 
 void InstallSuiteTables(const std::vector<SuiteTable>& tables) {
@@ -209,7 +234,7 @@ Result<Json> ReadDefaults(const JsonObject& o, const std::map<std::string, Param
 // The cases of one test: each row of its list checked and merged over the defaults.
 Result<std::vector<CaseParam>> ReadTestRows(const std::string& suite, const std::string& name, const Json& rows,
                                             const std::map<std::string, ParamSpec>& specs, const Json& defaults,
-                                            const std::string& origin) {
+                                            const std::string& origin, const std::shared_ptr<RunSlot>& slot) {
   const std::string path = "tests." + name;
   if (!IsIdentifier(name)) return UsageError(fmt::format("{}: {}: a test name is letters, digits and _", origin, path));
   if (!rows.is_array() || rows.empty())
@@ -222,7 +247,7 @@ Result<std::vector<CaseParam>> ReadTestRows(const std::string& suite, const std:
       return c.error();
     Json merged = defaults;
     merged.update(rows[i]);
-    params.push_back(CaseParam{suite, name, static_cast<int>(i), merged, origin});
+    params.push_back(CaseParam{suite, name, static_cast<int>(i), merged, origin, slot});
   }
   return params;
 }
@@ -252,8 +277,10 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file) {
   if (!defaults) return defaults.error();
   auto tests = o.Object("tests");
   if (!tests) return tests.error();
+  // One slot for the table's rows and every copy of them (GoogleTest's, the run request's).
+  const auto slot = std::make_shared<RunSlot>();
   for (const auto& [name, rows] : tests->json().items()) {
-    auto params = ReadTestRows(t.suite, name, rows, *specs, *defaults, origin);
+    auto params = ReadTestRows(t.suite, name, rows, *specs, *defaults, origin, slot);
     if (!params) return params.error();
     t.tests[name] = std::move(*params);
   }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ Result<SuiteTable> LoadSuiteTable(const std::filesystem::path& file);
 // suites that do.
 Status CheckQuestionsSelectable(const std::vector<SuiteTable>& tables, const std::vector<std::string>& case_ids,
                                 const std::string& questions_file);
+
+// The slots the tables' rows share (RunSlot), each once: where RunSuites binds its run.
+std::vector<std::shared_ptr<RunSlot>> RunSlotsOf(const std::vector<SuiteTable>& tables);
 
 // Makes SuiteCases() answer from these tables. Must run before GoogleTest registers
 // parameterized tests (InitGoogleTest).

@@ -58,6 +58,32 @@ TEST(SuiteTable, RowsMergeOverDefaultsAndGetPytestStyleIds) {
   EXPECT_TRUE(SuiteCases("sp", "nope").empty());
 }
 
+// The rows GoogleTest registers (SuiteCases, copies of the installed tables) share their
+// table's slot with the tables a run is given, so the run RunSuites binds there is the one
+// each fixture finds through its own row; another table's rows have a slot of their own.
+TEST(SuiteTable, EveryCopyOfATablesRowsSharesOneRunSlot) {
+  TempDir dir;
+  WriteFile(dir / "a.json", R"({"format_version": 2, "suite": "a", "params": {"n": {"type": "int"}},
+    "tests": {"test_x": [{"n": 1}, {"n": 2}], "test_y": [{"n": 3}]}})");
+  WriteFile(dir / "b.json", R"({"format_version": 2, "suite": "b", "params": {}, "tests": {"test_z": [{}]}})");
+  auto tables = LoadSuiteTables(dir.path());
+  ASSERT_TRUE(tables.ok()) << tables.error().message;
+  const auto slots = RunSlotsOf(*tables);
+  ASSERT_EQ(slots.size(), 2u);
+  const auto& a = (*tables)[0];
+  ASSERT_NE(a.tests.at("test_x")[0].run_slot, nullptr);
+  EXPECT_EQ(a.tests.at("test_x")[0].run_slot, slots[0]);
+  EXPECT_EQ(a.tests.at("test_x")[1].run_slot, slots[0]);
+  EXPECT_EQ(a.tests.at("test_y")[0].run_slot, slots[0]);
+  EXPECT_EQ((*tables)[1].tests.at("test_z")[0].run_slot, slots[1]);
+  InstallSuiteTables(*tables);
+  const std::vector<SuiteTable> request_tables = *tables;  // what RunRequest::tables holds
+  RunContext run;
+  const BoundRun bound(run, RunSlotsOf(request_tables));
+  for (const auto& row : SuiteCases("a", "test_x")) EXPECT_EQ(row.run_slot->run(), &run);
+  EXPECT_EQ(SuiteCases("b", "test_z").at(0).run_slot->run(), &run);
+}
+
 TEST(SuiteTable, AWatchListIsPathPrefixesInsideTheRepository) {
   TempDir dir;
   auto table = [&](const std::string& watch) {
