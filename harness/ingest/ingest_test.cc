@@ -455,6 +455,28 @@ TEST(GtestJson, MalformedInputNamesWhere) {
   EXPECT_FALSE(ParseGtestJson(R"({"tests": 0})", "x.json", "").ok());
 }
 
+// A field GoogleTest writes as a string, given as a number, a boolean or a list, is refused
+// naming its place, never read as its default: each of the test's string fields in turn, in
+// the second test of the second suite, beside well-formed ones.
+TEST(GtestJson, AStringFieldOfAnotherTypeIsRefusedNamingItsPlace) {
+  const std::string good = R"({"name": "ok", "time": "0.5s", "status": "RUN", "result": "COMPLETED"})";
+  for (const std::string field : {"name", "time", "status", "result"}) {
+    for (const std::string value : {"7", "true", "[\"0.5s\"]"}) {
+      SCOPED_TRACE(field + ": " + value);
+      std::map<std::string, std::string> fields = {
+          {"name", "\"t\""}, {"time", "\"0.5s\""}, {"status", "\"RUN\""}, {"result", "\"COMPLETED\""}};
+      fields[field] = value;
+      std::string bad;
+      for (const auto& [k, v] : fields) bad += (bad.empty() ? "" : ", ") + fmt::format("\"{}\": {}", k, v);
+      const std::string report = R"({"testsuites": [{"name": "A", "testsuite": [)" + good + R"(]},
+                                     {"name": "B", "testsuite": [)" + good + ", {" + bad + "}]}]}";
+      auto cases = ParseGtestJson(report, "w.json", "");
+      ASSERT_FALSE(cases.ok());
+      EXPECT_EQ(cases.error().message, "w.json: testsuites[1].testsuite[1]." + field + ": expected a string");
+    }
+  }
+}
+
 constexpr const char* kLmEvalResults = R"({
   "results": {
     "gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.75, "exact_match_stderr,strict-match": 0.01,
