@@ -258,6 +258,23 @@ TEST(JunitXml, CaseIdsPerProducer) {
   EXPECT_EQ((*gtest_json)[0].result.case_id, (*gtest)[0].result.case_id);
 }
 
+// Only a space ends the first words of a mocha title before its own: a name that ends with
+// the classname right after a letter of another script, an accented letter or a tab is a
+// name of its own, and the id is classname.name.
+TEST(JunitXml, OnlyASpaceBeforeTheClassnameMakesTheNameATitle) {
+  auto cases = ParseJunitXml(R"(<testsuites name="mocha"><testsuite name="s">
+<testcase classname="adds" name="Cart adds"/>
+<testcase classname="adds" name="Caféadds"/>
+<testcase classname="adds" name="日本adds"/>
+<testcase classname="adds" name="Cart&#9;adds"/>
+</testsuite></testsuites>)",
+                             "m.xml", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 4u);
+  for (const char* id : {"s/Cart adds", "s/adds.Caféadds", "s/adds.日本adds", "s/adds.Cart\tadds"})
+    EXPECT_NE(Find(*cases, id), nullptr) << id;
+}
+
 // A recorded property becomes a metric by its name; one without a name (a fuzzer's find) is
 // refused with the file and the test it is in, never stored as an unnamed metric.
 TEST(GtestJson, AnUnnamedPropertyIsRefused) {
