@@ -556,6 +556,24 @@ TEST(LmEval, TheSampleCountIsTheEffectiveOneElseTheOriginal) {
   EXPECT_EQ(n_of(R"({"gsm8k": {"effective": 0, "original": 1319}})"), 1319);
 }
 
+// A task lm-eval wrote results for ran to its end: a passed case, whatever its accuracy
+// (the gate reads that, not the status), for each task, with samples or without.
+TEST(LmEval, EachTaskWithResultsIsAPassedCaseWhateverItsAccuracy) {
+  const char* two = R"({"results": {"gsm8k": {"exact_match,strict-match": 0.0}, "arc": {"acc,none": 0.25}}})";
+  const std::vector<LmEvalSamplesFile> none, some = {
+      {R"({"doc_id": 0, "filter": "strict-match", "exact_match": 0})", "samples_gsm8k_2026.jsonl"}};
+  for (const auto& samples : {none, some}) {
+    auto cases = ParseLmEval(two, "r.json", "", kDefaultLmEvalFilter, samples);
+    ASSERT_TRUE(cases.ok()) << cases.error().message;
+    ASSERT_EQ(cases->size(), 2u);
+    for (const char* id : {"lm-eval/gsm8k", "lm-eval/arc"}) {
+      ASSERT_NE(Find(*cases, id), nullptr) << id;
+      EXPECT_EQ(Find(*cases, id)->result.status, CaseStatus::kPass) << id;
+    }
+    EXPECT_EQ(Find(*cases, "lm-eval/gsm8k")->samples.size(), samples.size());
+  }
+}
+
 TEST(LmEval, SamplesKeepTheStrictFilterRowsAsCorrectOrWrong) {
   auto cases = ParseLmEval(kLmEvalResults, "results.json", "", kDefaultLmEvalFilter, {{kLmEvalSamples, "samples_gsm8k_2026.jsonl"}});
   ASSERT_TRUE(cases.ok()) << cases.error().message;
