@@ -626,6 +626,28 @@ TEST(LmEval, OneFilterForAccuracyIntervalAndSamples) {
             "with --filter-name");
 }
 
+// A samples file none of whose several filters is --filter-name's is refused naming each of
+// them, never read as a file of no samples; among several, the wanted one's rows are read,
+// and a file of one filter is read whatever its name.
+TEST(LmEval, SamplesWithoutTheWantedFilterAmongSeveralAreRefusedNamingEach) {
+  const std::string rows = R"({"doc_id": 0, "filter": "flexible-extract", "exact_match": 1}
+{"doc_id": 0, "filter": "get-answer", "exact_match": 0}
+{"doc_id": 1, "filter": "flexible-extract", "exact_match": 0}
+)";
+  auto missing = ParseLmEvalSamples(rows, "s.jsonl", "strict-match");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message,
+            "s.jsonl: no filter 'strict-match' among flexible-extract, get-answer: choose one with --filter-name");
+  auto wanted = ParseLmEvalSamples(rows, "s.jsonl", "get-answer");
+  ASSERT_TRUE(wanted.ok()) << wanted.error().message;
+  ASSERT_EQ(wanted->size(), 1u);
+  EXPECT_EQ(Word((*wanted)[0].outcome), "wrong");
+  auto one = ParseLmEvalSamples(R"({"doc_id": 3, "filter": "get-answer", "exact_match": 1})", "o.jsonl", "strict-match");
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].key, "3");
+}
+
 // lm-eval 0.3 (acc, no filter, no n-samples) and 0.4.0 (exact_match,get-answer) map to
 // accuracy too; group rows are skipped; completions come from resps.
 TEST(LmEval, OlderFormatsGroupsAndCompletions) {
