@@ -474,22 +474,35 @@ TEST(GtestJson, MalformedInputNamesWhere) {
 
 // A field GoogleTest writes as a string, given as a number, a boolean or a list, is refused
 // naming its place, never read as its default: each of the test's string fields in turn, in
-// the second test of the second suite, beside well-formed ones.
+// the second test of the second suite, beside well-formed ones; the suite's name; and the
+// text of a failure, under either of its keys, in the second failure.
 TEST(GtestJson, AStringFieldOfAnotherTypeIsRefusedNamingItsPlace) {
   const std::string good = R"({"name": "ok", "time": "0.5s", "status": "RUN", "result": "COMPLETED"})";
-  for (const std::string field : {"name", "time", "status", "result"}) {
-    for (const std::string value : {"7", "true", "[\"0.5s\"]"}) {
+  const auto report = [&](const std::string& second_suite_name, const std::string& second_test) {
+    return R"({"testsuites": [{"name": "A", "testsuite": [)" + good + R"(]},
+               {"name": )" + second_suite_name + R"(, "testsuite": [)" + good + ", " + second_test + "]}]}";
+  };
+  for (const std::string value : {"7", "true", "[\"0.5s\"]"}) {
+    for (const std::string field : {"name", "time", "status", "result"}) {
       SCOPED_TRACE(field + ": " + value);
       std::map<std::string, std::string> fields = {
           {"name", "\"t\""}, {"time", "\"0.5s\""}, {"status", "\"RUN\""}, {"result", "\"COMPLETED\""}};
       fields[field] = value;
       std::string bad;
       for (const auto& [k, v] : fields) bad += (bad.empty() ? "" : ", ") + fmt::format("\"{}\": {}", k, v);
-      const std::string report = R"({"testsuites": [{"name": "A", "testsuite": [)" + good + R"(]},
-                                     {"name": "B", "testsuite": [)" + good + ", {" + bad + "}]}]}";
-      auto cases = ParseGtestJson(report, "w.json", "");
+      auto cases = ParseGtestJson(report("\"B\"", "{" + bad + "}"), "w.json", "");
       ASSERT_FALSE(cases.ok());
       EXPECT_EQ(cases.error().message, "w.json: testsuites[1].testsuite[1]." + field + ": expected a string");
+    }
+    SCOPED_TRACE(value);
+    auto suite = ParseGtestJson(report(value, R"({"name": "t"})"), "w.json", "");
+    ASSERT_FALSE(suite.ok());
+    EXPECT_EQ(suite.error().message, "w.json: testsuites[1].name: expected a string");
+    for (const std::string key : {"failure", "message"}) {
+      const std::string failures = R"([{")" + key + R"(": "x.cc:1"}, {")" + key + R"(": )" + value + "}]";
+      auto failure = ParseGtestJson(report("\"B\"", R"({"name": "t", "failures": )" + failures + "}"), "w.json", "");
+      ASSERT_FALSE(failure.ok()) << key;
+      EXPECT_EQ(failure.error().message, "w.json: testsuites[1].testsuite[1].failures[1]." + key + ": expected a string");
     }
   }
 }
