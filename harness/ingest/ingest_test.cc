@@ -138,6 +138,20 @@ TEST(JunitXml, MalformedInputNamesFileLineAndColumn) {
   EXPECT_NE(root.error().message.find("h.xml:1: expected <testsuites> or <testsuite>"), std::string::npos);
 }
 
+// A malformed case inside a nested suite stops the file as one at the top does, named by its
+// line, and nothing of the file is read as if the case were not there.
+TEST(JunitXml, AMalformedCaseInANestedSuiteIsNamedByItsLine) {
+  auto cases = ParseJunitXml(R"(<testsuites>
+<testsuite name="outer"><testcase name="a"/>
+<testsuite name="inner">
+<testcase name="b"/>
+<testcase classname="c"/>
+</testsuite></testsuite></testsuites>)",
+                             "n.xml", "");
+  ASSERT_FALSE(cases.ok());
+  EXPECT_EQ(cases.error().message, "n.xml:5: <testcase> has no name attribute");
+}
+
 // pytest writes a second <testcase> of the same name when a test's teardown errors, mocha
 // repeats titles: one case, the worst status, every message in file order, times added.
 TEST(JunitXml, RepeatedNamesAreOneCaseWithTheWorstStatusAndEveryMessage) {
