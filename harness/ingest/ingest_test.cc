@@ -749,6 +749,45 @@ TEST(LmEval, MalformedInputNamesFileAndLine) {
   EXPECT_NE(no_results.error().message.find("r.json: results"), std::string::npos);
 }
 
+// A sample's field or an n-samples count of another type is refused naming its place, never
+// read as a default: doc_id, the score and the filter on the second line of a samples file,
+// each as three other types, the effective and original counts of the second task, and a
+// task's results that are not an object; and a samples file written as one JSON list that
+// does not parse is named by line.
+TEST(LmEval, AFieldOfAnotherTypeIsRefusedNamingItsPlace) {
+  const std::string first = R"({"doc_id": 0, "filter": "strict-match", "exact_match": 1})";
+  const std::map<std::string, std::pair<std::string, std::vector<std::string>>> fields = {
+      {"doc_id", {"an integer", {"\"1\"", "1.5", "[1]"}}},
+      {"exact_match", {"a number", {"\"1\"", "true", "{}"}}},
+      {"filter", {"a string", {"7", "false", "[\"strict-match\"]"}}}};
+  for (const auto& [field, wrong] : fields) {
+    for (const auto& value : wrong.second) {
+      SCOPED_TRACE(field + ": " + value);
+      std::map<std::string, std::string> row = {{"doc_id", "1"}, {"exact_match", "0"}, {"filter", "\"strict-match\""}};
+      row[field] = value;
+      std::string second;
+      for (const auto& [k, v] : row) second += (second.empty() ? "" : ", ") + fmt::format("\"{}\": {}", k, v);
+      auto r = ParseLmEvalSamples(first + "\n{" + second + "}\n", "s.jsonl", kDefaultLmEvalFilter);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.error().message, "s.jsonl:2: " + field + ": expected " + wrong.first);
+    }
+  }
+  for (const std::string count : {"effective", "original"}) {
+    SCOPED_TRACE(count);
+    const std::string results = R"({"results": {"gsm8k": {"acc,none": 0.5}, "arc": {"acc,none": 0.25}},
+                                   "n-samples": {"gsm8k": {"original": 4}, "arc": {")" + count + R"(": "4"}}})";
+    auto r = ParseLmEval(results, "r.json", "", kDefaultLmEvalFilter, {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "r.json: n-samples.arc." + count + ": expected an integer");
+  }
+  auto task = ParseLmEval(R"({"results": {"gsm8k": {"acc,none": 0.5}, "arc": 0.25}})", "r.json", "", kDefaultLmEvalFilter, {});
+  ASSERT_FALSE(task.ok());
+  EXPECT_EQ(task.error().message, "r.json: results.arc: expected an object");
+  auto list = ParseLmEvalSamples("[\n{\"doc_id\": 0, \"exact_match\": 1},\n{\"doc_id\": }\n]", "l.json", kDefaultLmEvalFilter);
+  ASSERT_FALSE(list.ok());
+  EXPECT_EQ(list.error().message.rfind("l.json:3:", 0), 0u) << list.error().message;
+}
+
 TEST(SglangGsm8k, OneRunPerLineWithAccuracyAndItsQuestionCount) {
   const std::string text =
       R"({"task": "gsm8k", "backend": "srt", "num_gpus": 1, "latency": 41.5, "accuracy": 0.925, "invalid": 0.002, "output_throughput": 1830.2, "num_requests": 1319, "other": {"num_questions": 1319, "parallel": 1319}})"
