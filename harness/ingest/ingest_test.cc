@@ -1,5 +1,6 @@
 #include "harness/ingest/ingest.h"
 
+#include <array>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -899,6 +900,41 @@ TEST(SglangGsm8k, MalformedLinesNameFileAndLine) {
   auto empty = ParseSglangGsm8k("", "r.jsonl", "");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());
+}
+
+// A field of another type than sglang writes is refused naming its line and place, never
+// read as its default: each optional field of a result line on the second line, and each
+// field of a raw-results row on the second row.
+TEST(SglangGsm8k, AFieldOfAnotherTypeIsRefusedNamingItsPlace) {
+  const std::string first = R"({"accuracy": 0.9, "task": "gsm8k", "backend": "srt", "num_questions": 4})";
+  // the field as written, the place named, what it should be
+  const std::vector<std::array<std::string, 3>> lines = {
+      {R"("task": 7)", "task", "a string"},
+      {R"("backend": ["srt"])", "backend", "a string"},
+      {R"("other": "many")", "other", "an object"},
+      {R"("other": {"num_questions": "4"})", "other.num_questions", "an integer"},
+      {R"("num_questions": 4.5)", "num_questions", "an integer"},
+      {R"("num_requests": true)", "num_requests", "an integer"},
+      {R"("invalid": "0.1")", "invalid", "a number"},
+      {R"("latency": null)", "latency", "a number"},
+      {R"("output_throughput": {})", "output_throughput", "a number"}};
+  for (const auto& [field, place, type] : lines) {
+    SCOPED_TRACE(field);
+    auto r = ParseSglangGsm8k(first + "\n{\"accuracy\": 0.5, " + field + "}\n", "r.jsonl", "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "r.jsonl:2: " + place + ": expected " + type);
+  }
+  const std::string row = R"({"prompt_id": 0, "correct": true, "output": "#### 18"})";
+  const std::vector<std::array<std::string, 3>> rows = {
+      {R"("prompt_id": "1", "correct": true)", "prompt_id", "an integer"},
+      {R"("prompt_id": 1, "correct": 1)", "correct", "true or false"},
+      {R"("prompt_id": 1, "correct": false, "output": 3)", "output", "a string"}};
+  for (const auto& [fields, place, type] : rows) {
+    SCOPED_TRACE(fields);
+    auto r = ParseSglangGsm8kRaw(row + "\n{" + fields + "}\n", "raw.jsonl", "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "raw.jsonl:2: " + place + ": expected " + type);
+  }
 }
 
 // The msmodeling guide's layout: logs before the table, the total line after it.
