@@ -820,6 +820,23 @@ TEST(SglangGsm8k, OneRunPerLineWithAccuracyAndItsQuestionCount) {
   EXPECT_NE((*runs)[0].content, (*runs)[1].content);
 }
 
+// Each result line, and a raw-results file, is a benchmark that ran to its end: a passed
+// case whatever its accuracy (the gate reads that, not the status).
+TEST(SglangGsm8k, EachLineAndEachRawFileIsAPassedCaseWhateverItsAccuracy) {
+  auto runs = ParseSglangGsm8k("{\"accuracy\": 0.0, \"task\": \"a\"}\n{\"accuracy\": 1.0, \"task\": \"b\"}\n", "r.jsonl", "");
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 2u);
+  for (const auto& run : *runs) {
+    ASSERT_EQ(run.cases.size(), 1u);
+    EXPECT_EQ(run.cases[0].result.status, CaseStatus::kPass) << run.cases[0].result.case_id;
+  }
+  auto raw = ParseSglangGsm8kRaw("{\"prompt_id\": 0, \"correct\": false}\n{\"prompt_id\": 1, \"correct\": false}\n",
+                                 "raw.jsonl", "");
+  ASSERT_TRUE(raw.ok()) << raw.error().message;
+  EXPECT_EQ(raw->result.status, CaseStatus::kPass);
+  EXPECT_EQ(raw->samples.size(), 2u);
+}
+
 // bench_sglang.py --raw-result-file: one object per question (no newline after the last).
 constexpr const char* kSglangRaw =
     R"({"prompt_id": 0, "prompt": "Question: ...\nAnswer:", "output": " 18 dollars.", "correct": true}
