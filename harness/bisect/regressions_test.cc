@@ -1,10 +1,12 @@
 // What bisect --auto reads as a nightly's regressions (regressions.h), against a real store
 // holding nightlies, reruns that share a nightly's id, and cases whose results disagree
-// between them, so that reading the wrong runs changes the answer.
+// between them, so that reading the wrong runs changes the answer; and cases of each kind
+// (paired, gate, status) in suites with and without a headline metric.
 #include "harness/bisect/regressions.h"
 
 #include <gtest/gtest.h>
 
+#include "harness/results/metric_names.h"
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/paths.h"
@@ -25,12 +27,20 @@ class RegressionsTest : public ::testing::Test {
   // (case id, status); context_json says what else it is (a rerun: {"rerun_of": N}).
   int64_t Stored(int i, const std::string& nightly, const std::vector<std::pair<std::string, CaseStatus>>& cases,
                  const std::string& context_json = "{}") {
+    std::vector<CaseResult> results;
+    for (const auto& [id, status] : cases) results.push_back({id, status, 0, "", {}, {}});
+    return StoredResults(i, nightly, results, context_json);
+  }
+
+  // The same with whole results (their metrics too), each in the suite its id names.
+  int64_t StoredResults(int i, const std::string& nightly, const std::vector<CaseResult>& cases,
+                        const std::string& context_json = "{}") {
     const int64_t commit = *store_->writer().UpsertCommit(ReadCommit(dir_ / "repo", shas_[i]).value());
     NewRun r{commit, "refstack", "A", "{}", "host", "0.2.0", "0/1", nightly, context_json};
     const int64_t run = *store_->writer().BeginRun(r);
-    for (const auto& [id, status] : cases) {
-      const int64_t cr = *store_->writer().BeginCase(run, "selftest", id, "{}");
-      EXPECT_TRUE(store_->writer().FinishCase(cr, {id, status, 0, "", {}, {}}).ok());
+    for (const auto& c : cases) {
+      const int64_t cr = *store_->writer().BeginCase(run, c.case_id.substr(0, c.case_id.find('/')), c.case_id, "{}");
+      EXPECT_TRUE(store_->writer().FinishCase(cr, c).ok());
     }
     EXPECT_TRUE(store_->writer().FinishRun(run, RunStatus::kFail).ok());
     return run;
@@ -80,6 +90,57 @@ TEST_F(RegressionsTest, ACaseFailingTheNightBeforeIsNoNewStatusRegression) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(Word(found[0].kind), "status");
   EXPECT_EQ(found[0].CaseIds(), std::vector<std::string>{kOther});
+}
+
+// Each case takes the first kind that holds: its paired verdict REGRESSED (whatever its gate
+// and status say), else its gate fallen to FAIL from PASS or AT-RISK, else its status fallen
+// from pass. A suite with a headline metric (gsm8k) is bisected by that metric for its paired
+// and gate cases and by status for the rest; one without (selftest), by status alone, the
+// target's kind the worst of its cases'.
+TEST_F(RegressionsTest, EachCaseTakesTheFirstKindThatHoldsAndEachTargetTheWorst) {
+  const auto gate = [](GateVerdict v) { return VerdictMetric(metric_names::kGateVerdict, v); };
+  const auto paired = [](BaselineVerdict v) { return VerdictMetric(metric_names::kBaselineVerdict, v); };
+  const CaseStatus pass = CaseStatus::kPass, fail = CaseStatus::kFail;
+  StoredResults(0, "n1", {{"gsm8k/paired", pass, 0, "", {gate(GateVerdict::kPass)}, {}},
+                          {"gsm8k/paired_gate_status", pass, 0, "", {gate(GateVerdict::kPass)}, {}},
+                          {"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kAtRisk)}, {}},
+                          {"gsm8k/status", pass, 0, "", {}, {}},
+                          {"gsm8k/failing_both_nights", fail, 0, "", {gate(GateVerdict::kFail)}, {}},
+                          {"gsm8k/improved", pass, 0, "", {gate(GateVerdict::kPass)}, {}},
+                          {"selftest/paired", pass, 0, "", {}, {}},
+                          {"selftest/status", pass, 0, "", {}, {}}});
+  StoredResults(1, "n2",
+                {{"gsm8k/paired", pass, 0, "", {gate(GateVerdict::kPass), paired(BaselineVerdict::kRegressed)}, {}},
+                 {"gsm8k/paired_gate_status", fail, 0, "",
+                  {gate(GateVerdict::kFail), paired(BaselineVerdict::kRegressed)}, {}},
+                 {"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kFail), paired(BaselineVerdict::kSame)}, {}},
+                 {"gsm8k/status", CaseStatus::kError, 0, "", {}, {}},
+                 {"gsm8k/failing_both_nights", fail, 0, "",
+                  {gate(GateVerdict::kFail), paired(BaselineVerdict::kImproved)}, {}},
+                 {"gsm8k/improved", pass, 0, "", {gate(GateVerdict::kPass), paired(BaselineVerdict::kImproved)}, {}},
+                 {"selftest/paired", pass, 0, "", {paired(BaselineVerdict::kRegressed)}, {}},
+                 {"selftest/status", fail, 0, "", {}, {}}});
+  using Kinds = std::vector<std::pair<std::string, std::string>>;
+  const auto kinds = [](const RegressionTarget& t) {
+    Kinds out;
+    for (const auto& c : t.cases) out.emplace_back(c.case_id, Word(c.kind));
+    return out;
+  };
+  const auto found = Regressions();
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].suite, "gsm8k");
+  EXPECT_EQ(found[0].metric, "accuracy");
+  EXPECT_EQ(Word(found[0].kind), "paired");
+  EXPECT_EQ(kinds(found[0]),
+            (Kinds{{"gsm8k/gate", "gate"}, {"gsm8k/paired", "paired"}, {"gsm8k/paired_gate_status", "paired"}}));
+  EXPECT_EQ(found[1].suite, "gsm8k");
+  EXPECT_EQ(found[1].metric, "");
+  EXPECT_EQ(Word(found[1].kind), "status");
+  EXPECT_EQ(kinds(found[1]), (Kinds{{"gsm8k/status", "status"}}));
+  EXPECT_EQ(found[2].suite, "selftest");
+  EXPECT_EQ(found[2].metric, "") << "selftest has no headline metric";
+  EXPECT_EQ(Word(found[2].kind), "paired");
+  EXPECT_EQ(kinds(found[2]), (Kinds{{"selftest/paired", "paired"}, {"selftest/status", "status"}}));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "harness/ingest/ingest.h"
 
+#include <array>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -138,6 +139,20 @@ TEST(JunitXml, MalformedInputNamesFileLineAndColumn) {
   EXPECT_NE(root.error().message.find("h.xml:1: expected <testsuites> or <testsuite>"), std::string::npos);
 }
 
+// A malformed case inside a nested suite stops the file as one at the top does, named by its
+// line, and nothing of the file is read as if the case were not there.
+TEST(JunitXml, AMalformedCaseInANestedSuiteIsNamedByItsLine) {
+  auto cases = ParseJunitXml(R"(<testsuites>
+<testsuite name="outer"><testcase name="a"/>
+<testsuite name="inner">
+<testcase name="b"/>
+<testcase classname="c"/>
+</testsuite></testsuite></testsuites>)",
+                             "n.xml", "");
+  ASSERT_FALSE(cases.ok());
+  EXPECT_EQ(cases.error().message, "n.xml:5: <testcase> has no name attribute");
+}
+
 // pytest writes a second <testcase> of the same name when a test's teardown errors, mocha
 // repeats titles: one case, the worst status, every message in file order, times added.
 TEST(JunitXml, RepeatedNamesAreOneCaseWithTheWorstStatusAndEveryMessage) {
@@ -256,6 +271,23 @@ TEST(JunitXml, CaseIdsPerProducer) {
   auto gtest_json = ParseGtestJson(R"({"testsuites": [{"name": "Nums/P", "testsuite": [{"name": "Even/1"}]}]})", "g.json", "");
   ASSERT_TRUE(gtest_json.ok());
   EXPECT_EQ((*gtest_json)[0].result.case_id, (*gtest)[0].result.case_id);
+}
+
+// Only a space ends the first words of a mocha title before its own: a name that ends with
+// the classname right after a letter of another script, an accented letter or a tab is a
+// name of its own, and the id is classname.name.
+TEST(JunitXml, OnlyASpaceBeforeTheClassnameMakesTheNameATitle) {
+  auto cases = ParseJunitXml(R"(<testsuites name="mocha"><testsuite name="s">
+<testcase classname="adds" name="Cart adds"/>
+<testcase classname="adds" name="Caféadds"/>
+<testcase classname="adds" name="日本adds"/>
+<testcase classname="adds" name="Cart&#9;adds"/>
+</testsuite></testsuites>)",
+                             "m.xml", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 4u);
+  for (const char* id : {"s/Cart adds", "s/adds.Caféadds", "s/adds.日本adds", "s/adds.Cart\tadds"})
+    EXPECT_NE(Find(*cases, id), nullptr) << id;
 }
 
 // A recorded property becomes a metric by its name; one without a name (a fuzzer's find) is
@@ -455,6 +487,41 @@ TEST(GtestJson, MalformedInputNamesWhere) {
   EXPECT_FALSE(ParseGtestJson(R"({"tests": 0})", "x.json", "").ok());
 }
 
+// A field GoogleTest writes as a string, given as a number, a boolean or a list, is refused
+// naming its place, never read as its default: each of the test's string fields in turn, in
+// the second test of the second suite, beside well-formed ones; the suite's name; and the
+// text of a failure, under either of its keys, in the second failure.
+TEST(GtestJson, AStringFieldOfAnotherTypeIsRefusedNamingItsPlace) {
+  const std::string good = R"({"name": "ok", "time": "0.5s", "status": "RUN", "result": "COMPLETED"})";
+  const auto report = [&](const std::string& second_suite_name, const std::string& second_test) {
+    return R"({"testsuites": [{"name": "A", "testsuite": [)" + good + R"(]},
+               {"name": )" + second_suite_name + R"(, "testsuite": [)" + good + ", " + second_test + "]}]}";
+  };
+  for (const std::string value : {"7", "true", "[\"0.5s\"]"}) {
+    for (const std::string field : {"name", "time", "status", "result"}) {
+      SCOPED_TRACE(field + ": " + value);
+      std::map<std::string, std::string> fields = {
+          {"name", "\"t\""}, {"time", "\"0.5s\""}, {"status", "\"RUN\""}, {"result", "\"COMPLETED\""}};
+      fields[field] = value;
+      std::string bad;
+      for (const auto& [k, v] : fields) bad += (bad.empty() ? "" : ", ") + fmt::format("\"{}\": {}", k, v);
+      auto cases = ParseGtestJson(report("\"B\"", "{" + bad + "}"), "w.json", "");
+      ASSERT_FALSE(cases.ok());
+      EXPECT_EQ(cases.error().message, "w.json: testsuites[1].testsuite[1]." + field + ": expected a string");
+    }
+    SCOPED_TRACE(value);
+    auto suite = ParseGtestJson(report(value, R"({"name": "t"})"), "w.json", "");
+    ASSERT_FALSE(suite.ok());
+    EXPECT_EQ(suite.error().message, "w.json: testsuites[1].name: expected a string");
+    for (const std::string key : {"failure", "message"}) {
+      const std::string failures = R"([{")" + key + R"(": "x.cc:1"}, {")" + key + R"(": )" + value + "}]";
+      auto failure = ParseGtestJson(report("\"B\"", R"({"name": "t", "failures": )" + failures + "}"), "w.json", "");
+      ASSERT_FALSE(failure.ok()) << key;
+      EXPECT_EQ(failure.error().message, "w.json: testsuites[1].testsuite[1].failures[1]." + key + ": expected a string");
+    }
+  }
+}
+
 constexpr const char* kLmEvalResults = R"({
   "results": {
     "gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.75, "exact_match_stderr,strict-match": 0.01,
@@ -517,6 +584,24 @@ TEST(LmEval, TheSampleCountIsTheEffectiveOneElseTheOriginal) {
   EXPECT_EQ(n_of(R"({"gsm8k": {"effective": 0, "original": 1319}})"), 1319);
 }
 
+// A task lm-eval wrote results for ran to its end: a passed case, whatever its accuracy
+// (the gate reads that, not the status), for each task, with samples or without.
+TEST(LmEval, EachTaskWithResultsIsAPassedCaseWhateverItsAccuracy) {
+  const char* two = R"({"results": {"gsm8k": {"exact_match,strict-match": 0.0}, "arc": {"acc,none": 0.25}}})";
+  const std::vector<LmEvalSamplesFile> none, some = {
+      {R"({"doc_id": 0, "filter": "strict-match", "exact_match": 0})", "samples_gsm8k_2026.jsonl"}};
+  for (const auto& samples : {none, some}) {
+    auto cases = ParseLmEval(two, "r.json", "", kDefaultLmEvalFilter, samples);
+    ASSERT_TRUE(cases.ok()) << cases.error().message;
+    ASSERT_EQ(cases->size(), 2u);
+    for (const char* id : {"lm-eval/gsm8k", "lm-eval/arc"}) {
+      ASSERT_NE(Find(*cases, id), nullptr) << id;
+      EXPECT_EQ(Find(*cases, id)->result.status, CaseStatus::kPass) << id;
+    }
+    EXPECT_EQ(Find(*cases, "lm-eval/gsm8k")->samples.size(), samples.size());
+  }
+}
+
 TEST(LmEval, SamplesKeepTheStrictFilterRowsAsCorrectOrWrong) {
   auto cases = ParseLmEval(kLmEvalResults, "results.json", "", kDefaultLmEvalFilter, {{kLmEvalSamples, "samples_gsm8k_2026.jsonl"}});
   ASSERT_TRUE(cases.ok()) << cases.error().message;
@@ -567,6 +652,28 @@ TEST(LmEval, OneFilterForAccuracyIntervalAndSamples) {
   EXPECT_EQ(none.error().message,
             "results.json: results.gsm8k: no filter 'get-answer' among flexible-extract, strict-match: choose one "
             "with --filter-name");
+}
+
+// A samples file none of whose several filters is --filter-name's is refused naming each of
+// them, never read as a file of no samples; among several, the wanted one's rows are read,
+// and a file of one filter is read whatever its name.
+TEST(LmEval, SamplesWithoutTheWantedFilterAmongSeveralAreRefusedNamingEach) {
+  const std::string rows = R"({"doc_id": 0, "filter": "flexible-extract", "exact_match": 1}
+{"doc_id": 0, "filter": "get-answer", "exact_match": 0}
+{"doc_id": 1, "filter": "flexible-extract", "exact_match": 0}
+)";
+  auto missing = ParseLmEvalSamples(rows, "s.jsonl", "strict-match");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message,
+            "s.jsonl: no filter 'strict-match' among flexible-extract, get-answer: choose one with --filter-name");
+  auto wanted = ParseLmEvalSamples(rows, "s.jsonl", "get-answer");
+  ASSERT_TRUE(wanted.ok()) << wanted.error().message;
+  ASSERT_EQ(wanted->size(), 1u);
+  EXPECT_EQ(Word((*wanted)[0].outcome), "wrong");
+  auto one = ParseLmEvalSamples(R"({"doc_id": 3, "filter": "get-answer", "exact_match": 1})", "o.jsonl", "strict-match");
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].key, "3");
 }
 
 // lm-eval 0.3 (acc, no filter, no n-samples) and 0.4.0 (exact_match,get-answer) map to
@@ -643,6 +750,45 @@ TEST(LmEval, MalformedInputNamesFileAndLine) {
   EXPECT_NE(no_results.error().message.find("r.json: results"), std::string::npos);
 }
 
+// A sample's field or an n-samples count of another type is refused naming its place, never
+// read as a default: doc_id, the score and the filter on the second line of a samples file,
+// each as three other types, the effective and original counts of the second task, and a
+// task's results that are not an object; and a samples file written as one JSON list that
+// does not parse is named by line.
+TEST(LmEval, AFieldOfAnotherTypeIsRefusedNamingItsPlace) {
+  const std::string first = R"({"doc_id": 0, "filter": "strict-match", "exact_match": 1})";
+  const std::map<std::string, std::pair<std::string, std::vector<std::string>>> fields = {
+      {"doc_id", {"an integer", {"\"1\"", "1.5", "[1]"}}},
+      {"exact_match", {"a number", {"\"1\"", "true", "{}"}}},
+      {"filter", {"a string", {"7", "false", "[\"strict-match\"]"}}}};
+  for (const auto& [field, wrong] : fields) {
+    for (const auto& value : wrong.second) {
+      SCOPED_TRACE(field + ": " + value);
+      std::map<std::string, std::string> row = {{"doc_id", "1"}, {"exact_match", "0"}, {"filter", "\"strict-match\""}};
+      row[field] = value;
+      std::string second;
+      for (const auto& [k, v] : row) second += (second.empty() ? "" : ", ") + fmt::format("\"{}\": {}", k, v);
+      auto r = ParseLmEvalSamples(first + "\n{" + second + "}\n", "s.jsonl", kDefaultLmEvalFilter);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.error().message, "s.jsonl:2: " + field + ": expected " + wrong.first);
+    }
+  }
+  for (const std::string count : {"effective", "original"}) {
+    SCOPED_TRACE(count);
+    const std::string results = R"({"results": {"gsm8k": {"acc,none": 0.5}, "arc": {"acc,none": 0.25}},
+                                   "n-samples": {"gsm8k": {"original": 4}, "arc": {")" + count + R"(": "4"}}})";
+    auto r = ParseLmEval(results, "r.json", "", kDefaultLmEvalFilter, {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "r.json: n-samples.arc." + count + ": expected an integer");
+  }
+  auto task = ParseLmEval(R"({"results": {"gsm8k": {"acc,none": 0.5}, "arc": 0.25}})", "r.json", "", kDefaultLmEvalFilter, {});
+  ASSERT_FALSE(task.ok());
+  EXPECT_EQ(task.error().message, "r.json: results.arc: expected an object");
+  auto list = ParseLmEvalSamples("[\n{\"doc_id\": 0, \"exact_match\": 1},\n{\"doc_id\": }\n]", "l.json", kDefaultLmEvalFilter);
+  ASSERT_FALSE(list.ok());
+  EXPECT_EQ(list.error().message.rfind("l.json:3:", 0), 0u) << list.error().message;
+}
+
 TEST(SglangGsm8k, OneRunPerLineWithAccuracyAndItsQuestionCount) {
   const std::string text =
       R"({"task": "gsm8k", "backend": "srt", "num_gpus": 1, "latency": 41.5, "accuracy": 0.925, "invalid": 0.002, "output_throughput": 1830.2, "num_requests": 1319, "other": {"num_questions": 1319, "parallel": 1319}})"
@@ -672,6 +818,23 @@ TEST(SglangGsm8k, OneRunPerLineWithAccuracyAndItsQuestionCount) {
   ASSERT_EQ(second.result.metrics.size(), 2u);
   EXPECT_EQ(second.result.metrics[0].n, 200);
   EXPECT_NE((*runs)[0].content, (*runs)[1].content);
+}
+
+// Each result line, and a raw-results file, is a benchmark that ran to its end: a passed
+// case whatever its accuracy (the gate reads that, not the status).
+TEST(SglangGsm8k, EachLineAndEachRawFileIsAPassedCaseWhateverItsAccuracy) {
+  auto runs = ParseSglangGsm8k("{\"accuracy\": 0.0, \"task\": \"a\"}\n{\"accuracy\": 1.0, \"task\": \"b\"}\n", "r.jsonl", "");
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 2u);
+  for (const auto& run : *runs) {
+    ASSERT_EQ(run.cases.size(), 1u);
+    EXPECT_EQ(run.cases[0].result.status, CaseStatus::kPass) << run.cases[0].result.case_id;
+  }
+  auto raw = ParseSglangGsm8kRaw("{\"prompt_id\": 0, \"correct\": false}\n{\"prompt_id\": 1, \"correct\": false}\n",
+                                 "raw.jsonl", "");
+  ASSERT_TRUE(raw.ok()) << raw.error().message;
+  EXPECT_EQ(raw->result.status, CaseStatus::kPass);
+  EXPECT_EQ(raw->samples.size(), 2u);
 }
 
 // bench_sglang.py --raw-result-file: one object per question (no newline after the last).
@@ -754,6 +917,41 @@ TEST(SglangGsm8k, MalformedLinesNameFileAndLine) {
   auto empty = ParseSglangGsm8k("", "r.jsonl", "");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());
+}
+
+// A field of another type than sglang writes is refused naming its line and place, never
+// read as its default: each optional field of a result line on the second line, and each
+// field of a raw-results row on the second row.
+TEST(SglangGsm8k, AFieldOfAnotherTypeIsRefusedNamingItsPlace) {
+  const std::string first = R"({"accuracy": 0.9, "task": "gsm8k", "backend": "srt", "num_questions": 4})";
+  // the field as written, the place named, what it should be
+  const std::vector<std::array<std::string, 3>> lines = {
+      {R"("task": 7)", "task", "a string"},
+      {R"("backend": ["srt"])", "backend", "a string"},
+      {R"("other": "many")", "other", "an object"},
+      {R"("other": {"num_questions": "4"})", "other.num_questions", "an integer"},
+      {R"("num_questions": 4.5)", "num_questions", "an integer"},
+      {R"("num_requests": true)", "num_requests", "an integer"},
+      {R"("invalid": "0.1")", "invalid", "a number"},
+      {R"("latency": null)", "latency", "a number"},
+      {R"("output_throughput": {})", "output_throughput", "a number"}};
+  for (const auto& [field, place, type] : lines) {
+    SCOPED_TRACE(field);
+    auto r = ParseSglangGsm8k(first + "\n{\"accuracy\": 0.5, " + field + "}\n", "r.jsonl", "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "r.jsonl:2: " + place + ": expected " + type);
+  }
+  const std::string row = R"({"prompt_id": 0, "correct": true, "output": "#### 18"})";
+  const std::vector<std::array<std::string, 3>> rows = {
+      {R"("prompt_id": "1", "correct": true)", "prompt_id", "an integer"},
+      {R"("prompt_id": 1, "correct": 1)", "correct", "true or false"},
+      {R"("prompt_id": 1, "correct": false, "output": 3)", "output", "a string"}};
+  for (const auto& [fields, place, type] : rows) {
+    SCOPED_TRACE(fields);
+    auto r = ParseSglangGsm8kRaw(row + "\n{" + fields + "}\n", "raw.jsonl", "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "raw.jsonl:2: " + place + ": expected " + type);
+  }
 }
 
 // The msmodeling guide's layout: logs before the table, the total line after it.
