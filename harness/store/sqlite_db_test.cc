@@ -1,5 +1,7 @@
 #include "harness/store/sqlite_db.h"
 
+#include <chrono>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -87,11 +89,15 @@ namespace sqlite_db_time_test {
 TEST(UtcEpochSeconds, ReadsWhatNowUtcWritesAndNothingElse) {
   EXPECT_EQ(UtcEpochSeconds("1970-01-01T00:00:00Z"), int64_t{0});
   EXPECT_EQ(UtcEpochSeconds("2026-12-05T11:07:15Z"), int64_t{1796468835});
+  // Bracketed by the clock NowUtc reads: std::time() may read a coarser clock that lags
+  // the system clock by a tick, and so a second, at a second's boundary (it made this flaky).
+  const auto wall = [] { return static_cast<int64_t>(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())); };
+  const int64_t before = wall();
   const auto now = UtcEpochSeconds(NowUtc());
+  const int64_t after = wall();
   ASSERT_TRUE(now.has_value());
-  const auto wall = static_cast<int64_t>(std::time(nullptr));
-  EXPECT_LE(*now, wall);
-  EXPECT_GE(*now, wall - 2);
+  EXPECT_GE(*now, before);
+  EXPECT_LE(*now, after);
   EXPECT_FALSE(UtcEpochSeconds(""));
   EXPECT_FALSE(UtcEpochSeconds("2026-12-05 11:07:15"));
   EXPECT_FALSE(UtcEpochSeconds("2026-12-05T11:07:15Z trailing"));
