@@ -4,8 +4,9 @@
 //   HARNESS_IO_FAULT_AFTER   how many reads and locks of it succeed before each fails
 //   HARNESS_IO_FAULT_REPORT  a file it writes at exit: "allowed A refused R" (operations
 //                            that succeeded, and that failed)
-// and removes them from the environment, so the processes the binary starts (a bisect's
-// steps) run unfaulted: the fault is the one process's, at one point of its work.
+// and removes them and LD_PRELOAD from the environment, so the processes the binary starts
+// (git, a bisect's steps) run without it: the fault is the one process's, at one point of
+// its work.
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -39,6 +40,7 @@ __attribute__((constructor)) void InstallFault() {
   const std::string file = TakeEnv("HARNESS_IO_FAULT_FILE");
   const std::string after = TakeEnv("HARNESS_IO_FAULT_AFTER");
   const std::string report = TakeEnv("HARNESS_IO_FAULT_REPORT");
+  unsetenv("LD_PRELOAD");
   if (file.empty() || after.empty()) return;
   ProcessFault& fault = Fault();
   fault.vfs = std::make_unique<harness::testing_util::IoFaultVfs>(file);
