@@ -29,6 +29,20 @@ TEST(TrendChart, ScaleSpansEveryIntervalEndAndTheGatePadded) {
   EXPECT_LT(s.X(1, 0, 2), s.X(1, 1, 2)) << "reruns of one commit side by side, oldest left";
 }
 
+// A trend of one commit (the first nightly) is one column: its points at the middle of
+// the plot, not at a quarter of it; a scale with no column yet divides by one, not zero.
+TEST(TrendChart, OneCommitIsOneColumnCentredInThePlot) {
+  Trend t{"gsm8k/test_0", "accuracy"};
+  t.points = {{0, 1, CaseStatus::kPass, 0.92, 0.90, 0.94, 1000, "PASS"}};
+  const ChartScale s = ScaleFor(t);
+  EXPECT_EQ(s.columns, 1u);
+  // The 694-pixel plot from 54: its middle at 401.
+  EXPECT_NEAR(s.X(0), 401.0, 1e-9);
+  ChartScale none;
+  none.columns = 0;
+  EXPECT_NEAR(none.X(0), 401.0, 1e-9);
+}
+
 // Reruns of a commit spread 4 pixels apart, but never over more than 60 % of their column:
 // with many commits (narrow columns) and many reruns they stay off the neighbours' columns.
 TEST(TrendChart, RerunsSpreadWithinTheirOwnColumn) {

@@ -92,6 +92,22 @@ TEST_F(RegressionsTest, ACaseFailingTheNightBeforeIsNoNewStatusRegression) {
   EXPECT_EQ(found[0].CaseIds(), std::vector<std::string>{kOther});
 }
 
+// A status regression is a case that passed and now fails or errs: one that passed and is
+// skipped tonight (its stack cannot run it, a filter) is not, nor one still running, nor one
+// that only went from skip to fail. Every status of the night after beside every other.
+TEST_F(RegressionsTest, OnlyAPassThatNowFailsOrErrsIsAStatusRegression) {
+  const CaseStatus pass = CaseStatus::kPass, fail = CaseStatus::kFail, error = CaseStatus::kError,
+                   skip = CaseStatus::kSkip;
+  Stored(0, "n1", {{"selftest/to_fail", pass}, {"selftest/to_error", pass}, {"selftest/to_skip", pass},
+                   {"selftest/still_pass", pass}, {"selftest/skip_to_fail", skip}, {"selftest/error_to_fail", error}});
+  Stored(1, "n2", {{"selftest/to_fail", fail}, {"selftest/to_error", error}, {"selftest/to_skip", skip},
+                   {"selftest/still_pass", pass}, {"selftest/skip_to_fail", fail}, {"selftest/error_to_fail", fail}});
+  const auto found = Regressions();
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(Word(found[0].kind), "status");
+  EXPECT_EQ(found[0].CaseIds(), (std::vector<std::string>{"selftest/to_error", "selftest/to_fail"}));
+}
+
 // Each case takes the first kind that holds: its paired verdict REGRESSED (whatever its gate
 // and status say), else its gate fallen to FAIL from PASS or AT-RISK, else its status fallen
 // from pass. A suite with a headline metric (gsm8k) is bisected by that metric for its paired

@@ -1,5 +1,6 @@
 #include "harness/stack/tensorcast_table.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/testing/test_util.h"
@@ -149,6 +150,34 @@ TEST(TensorCastTable, MalformedInputNamesLineAndColumn) {
   auto none = ParseTensorCastTable("compile failed\n----\n", "o.txt");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("o.txt:1: no TensorCast performance table"), std::string::npos);
+}
+
+// A log with no table, of every length up to a few lines (a lone dashed rule among them,
+// last or not), is "no table" counting its lines: never a table found at its last lines.
+TEST(TensorCastTable, ALogWithoutATableOfAnyLengthIsNoTable) {
+  const std::vector<std::string> log = {"compile failed", "----", "see the log above", "----  -----", "done"};
+  for (std::size_t n = 1; n <= log.size(); ++n) {
+    std::string text;
+    for (std::size_t i = 0; i < n; ++i) text += log[i] + "\n";
+    auto parsed = ParseTensorCastTable(text, "o.txt");
+    ASSERT_FALSE(parsed.ok()) << n << " lines: read a table";
+    EXPECT_NE(parsed.error().message.find(fmt::format("o.txt:1: no TensorCast performance table (a header line between "
+                                                      "two dashed separators, then rows, then a separator) in {} line(s)",
+                                                      n)),
+              std::string::npos)
+        << parsed.error().message;
+  }
+}
+
+// A header cell under two columns past the first is named by their numbers (the header
+// has no names yet to give them).
+TEST(TensorCastTable, AHeaderCellUnderTwoLaterColumnsNamesTheirNumbers) {
+  const std::string rule = "----  -----  ----------\n";
+  auto parsed = ParseTensorCastTable(rule + "Name  Shapes_X_Calls\n" + rule, "o.txt");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message,
+            "o.txt:2:7: 2 cells for 3 columns, and the cell 'Shapes_X_Calls' lies under columns 2 and 3: cannot tell "
+            "which column it is in (cells are separated by two spaces)");
 }
 
 // msmodeling's documentation shortens tables with a "..." row and may leave the closing

@@ -55,6 +55,18 @@ TEST(DescribeGateConfidence, IdenticalRerunsAboveTheGatePass) {
   EXPECT_EQ(DescribeGateConfidence(gate, {0.9234}).verdict, GateVerdict::kAtRisk);
 }
 
+// The runs behind a verdict count this run when no rerun is stored (the sampling question),
+// and every stored run when there are reruns.
+TEST(DescribeGateConfidence, TheRunsBehindItAreThisRunAloneOrEveryStoredRun) {
+  const auto gate = JudgeGate(1218, 1319, 0.91);
+  EXPECT_EQ(DescribeGateConfidence(gate, {}).runs, 1);
+  EXPECT_EQ(DescribeGateConfidence(gate, {}).question, FlakeQuestion::kTrueRate);
+  EXPECT_EQ(DescribeGateConfidence(gate, {0.9234}).runs, 1);
+  const auto three = DescribeGateConfidence(gate, {0.92, 0.93, 0.925});
+  EXPECT_EQ(three.runs, 3);
+  EXPECT_NE(three.text.find("over 3 runs of this commit"), std::string::npos) << three.text;
+}
+
 // Over a grid of means, spreads, question counts and rerun counts, the verdict word and
 // the reason it states agree: with reruns the word is AT-RISK exactly when the stated p
 // of the other side is at least kAtRiskProbability, else the side of the gate the mean is
