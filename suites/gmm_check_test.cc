@@ -22,21 +22,21 @@ GoldenOpTable ExpectsCalls(std::vector<ExpectedCalls> calls) {
   return g;
 }
 
-CompileResult Table(std::vector<OpRow> ops) {
+CompileResult GmmTable(std::vector<OpRow> ops) {
   CompileResult c;
   c.ops = std::move(ops);
   return c;
 }
 
 TEST(CheckGmm, ATableWithTheExpectedCallsPasses) {
-  const CaseOutcome outcome = CheckGmm(Table({{"tensor_cast.grouped_matmul_swiglu.default", "[100, 4096]", 1, 1e-4}}),
+  const CaseOutcome outcome = CheckGmm(GmmTable({{"tensor_cast.grouped_matmul_swiglu.default", "[100, 4096]", 1, 1e-4}}),
                                        ExpectsCalls({{"tensor_cast.grouped_matmul_swiglu.default", 1}}), "g.json");
   EXPECT_THAT(outcome.failures, IsEmpty());
   EXPECT_THAT(outcome.metrics, IsEmpty()) << "the body records the table and its time";
 }
 
 TEST(CheckGmm, ATableWithoutGroupedMatmulsSaysNone) {
-  const CaseOutcome outcome = CheckGmm(Table({{"aten.mm.default", "[100, 4096], [4096, 128]", 1, 1e-5}}),
+  const CaseOutcome outcome = CheckGmm(GmmTable({{"aten.mm.default", "[100, 4096], [4096, 128]", 1, 1e-5}}),
                                        ExpectsCalls({{"tensor_cast.grouped_matmul_swiglu.default", 1}}), "g.json");
   EXPECT_THAT(outcome.failures,
               ElementsAre("op table differs from its golden expectation: tensor_cast.grouped_matmul_swiglu.default: "
