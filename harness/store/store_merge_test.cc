@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -171,6 +173,121 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   ASSERT_EQ(session->steps.size(), 1u);
   EXPECT_EQ(session->steps[0].run_id, (*runs)[1].id) << "a step's run id follows its run into the output";
   EXPECT_EQ(out->reader().MatchCommits("abc")->at(0).first_parent_ordinal, 7);
+}
+
+// What a database holds, with every row id replaced by what the row is (a run by its uid, a
+// case by its run and case id, a session by its uid): the same content reads the same in any
+// database, whatever ids the rows got there.
+std::multiset<std::string> Content(const std::filesystem::path& db) {
+  static const char* const kQueries[] = {
+      "SELECT 'run', uid, shard, nightly, status, c.sha FROM runs r JOIN commits c ON c.id = r.commit_id",
+      "SELECT 'case', r.uid, x.case_id, x.status, x.message FROM case_results x JOIN runs r ON r.id = x.run_id",
+      "SELECT 'metric', r.uid, x.case_id, m.name, m.value FROM metrics m JOIN case_results x ON x.id = "
+      "m.case_result_id JOIN runs r ON r.id = x.run_id",
+      "SELECT 'sample', r.uid, x.case_id, m.sample_key, m.outcome FROM samples m JOIN case_results x ON x.id = "
+      "m.case_result_id JOIN runs r ON r.id = x.run_id",
+      "SELECT 'op', r.uid, x.case_id, m.op FROM op_rows m JOIN case_results x ON x.id = m.case_result_id "
+      "JOIN runs r ON r.id = x.run_id",
+      "SELECT 'golden', g.case_id, g.old_hash, g.new_hash, r.uid, x.case_id FROM golden_changes g "
+      "LEFT JOIN case_results x ON x.id = g.from_case_result_id LEFT JOIN runs r ON r.id = x.run_id",
+      "SELECT 'session', uid, good, bad FROM bisect_sessions",
+      "SELECT 'step', s.uid, x.step, x.sha, r.uid FROM bisect_steps x JOIN bisect_sessions s ON s.id = x.session_id "
+      "LEFT JOIN runs r ON r.id = x.run_id",
+      "SELECT 'regression', g.uid, r.uid, b.uid, s.uid, g.cases_json FROM regressions g LEFT JOIN runs r ON "
+      "r.id = g.run_id LEFT JOIN runs b ON b.id = g.baseline_run_id LEFT JOIN bisect_sessions s ON s.id = g.session_id",
+  };
+  std::multiset<std::string> out;
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  for (const char* q : kQueries) {
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(h, q, -1, &st, nullptr), SQLITE_OK) << q << ": " << sqlite3_errmsg(h);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      std::string row;
+      for (int c = 0; c < sqlite3_column_count(st); ++c) {
+        const auto* text = sqlite3_column_text(st, c);
+        row += (text ? std::string(reinterpret_cast<const char*>(text)) : "NULL") + "|";
+      }
+      out.insert(row);
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return out;
+}
+
+// A database with two of everything merge maps an id of: two runs at two commits, two
+// cases in each, two bisect sessions (uids that sort after any a store makes) with a step
+// on each run, and golden changes from a case that is neither the first of its run nor of
+// the file.
+void MakeTwoOfEverything(const std::filesystem::path& db) {
+  auto s = std::move(Store::Open(db)).value();
+  int64_t c1 = *s->writer().UpsertCommit({"c1", {}, 1, 1700000000, "one"});
+  int64_t c2 = *s->writer().UpsertCommit({"c2", {"c1"}, 2, 1700000100, "two"});
+  std::vector<int64_t> runs, cases;
+  for (int r = 0; r < 2; ++r) {
+    NewRun nr{r == 0 ? c1 : c2, "refstack", "hash", "{}", "host", "0.2.0", "0/1", "night-" + std::to_string(r)};
+    runs.push_back(*s->writer().BeginRun(nr));
+    for (int i = 0; i < 2; ++i) {
+      const std::string id = "suite/t" + std::to_string(i);
+      cases.push_back(*s->writer().BeginCase(runs.back(), "suite", id, "{}"));
+      const double v = 0.1 * (1 + 2 * r + i);
+      ASSERT_TRUE(s->writer().WriteSample(cases.back(), {"q" + std::to_string(r), SampleOutcome::kCorrect, "1", "1",
+                                                         0.1, 3, "c"}).ok());
+      CaseResult o{id, CaseStatus::kPass, 0.5, "r" + std::to_string(r), {{"accuracy", v, 2, 0, 1}},
+                   {{"op" + std::to_string(r) + std::to_string(i), "[1]", 1, 0.1}}};
+      ASSERT_TRUE(s->writer().FinishCase(cases.back(), o).ok());
+    }
+    ASSERT_TRUE(s->writer().FinishRun(runs.back(), RunStatus::kPass).ok());
+  }
+  for (int k = 0; k < 2; ++k) {
+    int64_t session = *s->bisect_record().BeginBisect(BisectSessionRow{0, "", "", "c1", "c2", "t" + std::to_string(k), "{}"});
+    ASSERT_TRUE(s->bisect_record().AddBisectStep(session, {1, "c2", "store", runs[1 - k], std::nullopt, "{}", "{}"}).ok());
+    RegressionRow g;
+    g.run_id = runs[1];
+    g.baseline_run_id = runs[0];
+    g.suite = "suite";
+    g.kind = "status";
+    g.cases = {"suite/t" + std::to_string(k)};
+    g.confirmation = "confirmed";
+    g.confirm_json = "[]";
+    g.session_id = session;
+    ASSERT_TRUE(s->bisect_record().AddRegression(g).ok());
+  }
+  s.reset();
+  Sql(db, "UPDATE bisect_sessions SET uid = 'ffffffffffffffffffffffffffffff0' || id");
+  for (int k : {1, 3})
+    Sql(db, "INSERT INTO golden_changes(case_id, path, old_hash, new_hash, reason, sha, user, at, from_case_result_id) "
+            "VALUES('suite/t1', 'golden/x.json', '" + std::to_string(k) + "', 'n', 'stale', 'c2', 'u', "
+            "'2026-01-01T00:00:00Z', " + std::to_string(cases[k]) + ")");
+}
+
+// Every id merge maps (a case's run, a metric's case, a golden change's case, a step's
+// session and run, a regression's runs and session) maps to the row it named: the target
+// holds what it held and what the input holds, row for row, whatever ids they have there.
+TEST(StoreMerge, EveryRowOfSeveralRunsCasesAndSessionsKeepsWhatItPointsAt) {
+  TempDir dir;
+  MakeShard(dir / "a.db", "0/1", 3, "a");
+  MakeTwoOfEverything(dir / "two.db");
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "a.db").ok());
+  auto merged = out->MergeFrom(dir / "two.db");
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
+  EXPECT_EQ(merged->runs_added, 2);
+  EXPECT_EQ(merged->cases, 4);
+  EXPECT_EQ(merged->golden_changes, 2);
+  EXPECT_EQ(merged->bisect_sessions, 2);
+  EXPECT_EQ(merged->bisect_steps, 2);
+  EXPECT_EQ(merged->regressions, 2);
+  std::multiset<std::string> want = Content(dir / "a.db");
+  for (const auto& row : Content(dir / "two.db")) want.insert(row);
+  const auto got = Content(dir / "out.db");
+  std::vector<std::string> missing, extra;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
+  EXPECT_TRUE(missing.empty() && extra.empty()) << "missing: " << ::testing::PrintToString(missing)
+                                                << "\nextra: " << ::testing::PrintToString(extra);
+  EXPECT_EQ(got.size(), want.size());
 }
 
 // Every table of the schema is copied by merge or declared local to its database with a
