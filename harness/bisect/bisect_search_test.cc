@@ -305,6 +305,27 @@ TEST(BisectSearch, QuestionsForARunInsideTheRangeAreTheDifferingOnes) {
   EXPECT_EQ(full.QuestionsFor(1, 0).size(), 400u);
 }
 
+// Each metric case has its own questions: a run's questions for one series come from that
+// series' runs alone, never from another case's (a longer one, with other differing
+// questions) or from a status series.
+TEST(BisectSearch, QuestionsForOneSeriesAreChosenFromItsOwnRunsAlone) {
+  SearchOptions o;
+  o.questions.control_share = 0;
+  Search s(3, {SeriesSpec{true, 0.005}, SeriesSpec{true, 0.005}, SeriesSpec{true, 0.005}}, o);
+  s.Add(RunAt(0, {}));
+  s.Add(RunAt(2, {0, 1, 2, 3, 4, 5, 6, 7}));  // series 0: 400 questions, 0-7 lost
+  for (int end : {0, 2}) {
+    Observation short_one{end, 1, false, 0, false, std::string(40, '1')};
+    if (end == 2) short_one.questions[30] = short_one.questions[31] = '0';
+    short_one.value = end == 2 ? 0.95 : 1;
+    s.Add(short_one);
+    s.Add(Observation{end, 2, true, 0, end == 2, std::string(600, end == 2 ? '0' : '1')});
+  }
+  EXPECT_EQ(s.QuestionsFor(1, 1), (std::vector<int>{30, 31})) << "series 1's own differing questions";
+  EXPECT_EQ(s.QuestionsFor(1, 0), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  for (int q : s.QuestionsFor(2, 1)) EXPECT_LT(q, 40) << "a question series 1 does not have";
+}
+
 // Heavy noise (81 borderline questions, faults that leave an affected question right a
 // quarter of the time), flip rates from the earlier nightlies, runs of chosen questions:
 // every culprit found, at a fraction of a whole eval per run.
