@@ -624,7 +624,7 @@ def run_binary(scratch, target, timeout, only=()):
         argv.append("--gtest_filter=" + ":".join(only))
     try:
         r = subprocess.run(argv, env=dict(os.environ, HARNESS_ROOT=scratch), capture_output=True, text=True,
-                           errors="replace", timeout=timeout)
+                           errors="replace", timeout=timeout, preexec_fn=mutants.cap_memory)
     except subprocess.TimeoutExpired:
         return "timeout", [], f"{target} ran over {timeout} s"
     if r.returncode == 0:

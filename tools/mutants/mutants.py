@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -238,6 +239,21 @@ def find_binary(scratch, target, cache={}):
     return cache[target]
 
 
+# A mutated test binary's data, capped: a mutant that allocates without end (a loop whose
+# bound it broke) ran two of them to 8 and 17 GB on a 24 GB machine. Over the cap malloc
+# fails, the binary dies, and that is a kill; the machine keeps its memory. RLIMIT_DATA, not
+# RLIMIT_AS: it counts the writable private memory a process uses, not the address space it
+# reserves, and headless Chromium (report_browser_tests) reserves far more than 6 GB of
+# address space and fails under an address-space cap. The unmutated binaries run under the
+# same cap (the baseline), so a test that needs more fails there first. Children (the harness
+# binary, Chromium) inherit it, each with a cap of its own.
+MEMORY_CAP_BYTES = 6 << 30
+
+
+def cap_memory():
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_CAP_BYTES, MEMORY_CAP_BYTES))
+
+
 def run_test(scratch, test, timeout):
     """('pass' | 'fail' | 'timeout' | 'no-tests', detail)"""
     argv = [find_binary(scratch, test["target"]), "--gtest_brief=1"]
@@ -245,7 +261,8 @@ def run_test(scratch, test, timeout):
         argv.append("--gtest_filter=" + test["filter"])
     env = dict(os.environ, HARNESS_ROOT=scratch)
     try:
-        r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, errors="replace")
+        r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, errors="replace",
+                           preexec_fn=cap_memory)
     except subprocess.TimeoutExpired:
         return "timeout", f"{test['target']} ran over {timeout} s"
     failed = re.findall(r"^\[  FAILED  \] (\S+)", r.stdout, re.M)
