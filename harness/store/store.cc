@@ -29,9 +29,11 @@ Result<std::unique_ptr<store_sql::Connection>> Store::Connect(const std::filesys
   auto db = store_schema::OpenChecked(path, read_only, kSchemaVersion);
   if (!db) return db.error();
   auto connection = std::make_unique<store_sql::Connection>(*db, path);
+  // A writer's OpenChecked migrated the file to kSchemaVersion; a reader's left it as it was.
+  if (!read_only) return connection;
   auto version = store_sql::PragmaInt(*db, "PRAGMA user_version");
   if (!version) return version.error();
-  if (read_only && *version < kSchemaVersion) {
+  if (*version < kSchemaVersion) {
     // An older schema: the queries read a migrated copy, and the user's file is not written.
     auto dir = store_schema::MigratedCopy(*db, path);
     if (!dir) return dir.error();
