@@ -311,10 +311,10 @@ TEST(StoreMerge, EveryTableIsCopiedOrDeclaredLocal) {
   }
 }
 
-// One file ingested (one run, one case) into a fresh database at commit "abc".
-void IngestInto(const std::filesystem::path& db, const std::string& hash) {
+// One file ingested (one run, one case) into a database at a commit ("abc" unless named).
+void IngestInto(const std::filesystem::path& db, const std::string& hash, const std::string& sha = "abc") {
   auto s = std::move(Store::Open(db)).value();
-  int64_t c = *s->writer().UpsertCommit({"abc", {}, 7, 1700000000, "the commit"});
+  int64_t c = *s->writer().UpsertCommit({sha, {}, 7, 1700000000, "the commit"});
   FinishedCase fc{"junit", {"junit/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
   auto ids = s->writer().WriteIngestedRuns(
       {IngestedRun{{c, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc}, {hash, "junit", "report.xml"}}});
@@ -350,6 +350,34 @@ TEST(StoreMerge, TheRecordOfIngestedFilesTravelsAndOneFileIngestedTwiceIsCopiedO
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_FALSE(again->at(0).has_value()) << "a merged ingested file was stored again";
   EXPECT_EQ(Count(dir / "out.db", "runs"), 2);
+}
+
+// The same bytes ingested at another commit are another run (a report that did not change
+// between two commits): only the same file at the same commit is one. Each input holds both
+// commits, in either order of ids, so a commit matched by anything but its own id shows.
+TEST(StoreMerge, OneFileIngestedAtTwoCommitsIsTwoRuns) {
+  TempDir dir;
+  IngestInto(dir / "a.db", "hash-1", "abc");
+  IngestInto(dir / "a.db", "hash-2", "def");
+  {
+    auto b = std::move(Store::Open(dir / "b.db")).value();
+    ASSERT_TRUE(b->writer().UpsertCommit({"abc", {}, 7, 1700000000, "the commit"}).ok());
+    ASSERT_TRUE(b->writer().UpsertCommit({"def", {}, 7, 1700000000, "the commit"}).ok());
+  }
+  IngestInto(dir / "b.db", "hash-1", "def");
+  IngestInto(dir / "b.db", "hash-2", "abc");
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "a.db").ok());
+  auto b = out->MergeFrom(dir / "b.db");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->runs_added, 2);
+  EXPECT_EQ(b->runs_present, 0);
+  EXPECT_EQ(Count(dir / "out.db", "runs"), 4);
+  EXPECT_EQ(Count(dir / "out.db", "ingested_files"), 4);
+  auto again = out->MergeFrom(dir / "b.db");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->runs_added, 0);
+  EXPECT_EQ(again->runs_present, 2);
 }
 
 // A bisect step's partial run stays partial in the merged database (else it would become
