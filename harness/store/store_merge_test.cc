@@ -380,6 +380,45 @@ TEST(StoreMerge, OneFileIngestedAtTwoCommitsIsTwoRuns) {
   EXPECT_EQ(again->runs_present, 2);
 }
 
+// A run the output already holds as another shard's ingest of the same file is not copied;
+// what points at it (a bisect step) then points at the output's twin of that very run, and
+// with two such runs each keeps its own.
+TEST(StoreMerge, AStepOnARunIngestedTwiceFollowsItsOwnTwin) {
+  TempDir dir;
+  for (const char* db : {"a.db", "b.db"})
+    for (const char* hash : {"hash-1", "hash-2", "hash-3"}) IngestInto(dir / db, hash);
+  {
+    auto b = std::move(Store::Open(dir / "b.db")).value();
+    int64_t session = *b->bisect_record().BeginBisect(BisectSessionRow{0, "", "", "g", "b", "t", "{}"});
+    for (int64_t run : {3, 2, 1})
+      ASSERT_TRUE(b->bisect_record().AddBisectStep(session, {static_cast<int>(4 - run), "abc", "store", run,
+                                                             std::nullopt, "{}", "{}"}).ok());
+  }
+  // The record of run 1's file read last: the first read is then neither the first run's
+  // nor the last's.
+  Sql(dir / "b.db", "UPDATE ingested_files SET id = 100 WHERE run_id = 1");
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "a.db").ok());
+  auto b = out->MergeFrom(dir / "b.db");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->runs_added, 0);
+  EXPECT_EQ(b->runs_present, 3);
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open_v2((dir / "out.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT x.step, f.content_hash FROM bisect_steps x LEFT JOIN ingested_files f ON "
+                                  "f.run_id = x.run_id ORDER BY x.step", -1, &st, nullptr), SQLITE_OK);
+  std::vector<std::string> steps;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const auto* hash = sqlite3_column_text(st, 1);
+    steps.push_back(std::to_string(sqlite3_column_int(st, 0)) + ":" +
+                    (hash ? reinterpret_cast<const char*>(hash) : "no run"));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  EXPECT_EQ(steps, (std::vector<std::string>{"1:hash-3", "2:hash-2", "3:hash-1"}));
+}
+
 // A bisect step's partial run stays partial in the merged database (else it would become
 // a baseline there).
 TEST(StoreMerge, APartialRunTravelsMarked) {
