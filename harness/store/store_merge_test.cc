@@ -190,6 +190,8 @@ std::multiset<std::string> Content(const std::filesystem::path& db) {
       "JOIN runs r ON r.id = x.run_id",
       "SELECT 'golden', g.case_id, g.old_hash, g.new_hash, r.uid, x.case_id FROM golden_changes g "
       "LEFT JOIN case_results x ON x.id = g.from_case_result_id LEFT JOIN runs r ON r.id = x.run_id",
+      "SELECT 'ingested', f.content_hash, f.format, c.sha, r.uid FROM ingested_files f JOIN commits c ON c.id = "
+      "f.commit_id JOIN runs r ON r.id = f.run_id",
       "SELECT 'session', uid, good, bad FROM bisect_sessions",
       "SELECT 'step', s.uid, x.step, x.sha, r.uid FROM bisect_steps x JOIN bisect_sessions s ON s.id = x.session_id "
       "LEFT JOIN runs r ON r.id = x.run_id",
@@ -214,6 +216,19 @@ std::multiset<std::string> Content(const std::filesystem::path& db) {
   }
   sqlite3_close(h);
   return out;
+}
+
+// The output holds what the inputs hold, row for row (Content), nothing more or less.
+void ExpectContentIsTheUnion(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs) {
+  std::multiset<std::string> want;
+  for (const auto& in : inputs)
+    for (const auto& row : Content(in)) want.insert(row);
+  const auto got = Content(out);
+  std::vector<std::string> missing, extra;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
+  EXPECT_TRUE(missing.empty() && extra.empty()) << "missing: " << ::testing::PrintToString(missing)
+                                                << "\nextra: " << ::testing::PrintToString(extra);
 }
 
 // A database with two of everything merge maps an id of: two runs at two commits, two
@@ -279,15 +294,7 @@ TEST(StoreMerge, EveryRowOfSeveralRunsCasesAndSessionsKeepsWhatItPointsAt) {
   EXPECT_EQ(merged->bisect_sessions, 2);
   EXPECT_EQ(merged->bisect_steps, 2);
   EXPECT_EQ(merged->regressions, 2);
-  std::multiset<std::string> want = Content(dir / "a.db");
-  for (const auto& row : Content(dir / "two.db")) want.insert(row);
-  const auto got = Content(dir / "out.db");
-  std::vector<std::string> missing, extra;
-  std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::back_inserter(missing));
-  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
-  EXPECT_TRUE(missing.empty() && extra.empty()) << "missing: " << ::testing::PrintToString(missing)
-                                                << "\nextra: " << ::testing::PrintToString(extra);
-  EXPECT_EQ(got.size(), want.size());
+  ExpectContentIsTheUnion(dir / "out.db", {dir / "a.db", dir / "two.db"});
 }
 
 // Every table of the schema is copied by merge or declared local to its database with a
@@ -374,6 +381,7 @@ TEST(StoreMerge, OneFileIngestedAtTwoCommitsIsTwoRuns) {
   EXPECT_EQ(b->runs_present, 0);
   EXPECT_EQ(Count(dir / "out.db", "runs"), 4);
   EXPECT_EQ(Count(dir / "out.db", "ingested_files"), 4);
+  ExpectContentIsTheUnion(dir / "out.db", {dir / "a.db", dir / "b.db"});
   auto again = out->MergeFrom(dir / "b.db");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->runs_added, 0);
