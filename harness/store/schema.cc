@@ -296,12 +296,17 @@ Status CheckPagesBeforeWriting(sqlite3* db, const std::string& path) {
   cv.notify_one();
   watchdog.join();
   if (rc == SQLITE_INTERRUPT && problems.empty()) return OkStatus();  // out of time, nothing found so far
-  if (rc != SQLITE_DONE && rc != SQLITE_INTERRUPT)
-    return InfraError(fmt::format("{}: damaged database, refusing to write into it (PRAGMA quick_check: {})", path,
-                                  sqlite3_errmsg(db)));
+  if (rc != SQLITE_DONE && rc != SQLITE_INTERRUPT) {
+    const char* said = sqlite3_errmsg(db);
+    return InfraError(fmt::format("{}: {}, refusing to write into it (PRAGMA quick_check: {})", path,
+                                  store_sql::QuickCheckCouldNotRead(rc, said) ? "cannot read it" : "damaged database",
+                                  said));
+  }
   if (problems.size() == 1 && problems[0] == "ok") return OkStatus();
   std::string first;
   for (const auto& p : problems) first += (first.empty() ? "" : "; ") + ValidUtf8(Utf8Prefix(p, 200));
+  if (store_sql::QuickCheckCouldNotRead(SQLITE_DONE, first))
+    return InfraError(fmt::format("{}: cannot read it, refusing to write into it (PRAGMA quick_check: {})", path, first));
   return InfraError(fmt::format("{}: damaged database, refusing to write into it (PRAGMA quick_check: {}); restore "
                                 "it from a copy",
                                 path, first));

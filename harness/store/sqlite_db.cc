@@ -1,5 +1,6 @@
 #include "harness/store/sqlite_db.h"
 
+#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <thread>
@@ -43,6 +44,19 @@ Result<int> PragmaInt(sqlite3* db, const char* sql) {
   Stmt st(db, sql);
   if (st.Step() != SQLITE_ROW) return DbError(db, sql);
   return static_cast<int>(st.Int(0));
+}
+
+bool QuickCheckCouldNotRead(int step_rc, std::string_view row) {
+  const auto is_io = [](long code) { return (code & 0xff) == SQLITE_IOERR; };
+  if (step_rc != SQLITE_ROW && step_rc != SQLITE_DONE) return is_io(step_rc);
+  static constexpr std::string_view kCode = "error code=";
+  for (auto at = row.find(kCode); at != std::string_view::npos; at = row.find(kCode, at + 1)) {
+    long code = 0;
+    const char* first = row.data() + at + kCode.size();
+    if (auto [end, ec] = std::from_chars(first, row.data() + row.size(), code); ec == std::errc() && is_io(code))
+      return true;
+  }
+  return false;
 }
 
 std::optional<int64_t> UtcEpochSeconds(const std::string& iso) {

@@ -92,6 +92,11 @@ Status StepDone(sqlite3* db, Stmt& st, std::string_view what);
 // never a number: a user_version read as -1 once made a current store look older.
 Result<int> PragmaInt(sqlite3* db, const char* sql);
 
+// Whether PRAGMA quick_check's outcome says the file could not be read rather than that it
+// holds damage: a step that failed with an I/O error, or a row naming one ("Page 32: unable
+// to get the page. error code=266"). A read that failed is no evidence about the pages.
+bool QuickCheckCouldNotRead(int step_rc, std::string_view row);
+
 // Now, ISO-8601 UTC: what the store's `at`, `started_at` and `finished_at` columns hold.
 std::string NowUtc();
 // Seconds since the epoch of a time NowUtc wrote ("2026-12-05T11:07:15Z"); none for any

@@ -86,6 +86,22 @@ TEST_F(SqliteDbTest, APragmaThatCannotBeReadIsAnError) {
 namespace harness::store_sql {
 namespace sqlite_db_time_test {
 
+// quick_check's own words for a page it could not read (SQLite's btree.c writes "unable to
+// get the page. error code=%d") against damage it found; an I/O error in the step itself.
+TEST(QuickCheckCouldNotRead, AnIoErrorCodeIsAReadErrorAnythingElseIsWhatThePagesHold) {
+  EXPECT_TRUE(QuickCheckCouldNotRead(SQLITE_ROW, "*** in database main ***\nPage 32: unable to get the page. "
+                                                 "error code=266"));
+  EXPECT_TRUE(QuickCheckCouldNotRead(SQLITE_DONE, "Page 3: x error code=11; Page 4: y error code=10"));
+  EXPECT_FALSE(QuickCheckCouldNotRead(SQLITE_ROW, "Page 32: unable to get the page. error code=11"));
+  EXPECT_FALSE(QuickCheckCouldNotRead(SQLITE_ROW, "Page 5: btreeInitPage() returns error code 11"));
+  EXPECT_FALSE(QuickCheckCouldNotRead(SQLITE_ROW, "error code=x266"));
+  EXPECT_FALSE(QuickCheckCouldNotRead(SQLITE_ROW, "ok"));
+  EXPECT_TRUE(QuickCheckCouldNotRead(SQLITE_IOERR_READ, "disk I/O error"));
+  EXPECT_TRUE(QuickCheckCouldNotRead(SQLITE_IOERR, ""));
+  EXPECT_FALSE(QuickCheckCouldNotRead(SQLITE_CORRUPT, "database disk image is malformed"));
+  EXPECT_FALSE(QuickCheckCouldNotRead(SQLITE_NOTADB, "file is not a database"));
+}
+
 TEST(UtcEpochSeconds, ReadsWhatNowUtcWritesAndNothingElse) {
   EXPECT_EQ(UtcEpochSeconds("1970-01-01T00:00:00Z"), int64_t{0});
   EXPECT_EQ(UtcEpochSeconds("2026-12-05T11:07:15Z"), int64_t{1796468835});

@@ -156,9 +156,12 @@ Result<std::unique_ptr<ReadOnlyStore>> Store::OpenMergeInput(const std::filesyst
   sqlite3* db = (*in)->db();
   Stmt check(db, "PRAGMA quick_check(1)");
   const int rc = check.Step();
-  if (rc != SQLITE_ROW || check.Text(0) != "ok")
-    return InfraError(fmt::format("{}: corrupt database: {}", input.string(),
-                                  rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg(db))));
+  if (rc != SQLITE_ROW || check.Text(0) != "ok") {
+    const std::string said = rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg(db));
+    if (store_sql::QuickCheckCouldNotRead(rc, said))
+      return InfraError(fmt::format("{}: cannot read it (PRAGMA quick_check: {}); nothing merged", input.string(), said));
+    return InfraError(fmt::format("{}: corrupt database: {}", input.string(), said));
+  }
   // A row whose parent is gone would be copied with a NULL parent id; name it instead.
   auto orphan = store_schema::OrphanRow(db);
   if (!orphan) return orphan.error();

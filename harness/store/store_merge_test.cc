@@ -495,7 +495,7 @@ TEST(StoreMerge, AReadFaultAnywhereInAnInputIsAnErrorAndTheTargetKeepsWhatItHeld
     EXPECT_EQ(merged.error().code, ExitCode::kInfra) << budget << ": " << merged.error().message;
     EXPECT_NE(merged.error().message.find("a.db"), std::string::npos) << budget << ": " << merged.error().message;
     // A fault is no evidence of what the file is.
-    for (const char* claim : {"not a harness database", "older", "newer"})
+    for (const char* claim : {"not a harness database", "older", "newer", "corrupt", "damaged"})
       EXPECT_EQ(merged.error().message.find(claim), std::string::npos) << budget << ": " << merged.error().message;
     ASSERT_EQ(Rows(dir / "out.db"), held) << "a fault at operation " << budget << " changed the target";
   }

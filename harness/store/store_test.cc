@@ -11,6 +11,7 @@
 
 #include "harness/store/golden_log_test_util.h"
 #include "harness/store/identity_rule.h"
+#include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/versions.h"
 
@@ -477,6 +478,40 @@ TEST(Store, RefusesASchemaObjectItsMigrationsDidNotCreate) {
 // Eight processes opening one new file at once: each must see it empty or a harness database,
 // never a half-made one (found by ConcurrencyE2E under ASan: the ownership check read the
 // application id before another opener's first migration committed and the table count after).
+// A store opened to be written is checked first; a read that fails anywhere in that open
+// (the pages' check, the schema, the pragmas) is an error naming the file and never a claim
+// about what it holds: not damage, not a foreign file, not another schema.
+TEST(Store, AReadFaultWhileOpeningToWriteIsAnErrorThatClaimsNothingAboutTheFile) {
+  TempDir dir;
+  {
+    auto s = std::move(Store::Open(dir / "h.db")).value();
+    int64_t c = *s->writer().UpsertCommit({"abc", {}, 1, 1, "x"});
+    for (int i = 0; i < 30; ++i) {
+      int64_t run = *s->writer().BeginRun({c, "refstack", "hash", std::string(2000, 'j'), "h", "0.2.0"});
+      ASSERT_TRUE(s->writer().FinishRun(run, RunStatus::kPass).ok());
+    }
+  }
+  testing_util::IoFaultVfs vfs((dir / "h.db").string());
+  int64_t budget = 0;
+  int said_cannot_read = 0;
+  for (;; ++budget) {
+    ASSERT_LT(budget, 5000) << "the open kept reading";
+    vfs.FailAfter(budget);
+    auto opened = Store::Open(dir / "h.db");
+    vfs.Off();
+    if (opened.ok()) break;
+    const std::string& said = opened.error().message;
+    EXPECT_EQ(opened.error().code, ExitCode::kInfra) << budget << ": " << said;
+    EXPECT_NE(said.find("h.db"), std::string::npos) << budget << ": " << said;
+    for (const char* claim : {"damaged", "corrupt", "not a harness database", "newer", "older", "foreign"})
+      EXPECT_EQ(said.find(claim), std::string::npos) << budget << ": " << said;
+    said_cannot_read += said.find("cannot read it, refusing to write into it (PRAGMA quick_check") != std::string::npos;
+  }
+  EXPECT_GT(budget, 10) << "opened in so few operations that the sweep proves little";
+  EXPECT_GT(said_cannot_read, 0) << "no fault reached the pages' check";
+  EXPECT_EQ(std::move(Store::Open(dir / "h.db")).value()->reader().Run(0)->status, RunStatus::kPass);
+}
+
 TEST(Store, ManyOpenersOfOneNewFileAllSucceed) {
   TempDir dir;
   for (int round = 0; round < 20; ++round) {
