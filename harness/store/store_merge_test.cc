@@ -388,6 +388,44 @@ TEST(StoreMerge, OneFileIngestedAtTwoCommitsIsTwoRuns) {
   EXPECT_EQ(again->runs_present, 2);
 }
 
+// A commit both files hold keeps what either knows of it: a file written without git (no
+// parents, no subject, no ordinal) neither erases what the other holds nor keeps it from
+// being filled in.
+TEST(StoreMerge, ACommitKeepsWhatEitherFileKnowsOfIt) {
+  TempDir dir;
+  for (const char* name : {"known.db", "bare.db"}) {
+    auto s = std::move(Store::Open(dir / name)).value();
+    const bool known = std::string(name) == "known.db";
+    CommitInfo c{"abc", {}, std::nullopt, std::nullopt, ""};
+    if (known) c = {"abc", {"p0", "p1"}, 7, 1700000000, "the subject"};
+    ASSERT_TRUE(s->writer().UpsertCommit(c).ok());
+  }
+  for (const auto& order : {std::vector<std::string>{"known.db", "bare.db"}, {"bare.db", "known.db"}}) {
+    const auto out_path = dir / ("out-" + order[0]);
+    auto out = std::move(Store::Open(out_path)).value();
+    for (const auto& in : order) ASSERT_TRUE(out->MergeFrom(dir / in).ok()) << in;
+    EXPECT_EQ(Rows(out_path).at("commits"), (std::vector<std::string>{"1|abc|p0 p1|7|1700000000|the subject|"}))
+        << order[0] << " first";
+  }
+}
+
+// Twins and new runs in one input: the run between two new ones is the output's already,
+// and each new one is copied whatever its place.
+TEST(StoreMerge, OnlyTheRunsWhoseFileTheOutputHoldsAreLeftOut) {
+  TempDir dir;
+  IngestInto(dir / "a.db", "hash-2");
+  for (const char* hash : {"hash-1", "hash-2", "hash-3"}) IngestInto(dir / "b.db", hash);
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "a.db").ok());
+  auto b = out->MergeFrom(dir / "b.db");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->runs_added, 2);
+  EXPECT_EQ(b->runs_present, 1);
+  EXPECT_EQ(b->cases, 2);
+  EXPECT_EQ(Count(dir / "out.db", "runs"), 3);
+  EXPECT_EQ(Count(dir / "out.db", "ingested_files"), 3);
+}
+
 // A run the output already holds as another shard's ingest of the same file is not copied;
 // what points at it (a bisect step) then points at the output's twin of that very run, and
 // with two such runs each keeps its own.

@@ -512,6 +512,34 @@ TEST(Store, AReadFaultWhileOpeningToWriteIsAnErrorThatClaimsNothingAboutTheFile)
   EXPECT_EQ(std::move(Store::Open(dir / "h.db")).value()->reader().Run(0)->status, RunStatus::kPass);
 }
 
+// A commit stored again (a run without git after one with it, or the other way round)
+// keeps what either time knew of it: nothing known is erased by a later "not known".
+TEST(Store, ACommitStoredAgainKeepsWhatEitherTimeKnew) {
+  const CommitInfo bare{"abc", {}, std::nullopt, std::nullopt, ""};
+  const CommitInfo known{"abc", {"p0", "p1"}, 7, 1700000000, "the subject"};
+  for (bool known_first : {true, false}) {
+    TempDir dir;
+    {
+      auto s = std::move(Store::Open(dir / "h.db")).value();
+      const int64_t first = *s->writer().UpsertCommit(known_first ? known : bare);
+      EXPECT_EQ(*s->writer().UpsertCommit(known_first ? bare : known), first) << "one commit, one row";
+    }
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open_v2((dir / "h.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT parents, first_parent_ordinal, author_time, subject FROM commits", -1, &st,
+                                 nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "p0 p1") << known_first;
+    EXPECT_EQ(sqlite3_column_int64(st, 1), 7) << known_first;
+    EXPECT_EQ(sqlite3_column_int64(st, 2), 1700000000) << known_first;
+    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 3)), "the subject") << known_first;
+    EXPECT_EQ(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+  }
+}
+
 TEST(Store, ManyOpenersOfOneNewFileAllSucceed) {
   TempDir dir;
   for (int round = 0; round < 20; ++round) {
