@@ -12,7 +12,7 @@
 //   build/harness/bisect/bisect_bench [--family all|default|f81-ar25|f160|f160-ar50|f160-b75]
 //       [--fragile N] [--affected-right P] [--affected-before P] [--max-runs N] [--history N]
 //       [--full-evals] [--histories N] [--seed-base B] [--commits N] [--jobs K[,K...]]
-//       [--watched-share P [--culprit-watched yes|no|both] [--unwatched-weight W[,W...]]]
+//       [--watched-share P [--culprit-watched yes|no|both] [--watched-prior Q[,Q...]]]
 //       [--max-changes N] [--two-changes yes|only]
 // --max-changes N: the culprits the search looks for (CulpritChain; default 1, the
 // one-culprit search, as `harness bisect`); --two-changes: the two-change families (RunTwoChanges) after the
@@ -30,12 +30,12 @@
 // with runs pending): per family and K, the per-question search's correct answers, rounds
 // (wall time in units of one step: every step takes the same time) and total steps, and both
 // against K = 1 (the first K listed is the reference).
-// --watched-share P [--culprit-watched yes|no|both] [--unwatched-weight W[,W...]]: priors
+// --watched-share P [--culprit-watched yes|no|both] [--watched-prior Q[,Q...]]: priors
 // from what a commit changed instead (docs/bisect.md): each commit touches a watched path
 // with probability P, the culprit does (yes), or does not (no: the priors are wrong); per
-// family, variant and weight W of a commit that touches none (1: no priors; default
-// 1,0.5,0.3,0.2,0.1), the per-question search's correct answers and steps on the same
-// histories, and its steps against the first W.
+// family, variant and prior Q that the culprit is a watched commit (UnwatchedWeight; 0: no
+// priors; default 0,0.3,0.5,0.7), the per-question search's correct answers and steps on
+// the same histories, and its steps against the first Q.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -283,30 +283,31 @@ std::vector<int> JobsList(const char* text) {
 struct Priors {
   double watched_share = 0;             // 0: not asked for
   std::vector<bool> culprit_watched = {true, false};
-  std::vector<double> weights = {1, 0.5, 0.3, 0.2, 0.1};
+  std::vector<double> watched_priors = {0, 0.3, 0.5, 0.7};
 };
 
 // --watched-share: the per-question search on the family's histories, each commit marked
-// watched or not (the same marks for every weight), at each weight of an unwatched commit.
+// watched or not (the same marks for every prior), at each prior that a watched commit is
+// the culprit.
 void RunPriors(const Family& f, const SearchOptions& options, const Draws& draws, const Priors& priors) {
   for (bool culprit_watched : priors.culprit_watched) {
     std::printf("\nfamily %s, %.0f %% of commits watched, the culprit %s\n", f.name.c_str(),
                 100 * priors.watched_share, culprit_watched ? "watched" : "NOT watched (the priors are wrong)");
-    std::printf("%-7s | %-15s | %-15s | %-15s | %-15s | %-10s\n", "weight", "1.3 pp", "0.6 pp", "none",
+    std::printf("%-7s | %-15s | %-15s | %-15s | %-15s | %-10s\n", "prior", "1.3 pp", "0.6 pp", "none",
                 "all: correct steps", "steps vs first");
     double ref_steps = 0;
-    for (std::size_t wi = 0; wi < priors.weights.size(); ++wi) {
+    for (std::size_t wi = 0; wi < priors.watched_priors.size(); ++wi) {
       Tally t[3], all;
       ForEachHistory(f, draws, [&](int d, int i, SimHistory h) {
         h.watched_share = priors.watched_share;
         h.culprit_watched = culprit_watched;
-        h.unwatched_weight = priors.weights[wi];
+        h.watched_prior = priors.watched_priors[wi];
         const SimResult r = SimulateSearch(h, draws.seed_base + i, options);
         t[d].Add(r);
         all.Add(r);
       });
       if (wi == 0) ref_steps = all.Runs();
-      std::printf("%-7.2f", priors.weights[wi]);
+      std::printf("%-7.2f", priors.watched_priors[wi]);
       for (const auto& one : t) std::printf(" | %5.1f %% %5.1f ", one.Percent(), one.Runs());
       std::printf(" | %5.1f %% %5.1f  | %+6.1f %%\n", all.Percent(), all.Runs(),
                   ref_steps > 0 ? 100 * (all.Runs() / ref_steps - 1) : 0);
@@ -315,10 +316,10 @@ void RunPriors(const Family& f, const SearchOptions& options, const Draws& draws
   }
 }
 
-// --watched-share, --unwatched-weight and --culprit-watched, when flag is one of them.
+// --watched-share, --watched-prior and --culprit-watched, when flag is one of them.
 void ParsePriorsFlag(const char* flag, const char* value, Priors& priors) {
   if (std::strcmp(flag, "--watched-share") == 0) priors.watched_share = std::atof(value);
-  if (std::strcmp(flag, "--unwatched-weight") == 0) priors.weights = NumberList(value);
+  if (std::strcmp(flag, "--watched-prior") == 0) priors.watched_priors = NumberList(value);
   if (std::strcmp(flag, "--culprit-watched") == 0) {
     const std::string v = value;
     priors.culprit_watched = v == "yes" ? std::vector<bool>{true} : v == "no" ? std::vector<bool>{false}
@@ -363,7 +364,7 @@ int main(int argc, char** argv) {
   else if (family != "all") std::erase_if(families, [&](const Family& f) { return f.name != family; });
   const int n = SimHistory{}.questions;
   if (priors.watched_share > 0) {
-    std::printf("priors from what a commit changed: per weight of an unwatched commit, correct %% and mean steps\n");
+    std::printf("priors from what a commit changed: per prior that the culprit is a watched commit, correct %% and mean steps\n");
     for (const Family& f : families) RunPriors(f, options, draws, priors);
     std::printf("%d commits, seeds from %llu\n", draws.commits, static_cast<unsigned long long>(draws.seed_base));
     return 0;

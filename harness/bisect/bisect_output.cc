@@ -39,15 +39,19 @@ Json TimingJson(const BisectOutcome& o) {
 // Priors from what a commit changed: none without watched paths.
 Json PriorsJson(const BisectOutcome& o) {
   if (o.watch.empty()) return Json(nullptr);
-  return Json{{"watch", o.watch}, {"watched_commits", o.watched}, {"applied", o.priors_applied},
-              {"unwatched_weight", BisectDefaults::kUnwatchedWeight}};
+  return Json{{"watch", o.watch},
+              {"watched_commits", o.watched},
+              {"applied", o.priors_applied},
+              {"watched_prior", BisectDefaults::kWatchedPrior},
+              {"unwatched_weight", o.unwatched_weight}};
 }
 
 std::string PriorsWords(const BisectOutcome& o) {
   const std::string paths = fmt::format("{}", fmt::join(o.watch, ", "));
   if (o.priors_applied)
-    return fmt::format("priors: {} of {} commits touch the watched paths ({}); each other one weighs {} of one that does",
-                       o.watched.size(), o.changes_read, paths, BisectDefaults::kUnwatchedWeight);
+    return fmt::format("priors: {} of {} commits touch the watched paths ({}); together they hold {} of the culprit "
+                       "prior, so each other one weighs {:.3g} of one that does",
+                       o.watched.size(), o.changes_read, paths, BisectDefaults::kWatchedPrior, o.unwatched_weight);
   if (o.changes_read == 0) return fmt::format("priors: flat, no --repo to read what the commits changed ({})", paths);
   return fmt::format("priors: flat, {} of the {} commits touch the watched paths ({})",
                      o.watched.empty() ? "none" : "all", o.changes_read, paths);

@@ -448,6 +448,11 @@ void Search::SetPriorWeights(std::vector<double> weights) {
   prior_weights_ = std::move(weights);
 }
 
+double UnwatchedWeight(int watched, int unwatched, double watched_prior) {
+  if (watched <= 0 || unwatched <= 0 || !(watched_prior > 0 && watched_prior < 1)) return 1;
+  return std::min(1.0, static_cast<double>(watched) / unwatched * (1 - watched_prior) / watched_prior);
+}
+
 void Search::SetFlipRates(int series, FlipRates rates) {
   if (series < 0) return;
   if (series >= static_cast<int>(rates_.size())) rates_.resize(series + 1);

@@ -101,11 +101,20 @@ struct BisectDefaults {
   // search, unless asked (docs/bisect.md, "Several culprits": it costs one-culprit histories
   // accuracy).
   static constexpr int kMaxCulprits = 1;
-  // The prior weight of a commit that touches none of the watched paths, against 1 for one
-  // that does (Search::SetPriorWeights; measured with bisect_bench --watched-share:
-  // docs/bisect.md, "Priors from what a commit changed").
-  static constexpr double kUnwatchedWeight = 0.2;
+  // Priors from what a commit changed: the prior probability that the culprit is one of the
+  // range's commits that touch a watched path, whatever their number (UnwatchedWeight;
+  // measured with bisect_bench --watched-share: docs/bisect.md, "Priors from what a commit
+  // changed").
+  static constexpr double kWatchedPrior = 0.5;
 };
+
+// The prior weight of a commit that touches no watched path, against 1 for one that does,
+// such that the `watched` commits of a range together hold `watched_prior` of the culprit
+// prior and the `unwatched` ones the rest: (watched / unwatched) (1 - p) / p, at most 1 (a
+// list most commits touch says nothing). 1 when either count is 0. A narrow list (few
+// commits watched) so weighs each other commit less than a broad one, for the same belief
+// that the list names the culprit's paths.
+double UnwatchedWeight(int watched, int unwatched, double watched_prior = BisectDefaults::kWatchedPrior);
 
 struct SearchOptions {
   double confidence = BisectDefaults::kConfidence;

@@ -326,6 +326,48 @@ TEST(BisectSearch, QuestionsForOneSeriesAreChosenFromItsOwnRunsAlone) {
   for (int q : s.QuestionsFor(2, 1)) EXPECT_LT(q, 40) << "a question series 1 does not have";
 }
 
+// Each series keeps the flip rates it was given, in whatever order the series are given
+// theirs: rates set for a lower series after a higher one leave the higher one's in place.
+TEST(BisectSearch, FlipRatesOfEachSeriesStayWhateverTheOrderTheyAreSet) {
+  std::vector<std::string> history(4, std::string(400, '1'));
+  for (int q = 0; q < 40; ++q) history[q % 4][q] = '0';  // questions 0-39 flipped before
+  const FlipRates rates = FlipRates::Estimate(history, 0.002, 0.06);
+  auto make = [&](std::vector<int> order) {
+    Search s(3, {SeriesSpec{true, 0.005}, SeriesSpec{true, 0.005}}, SearchOptions{});
+    for (int series : order) s.SetFlipRates(series, rates);
+    for (int series : {0, 1}) {
+      for (Observation o : {RunAt(0, {}), RunAt(2, {0, 1, 2, 3, 100, 101}), RunAt(1, {0, 1, 2, 3})}) {
+        o.series = series;
+        s.Add(o);
+      }
+    }
+    return s.Posterior();
+  };
+  const auto both = make({1, 0}), other_order = make({0, 1}), first_only = make({0});
+  for (int j = 0; j < 3; ++j) EXPECT_NEAR(both[j], other_order[j], 1e-12) << j;
+  EXPECT_GT(std::abs(both[1] - first_only[1]), 1e-6) << "series 1's rates must matter for the test to tell";
+}
+
+// Runs that each answered only part of the questions (none answered nine in ten of them, so
+// none sets the share of right answers the fixed class prior starts from) still weigh the
+// culprit hypotheses: a finite posterior that sums to one and points at the culprit.
+TEST(BisectSearch, RunsThatEachAnsweredPartOfTheQuestionsStillGiveAPosterior) {
+  Search s(3, {SeriesSpec{true, 0.005}}, SearchOptions{});
+  for (Observation o : {RunAt(0, {}), RunAt(2, {0, 1, 2, 3, 4, 5, 6, 7}), RunAt(1, {0, 1, 2, 3, 4, 5, 6, 7})}) {
+    for (int q = o.position == 1 ? 0 : 200; q < (o.position == 1 ? 200 : 400); ++q)
+      if (q >= 8) o.questions[q] = '-';
+    s.Add(o);
+  }
+  const auto post = s.Posterior();
+  double sum = 0;
+  for (double x : post) {
+    EXPECT_TRUE(std::isfinite(x)) << x;
+    sum += x;
+  }
+  EXPECT_NEAR(sum, 1, 1e-9);
+  EXPECT_GT(post[1], post[2]) << "the run at 1 lost what the bad end lost";
+}
+
 // Heavy noise (81 borderline questions, faults that leave an affected question right a
 // quarter of the time), flip rates from the earlier nightlies, runs of chosen questions:
 // every culprit found, at a fraction of a whole eval per run.
@@ -609,6 +651,33 @@ int StatusSteps(int culprit, const std::vector<double>* weights, int* found) {
   return runs;
 }
 
+// The watched commits together hold the watched prior, however many they are; a list that
+// most commits touch is no reason to weigh the others more than the watched ones.
+TEST(BisectSearchPriors, TheWatchedCommitsTogetherHoldTheWatchedPrior) {
+  for (int watched : {1, 3, 13, 31})
+    for (double p : {0.3, 0.5, 0.7}) {
+      const int unwatched = 64 - watched;
+      const double w = UnwatchedWeight(watched, unwatched, p);
+      if (watched >= p * 64) {
+        EXPECT_EQ(w, 1) << watched << " watched already hold more than " << p << " of a flat prior";
+        continue;
+      }
+      EXPECT_NEAR(watched / (watched + unwatched * w), p, 1e-12) << watched << " watched, prior " << p;
+      Search s(65, {SeriesSpec{}}, SearchOptions{});
+      std::set<int> marks;
+      for (int j = 1; j <= watched; ++j) marks.insert(2 * j);
+      s.SetPriorWeights(WatchWeights(marks, w));
+      const auto post = s.Posterior();
+      double mass = 0;
+      for (int j : marks) mass += post[j];
+      EXPECT_NEAR(mass / (1 - post[0]), p, 1e-9) << watched << " watched, prior " << p;
+    }
+  EXPECT_LT(UnwatchedWeight(3, 61), UnwatchedWeight(13, 51)) << "a narrower list weighs the others less";
+  EXPECT_EQ(UnwatchedWeight(40, 24, 0.5), 1) << "most commits watched: no prior above theirs";
+  for (auto [watched, unwatched] : {std::pair{0, 64}, {64, 0}, {0, 0}}) EXPECT_EQ(UnwatchedWeight(watched, unwatched), 1);
+  for (double p : {0.0, 1.0, -1.0, std::nan("")}) EXPECT_EQ(UnwatchedWeight(5, 59, p), 1) << p;
+}
+
 TEST(BisectSearchPriors, WeightsShiftThePriorAndTheCulpritHypothesesStillShareTheSameMass) {
   Search s(65, {SeriesSpec{}}, SearchOptions{});
   s.SetPriorWeights(WatchWeights({10, 40}, 0.2));
@@ -659,7 +728,7 @@ TEST(BisectSearchPriors, NoWeightsAndEmptyWeightsAreExactlyTheSearchWithout) {
 // priors than without, and every culprit outside them (the priors wrong) still found.
 TEST(BisectSearchPriors, AWatchedCulpritIsFoundInFewerStepsAndAnUnwatchedOneStillFound) {
   const std::set<int> watched = {3, 11, 20, 26, 37, 45, 52, 60};
-  const std::vector<double> w = WatchWeights(watched, BisectDefaults::kUnwatchedWeight);
+  const std::vector<double> w = WatchWeights(watched, UnwatchedWeight(8, 56));
   int with = 0, without = 0;
   for (int culprit : watched) {
     int found_with = 0, found_without = 0;
@@ -687,9 +756,9 @@ TEST(BisectSearchPriors, PerQuestionHistoriesTakeFewerStepsWithThePriorsAtOneAnd
         h.culprit = 5 + 7 * i;
         h.jobs = jobs;
         h.watched_share = 0.2;
-        h.unwatched_weight = k == 0 ? 1 : BisectDefaults::kUnwatchedWeight;
+        h.watched_prior = k == 0 ? 0 : BisectDefaults::kWatchedPrior;
         const SimResult r = SimulateSearch(h, 3000 + i, SearchOptions{});
-        EXPECT_TRUE(r.correct) << "history " << i << ", weight " << h.unwatched_weight << ", jobs " << jobs;
+        EXPECT_TRUE(r.correct) << "history " << i << ", prior " << h.watched_prior << ", jobs " << jobs;
         steps[k] += r.runs;
       }
     EXPECT_LT(steps[1], steps[0]) << jobs << " jobs: " << steps[1] << " steps with the priors, " << steps[0] << " without";

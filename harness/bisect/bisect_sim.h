@@ -41,10 +41,11 @@ struct SimHistory {
   // Priors from what a commit changed (Search::SetPriorWeights): each commit touches a
   // watched path with probability watched_share (0: no commit is marked, no priors), the
   // culprit does when culprit_watched (else it touches none: the priors are wrong), and a
-  // commit that touches none weighs unwatched_weight (1: no priors, the same histories).
+  // commit that touches none weighs what UnwatchedWeight gives for watched_prior, as in a
+  // bisect (0: no priors, the same histories).
   double watched_share = 0;
   bool culprit_watched = true;
-  double unwatched_weight = 1;
+  double watched_prior = 0;
   // A second change (CulpritChain, culprit_chain.h): at position `second` (> culprit; 0:
   // none), second_drop > 0 breaks round(second_drop * questions) further settled-right
   // questions; < 0 is a partial fix: round(-second_drop * questions) of the culprit's

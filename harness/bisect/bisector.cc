@@ -372,25 +372,30 @@ class Session {
     return std::vector<std::string>(all.begin(), all.end());
   }
 
-  // Priors from what a commit changed: a commit of the range whose changes (git, against
-  // its first parent) touch no watched path weighs kUnwatchedWeight of one that does.
-  // Without a repository there are no changed files, and when every commit or none touches
-  // one the weights are all alike: then the prior stays flat, exactly as without a watch.
+  // Priors from what a commit changed: the commits of the range whose changes (git, against
+  // its first parent) touch a watched path together hold kWatchedPrior of the culprit prior
+  // (UnwatchedWeight). Without a repository there are no changed files, and when every
+  // commit or none touches one the weights are all alike: then the prior stays flat, exactly
+  // as without a watch.
   Status WeighByWhatChanged() {
     if (out_.watch.empty() || r_.repo.empty()) return OkStatus();
-    std::vector<double> weights(n_ + 1, BisectDefaults::kUnwatchedWeight);
+    std::vector<char> touches(n_ + 1, 0);
     for (int j = 1; j <= n_; ++j) {
       auto changed = ChangedFiles(r_.repo, commits_[j].sha);
       if (!changed)
         return Error{changed.error().code, fmt::format("the files commit {} changed (for --watch): {}",
                                                        ShortSha(commits_[j].sha), changed.error().message)};
       if (!TouchesWatched(*changed, out_.watch)) continue;
-      weights[j] = 1;
+      touches[j] = 1;
       out_.watched.push_back(commits_[j].sha);
     }
     out_.changes_read = n_;
     const int watched = static_cast<int>(out_.watched.size());
     if (watched == 0 || watched == n_) return OkStatus();
+    out_.unwatched_weight = UnwatchedWeight(watched, n_ - watched);
+    std::vector<double> weights(n_ + 1, out_.unwatched_weight);
+    for (int j = 1; j <= n_; ++j)
+      if (touches[j]) weights[j] = 1;
     search_->SetPriorWeights(std::move(weights));
     out_.priors_applied = true;
     return OkStatus();

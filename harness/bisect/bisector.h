@@ -33,7 +33,7 @@ struct BisectRequest {
   std::string metric;                     // SUITE (its headline metric) or SUITE/METRIC; empty: status
   std::vector<std::string> cases;         // narrow --metric to these cases; alone: bisect their pass/fail status
   // --watch: path prefixes (watched_paths.h) beside the "watch" lists of the target's suites;
-  // a commit that touches none weighs BisectDefaults::kUnwatchedWeight in the prior. From a
+  // the commits that touch one hold BisectDefaults::kWatchedPrior of the prior. From a
   // replayed log: the list the session used, the suites' included.
   std::vector<std::string> watch;
   std::filesystem::path repo;             // empty: the store's first-parent ordinals (made absolute)
@@ -93,6 +93,7 @@ struct BisectOutcome {
   std::vector<std::string> watch, watched;
   int changes_read = 0;                   // commits whose changed files were read (0: no --repo)
   bool priors_applied = false;
+  double unwatched_weight = 1;            // what the prior weighed a commit that touches none (UnwatchedWeight)
   std::vector<BisectStep> steps;
   std::string target;                     // what was bisected, in words
   std::vector<std::string> cases;

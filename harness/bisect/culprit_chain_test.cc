@@ -197,6 +197,28 @@ TEST(CulpritChain, ASizeCountsOnlyTheQuestionsAnsweredOnBothSides) {
   EXPECT_DOUBLE_EQ(d.changes[0].size, -0.5);
 }
 
+// Each question's move counts its own answers: a change that breaks the last ten of twenty
+// questions and fixes the first is -9 of 20, whichever end of the questions it touches.
+TEST(CulpritChain, ASizeCountsEachQuestionByItsOwnAnswers) {
+  constexpr int kChange = 9;
+  auto run = [](int p) {
+    std::string q(20, '1');
+    q[0] = '0';
+    if (p >= kChange) {
+      q[0] = '1';
+      for (int i = 10; i < 20; ++i) q[i] = '0';
+    }
+    const double right = p >= kChange ? 10.0 : 19.0;
+    return Observation{p, 0, false, right / 20, false, q};
+  };
+  CulpritChain chain(31, {SeriesSpec{true, 0.01}}, SearchOptions{}, kUpToThree);
+  const Decision d = Drive(chain, 30, run);
+  ASSERT_EQ(d.verdict, Verdict::kCulprit);
+  ASSERT_EQ(d.changes.size(), 1u);
+  EXPECT_EQ(d.changes[0].position, kChange);
+  EXPECT_DOUBLE_EQ(d.changes[0].size, -9.0 / 20);
+}
+
 // A run at a position outside the range (before the good end, at or past one beyond the
 // bad end) is no evidence: two drops driven with such runs interleaved, each far below every
 // level, are named at the same commits with the same sizes and confidences after as many runs.

@@ -54,6 +54,8 @@ TEST(BisectPriorsE2E, AWatchedCulpritIsFoundInFewerStepsAndTheOutputNamesTheWatc
   EXPECT_EQ(w["priors"]["watch"], Json{"kernels"});
   EXPECT_EQ(w["priors"]["watched_commits"], (Json{shas[3], shas[10], shas[kCulprit - 1], shas[26]}));
   EXPECT_EQ(w["priors"]["applied"], true);
+  EXPECT_EQ(w["priors"]["watched_prior"], 0.5);
+  EXPECT_NEAR(w["priors"]["unwatched_weight"].get<double>(), 4.0 / 27, 1e-12) << "4 watched of 31 hold half";
   EXPECT_LT(w["runs"].get<int>(), p["runs"].get<int>())
       << w["runs"] << " steps with the priors, " << p["runs"] << " without";
 
@@ -68,7 +70,8 @@ TEST(BisectPriorsE2E, AWatchedCulpritIsFoundInFewerStepsAndTheOutputNamesTheWatc
   auto text = RunHarness(Bisect(shas, dir.path(), "text.db", {"--watch", kOddDir}));
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("priors: 2 of 31 commits touch the watched paths (" + kOddDir +
-                          "); each other one weighs 0.2 of one that does"),
+                          "); together they hold 0.5 of the culprit prior, so each other one weighs 0.069 of one "
+                          "that does"),
             std::string::npos)
       << text.out;
 
