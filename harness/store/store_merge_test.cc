@@ -318,13 +318,15 @@ TEST(StoreMerge, EveryTableIsCopiedOrDeclaredLocal) {
   }
 }
 
-// One file ingested (one run, one case) into a database at a commit ("abc" unless named).
-void IngestInto(const std::filesystem::path& db, const std::string& hash, const std::string& sha = "abc") {
+// One file ingested (one run, one case) into a database at a commit ("abc" unless named), in
+// a format ("junit" unless named).
+void IngestInto(const std::filesystem::path& db, const std::string& hash, const std::string& sha = "abc",
+                const std::string& format = "junit") {
   auto s = std::move(Store::Open(db)).value();
   int64_t c = *s->writer().UpsertCommit({sha, {}, 7, 1700000000, "the commit"});
-  FinishedCase fc{"junit", {"junit/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
+  FinishedCase fc{format, {format + "/a", CaseStatus::kPass, 0.1, "", {}, {}}, {}};
   auto ids = s->writer().WriteIngestedRuns(
-      {IngestedRun{{c, "ingest:junit", "h", "{}", "ci", "0.2.0"}, {fc}, {hash, "junit", "report.xml"}}});
+      {IngestedRun{{c, "ingest:" + format, "h", "{}", "ci", "0.2.0"}, {fc}, {hash, format, "report.xml"}}});
   ASSERT_TRUE(ids.ok()) << ids.error().message;
   ASSERT_TRUE(ids->at(0).has_value());
 }
@@ -407,6 +409,68 @@ TEST(StoreMerge, ACommitKeepsWhatEitherFileKnowsOfIt) {
     EXPECT_EQ(Rows(out_path).at("commits"), (std::vector<std::string>{"1|abc|p0 p1|7|1700000000|the subject|"}))
         << order[0] << " first";
   }
+}
+
+// The same bytes read in another format are another run: a file is the output's already
+// only in the format it was read in.
+TEST(StoreMerge, OneFileReadInTwoFormatsIsTwoRuns) {
+  TempDir dir;
+  IngestInto(dir / "a.db", "hash-1", "abc", "junit");
+  IngestInto(dir / "a.db", "hash-2", "abc", "gtest-json");
+  IngestInto(dir / "b.db", "hash-1", "abc", "gtest-json");
+  IngestInto(dir / "b.db", "hash-2", "abc", "junit");
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "a.db").ok());
+  auto b = out->MergeFrom(dir / "b.db");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->runs_added, 2);
+  EXPECT_EQ(b->runs_present, 0);
+  ExpectContentIsTheUnion(dir / "out.db", {dir / "a.db", dir / "b.db"});
+}
+
+std::string Join(const std::vector<std::string>& fields) {
+  std::string out;
+  for (const auto& f : fields) out += f + "|";
+  return out;
+}
+
+// A golden change is the output's already only when every field of it matches one there: a
+// change that differs from one in a single field (a later change of the same case and file,
+// another reason, user, time...) is another change and is copied.
+TEST(StoreMerge, AGoldenChangeDifferingInAnyOneFieldIsAnotherChange) {
+  TempDir dir;
+  const std::vector<std::string> base = {"suite/c", "golden/x.json", "h1", "h2", "stale", "abc", "u",
+                                         "2026-01-01T00:00:00Z"};
+  auto insert = [&](const std::filesystem::path& db, const std::vector<std::string>& v) {
+    Sql(db, "INSERT INTO golden_changes(case_id, path, old_hash, new_hash, reason, sha, user, at) VALUES('" + v[0] +
+                "', '" + v[1] + "', '" + v[2] + "', '" + v[3] + "', '" + v[4] + "', '" + v[5] + "', '" + v[6] + "', '" +
+                v[7] + "')");
+  };
+  std::move(Store::Open(dir / "a.db")).value().reset();
+  std::move(Store::Open(dir / "b.db")).value().reset();
+  insert(dir / "a.db", base);
+  insert(dir / "b.db", base);
+  std::multiset<std::string> want = {Join(base)};
+  for (std::size_t field = 0; field < base.size(); ++field) {
+    auto after = base, before = base;  // sorting after the shared change's field, and before it
+    after[field] += "x";
+    before[field].pop_back();
+    for (const auto& v : {after, before}) {
+      insert(dir / "b.db", v);
+      want.insert(Join(v));
+    }
+  }
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  ASSERT_TRUE(out->MergeFrom(dir / "a.db").ok());
+  auto b = out->MergeFrom(dir / "b.db");
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->golden_changes, 2 * static_cast<int64_t>(base.size())) << "each variant once, the shared one not again";
+  std::multiset<std::string> got;
+  const auto rows = Rows(dir / "out.db");
+  for (const auto& row : rows.at("golden_changes")) got.insert(row.substr(row.find('|') + 1));
+  std::multiset<std::string> want_rows;
+  for (const auto& w : want) want_rows.insert(w + "NULL|");  // from_case_result_id: none
+  EXPECT_EQ(got, want_rows);
 }
 
 // Twins and new runs in one input: the run between two new ones is the output's already,
