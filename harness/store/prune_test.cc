@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
 
 namespace harness {
@@ -125,6 +126,82 @@ TEST(PruneSamples, APartialRunIsNoBaselineAndHasNone) {
   auto one = store->PlanPrune({.keep_nightlies = 1});
   ASSERT_TRUE(one.ok());
   EXPECT_TRUE(Dropped(*one).size() == one->outside.size()) << "nothing kept for the partial run 4";
+}
+
+// A baseline is a passing result of a run of the same identity at an older commit: a run
+// of another identity is none, even beside a run of the right identity that failed.
+TEST(PruneSamples, ARunOfAnotherIdentityIsNoBaseline) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  const int64_t other = AddRun(*store, 1, "b", "", "0/1", 4);
+  const int64_t failed = AddRun(*store, 2, "a", "", "0/1", 4, /*passes=*/false);
+  AddRun(*store, 3, "a", "", "0/1", 4);
+  AddRun(*store, 4, "b", "", "0/1", 4, /*passes=*/false);
+  // Identity a keeps run 3 (and its own older run 2 falls out); b keeps run 4, its baseline
+  // run 1.
+  auto plan = store->PlanPrune({.keep_nightlies = 1});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->outside.size(), 2u);
+  EXPECT_EQ(plan->outside[0].run_id, other);
+  EXPECT_THAT(plan->outside[0].kept_for, ElementsAre("baseline of run 4")) << "b's own, not a's";
+  EXPECT_EQ(plan->outside[1].run_id, failed);
+  EXPECT_TRUE(plan->outside[1].kept_for.empty()) << "a failed result is nobody's baseline";
+}
+
+// Commits stored out of their first-parent order (a run of a newer commit stored first): a
+// baseline is still the newest passing result at an OLDER commit, by ordinal, never a
+// result at a newer commit stored before it.
+TEST(PruneSamples, TheBaselineIsOlderByOrdinalWhateverOrderTheCommitsWereStoredIn) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  for (int ordinal : {5, 1}) {
+    CommitInfo c;
+    c.sha = fmt::format("{:040x}", ordinal);
+    c.first_parent_ordinal = ordinal;
+    ASSERT_TRUE(store->writer().UpsertCommit(c).ok());
+  }
+  const int64_t older = AddRun(*store, 1, "a", "", "0/1", 4);
+  const int64_t newer = AddRun(*store, 5, "a", "", "0/1", 4);
+  const int64_t middle = AddRun(*store, 3, "a", "", "0/1", 4);
+  auto plan = store->PlanPrune({.keep_nightlies = 2});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->outside.size(), 1u) << "runs at 5 and 3 are the two newest";
+  EXPECT_EQ(plan->outside[0].run_id, older);
+  EXPECT_THAT(plan->outside[0].kept_for, ElementsAre(fmt::format("baseline of run {}", middle)))
+      << "the run at 5 (run " << newer << ") is newer than run " << middle << ", not its baseline";
+}
+
+// Compacting after a prune (VACUUM, then a checkpoint that empties the WAL) that cannot read
+// the file at any point is an error naming the file and the step, and the store keeps every
+// row: VACUUM is one transaction.
+TEST(Prune, ACompactThatCannotReadIsAnErrorNamingItsStepAndLosesNothing) {
+  TempDir dir;
+  {
+    auto store = std::move(Store::Open(dir / "h.db")).value();
+    for (int ordinal = 1; ordinal <= 6; ++ordinal) AddRun(*store, ordinal, "a", "", "0/1", 40);
+  }
+  testing_util::IoFaultVfs vfs((dir / "h.db").string());
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  int vacuum_failed = 0, checkpoint_failed = 0;
+  for (int64_t budget = 0;; ++budget) {
+    ASSERT_LT(budget, 20000) << "the compact kept reading";
+    vfs.FailAfter(budget);
+    const Status compacted = store->Compact();
+    vfs.Off();
+    if (compacted.ok()) break;
+    const std::string& said = compacted.error().message;
+    EXPECT_EQ(compacted.error().code, ExitCode::kInfra) << said;
+    EXPECT_THAT(said, HasSubstr("h.db"));
+    vacuum_failed += said.find(": vacuum: ") != std::string::npos;
+    checkpoint_failed += said.find(": checkpoint after vacuum: ") != std::string::npos;
+    EXPECT_TRUE(said.find("vacuum: ") != std::string::npos) << budget << ": " << said;
+    ASSERT_EQ(store->reader().Samples(store->reader().Cases(6)->at(0).id)->size(), 40u) << budget << ": " << said;
+  }
+  EXPECT_GT(vacuum_failed, 0) << "no fault reached the VACUUM";
+  EXPECT_GT(checkpoint_failed, 0) << "no fault reached the checkpoint";
+  // Success means the checkpoint emptied the WAL: what prune's "bytes after" reports.
+  const auto wal = dir / "h.db-wal";
+  EXPECT_TRUE(!std::filesystem::exists(wal) || std::filesystem::file_size(wal) == 0);
 }
 
 TEST(Prune, ClaimsEveryUnfinishedRunBeforeItChangesAnything) {
