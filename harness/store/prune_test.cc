@@ -187,9 +187,11 @@ TEST(Prune, ACompactThatCannotReadIsAnErrorNamingItsStepAndLosesNothing) {
     ASSERT_LT(budget, 20000) << "the compact kept reading";
     vfs.FailAfter(budget);
     const Status compacted = store->Compact();
+    const int64_t refused = vfs.refused();
     vfs.Off();
     if (compacted.ok()) break;
     const std::string& said = compacted.error().message;
+    ASSERT_GT(refused, 0) << "an error with no fault behind it: " << said;
     EXPECT_EQ(compacted.error().code, ExitCode::kInfra) << said;
     EXPECT_THAT(said, HasSubstr("h.db"));
     vacuum_failed += said.find(": vacuum: ") != std::string::npos;

@@ -593,7 +593,8 @@ TEST(StoreMerge, AReadFaultAnywhereInAnInputIsAnErrorAndTheTargetKeepsWhatItHeld
       EXPECT_EQ(merged->cases, 3) << "after " << budget << " operations";
       break;
     }
-    EXPECT_GT(refused, 0) << "an error with nothing refused: " << merged.error().message;
+    // An error with no fault behind it is a bug of its own: stop here, not after 20000 merges.
+    ASSERT_GT(refused, 0) << "an error with nothing refused: " << merged.error().message;
     EXPECT_EQ(merged.error().code, ExitCode::kInfra) << budget << ": " << merged.error().message;
     EXPECT_NE(merged.error().message.find("a.db"), std::string::npos) << budget << ": " << merged.error().message;
     // A fault is no evidence of what the file is.

@@ -498,9 +498,11 @@ TEST(Store, AReadFaultWhileOpeningToWriteIsAnErrorThatClaimsNothingAboutTheFile)
     ASSERT_LT(budget, 5000) << "the open kept reading";
     vfs.FailAfter(budget);
     auto opened = Store::Open(dir / "h.db");
+    const int64_t refused = vfs.refused();
     vfs.Off();
     if (opened.ok()) break;
     const std::string& said = opened.error().message;
+    ASSERT_GT(refused, 0) << "an error with no fault behind it: " << said;
     EXPECT_EQ(opened.error().code, ExitCode::kInfra) << budget << ": " << said;
     EXPECT_NE(said.find("h.db"), std::string::npos) << budget << ": " << said;
     for (const char* claim : {"damaged", "corrupt", "not a harness database", "newer", "older", "foreign"})
