@@ -368,6 +368,26 @@ TEST(BisectSearch, RunsThatEachAnsweredPartOfTheQuestionsStillGiveAPosterior) {
   EXPECT_GT(post[1], post[2]) << "the run at 1 lost what the bad end lost";
 }
 
+// Values alone (no per-question outcomes): the drop the two ends show sets what size of drop
+// each culprit hypothesis expects. A drop thirty noise sds deep, seen twice at each end and
+// once at a commit between them, is a culprit at or before that commit, never "no culprit".
+TEST(BisectSearch, TheDropTheEndsShowIsTheDropEachCulpritIsExpectedToMake) {
+  for (bool higher_is_better : {true, false}) {
+    const double good = higher_is_better ? 0.9 : 0.6, bad = higher_is_better ? 0.6 : 0.9;
+    Search s(9, {SeriesSpec{higher_is_better, 0.01}}, SearchOptions{});
+    for (int k = 0; k < 2; ++k) {
+      s.Add(Observation{0, 0, false, good + 0.002 * k, false, ""});
+      s.Add(Observation{8, 0, false, bad - 0.002 * k, false, ""});
+    }
+    s.Add(Observation{4, 0, false, bad + 0.001, false, ""});
+    const auto post = s.Posterior();
+    EXPECT_LT(post[0], 1e-6) << "no culprit, higher is better: " << higher_is_better;
+    double at_or_before = 0;
+    for (int j = 1; j <= 4; ++j) at_or_before += post[j];
+    EXPECT_GT(at_or_before, 0.999) << higher_is_better;
+  }
+}
+
 // Heavy noise (81 borderline questions, faults that leave an affected question right a
 // quarter of the time), flip rates from the earlier nightlies, runs of chosen questions:
 // every culprit found, at a fraction of a whole eval per run.
