@@ -52,25 +52,29 @@ std::vector<std::string> SchemaTables(const std::filesystem::path& db) {
   return out;
 }
 
+// The rows a query answers, each as its columns' text joined by '|' (NULL as "NULL").
+std::vector<std::string> QueryRows(sqlite3* h, const std::string& sql) {
+  std::vector<std::string> rows;
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(h);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::string row;
+    for (int c = 0; c < sqlite3_column_count(st); ++c) {
+      const auto* text = sqlite3_column_text(st, c);
+      row += (text ? std::string(reinterpret_cast<const char*>(text)) : "NULL") + "|";
+    }
+    rows.push_back(row);
+  }
+  sqlite3_finalize(st);
+  return rows;
+}
+
 // Every row of every table, as text, table by table: what a database holds, to compare.
 std::map<std::string, std::vector<std::string>> Rows(const std::filesystem::path& db) {
   std::map<std::string, std::vector<std::string>> out;
   sqlite3* h = nullptr;
   sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  for (const auto& table : SchemaTables(db)) {
-    sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(h, ("SELECT * FROM " + table + " ORDER BY rowid").c_str(), -1, &st, nullptr);
-    auto& rows = out[table];
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      std::string row;
-      for (int c = 0; c < sqlite3_column_count(st); ++c) {
-        const auto* text = sqlite3_column_text(st, c);
-        row += (text ? std::string(reinterpret_cast<const char*>(text)) : "NULL") + "|";
-      }
-      rows.push_back(row);
-    }
-    sqlite3_finalize(st);
-  }
+  for (const auto& table : SchemaTables(db)) out[table] = QueryRows(h, "SELECT * FROM " + table + " ORDER BY rowid");
   sqlite3_close(h);
   return out;
 }
@@ -201,19 +205,8 @@ std::multiset<std::string> Content(const std::filesystem::path& db) {
   std::multiset<std::string> out;
   sqlite3* h = nullptr;
   sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  for (const char* q : kQueries) {
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(h, q, -1, &st, nullptr), SQLITE_OK) << q << ": " << sqlite3_errmsg(h);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      std::string row;
-      for (int c = 0; c < sqlite3_column_count(st); ++c) {
-        const auto* text = sqlite3_column_text(st, c);
-        row += (text ? std::string(reinterpret_cast<const char*>(text)) : "NULL") + "|";
-      }
-      out.insert(row);
-    }
-    sqlite3_finalize(st);
-  }
+  for (const char* q : kQueries)
+    for (auto& row : QueryRows(h, q)) out.insert(std::move(row));
   sqlite3_close(h);
   return out;
 }
@@ -515,18 +508,10 @@ TEST(StoreMerge, AStepOnARunIngestedTwiceFollowsItsOwnTwin) {
   EXPECT_EQ(b->runs_present, 3);
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open_v2((dir / "out.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT x.step, f.content_hash FROM bisect_steps x LEFT JOIN ingested_files f ON "
-                                  "f.run_id = x.run_id ORDER BY x.step", -1, &st, nullptr), SQLITE_OK);
-  std::vector<std::string> steps;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    const auto* hash = sqlite3_column_text(st, 1);
-    steps.push_back(std::to_string(sqlite3_column_int(st, 0)) + ":" +
-                    (hash ? reinterpret_cast<const char*>(hash) : "no run"));
-  }
-  sqlite3_finalize(st);
+  EXPECT_EQ(QueryRows(h, "SELECT x.step, f.content_hash FROM bisect_steps x LEFT JOIN ingested_files f ON "
+                         "f.run_id = x.run_id ORDER BY x.step"),
+            (std::vector<std::string>{"1|hash-3|", "2|hash-2|", "3|hash-1|"}));
   sqlite3_close(h);
-  EXPECT_EQ(steps, (std::vector<std::string>{"1:hash-3", "2:hash-2", "3:hash-1"}));
 }
 
 // A bisect step's partial run stays partial in the merged database (else it would become
