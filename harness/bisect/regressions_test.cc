@@ -159,5 +159,46 @@ TEST_F(RegressionsTest, EachCaseTakesTheFirstKindThatHoldsAndEachTargetTheWorst)
   EXPECT_EQ(kinds(found[2]), (Kinds{{"selftest/paired", "paired"}, {"selftest/status", "status"}}));
 }
 
+// A confirming rerun reproduces each case by its own kind's measure: a gate case by its gate
+// (FAIL again, whatever its status), a status case by its status; a result stored before the
+// rerun, or an infrastructure error, shows nothing. Two targets, each with its own case.
+TEST_F(RegressionsTest, ARerunReproducesEachCaseByItsOwnKindsMeasure) {
+  const auto gate = [](GateVerdict v) { return VerdictMetric(metric_names::kGateVerdict, v); };
+  const CaseStatus pass = CaseStatus::kPass, fail = CaseStatus::kFail;
+  StoredResults(0, "n1", {{"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kAtRisk)}, {}}, {"gsm8k/status", pass, 0, "", {}, {}}});
+  StoredResults(1, "n2", {{"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kFail)}, {}}, {"gsm8k/status", fail, 0, "", {}, {}}});
+  const auto found = Regressions();
+  ASSERT_EQ(found.size(), 2u);
+  const RegressionTarget& by_gate = found[0].kind == RegressionKind::kGate ? found[0] : found[1];
+  const RegressionTarget& by_status = found[0].kind == RegressionKind::kGate ? found[1] : found[0];
+  ASSERT_EQ(Word(by_gate.kind), "gate");
+  ASSERT_EQ(Word(by_status.kind), "status");
+  int64_t last = 0;
+  const auto reproduces = [&](const RegressionTarget& t) {
+    auto r = Reproduces(store_->reader(), t, shas_[1], last);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r.ok() ? *r : std::nullopt;
+  };
+  const auto newest_result = [&] {
+    const auto cases = store_->reader().Cases(store_->reader().Run(0)->id);
+    return cases->back().id;
+  };
+  last = newest_result();
+  EXPECT_EQ(reproduces(by_gate), std::nullopt) << "the nightly's own results are before the rerun";
+  EXPECT_EQ(reproduces(by_status), std::nullopt);
+  const std::string rerun_of = R"({"rerun_of": 2})";
+  // The gate FAIL again with the case passing; the status case errs (no evidence).
+  StoredResults(1, "n2", {{"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kFail)}, {}},
+                          {"gsm8k/status", CaseStatus::kError, 0, "", {}, {}}}, rerun_of);
+  EXPECT_EQ(reproduces(by_gate), std::optional<bool>(true)) << "gate FAIL again";
+  EXPECT_EQ(reproduces(by_status), std::nullopt) << "an error shows nothing";
+  last = newest_result();
+  // The gate back to AT-RISK with the case failing; the status case fails again.
+  StoredResults(1, "n2", {{"gsm8k/gate", fail, 0, "", {gate(GateVerdict::kAtRisk)}, {}},
+                          {"gsm8k/status", fail, 0, "", {}, {}}}, rerun_of);
+  EXPECT_EQ(reproduces(by_gate), std::optional<bool>(false)) << "a gate case is judged by its gate, not its status";
+  EXPECT_EQ(reproduces(by_status), std::optional<bool>(true));
+}
+
 }  // namespace
 }  // namespace harness::bisect
