@@ -8,6 +8,7 @@
 
 #include "harness/results/metric_names.h"
 #include "harness/store/store.h"
+#include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/paths.h"
 
@@ -198,6 +199,76 @@ TEST_F(RegressionsTest, ARerunReproducesEachCaseByItsOwnKindsMeasure) {
                           {"gsm8k/status", fail, 0, "", {}, {}}}, rerun_of);
   EXPECT_EQ(reproduces(by_gate), std::optional<bool>(false)) << "a gate case is judged by its gate, not its status";
   EXPECT_EQ(reproduces(by_status), std::optional<bool>(true));
+}
+
+// The pair and its regressions read through a store that fails to read at any point, for
+// good or once: each read that fails is an error naming the database, never a pair or a list
+// of regressions other than the one a clean read gives (nor a read of what was not read).
+TEST_F(RegressionsTest, AReadFaultAnywhereIsAnErrorNeverAnotherAnswer) {
+  // A status target (selftest) and a gate one (gsm8k), each failing again in the rerun.
+  const auto gate = [](GateVerdict v) { return VerdictMetric(metric_names::kGateVerdict, v); };
+  const CaseStatus pass = CaseStatus::kPass, fail = CaseStatus::kFail;
+  StoredResults(0, "n1", {{kCase, pass, 0, "", {}, {}}, {kOther, pass, 0, "", {}, {}},
+                          {"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kAtRisk)}, {}}});
+  const int64_t nightly = StoredResults(1, "n2", {{kCase, fail, 0, "", {}, {}}, {kOther, pass, 0, "", {}, {}},
+                                                  {"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kFail)}, {}}});
+  const auto clean = Regressions();
+  ASSERT_EQ(clean.size(), 2u);
+  const int64_t last = store_->reader().Cases(nightly)->back().id;
+  StoredResults(1, "n2", {{kCase, fail, 0, "", {}, {}}, {"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kFail)}, {}}},
+                R"({"rerun_of": )" + std::to_string(nightly) + "}");
+  store_.reset();
+  testing_util::IoFaultVfs vfs((dir_ / "h.db").string());
+  for (bool once : {false, true})
+    for (int64_t budget = 0;; ++budget) {
+      ASSERT_LT(budget, 5000) << "kept reading";
+      once ? vfs.FailOnceAfter(budget) : vfs.FailAfter(budget);
+      // A connection of its own each time: a warm page cache would answer later reads.
+      auto store = Store::OpenReadOnly(dir_ / "h.db");
+      if (!store) {
+        vfs.Off();
+        EXPECT_EQ(store.error().code, ExitCode::kInfra) << budget << ": " << store.error().message;
+        continue;
+      }
+      // The newest nightly, then the same named by --run; its regressions; the rerun's answer.
+      auto pair = FindNightlyPair((*store)->reader(), std::nullopt);
+      if (pair) pair = FindNightlyPair((*store)->reader(), nightly);
+      Result<std::vector<RegressionTarget>> found = std::vector<RegressionTarget>{};
+      if (pair && pair->previous)
+        found = FindRegressions((*store)->reader(), pair->current, *pair->previous, SuitesDir());
+      Result<std::optional<bool>> again = std::optional<bool>{};
+      for (std::size_t t = 0; pair && found && again && t < found->size(); ++t) {
+        again = Reproduces((*store)->reader(), found->at(t), shas_[1], last);
+        if (again && *again != std::optional<bool>(true)) break;
+      }
+      const int64_t refused = vfs.refused();
+      vfs.Off();
+      const Error* error = !pair ? &pair.error() : !found ? &found.error() : !again ? &again.error() : nullptr;
+      if (!error) {
+        ASSERT_TRUE(pair->previous) << budget << ": a fault lost the previous nightly";
+        ASSERT_EQ(found->size(), 2u) << budget;
+        for (std::size_t t = 0; t < 2; ++t) EXPECT_EQ(found->at(t).CaseIds(), clean[t].CaseIds()) << budget;
+        EXPECT_EQ(*again, std::optional<bool>(true)) << budget << ": the rerun failed each again";
+        if (refused == 0) break;
+        continue;
+      }
+      ASSERT_GT(refused, 0) << "an error with no fault behind it: " << error->message;
+      EXPECT_EQ(error->code, ExitCode::kInfra) << budget << ": " << error->message;
+      EXPECT_NE(error->message.find("h.db"), std::string::npos) << budget << ": " << error->message;
+    }
+}
+
+// Regressions read against suite tables that cannot be read are an error naming the table,
+// never regressions judged without their headline metrics.
+TEST_F(RegressionsTest, ASuiteTableThatCannotBeReadIsAnError) {
+  Stored(0, "n1", {{kCase, CaseStatus::kPass}});
+  Stored(1, "n2", {{kCase, CaseStatus::kFail}});
+  testing_util::WriteFile(dir_ / "suites" / "broken.json", "{\"suite\": ");
+  auto pair = FindNightlyPair(store_->reader(), std::nullopt);
+  ASSERT_TRUE(pair.ok() && pair->previous);
+  auto found = FindRegressions(store_->reader(), pair->current, *pair->previous, dir_ / "suites");
+  ASSERT_FALSE(found.ok());
+  EXPECT_NE(found.error().message.find("broken.json"), std::string::npos) << found.error().message;
 }
 
 }  // namespace

@@ -591,6 +591,45 @@ TEST(StoreMerge, AReadFaultAnywhereInAnInputIsAnErrorAndTheTargetKeepsWhatItHeld
   EXPECT_EQ(Rows(dir / "out.db").at("case_results").size(), 5u);
 }
 
+// The same with each fault alone, the file readable again at the next operation: a merge
+// either fails as above or, when SQLite retried past the fault, holds exactly what both
+// inputs hold; never a merge that went on past a read it did not make.
+TEST(StoreMerge, AReadFaultThatPassesIsAnErrorOrAWholeMerge) {
+  TempDir dir;
+  MakeShard(dir / "a.db", "0/2", 3, "a");
+  MakeShard(dir / "b.db", "1/2", 2, "b");
+  testing_util::IoFaultVfs vfs((dir / "a.db").string());
+  {
+    auto held = std::move(Store::Open(dir / "held.db")).value();
+    ASSERT_TRUE(held->MergeFrom(dir / "b.db").ok());
+  }
+  const auto held = Rows(dir / "held.db");
+  int errors = 0;
+  for (int64_t budget = 0;; ++budget) {
+    ASSERT_LT(budget, 20000) << "the merge kept reading";
+    const auto target = dir / ("t" + std::to_string(budget) + ".db");
+    std::filesystem::copy_file(dir / "held.db", target);
+    auto out = std::move(Store::Open(target)).value();
+    vfs.FailOnceAfter(budget);
+    auto merged = out->MergeFrom(dir / "a.db");
+    const int64_t refused = vfs.refused();
+    vfs.Off();
+    out.reset();
+    if (merged.ok()) {
+      ExpectContentIsTheUnion(target, {dir / "a.db", dir / "b.db"});
+      if (refused == 0) break;
+      continue;
+    }
+    ++errors;
+    ASSERT_GT(refused, 0) << "an error with nothing refused: " << merged.error().message;
+    EXPECT_EQ(merged.error().code, ExitCode::kInfra) << budget << ": " << merged.error().message;
+    EXPECT_NE(merged.error().message.find("a.db"), std::string::npos) << budget << ": " << merged.error().message;
+    ASSERT_EQ(Rows(target), held) << "a fault at operation " << budget << " changed the target";
+    std::filesystem::remove(target);
+  }
+  EXPECT_GT(errors, 10) << "the sweep reached too little of the merge";
+}
+
 TEST(StoreMerge, RefusesANewerSchemaAForeignFileACorruptOneAndItself) {
   TempDir dir;
   MakeShard(dir / "newer.db", "0/1", 1, "n");

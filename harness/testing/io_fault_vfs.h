@@ -9,7 +9,8 @@
 // xRead.
 //
 // A test sweeps the budget from 0 up, one full run of the code per budget, until the run
-// succeeds: each operation the code makes on the file fails once, at each point it makes it.
+// succeeds: each operation the code makes on the file fails, at each point it makes it, and
+// (FailOnceAfter) fails alone, the file readable again at the next one.
 #pragma once
 
 #include <sqlite3.h>
@@ -40,7 +41,11 @@ class IoFaultVfs {
 
   // From now on, `operations` more reads and locks of the matching files succeed and every
   // later one fails.
-  void FailAfter(int64_t operations) { budget_ = operations, allowed_ = 0, refused_ = 0; }
+  void FailAfter(int64_t operations) { budget_ = operations, once_ = false, allowed_ = 0, refused_ = 0; }
+  // The same, but only the one operation after them fails and every later one succeeds: a
+  // transient fault, which shows a caller that went on past a failed read (the next read
+  // succeeds, so only the use of what was not read can tell).
+  void FailOnceAfter(int64_t operations) { FailAfter(operations), once_ = true; }
   void Off() { budget_ = -1; }
   // Operations on the matching files allowed and refused since the last FailAfter.
   int64_t allowed() const { return allowed_; }
@@ -75,6 +80,7 @@ class IoFaultVfs {
     if (!f->counted || f->owner->budget_ < 0) return true;
     if (f->owner->budget_ == 0) {
       ++f->owner->refused_;
+      if (f->owner->once_) f->owner->budget_ = -1;
       return false;
     }
     --f->owner->budget_;
@@ -136,6 +142,7 @@ class IoFaultVfs {
   sqlite3_vfs* real_ = nullptr;
   sqlite3_vfs vfs_{};
   int64_t budget_ = -1;   // -1: no fault
+  bool once_ = false;     // FailOnceAfter: the fault ends after one refusal
   int64_t allowed_ = 0;
   int64_t refused_ = 0;
 };
