@@ -78,6 +78,9 @@ TEST_F(RunIdentityTest, AServerThatListsNoModelsIsKeyedByTheRequestedModelAlone)
   ASSERT_TRUE(id.ok());
   EXPECT_FALSE(id->json["endpoint"].contains("served_models")) << id->json.dump();
   EXPECT_EQ(id->json["endpoint"]["model"], "m");
+  // The stored identities of every earlier nightly were hashed from these keys: a renamed
+  // key would stop every new run pairing with them.
+  EXPECT_EQ(id->json["endpoint"], (Json{{"model", "m"}, {"chat", false}})) << id->json.dump();
   EndpointTarget served = endpoint_;
   served.served_models = {"m"};
   const auto listed = MakeRunIdentity(base_, served, {TableWithProfile("sim/a.json")});
