@@ -453,6 +453,17 @@ double UnwatchedWeight(int watched, int unwatched, double watched_prior) {
   return std::min(1.0, static_cast<double>(watched) / unwatched * (1 - watched_prior) / watched_prior);
 }
 
+std::vector<double> WatchedPriorWeights(const std::vector<char>& touches, double watched_prior) {
+  const int n = static_cast<int>(touches.size()) - 1;
+  if (n < 1) return {};
+  const int watched = static_cast<int>(std::count_if(touches.begin() + 1, touches.end(), [](char t) { return t != 0; }));
+  if (watched == 0 || watched == n) return {};
+  std::vector<double> weights(n + 1, UnwatchedWeight(watched, n - watched, watched_prior));
+  for (int j = 1; j <= n; ++j)
+    if (touches[j]) weights[j] = 1;
+  return weights;
+}
+
 void Search::SetFlipRates(int series, FlipRates rates) {
   if (series < 0) return;
   if (series >= static_cast<int>(rates_.size())) rates_.resize(series + 1);

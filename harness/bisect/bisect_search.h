@@ -116,6 +116,12 @@ struct BisectDefaults {
 // that the list names the culprit's paths.
 double UnwatchedWeight(int watched, int unwatched, double watched_prior = BisectDefaults::kWatchedPrior);
 
+// The prior weights of a range's commits 1..n from which of them touch a watched path
+// (`touches[j]`; entry 0, the known-good commit, is not read): 1 for one that does,
+// UnwatchedWeight for the others. Empty, the prior flat, when none or every one does.
+std::vector<double> WatchedPriorWeights(const std::vector<char>& touches,
+                                        double watched_prior = BisectDefaults::kWatchedPrior);
+
 struct SearchOptions {
   double confidence = BisectDefaults::kConfidence;
   double prior_no_culprit = 0.2;

@@ -695,7 +695,30 @@ TEST(BisectSearchPriors, TheWatchedCommitsTogetherHoldTheWatchedPrior) {
   EXPECT_LT(UnwatchedWeight(3, 61), UnwatchedWeight(13, 51)) << "a narrower list weighs the others less";
   EXPECT_EQ(UnwatchedWeight(40, 24, 0.5), 1) << "most commits watched: no prior above theirs";
   for (auto [watched, unwatched] : {std::pair{0, 64}, {64, 0}, {0, 0}}) EXPECT_EQ(UnwatchedWeight(watched, unwatched), 1);
-  for (double p : {0.0, 1.0, -1.0, std::nan("")}) EXPECT_EQ(UnwatchedWeight(5, 59, p), 1) << p;
+  for (double p : {0.0, 1.0, -1.0, 1.5, std::nan("")}) EXPECT_EQ(UnwatchedWeight(5, 59, p), 1) << p << " is no probability";
+}
+
+// Which commits touch a watched path, as weights: 1 each, the others what makes the watched
+// ones hold the watched prior; the known-good commit's entry is never read.
+TEST(BisectSearchPriors, WatchedPriorWeightsWeighEachCommitByWhetherItTouchesAWatchedPath) {
+  std::vector<char> touches(11, 0);
+  touches[0] = 1, touches[3] = 1, touches[10] = 1;
+  const std::vector<double> w = WatchedPriorWeights(touches, 0.4);
+  ASSERT_EQ(w.size(), 11u);
+  const double other = UnwatchedWeight(2, 8, 0.4);
+  EXPECT_NEAR(other, 2.0 / 8 * 0.6 / 0.4, 1e-15);
+  for (int j = 1; j <= 10; ++j) EXPECT_EQ(w[j], j == 3 || j == 10 ? 1 : other) << j;
+  EXPECT_TRUE(WatchedPriorWeights(std::vector<char>(11, 0)).empty()) << "none watched: flat";
+  EXPECT_TRUE(WatchedPriorWeights(std::vector<char>(11, 1)).empty()) << "all watched: flat";
+  std::vector<char> only_good(11, 0);
+  only_good[0] = 1;
+  EXPECT_TRUE(WatchedPriorWeights(only_good).empty()) << "the known-good commit is no candidate";
+  EXPECT_TRUE(WatchedPriorWeights({}).empty());
+  EXPECT_TRUE(WatchedPriorWeights({1}).empty());
+  std::vector<char> last(11, 0);
+  last[10] = 1;
+  EXPECT_EQ(WatchedPriorWeights(last)[10], 1) << "the known-bad end is a candidate";
+  EXPECT_LT(WatchedPriorWeights(last)[9], 1);
 }
 
 TEST(BisectSearchPriors, WeightsShiftThePriorAndTheCulpritHypothesesStillShareTheSameMass) {

@@ -94,14 +94,8 @@ SimResult SimulateSearch(const SimHistory& h, uint64_t seed, const SearchOptions
   // The value model's noise prior: the sd of one run's accuracy, as the bisector derives it.
   const double sigma = std::sqrt(h.good * (1 - h.good) / h.questions) * 0.4;
   CulpritChain search(h.commits + 1, {SeriesSpec{true, sigma}}, options, max_changes);
-  if (h.watched_share > 0 && h.watched_prior > 0) {
-    const std::vector<char> watched = WatchedCommits(h, seed);
-    const int n_watched = static_cast<int>(std::count(watched.begin() + 1, watched.end(), 1));
-    const double unwatched = UnwatchedWeight(n_watched, h.commits - n_watched, h.watched_prior);
-    std::vector<double> weights(h.commits + 1, 1.0);
-    for (int j = 1; j <= h.commits; ++j) weights[j] = watched[j] ? 1.0 : unwatched;
-    if (n_watched > 0 && n_watched < h.commits) search.SetPriorWeights(weights);
-  }
+  if (h.watched_share > 0 && h.watched_prior > 0)
+    search.SetPriorWeights(WatchedPriorWeights(WatchedCommits(h, seed), h.watched_prior));
   search.Add(runs.At(0));
   search.Add(runs.At(h.commits));
   if (h.per_question && h.history_runs > 0) {

@@ -390,12 +390,9 @@ class Session {
       out_.watched.push_back(commits_[j].sha);
     }
     out_.changes_read = n_;
-    const int watched = static_cast<int>(out_.watched.size());
-    if (watched == 0 || watched == n_) return OkStatus();
-    out_.unwatched_weight = UnwatchedWeight(watched, n_ - watched);
-    std::vector<double> weights(n_ + 1, out_.unwatched_weight);
-    for (int j = 1; j <= n_; ++j)
-      if (touches[j]) weights[j] = 1;
+    std::vector<double> weights = WatchedPriorWeights(touches);
+    if (weights.empty()) return OkStatus();
+    out_.unwatched_weight = *std::min_element(weights.begin() + 1, weights.end());  // a watched one weighs 1
     search_->SetPriorWeights(std::move(weights));
     out_.priors_applied = true;
     return OkStatus();
