@@ -278,6 +278,14 @@ constexpr auto kPageCheckBudget = std::chrono::seconds(2);
 // b-tree structure, page and record format; not index contents), so a damaged file is named
 // and left as it is instead of having results written into it. docs/store.md has the cost.
 Status CheckPagesBeforeWriting(sqlite3* db, const std::string& path) {
+  // A page that could not be read (an I/O error) says nothing about the file: only a damaged
+  // one is worth restoring from a copy.
+  auto refuse = [&path](bool could_not_read, const std::string& said) {
+    if (could_not_read)
+      return InfraError(fmt::format("{}: cannot read it, refusing to write into it (PRAGMA quick_check: {})", path, said));
+    return InfraError(fmt::format(
+        "{}: damaged database, refusing to write into it (PRAGMA quick_check: {}); restore it from a copy", path, said));
+  };
   store_sql::Stmt st(db, "PRAGMA quick_check(3)");
   std::vector<std::string> problems;
   std::mutex mu;
@@ -297,19 +305,13 @@ Status CheckPagesBeforeWriting(sqlite3* db, const std::string& path) {
   watchdog.join();
   if (rc == SQLITE_INTERRUPT && problems.empty()) return OkStatus();  // out of time, nothing found so far
   if (rc != SQLITE_DONE && rc != SQLITE_INTERRUPT) {
-    const char* said = sqlite3_errmsg(db);
-    return InfraError(fmt::format("{}: {}, refusing to write into it (PRAGMA quick_check: {})", path,
-                                  store_sql::QuickCheckCouldNotRead(rc, said) ? "cannot read it" : "damaged database",
-                                  said));
+    const std::string said = sqlite3_errmsg(db);
+    return refuse(store_sql::QuickCheckCouldNotRead(rc, said), said);
   }
   if (problems.size() == 1 && problems[0] == "ok") return OkStatus();
   std::string first;
   for (const auto& p : problems) first += (first.empty() ? "" : "; ") + ValidUtf8(Utf8Prefix(p, 200));
-  if (store_sql::QuickCheckCouldNotRead(SQLITE_DONE, first))
-    return InfraError(fmt::format("{}: cannot read it, refusing to write into it (PRAGMA quick_check: {})", path, first));
-  return InfraError(fmt::format("{}: damaged database, refusing to write into it (PRAGMA quick_check: {}); restore "
-                                "it from a copy",
-                                path, first));
+  return refuse(store_sql::QuickCheckCouldNotRead(SQLITE_DONE, first), first);
 }
 
 }  // namespace

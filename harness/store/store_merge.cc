@@ -160,7 +160,7 @@ Result<std::unique_ptr<ReadOnlyStore>> Store::OpenMergeInput(const std::filesyst
     const std::string said = rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg(db));
     if (store_sql::QuickCheckCouldNotRead(rc, said))
       return InfraError(fmt::format("{}: cannot read it (PRAGMA quick_check: {}); nothing merged", input.string(), said));
-    return InfraError(fmt::format("{}: corrupt database: {}", input.string(), said));
+    return InfraError(fmt::format("{}: damaged database (PRAGMA quick_check: {}); nothing merged", input.string(), said));
   }
   // A row whose parent is gone would be copied with a NULL parent id; name it instead.
   auto orphan = store_schema::OrphanRow(db);

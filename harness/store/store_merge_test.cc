@@ -19,15 +19,20 @@ namespace {
 
 using testing_util::TempDir;
 
-int64_t Count(const std::filesystem::path& db, const std::string& table) {
+// The first column of a query's first row; -1 when it answers none.
+int64_t QueryInt(const std::filesystem::path& db, const std::string& sql) {
   sqlite3* h = nullptr;
   sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &st, nullptr);
-  int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr);
+  const int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
   sqlite3_finalize(st);
   sqlite3_close(h);
   return n;
+}
+
+int64_t Count(const std::filesystem::path& db, const std::string& table) {
+  return QueryInt(db, "SELECT COUNT(*) FROM " + table);
 }
 
 void Sql(const std::filesystem::path& db, const std::string& sql) {
@@ -671,6 +676,28 @@ TEST(StoreMerge, RefusesANewerSchemaAForeignFileACorruptOneAndItself) {
   ASSERT_FALSE(corrupt.ok());
   EXPECT_EQ(corrupt.error().code, ExitCode::kInfra);
   EXPECT_NE(corrupt.error().message.find("corrupt.db"), std::string::npos) << corrupt.error().message;
+
+  // A page no query of the merge reaches before its check: the file opens and its schema
+  // reads, and quick_check names the damage (its rows begin "*** in database main ***").
+  MakeShard(dir / "damaged.db", "0/1", 3, "d");
+  Sql(dir / "damaged.db", "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE");
+  const int64_t root = QueryInt(dir / "damaged.db", "SELECT rootpage FROM sqlite_master WHERE name = 'bisect_steps'");
+  const int64_t page_size = QueryInt(dir / "damaged.db", "PRAGMA page_size");
+  ASSERT_GT(root, 1);
+  {
+    std::fstream f(dir / "damaged.db", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp((root - 1) * page_size);
+    const std::string junk(static_cast<std::size_t>(page_size), '\xEE');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  auto damaged = out->MergeFrom(dir / "damaged.db");
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.error().code, ExitCode::kInfra);
+  EXPECT_EQ(damaged.error().message.rfind((dir / "damaged.db").string() + ": damaged database (PRAGMA quick_check: ***", 0),
+            0u)
+      << damaged.error().message;
+  EXPECT_NE(damaged.error().message.find("; nothing merged"), std::string::npos) << damaged.error().message;
+  EXPECT_EQ(Count(dir / "out.db", "runs"), 0) << "nothing was merged";
 
   auto self = out->MergeFrom(dir / "out.db");
   ASSERT_FALSE(self.ok());
