@@ -58,6 +58,40 @@ using harness::bisect::Verdict;
 
 namespace {
 
+[[noreturn]] void BadFlag(const char* flag, const char* value, const char* why) {
+  std::fprintf(stderr, "bisect_bench: %s%s%s: %s (the flags are listed at the top of bisect_bench.cc)\n", flag,
+               *value ? " " : "", value, why);
+  std::exit(2);
+}
+
+// A flag's value as a number, or exit 2 naming the flag: a typo must not measure the defaults.
+double NumberOf(const char* flag, const char* text) {
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(v)) BadFlag(flag, text, "expected a number");
+  return v;
+}
+
+std::vector<double> NumberList(const char* flag, const char* text) {
+  std::vector<double> out;
+  std::string item;
+  for (const char* p = text;; ++p) {
+    if (*p != ',' && *p != '\0') {
+      item += *p;
+      continue;
+    }
+    out.push_back(NumberOf(flag, item.c_str()));
+    item.clear();
+    if (*p == '\0') return out;
+  }
+}
+
+std::vector<int> JobsList(const char* text) {
+  std::vector<int> out;
+  for (double k : NumberList("--jobs", text)) out.push_back(std::max(1, static_cast<int>(k)));
+  return out;
+}
+
 struct Family {
   std::string name;
   int fragile = 56;
@@ -252,8 +286,10 @@ void RunTwoChanges(const Family& f, const SearchOptions& options, const Draws& d
 
 // --max-changes and --two-changes, when flag is one of them.
 void ParseChangesFlag(const char* flag, const char* value, Draws& draws, int& two_changes) {
-  if (std::strcmp(flag, "--max-changes") == 0) draws.max_changes = std::max(1, std::atoi(value));
-  if (std::strcmp(flag, "--two-changes") == 0) two_changes = std::strcmp(value, "only") == 0 ? 2 : 1;
+  if (std::strcmp(flag, "--max-changes") == 0) draws.max_changes = std::max(1, static_cast<int>(NumberOf(flag, value)));
+  if (std::strcmp(flag, "--two-changes") != 0) return;
+  if (std::strcmp(value, "yes") != 0 && std::strcmp(value, "only") != 0) BadFlag(flag, value, "expected yes or only");
+  two_changes = std::strcmp(value, "only") == 0 ? 2 : 1;
 }
 
 void PrintTwoChanges(const std::vector<Family>& families, const SearchOptions& options, const Draws& draws) {
@@ -262,22 +298,6 @@ void PrintTwoChanges(const std::vector<Family>& families, const SearchOptions& o
   std::printf("%-10s %-24s | %-5s | %-9s | %-9s | %-6s | %-6s\n", "family", "history", "hist.", "all right", "first",
               "runs", "ambig.");
   for (const Family& f : families) RunTwoChanges(f, options, draws);
-}
-
-std::vector<double> NumberList(const char* text) {
-  std::vector<double> out;
-  for (const char* p = text; *p;) {
-    out.push_back(std::atof(p));
-    while (*p && *p != ',') ++p;
-    if (*p == ',') ++p;
-  }
-  return out;
-}
-
-std::vector<int> JobsList(const char* text) {
-  std::vector<int> out;
-  for (double k : NumberList(text)) out.push_back(std::max(1, static_cast<int>(k)));
-  return out;
 }
 
 struct Priors {
@@ -318,18 +338,26 @@ void RunPriors(const Family& f, const SearchOptions& options, const Draws& draws
 
 // --watched-share, --watched-prior and --culprit-watched, when flag is one of them.
 void ParsePriorsFlag(const char* flag, const char* value, Priors& priors) {
-  if (std::strcmp(flag, "--watched-share") == 0) priors.watched_share = std::atof(value);
-  if (std::strcmp(flag, "--watched-prior") == 0) priors.watched_priors = NumberList(value);
+  if (std::strcmp(flag, "--watched-share") == 0) priors.watched_share = NumberOf(flag, value);
+  if (std::strcmp(flag, "--watched-prior") == 0) priors.watched_priors = NumberList(flag, value);
   if (std::strcmp(flag, "--culprit-watched") == 0) {
     const std::string v = value;
+    if (v != "yes" && v != "no" && v != "both") BadFlag(flag, value, "expected yes, no or both");
     priors.culprit_watched = v == "yes" ? std::vector<bool>{true} : v == "no" ? std::vector<bool>{false}
                                                                               : std::vector<bool>{true, false};
   }
 }
 
-}  // namespace
+bool IsValueFlag(const char* flag) {
+  for (const char* known : {"--max-runs", "--history", "--histories", "--seed-base", "--family", "--jobs", "--commits",
+                            "--max-changes", "--two-changes", "--watched-share", "--watched-prior", "--culprit-watched",
+                            "--fragile", "--affected-right", "--affected-before"})
+    if (std::strcmp(flag, known) == 0) return true;
+  return false;
+}
 
-int main(int argc, char** argv) {
+// What the command line asks for; every flag is checked here, once.
+struct Flags {
   SearchOptions options;
   std::string family = "all";
   Family custom{"custom", SimHistory{}.fragile, 0, 1};
@@ -338,30 +366,55 @@ int main(int argc, char** argv) {
   std::vector<int> jobs;
   Priors priors;
   int two_changes = 0;  // --two-changes yes: after the table (1); only: instead of it (2)
+};
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags f;
   for (int i = 1; i < argc; ++i) {
-    const bool has_value = i + 1 < argc;
-    if (std::strcmp(argv[i], "--full-evals") == 0) options.questions.full = true;
-    if (!has_value) continue;
-    if (std::strcmp(argv[i], "--max-runs") == 0) options.max_runs = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--history") == 0) draws.history = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--histories") == 0) draws.histories = std::max(2, std::atoi(argv[i + 1]));
-    if (std::strcmp(argv[i], "--seed-base") == 0) draws.seed_base = std::strtoull(argv[i + 1], nullptr, 10);
-    if (std::strcmp(argv[i], "--family") == 0) family = argv[i + 1];
-    if (std::strcmp(argv[i], "--jobs") == 0) jobs = JobsList(argv[i + 1]);
-    if (std::strcmp(argv[i], "--commits") == 0) draws.commits = std::max(2, std::atoi(argv[i + 1]));
-    ParseChangesFlag(argv[i], argv[i + 1], draws, two_changes);
-    ParsePriorsFlag(argv[i], argv[i + 1], priors);
-    if (std::strcmp(argv[i], "--fragile") == 0) custom.fragile = std::atoi(argv[i + 1]), is_custom = true;
-    if (std::strcmp(argv[i], "--affected-right") == 0) custom.affected_right = std::atof(argv[i + 1]), is_custom = true;
-    if (std::strcmp(argv[i], "--affected-before") == 0) custom.affected_before = std::atof(argv[i + 1]), is_custom = true;
+    const char* flag = argv[i];
+    if (std::strcmp(flag, "--full-evals") == 0) {
+      f.options.questions.full = true;
+      continue;
+    }
+    if (!IsValueFlag(flag)) BadFlag(flag, "", "not a flag of this benchmark");
+    if (i + 1 == argc) BadFlag(flag, "", "needs a value");
+    const char* value = argv[++i];
+    auto integer = [&] { return static_cast<int>(NumberOf(flag, value)); };
+    if (std::strcmp(flag, "--max-runs") == 0) f.options.max_runs = integer();
+    if (std::strcmp(flag, "--history") == 0) f.draws.history = integer();
+    if (std::strcmp(flag, "--histories") == 0) f.draws.histories = std::max(2, integer());
+    if (std::strcmp(flag, "--seed-base") == 0) f.draws.seed_base = static_cast<uint64_t>(NumberOf(flag, value));
+    if (std::strcmp(flag, "--family") == 0) f.family = value;
+    if (std::strcmp(flag, "--jobs") == 0) f.jobs = JobsList(value);
+    if (std::strcmp(flag, "--commits") == 0) f.draws.commits = std::max(2, integer());
+    ParseChangesFlag(flag, value, f.draws, f.two_changes);
+    ParsePriorsFlag(flag, value, f.priors);
+    if (std::strcmp(flag, "--fragile") == 0) f.custom.fragile = integer(), f.is_custom = true;
+    if (std::strcmp(flag, "--affected-right") == 0) f.custom.affected_right = NumberOf(flag, value), f.is_custom = true;
+    if (std::strcmp(flag, "--affected-before") == 0)
+      f.custom.affected_before = NumberOf(flag, value), f.is_custom = true;
   }
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Flags flags = ParseFlags(argc, argv);
+  SearchOptions options = flags.options;
+  const std::string& family = flags.family;
+  const Draws& draws = flags.draws;
+  const std::vector<int>& jobs = flags.jobs;
+  const Priors& priors = flags.priors;
+  const int two_changes = flags.two_changes;
   std::vector<Family> families = {{"default", 56, 0, 1},
                                   {"f81-ar25", 81, 0.25, 1},
                                   {"f160", 160, 0, 1},
                                   {"f160-ar50", 160, 0.5, 1},
                                   {"f160-b75", 160, 0.25, 0.75}};
-  if (is_custom) families = {custom};
+  if (flags.is_custom) families = {flags.custom};
   else if (family != "all") std::erase_if(families, [&](const Family& f) { return f.name != family; });
+  if (families.empty()) BadFlag("--family", family.c_str(), "no such family (all, default, f81-ar25, f160, f160-ar50, f160-b75)");
   const int n = SimHistory{}.questions;
   if (priors.watched_share > 0) {
     std::printf("priors from what a commit changed: per prior that the culprit is a watched commit, correct %% and mean steps\n");
