@@ -645,6 +645,63 @@ double PartitionEntropy(const std::vector<double>& post, std::vector<int> cuts) 
   return h;
 }
 
+// The `count` positions among `candidates` that, with the `fixed` cuts, split the culprit
+// posterior into the most even parts (the highest PartitionEntropy): exact, by dynamic
+// programming over the cuts in position order, since a part's term depends only on its two
+// ends. Moving one cut at a time stops short of it: 12 equally likely commits, cut greedily
+// into parts of 1, 2, 3, 3 and 3, are not made 2, 2, 2, 3, 3 by any single move. Empty when
+// the candidates are too few.
+std::vector<int> MostEvenCuts(const std::vector<double>& post, const std::vector<int>& fixed,
+                              const std::vector<int>& candidates, int count) {
+  const int n = static_cast<int>(post.size()) - 1;
+  std::vector<double> cdf(n + 1, 0.0);  // cdf[k]: the culprit posterior of positions 1..k
+  for (int j = 1; j <= n; ++j) cdf[j] = cdf[j - 1] + post[j];
+  auto term = [](double p) { return p > 0 ? -p * std::log(p) : 0.0; };
+  std::map<int, bool> points;  // each possible cut inside the range: whether it is fixed
+  for (int c : candidates)
+    if (c >= 1 && c < n) points[c] = false;
+  for (int c : fixed)
+    if (c >= 1 && c < n) points[c] = true;
+  std::vector<int> at = {0};     // the cuts in order, after a virtual one at 0
+  std::vector<char> must = {1};  // fixed: every choice keeps it
+  for (const auto& [pos, is_fixed] : points) at.push_back(pos), must.push_back(is_fixed);
+  const int m = static_cast<int>(at.size());
+  constexpr double kNone = -std::numeric_limits<double>::infinity();
+  // best[i][u]: the entropy terms of the parts up to cut i, with i a cut and u candidates taken.
+  std::vector<std::vector<double>> best(m, std::vector<double>(count + 1, kNone));
+  std::vector<std::vector<int>> from(m, std::vector<int>(count + 1, -1));
+  best[0][0] = 0;
+  for (int i = 1; i < m; ++i)
+    for (int u = must[i] ? 0 : 1; u <= count; ++u) {
+      const int before = must[i] ? u : u - 1;
+      for (int prev = i - 1; prev >= 0; --prev) {
+        if (best[prev][before] > kNone) {
+          const double h = best[prev][before] + term(cdf[at[i]] - cdf[at[prev]]);
+          if (h > best[i][u] + 1e-12) best[i][u] = h, from[i][u] = prev;
+        }
+        if (must[prev]) break;  // no part passes over a fixed cut
+      }
+    }
+  int last = -1;
+  double best_h = kNone;
+  for (int i = m - 1; i >= 0; --i) {
+    if (best[i][count] > kNone) {
+      const double h = best[i][count] + term(cdf[n] - cdf[at[i]] + post[0]);  // no culprit shows as the last part
+      if (h > best_h + 1e-12) best_h = h, last = i;
+    }
+    if (must[i]) break;
+  }
+  if (last < 0) return {};
+  std::vector<int> out;
+  for (int i = last, u = count; i > 0;) {
+    const int prev = from[i][u];
+    if (!must[i]) out.push_back(at[i]), --u;
+    i = prev;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 int Search::SpreadChoice(const std::vector<double>& post, const std::vector<int>& pending) const {
@@ -687,23 +744,23 @@ std::vector<int> Search::DecideBatch(const std::vector<int>& pending, int slots)
     all.push_back(d.next_position);
     chosen.push_back(d.next_position);
   }
-  // Chosen together: each new cut at a commit not run yet moves to where, with all the
-  // others, the parts are most even (coordinate ascent on the partition entropy). Greedy
-  // placement from the single best choice leaves one part twice the others.
+  // Chosen together: the new cuts at commits not run yet go, all at once, to where with the
+  // others the parts are most even. Greedy placement from the single best choice leaves
+  // one part twice the others.
   const auto post = Posterior();
   auto free_cut = [&](int k) { return k >= 1 && k < positions_ - 1 && RunsAt(k) == 0 && !skipped_.count(k); };
-  for (int pass = 0; pass < 3; ++pass)
-    for (std::size_t i = pending.size(); i < all.size(); ++i) {
-      if (!free_cut(all[i]) || std::count(all.begin(), all.end(), all[i]) > 1) continue;
-      double best_h = PartitionEntropy(post, all);
-      for (int k = 1; k < positions_ - 1; ++k) {
-        if (!free_cut(k) || std::count(all.begin(), all.end(), k) > 0) continue;
-        std::vector<int> moved = all;
-        moved[i] = k;
-        const double h = PartitionEntropy(post, moved);
-        if (h > best_h + 1e-9) best_h = h, chosen[i - pending.size()] = k, all[i] = k;
-      }
-    }
+  std::vector<int> fixed, movable, candidates;  // movable: indices into `all`
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i >= pending.size() && free_cut(all[i]) && std::count(all.begin(), all.end(), all[i]) == 1)
+      movable.push_back(static_cast<int>(i));
+    else
+      fixed.push_back(all[i]);
+  }
+  for (int k = 1; k < positions_ - 1; ++k)
+    if (free_cut(k) && std::count(fixed.begin(), fixed.end(), k) == 0) candidates.push_back(k);
+  const std::vector<int> cuts = MostEvenCuts(post, fixed, candidates, static_cast<int>(movable.size()));
+  if (cuts.size() == movable.size())
+    for (std::size_t c = 0; c < cuts.size(); ++c) chosen[movable[c] - pending.size()] = cuts[c];
   return chosen;
 }
 
@@ -746,6 +803,10 @@ Decision Search::Decide(const std::vector<int>& pending) {
   // whenever it has fewer than half the runs of the known-bad end.
   const bool any_value = std::any_of(observations_.begin(), observations_.end(),
                                      [](const Observation& o) { return !o.is_status; });
+  // No culprit is near the confidence asked: a run or two at the ends may settle it, so no
+  // more than kNearAnswerRuns go out at once (one step at a time it stops at the run that
+  // does; a full batch overshoots by the rest: tuned on bisect_bench --seed-base 7000).
+  if (waiting && post[0] >= kNearAnswer && static_cast<int>(pending.size()) >= kNearAnswerRuns) return d;
   if (any_value && 2 * runs_at(0) < runs_at(n)) {
     d.next_position = 0;
     return d;

@@ -196,9 +196,15 @@ class Search {
   // (the entropy of the outcome pattern the batch would show without noise), so concurrent
   // runs spread over the range instead of crowding at its median.
   Decision Decide(const std::vector<int>& pending);
+  // Beside runs pending, while "no culprit" holds at least kNearAnswer (short of the
+  // confidence), no more than kNearAnswerRuns are in flight at once: a run or two at the
+  // ends may settle it, and a full batch would overshoot.
+  static constexpr double kNearAnswer = 0.85;
+  static constexpr int kNearAnswerRuns = 2;
   // Up to `slots` positions to start at once beside `pending` (several slots free together):
-  // Decide one after another, then the new runs inside the range not run yet moved, all
-  // together, to split the culprit posterior most evenly. Empty: wait (or answer: Decide()).
+  // Decide one after another, then the new runs inside the range not run yet placed, all
+  // together, where they split the culprit posterior most evenly (exactly, not one at a
+  // time). Empty: wait (or answer: Decide()).
   std::vector<int> DecideBatch(const std::vector<int>& pending, int slots);
   // The culprit positions between the 2.5 % and 97.5 % points of the culprit posterior.
   std::vector<int> CredibleRange() const;

@@ -547,6 +547,64 @@ TEST(BisectSearchParallel, ABatchFillsTheFreeSlotsAndNoMore) {
   EXPECT_EQ(tight.DecideBatch({}, 4).size(), 2u) << "the budget caps the batch";
 }
 
+// Twelve commits left, 29..40 (28 good, 40 bad, the bad end run thrice): four cuts leave
+// five parts, at best 2, 2, 2, 3 and 3 commits. Placed greedily from the median and then
+// moved one at a time, the same twelve in bisect_bench's default family (seed 7000, culprit
+// 40) got 34, 31, 37, 29: parts of 1, 2, 3, 3, 3, which no single move makes more even.
+TEST(BisectSearchParallel, ABatchOfCutsIsPlacedTogetherWhereThePartsAreMostEven) {
+  Search s = FreshStatusSearch();
+  for (int p : {14, 28, 40, 52, 64, 64}) s.Add({p, 0, true, 0, p >= 35}), s.CountRun();
+  std::vector<int> cuts = s.DecideBatch({}, 4);
+  ASSERT_EQ(cuts.size(), 4u);
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<int> parts;
+  int previous = 28;
+  for (int c : cuts) {
+    ASSERT_GT(c, 28) << ::testing::PrintToString(cuts);
+    ASSERT_LT(c, 40) << ::testing::PrintToString(cuts);
+    parts.push_back(c - previous), previous = c;
+  }
+  parts.push_back(40 - previous);
+  std::sort(parts.begin(), parts.end());
+  EXPECT_EQ(parts, (std::vector<int>{2, 2, 2, 3, 3})) << "cuts at " << ::testing::PrintToString(cuts);
+  // A cut already in flight stays where it is; the new ones fit around it.
+  const std::vector<int> beside = s.DecideBatch({31}, 3);
+  ASSERT_EQ(beside.size(), 3u);
+  EXPECT_EQ(std::count(beside.begin(), beside.end(), 31), 0) << ::testing::PrintToString(beside);
+  for (int c : beside) EXPECT_TRUE(c > 31 && c < 40) << ::testing::PrintToString(beside);
+}
+
+// Metric values at the ends only, no drop between them: "no culprit" leads. Near the
+// confidence (Search::kNearAnswer) no more than kNearAnswerRuns go out at once; further
+// from it the ends are rerun in every free slot, as before.
+Search EndsOnly(const std::vector<double>& good, const std::vector<double>& bad) {
+  Search s(65, {SeriesSpec{true, 0.003}}, SearchOptions{});
+  for (double v : good) s.Add({0, 0, false, v, false});
+  for (double v : bad) s.Add({64, 0, false, v, false});
+  return s;
+}
+
+TEST(BisectSearchParallel, NearTheNoCulpritAnswerOnlyTwoRunsGoOutAtOnce) {
+  Search near = EndsOnly({0.920, 0.923, 0.921}, {0.921, 0.920, 0.922, 0.921});
+  const double p_near = near.Posterior()[0];
+  ASSERT_GE(p_near, Search::kNearAnswer);
+  ASSERT_LT(p_near, SearchOptions{}.confidence);
+  ASSERT_EQ(Search::kNearAnswerRuns, 2);
+  const Decision first = near.Decide({64});
+  EXPECT_TRUE(first.next_position == 0 || first.next_position == 64) << first.next_position;
+  EXPECT_EQ(near.Decide({64, 64}).next_position, -1) << "two runs in flight may settle it";
+  EXPECT_EQ(near.DecideBatch({}, 4).size(), 2u);
+  EXPECT_GE(near.Decide().next_position, 0) << "with nothing in flight a run always starts";
+
+  Search far = EndsOnly({0.920, 0.921}, {0.921, 0.920});
+  const double p_far = far.Posterior()[0];
+  ASSERT_GE(p_far, 0.5);
+  ASSERT_LT(p_far, Search::kNearAnswer);
+  const std::vector<int> batch = far.DecideBatch({}, 4);
+  EXPECT_EQ(batch.size(), 4u) << ::testing::PrintToString(batch);
+  for (int p : batch) EXPECT_TRUE(p == 0 || p == 64) << ::testing::PrintToString(batch);
+}
+
 // Two commits left (22 good, 24 bad twice: the culprit is 23 or 24; the bad end run thrice,
 // so no-culprit is out) and both runs 23 needs in flight: no cut is left to make, so the
 // run verification wants next (22, the parent of 23, has one run of two) starts now,
