@@ -549,8 +549,8 @@ TEST(BisectSearchParallel, ABatchFillsTheFreeSlotsAndNoMore) {
 
 // Twelve commits left, 29..40 (28 good, 40 bad, the bad end run thrice): four cuts leave
 // five parts, at best 2, 2, 2, 3 and 3 commits. Placed greedily from the median and then
-// moved one at a time, the same twelve in bisect_bench's default family (seed 7000, culprit
-// 40) got 34, 31, 37, 29: parts of 1, 2, 3, 3, 3, which no single move makes more even.
+// moved one at a time (the search before MostEvenCuts), they went to 29, 31, 34 and 37:
+// parts of 1, 2, 3, 3, 3, which no single move makes more even.
 TEST(BisectSearchParallel, ABatchOfCutsIsPlacedTogetherWhereThePartsAreMostEven) {
   Search s = FreshStatusSearch();
   for (int p : {14, 28, 40, 52, 64, 64}) s.Add({p, 0, true, 0, p >= 35}), s.CountRun();
