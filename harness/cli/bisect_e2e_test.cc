@@ -52,6 +52,17 @@ TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
   Json rj = testing_util::StdoutJson(replay);
   EXPECT_EQ(rj["culprit"], shas[k - 1]) << replay.out;
   EXPECT_EQ(rj["runs"], 0) << "the logged evidence is enough";
+  ASSERT_FALSE(rj["steps"].empty());
+  for (const auto& step : rj["steps"]) EXPECT_EQ(step["source"], "replay") << step.dump();
+  // The log alone is the evidence: replayed into a database that holds none of the
+  // session's results, it answers the same.
+  auto elsewhere = RunHarness({"bisect", "replay", (dir / "session.log").string(), "--db", (dir / "other.db").string(),
+                               "--format", "json"});
+  ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err << elsewhere.out;
+  Json ej = testing_util::StdoutJson(elsewhere);
+  EXPECT_EQ(ej["culprit"], shas[k - 1]) << elsewhere.out;
+  EXPECT_EQ(ej["runs"], 0);
+  EXPECT_EQ(ej["steps"].size(), rj["steps"].size());
 
   // A second bisect finds everything in the store: no command runs at all.
   auto again = RunHarness({"bisect", "--good", shas[0], "--bad", shas[31], "--case",
