@@ -493,9 +493,13 @@ TEST(AutoBisectE2E, NoEarlierNightlyIsAnAnswerAndBadInputIsExit2) {
   Json j = testing_util::StdoutJson(r);
   EXPECT_TRUE(j["previous_run"].is_null());
   EXPECT_TRUE(j["regressions"].empty());
+  auto longest = h.Auto({"--timeout", "86400"});
+  EXPECT_EQ(longest.exit_code, 0) << "a timeout of a day is in range: " << longest.err;
 
   for (const auto& bad : std::vector<std::vector<std::string>>{
            {"bisect", "--auto", "--db", h.db},                                         // no command
+           {"bisect", "--auto", "--db", h.db, "--timeout", "86401", "--", "true"},
+           {"bisect", "--auto", "--db", h.db, "--timeout", "0", "--", "true"},
            {"bisect", "--auto", "--db", h.db, "--good", h.shas[0], "--", "true"},      // --good with --auto
            {"bisect", "--auto", "--db", h.db, "--confirm", "-1", "--", "true"},
            {"bisect", "--auto", "--db", h.db, "--run", "99", "--", "true"},            // no such run
