@@ -622,6 +622,9 @@ std::set<int> Search::MedianCandidates(const std::vector<double>& post) const {
 
 namespace {
 
+// One part's term of a partition's entropy (nats): -p log p, 0 for an empty part.
+double PartTerm(double p) { return p > 0 ? -p * std::log(p) : 0.0; }
+
 // The entropy (nats) of which of the parts the cuts split the culprit posterior into holds
 // the culprit: a run at cut c is bad exactly when the culprit is at or before c, so without
 // noise a batch of runs at the cuts tells the part and no more. "No culprit" shows as every
@@ -640,8 +643,7 @@ double PartitionEntropy(const std::vector<double>& post, std::vector<int> cuts) 
   }
   parts.push_back(part + post[0]);
   double h = 0;
-  for (double p : parts)
-    if (p > 0) h -= p * std::log(p);
+  for (double p : parts) h += PartTerm(p);
   return h;
 }
 
@@ -656,7 +658,6 @@ std::vector<int> MostEvenCuts(const std::vector<double>& post, const std::vector
   const int n = static_cast<int>(post.size()) - 1;
   std::vector<double> cdf(n + 1, 0.0);  // cdf[k]: the culprit posterior of positions 1..k
   for (int j = 1; j <= n; ++j) cdf[j] = cdf[j - 1] + post[j];
-  auto term = [](double p) { return p > 0 ? -p * std::log(p) : 0.0; };
   std::map<int, bool> points;  // each possible cut inside the range: whether it is fixed
   for (int c : candidates)
     if (c >= 1 && c < n) points[c] = false;
@@ -676,7 +677,7 @@ std::vector<int> MostEvenCuts(const std::vector<double>& post, const std::vector
       const int before = must[i] ? u : u - 1;
       for (int prev = i - 1; prev >= 0; --prev) {
         if (best[prev][before] > kNone) {
-          const double h = best[prev][before] + term(cdf[at[i]] - cdf[at[prev]]);
+          const double h = best[prev][before] + PartTerm(cdf[at[i]] - cdf[at[prev]]);
           if (h > best[i][u] + 1e-12) best[i][u] = h, from[i][u] = prev;
         }
         if (must[prev]) break;  // no part passes over a fixed cut
@@ -686,7 +687,7 @@ std::vector<int> MostEvenCuts(const std::vector<double>& post, const std::vector
   double best_h = kNone;
   for (int i = m - 1; i >= 0; --i) {
     if (best[i][count] > kNone) {
-      const double h = best[i][count] + term(cdf[n] - cdf[at[i]] + post[0]);  // no culprit shows as the last part
+      const double h = best[i][count] + PartTerm(cdf[n] - cdf[at[i]] + post[0]);  // no culprit shows as the last part
       if (h > best_h + 1e-12) best_h = h, last = i;
     }
     if (must[i]) break;
