@@ -692,8 +692,7 @@ std::vector<int> MostEvenCuts(const std::vector<double>& post, const std::vector
     }
     if (must[i]) break;
   }
-  if (last < 0) return {};
-  std::vector<int> out;
+  std::vector<int> out;  // none when last < 0: too few candidates
   for (int i = last, u = count; i > 0;) {
     const int prev = from[i][u];
     if (!must[i]) out.push_back(at[i]), --u;
