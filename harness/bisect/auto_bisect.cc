@@ -39,15 +39,7 @@ Status CheckRequest(const AutoBisectRequest& r) {
   if (auto c = CheckNumberIn(r.jobs, kJobsRange, "--jobs"); !c) return c.error();
   if (auto c = CheckNumberIn(r.max_culprits, kMaxCulpritsRange, "--max-culprits"); !c) return c.error();
   if (auto c = CheckNumberIn(r.confidence, kConfidenceRange, "--confidence"); !c) return c.error();
-  if (r.command_timeout_s && !(*r.command_timeout_s > 0 && *r.command_timeout_s <= kMaxTimeoutS))
-    return UsageError(fmt::format("--timeout {}: expected seconds in (0, {}]", *r.command_timeout_s, kMaxTimeoutS));
-  for (const auto& arg : r.command)
-    if (arg.find("{worktree}") != std::string::npos && r.repo.empty())
-      return UsageError("{worktree} in the command needs --repo");
-  if (auto c = CheckSlurmCommand(r.command); !c) return c.error();
-  if (r.step_start_timeout_s)
-    if (auto c = CheckNumberIn(*r.step_start_timeout_s, kTimeoutRange, "--step-start-timeout"); !c) return c.error();
-  return OkStatus();
+  return CheckStepCommand(r.command, r.repo, r.command_timeout_s, r.step_start_timeout_s);
 }
 
 // One rerun of the bad commit: what it showed of each target. Without a stored result of

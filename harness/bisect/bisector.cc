@@ -996,16 +996,10 @@ Result<BisectOutcome> RunBisect(const BisectRequest& request, Store& store) {
   if (auto c = CheckNumberIn(request.jobs, kJobsRange, "--jobs"); !c) return c.error();
   if (request.noise_sigma)
     if (auto c = CheckNumberIn(*request.noise_sigma, kNoiseSigmaRange, "--noise-sigma"); !c) return c.error();
-  if (request.command_timeout_s && !(*request.command_timeout_s > 0 && *request.command_timeout_s <= kMaxTimeoutS))
-    return UsageError(fmt::format("--timeout {}: expected seconds in (0, {}]; leave it out for no timeout",
-                                  *request.command_timeout_s, kMaxTimeoutS));
-  for (const auto& arg : request.command)
-    if (arg.find("{worktree}") != std::string::npos && request.repo.empty())
-      return UsageError("{worktree} in the command needs --repo");
-  if (auto c = CheckSlurmCommand(request.command); !c) return c.error();
-  if (request.step_start_timeout_s)
-    if (auto c = CheckNumberIn(*request.step_start_timeout_s, kTimeoutRange, "--step-start-timeout"); !c)
-      return c.error();
+  if (auto c = CheckStepCommand(request.command, request.repo, request.command_timeout_s,
+                                request.step_start_timeout_s);
+      !c)
+    return c.error();
   if (request.db.empty()) return UsageError("bisect needs the database's path");
   for (const auto& w : request.watch)
     if (auto problem = WatchPathProblem(w)) return UsageError(fmt::format("--watch {}: {}", Quote(w), *problem));

@@ -9,6 +9,7 @@
 
 #include "harness/bisect/slurm_step.h"
 #include "harness/util/git.h"
+#include "harness/util/number_range.h"
 #include "harness/util/paths.h"
 
 namespace harness::bisect {
@@ -93,6 +94,18 @@ std::optional<std::string> FinishSlurmJob(const std::string& job, const std::opt
 }
 
 }  // namespace
+
+Status CheckStepCommand(const std::vector<std::string>& command, const std::filesystem::path& repo,
+                        std::optional<double> timeout_s, std::optional<double> step_start_timeout_s) {
+  if (timeout_s)
+    if (auto c = CheckNumberIn(*timeout_s, kTimeoutRange, "--timeout"); !c) return c.error();
+  if (step_start_timeout_s)
+    if (auto c = CheckNumberIn(*step_start_timeout_s, kTimeoutRange, "--step-start-timeout"); !c) return c.error();
+  for (const auto& arg : command)
+    if (arg.find("{worktree}") != std::string::npos && repo.empty())
+      return UsageError("{worktree} in the command needs --repo");
+  return CheckSlurmCommand(command);
+}
 
 bool UsesQuestions(const std::vector<std::string>& command) {
   return std::any_of(command.begin(), command.end(),

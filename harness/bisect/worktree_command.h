@@ -45,6 +45,12 @@ struct StepProcess : ProcessResult {
 // The name of the file {questions} names, in the run's temporary folder.
 inline constexpr const char* kQuestionsFileName = "questions.txt";
 
+// The checks a step command and its timeouts get before any step, alike for `bisect` and
+// `bisect --auto`: each timeout in kTimeoutRange, {worktree} only with a repository, and a
+// Slurm command the harness can follow (CheckSlurmCommand). A usage error (exit 2) otherwise.
+Status CheckStepCommand(const std::vector<std::string>& command, const std::filesystem::path& repo,
+                        std::optional<double> timeout_s, std::optional<double> step_start_timeout_s);
+
 // Whether the command has {questions}: then each run evaluates the questions the search chose.
 bool UsesQuestions(const std::vector<std::string>& command);
 

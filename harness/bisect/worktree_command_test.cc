@@ -1,0 +1,67 @@
+#include "harness/bisect/worktree_command.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::bisect {
+namespace worktree_command_test {
+
+const std::vector<std::string> kPlain = {"/bin/true", "{sha}"};
+
+// What the check said of one request: "" when it was taken, else the usage error's text.
+std::string Refusal(const std::vector<std::string>& command, const std::filesystem::path& repo,
+                    std::optional<double> timeout_s, std::optional<double> step_start_timeout_s) {
+  auto c = CheckStepCommand(command, repo, timeout_s, step_start_timeout_s);
+  if (c) return "";
+  EXPECT_EQ(c.error().code, ExitCode::kUsage) << c.error().message;
+  return c.error().message.empty() ? "(empty message)" : c.error().message;
+}
+
+// Each timeout is taken over (0, a day] and refused, by its flag's name, at either side of
+// it, and for nan and infinity; no timeout at all is taken. Both flags alike: bisect and
+// bisect --auto share this check, and a bound turned round once refused every --timeout.
+TEST(StepCommand, EachTimeoutIsTakenInsideItsRangeAndRefusedByNameOutsideIt) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(Refusal(kPlain, "", std::nullopt, std::nullopt), "");
+  for (double taken : {1e-3, 1.0, 300.0, 86400.0}) {
+    EXPECT_EQ(Refusal(kPlain, "", taken, std::nullopt), "") << taken;
+    EXPECT_EQ(Refusal(kPlain, "", std::nullopt, taken), "") << taken;
+    EXPECT_EQ(Refusal(kPlain, "", taken, taken), "") << taken;
+  }
+  for (double refused : {0.0, -1.0, 86400.5, 86401.0, nan, inf, -inf}) {
+    const std::string timeout = Refusal(kPlain, "", refused, 5.0);
+    EXPECT_NE(timeout.find("--timeout"), std::string::npos) << refused << ": " << timeout;
+    EXPECT_EQ(timeout.find("--step-start-timeout"), std::string::npos) << timeout;
+    const std::string start = Refusal(kPlain, "", 5.0, refused);
+    EXPECT_NE(start.find("--step-start-timeout"), std::string::npos) << refused << ": " << start;
+  }
+}
+
+// {worktree} anywhere inside an argument needs a repository to make the worktree in; every
+// other placeholder runs without one.
+TEST(StepCommand, AWorktreePlaceholderNeedsARepositoryAndNoOtherDoes) {
+  EXPECT_EQ(Refusal({"make", "-C", "{worktree}"}, "", std::nullopt, std::nullopt),
+            "{worktree} in the command needs --repo");
+  EXPECT_NE(Refusal({"run", "--dir={worktree}/build"}, "", std::nullopt, std::nullopt), "");
+  EXPECT_EQ(Refusal({"make", "-C", "{worktree}"}, "/abs/repo", std::nullopt, std::nullopt), "");
+  EXPECT_EQ(Refusal({"run", "{sha}", "{db}", "{questions}", "{slot}", "{worktre}"}, "", std::nullopt, std::nullopt),
+            "");
+}
+
+// The Slurm check is part of it: a job name of the user's own, or sbatch without --wait, is
+// refused before any step; srun and sbatch --wait are taken.
+TEST(StepCommand, ASlurmCommandTheHarnessCannotFollowIsRefused) {
+  EXPECT_NE(Refusal({"srun", "-J", "mine", "run"}, "", std::nullopt, std::nullopt).find("job name"),
+            std::string::npos);
+  EXPECT_NE(Refusal({"sbatch", "run.sh"}, "", std::nullopt, std::nullopt).find("--wait"), std::string::npos);
+  EXPECT_EQ(Refusal({"srun", "--gres=gpu:1", "run", "{sha}"}, "", 60.0, 30.0), "");
+  EXPECT_EQ(Refusal({"sbatch", "--wait", "run.sh"}, "", std::nullopt, std::nullopt), "");
+}
+
+}  // namespace worktree_command_test
+}  // namespace harness::bisect
