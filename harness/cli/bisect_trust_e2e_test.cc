@@ -435,6 +435,78 @@ TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
       << report.out;
 }
 
+// bisect --auto with two regressions, one confirming rerun that stored the results of one
+// (sequence_parallel's case: reproduced) and not of the other (gmm's two cases), and then
+// exited 2. Each regression gets its own answer from that one rerun: sequence_parallel's is
+// confirmed and bisected; gmm's could not be tested, and why names gmm's cases, never the
+// other's; the stored confirmation of each says the same. gmm's target comes first, so a
+// reason read from its neighbour shows.
+TEST(BisectTrustE2E, AutoTellsEachRegressionWhatTheOneRerunShowedOfIt) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
+    return std::map<std::string, std::string>{
+        {"stack.json", i >= 4 ? R"({"format_version": 1, "faults": ["sp-counts-bookkeeping-users", )"
+                                R"("gmm-no-mxfp4-quant-fusion", "graph-topo-disorder"]})"
+                              : R"({"format_version": 1})"}};
+  });
+  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  for (int i : {1, 6}) {
+    auto show = RunProcess({"git", "-C", repo, "show", shas[i - 1] + ":stack.json"});
+    ASSERT_TRUE(show.ok());
+    WriteFile(dir / "end.json", show->out);
+    auto nightly = RunHarness({"run", "--db", db, "--commit", shas[i - 1], "--repo", repo, "--suite", "gmm",
+                               "--suite", "sequence_parallel", "--stack-config", (dir / "end.json").string()});
+    ASSERT_NE(nightly.exit_code, 2) << nightly.err;
+  }
+  // Runs sequence_parallel's cases only, then says it could not test (exit 2).
+  WriteFile(dir / "step.sh",
+            "\"$1\" run --db \"$2\" --repo \"$3\" --commit \"$4\" --suite gmm --suite sequence_parallel "
+            "--stack-config \"$3/stack.json\" --filter 'sequence_parallel/*' > /dev/null 2>&1\nexit 2\n");
+  auto r = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json", "--", "sh",
+                       (dir / "step.sh").string(), testing_util::kHarnessBinary, "{db}", "{worktree}", "{sha}"},
+                      {.cwd = dir.path(), .timeout_s = 120});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Json j = testing_util::StdoutJson(r);
+  ASSERT_EQ(j["regressions"].size(), 2u) << r.out;
+  const Json& gmm = j["regressions"][0];
+  const Json& sp = j["regressions"][1];
+  ASSERT_EQ(gmm["suite"], "gmm") << r.out;
+  ASSERT_EQ(sp["suite"], "sequence_parallel") << r.out;
+  EXPECT_EQ(gmm["confirmation"], "not-confirmed") << gmm;
+  EXPECT_EQ(gmm["verdict"], "untestable") << gmm;
+  EXPECT_TRUE(gmm["session"].is_null()) << gmm;
+  ASSERT_TRUE(gmm["untestable"].is_string()) << gmm;
+  const std::string why = gmm["untestable"].get<std::string>();
+  EXPECT_NE(why.find("exit 2 (the harness's usage error); it stored no result of gmm/test_qwen3_dynamic_quant_3, "
+                     "gmm/test_qwen3_fp_0 at " + ShortSha(shas[5]) + "; its stderr was empty"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(why.find("sequence_parallel/"), std::string::npos) << why;
+  EXPECT_EQ(sp["confirmation"], "confirmed") << sp;
+  EXPECT_TRUE(sp["untestable"].is_null()) << sp;
+  EXPECT_EQ(sp["verdict"], "culprit") << sp;
+  EXPECT_EQ(sp["culprit"], shas[3]) << sp;  // commit 4, the first with the faults
+  auto store = Store::OpenReadOnly(db);
+  ASSERT_TRUE(store.ok());
+  auto stored = (*store)->bisect_reader().Regressions();
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 2u);
+  for (const auto& g : *stored) {
+    const Json reruns = Json::parse(g.confirm_json);
+    ASSERT_EQ(reruns.size(), 1u) << g.confirm_json;
+    EXPECT_EQ(reruns[0]["exit_code"], 2) << g.confirm_json;
+    if (g.suite == "gmm") {
+      EXPECT_EQ(g.confirmation, "not-confirmed");
+      EXPECT_TRUE(reruns[0]["reproduced"].is_null()) << g.confirm_json;
+      EXPECT_EQ(reruns[0].value("untestable", ""), why) << g.confirm_json;
+    } else {
+      EXPECT_EQ(g.confirmation, "confirmed");
+      EXPECT_EQ(reruns[0]["reproduced"], true) << g.confirm_json;
+      EXPECT_FALSE(reruns[0].contains("untestable")) << g.confirm_json;
+    }
+  }
+}
+
 // bisect replay reads a regular file within a bound: /dev/zero, a FIFO, a directory and a
 // sparse file past the limit are each exit 2 naming the file, in bounded memory (under a
 // 1 GiB address-space limit; before, /dev/zero ended in bad_alloc and a 4 GiB sparse file
