@@ -686,6 +686,39 @@ TEST(BisectSearchParallel, TheOrderRunsComeBackInDoesNotChangeTheAnswerOrThePost
   }
 }
 
+// With steps in parallel the posterior is read after every run that comes back, the known-bad
+// end's often not among them yet: each such posterior is a distribution, the same whatever
+// order those runs came in, and a run inside the range that lost the culprit's questions
+// already puts the culprit at or before it.
+TEST(BisectSearchParallel, ThePosteriorBeforeTheBadEndsRunIsBackIsADistributionOfTheRunsSoFar) {
+  const std::vector<Observation> runs = QuestionRuns(7);  // positions 0, 16, 8, 4, 12, 9, ...
+  const std::vector<std::vector<int>> arrivals = {{0, 2}, {0, 5}, {0, 3, 2}, {2, 5, 0, 3}};
+  for (const auto& arrived : arrivals) {
+    std::vector<double> posteriors[2];
+    for (int reversed = 0; reversed < 2; ++reversed) {
+      Search s(17, {SeriesSpec{true, 0.004}}, SearchOptions{});
+      for (std::size_t i = 0; i < arrived.size(); ++i)
+        s.Add(runs[arrived[reversed ? arrived.size() - 1 - i : i]]);
+      posteriors[reversed] = s.Posterior();
+      EXPECT_EQ(s.Decide({16}).verdict, Verdict::kSearching);
+    }
+    const std::vector<double>& post = posteriors[0];
+    ASSERT_EQ(post.size(), 17u);
+    double total = 0;
+    for (std::size_t j = 0; j < post.size(); ++j) {
+      ASSERT_TRUE(std::isfinite(post[j]) && post[j] >= 0) << "hypothesis " << j << ": " << post[j];
+      EXPECT_NEAR(post[j], posteriors[1][j], 1e-9) << "hypothesis " << j;
+      total += post[j];
+    }
+    EXPECT_NEAR(total, 1, 1e-9);
+    const bool lost_seen = std::find(arrived.begin(), arrived.end(), 5) != arrived.end();  // the run at 9
+    if (!lost_seen) continue;
+    double at_or_before = 0;
+    for (int j = 1; j <= 9; ++j) at_or_before += post[j];
+    EXPECT_GT(at_or_before, 0.9) << "the run at 9 lost questions 20-27, the good end had them";
+  }
+}
+
 TEST(BisectSearchParallel, FourStepsAtOnceFindTheSameCulpritsInFewerRounds) {
   int rounds[2] = {0, 0}, steps[2] = {0, 0};
   for (int i = 0; i < 8; ++i) {
