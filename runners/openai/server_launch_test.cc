@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -73,6 +74,34 @@ TEST(OpenAiConfig, BadLaunchFieldsAreUsageErrorsNamingTheField) {
     EXPECT_EQ(ParseError(section), "cfg.json: openai: expected an object") << section.dump();
   EXPECT_EQ(ParseError({{"model", "M"}, {"lanuch", {{"command", cmd}}}}),
             "cfg.json: openai.lanuch: unknown field (did you mean 'launch'?)");
+}
+
+// The endpoint's own fields: each read into its setting, and each of the wrong type a usage
+// error naming it (a key's variable name read as a number must never reach the client).
+TEST(OpenAiConfig, EachEndpointFieldIsReadAndOneOfTheWrongTypeIsNamed) {
+  auto s = ParseOpenAiSettings(
+      OpenAiConfig({{"base_url", "http://h:1/v1"}, {"model", "M 1"}, {"chat", true}, {"api_key_env", "MY_KEY"}}),
+      "cfg.json");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->base_url, "http://h:1/v1");
+  EXPECT_EQ(s->model, "M 1");
+  EXPECT_TRUE(s->chat);
+  EXPECT_EQ(s->api_key_env, "MY_KEY");
+  auto defaults = ParseOpenAiSettings(OpenAiConfig({{"base_url", "http://h:1"}, {"model", "M"}}), "cfg.json");
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_FALSE(defaults->chat);
+  EXPECT_EQ(defaults->api_key_env, "");
+  const Json good = {{"base_url", "http://h:1"}, {"model", "M"}, {"chat", false}, {"api_key_env", "K"}};
+  for (const auto& [field, wrong, expected] :
+       {std::tuple{"base_url", Json(8080), "expected a string"}, {"model", Json::array({"M"}), "expected a string"},
+        {"chat", Json("yes"), "expected true or false"}, {"api_key_env", Json(7), "expected a string"},
+        {"api_key_env", Json(nullptr), "expected a string"}}) {
+    Json bad = good;
+    bad[field] = wrong;
+    const std::string said = ParseError(bad);
+    EXPECT_NE(said.find(std::string("cfg.json: openai.") + field + ": " + expected), std::string::npos)
+        << field << " = " << wrong.dump() << ": " << said;
+  }
 }
 
 TEST(OpenAiConfig, UnknownPlaceholdersNameTheNearestKnownOne) {
