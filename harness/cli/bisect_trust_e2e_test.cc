@@ -381,22 +381,35 @@ TEST(BisectTrustE2E, AMetricTargetNeedsAStoredValue) {
 // bisect --auto: a confirming rerun that could not test (exit 2 here: the relative stack
 // config again) is no confirmation; the regression is reported unconfirmed, with why, and
 // not bisected. Before, its exit code "confirmed" it and the bisect named a wrong culprit.
-TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
-  TempDir dir;
-  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
-    return std::map<std::string, std::string>{
-        {"stack.json", i >= 4 ? R"({"format_version": 1, "faults": ["sp-counts-bookkeeping-users"]})"
-                              : R"({"format_version": 1})"}};
+// A repository of six commits whose stack.json turns these faults on from commit 4
+// (shas[3]), and the nightlies of commits 1 and 6 of these suites in dir/h.db, each with its
+// commit's stack.json.
+std::vector<std::string> FaultsFromCommit4(const TempDir& dir, const std::vector<std::string>& faults,
+                                           const std::vector<std::string>& suites) {
+  const std::string with_faults = Json{{"format_version", 1}, {"faults", faults}}.dump();
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [&](int i) {
+    return std::map<std::string, std::string>{{"stack.json", i >= 4 ? with_faults : R"({"format_version": 1})"}};
   });
-  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
+  const std::string repo = (dir / "repo").string();
   for (int i : {1, 6}) {
     auto show = RunProcess({"git", "-C", repo, "show", shas[i - 1] + ":stack.json"});
-    ASSERT_TRUE(show.ok());
+    EXPECT_TRUE(show.ok());
+    if (!show.ok()) return shas;
     WriteFile(dir / "end.json", show->out);
-    auto nightly = RunHarness({"run", "--db", db, "--commit", shas[i - 1], "--repo", repo, "--suite",
-                               "sequence_parallel", "--stack-config", (dir / "end.json").string()});
-    ASSERT_NE(nightly.exit_code, 2) << nightly.err;
+    std::vector<std::string> argv = {"run", "--db", (dir / "h.db").string(), "--commit", shas[i - 1], "--repo", repo,
+                                     "--stack-config", (dir / "end.json").string()};
+    for (const auto& suite : suites) argv.insert(argv.end(), {"--suite", suite});
+    auto nightly = RunHarness(argv);
+    EXPECT_NE(nightly.exit_code, 2) << nightly.err;
   }
+  return shas;
+}
+
+TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
+  TempDir dir;
+  const auto shas = FaultsFromCommit4(dir, {"sp-counts-bookkeeping-users"}, {"sequence_parallel"});
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
   WriteFile(dir / "my-stack.json", R"({"format_version": 1})");
   auto r = RunHarness({"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json", "--", testing_util::kHarnessBinary, "run",
                        "--db", "{db}", "--repo", "{worktree}", "--commit", "{sha}", "--suite", "sequence_parallel",
@@ -443,21 +456,11 @@ TEST(BisectTrustE2E, AutoNeverConfirmsWithARerunThatCouldNotTest) {
 // reason read from its neighbour shows.
 TEST(BisectTrustE2E, AutoTellsEachRegressionWhatTheOneRerunShowedOfIt) {
   TempDir dir;
-  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
-    return std::map<std::string, std::string>{
-        {"stack.json", i >= 4 ? R"({"format_version": 1, "faults": ["sp-counts-bookkeeping-users", )"
-                                R"("gmm-no-mxfp4-quant-fusion", "graph-topo-disorder"]})"
-                              : R"({"format_version": 1})"}};
-  });
+  const auto shas = FaultsFromCommit4(
+      dir, {"sp-counts-bookkeeping-users", "gmm-no-mxfp4-quant-fusion", "graph-topo-disorder"},
+      {"gmm", "sequence_parallel"});
+  ASSERT_FALSE(::testing::Test::HasFailure());
   const std::string repo = (dir / "repo").string(), db = (dir / "h.db").string();
-  for (int i : {1, 6}) {
-    auto show = RunProcess({"git", "-C", repo, "show", shas[i - 1] + ":stack.json"});
-    ASSERT_TRUE(show.ok());
-    WriteFile(dir / "end.json", show->out);
-    auto nightly = RunHarness({"run", "--db", db, "--commit", shas[i - 1], "--repo", repo, "--suite", "gmm",
-                               "--suite", "sequence_parallel", "--stack-config", (dir / "end.json").string()});
-    ASSERT_NE(nightly.exit_code, 2) << nightly.err;
-  }
   // Runs sequence_parallel's cases only, then says it could not test (exit 2).
   WriteFile(dir / "step.sh",
             "\"$1\" run --db \"$2\" --repo \"$3\" --commit \"$4\" --suite gmm --suite sequence_parallel "
