@@ -41,7 +41,10 @@ SplitIdentity SplitRunIdentity(const Json& whole) {
 
 RekeyedIdentity RekeyStoredIdentity(std::string_view config_json) {
   Json j = ParseJsonOrDiscarded(std::string(config_json));
-  if (!j.is_object() || j.value("format_version", 0) != 1) return {std::string(config_json), "{}", ""};
+  // value() would throw on a format_version that is no number ("1"): such text is kept too.
+  const bool format_1 = j.is_object() && j.contains("format_version") && j["format_version"].is_number() &&
+                        j["format_version"].get<double>() == 1;
+  if (!format_1) return {std::string(config_json), "{}", ""};
   SplitIdentity s = SplitRunIdentity(j);
   return {s.measured.dump(), s.context.dump(), s.hash};
 }

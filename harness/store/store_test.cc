@@ -641,21 +641,26 @@ TEST(Store, MigrationSplitsStoredIdentitiesByTheIdentityRule) {
     for (const auto& j : stored)
       sql += "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
              " VALUES(1, 'openai', 'old-hash', '" + j.dump() + "', 'x', '0.0.1', '2026-01-01T00:00:00Z', 'pass');";
-    // Not an identity of format 1 (a test's or an older tool's): kept as it is.
-    sql += "INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, started_at, status)"
-           " VALUES(1, 'refstack', 'kept', '{}', 'x', '0.0.1', '2026-01-01T00:00:00Z', 'pass');";
+    // Not an identity of format 1 (a test's or an older tool's; a format written as text):
+    // kept as it is. The text one once threw out of the migration.
+    for (const char* kept : {"{}", R"({"format_version":"1","stack_config":{"faults":["f"]}})"})
+      sql += std::string("INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_version, "
+                         "started_at, status) VALUES(1, 'refstack', 'kept', '") +
+             kept + "', 'x', '0.0.1', '2026-01-01T00:00:00Z', 'pass');";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
   }
   auto store = Store::Open(path);
   ASSERT_TRUE(store.ok()) << store.error().message;
   std::vector<RunRow> runs;
-  for (int64_t id = 1; id <= 4; ++id) runs.push_back(*(*store)->reader().Run(id));
+  for (int64_t id = 1; id <= 5; ++id) runs.push_back(*(*store)->reader().Run(id));
   EXPECT_EQ(runs[0].config_hash, runs[1].config_hash) << "another port, host and a fault: one measurement";
   EXPECT_NE(runs[0].config_hash, runs[2].config_hash) << "another model is another measurement";
   EXPECT_EQ(runs[0].config_hash, SplitRunIdentity(stored[0]).hash) << "old runs are keyed as new ones";
   EXPECT_EQ(runs[3].config_hash, "kept");
   EXPECT_EQ(runs[3].config_json, "{}");
+  EXPECT_EQ(runs[4].config_hash, "kept");
+  EXPECT_EQ(runs[4].config_json, R"({"format_version":"1","stack_config":{"faults":["f"]}})");
   const Json context = Json::parse(runs[1].context_json);
   EXPECT_EQ(context["endpoint"]["base_url"], "http://10.0.0.7:30001") << runs[1].context_json;
   EXPECT_EQ(context["stack_config"]["faults"], Json::array({"fp8-scale-unrepaired"})) << runs[1].context_json;
@@ -757,6 +762,12 @@ TEST(IdentityRule, MovesOnlyTheContextPathsAndKeepsTheirPlace) {
   EXPECT_EQ(s.context["stack_config"]["exec"], (Json{{"cwd", "/src"}, {"env", {{"A", "1"}}}, {"timeout_s", 60}}));
   EXPECT_EQ(s.measured["sim_profiles"], whole["sim_profiles"]);
   EXPECT_TRUE(s.measured["endpoint"].is_null());
+  // Each part carries the identity's format (the stored context is read back by it too),
+  // and the context holds the moved leaves and nothing else.
+  EXPECT_EQ(s.measured["format_version"], kRunIdentityFormat);
+  EXPECT_EQ(s.context, (Json{{"format_version", kRunIdentityFormat},
+                             {"stack_config", {{"exec", {{"cwd", "/src"}, {"env", {{"A", "1"}}}, {"timeout_s", 60}}}}}}))
+      << s.context.dump();
   // A different command, batch or profile is another measurement; another cwd is not.
   Json moved = whole;
   moved["stack_config"]["exec"]["cwd"] = "/elsewhere";
@@ -765,6 +776,34 @@ TEST(IdentityRule, MovesOnlyTheContextPathsAndKeepsTheirPlace) {
     Json changed = whole;
     changed[Json::json_pointer(ptr)] = "changed";
     EXPECT_NE(SplitRunIdentity(changed).hash, s.hash) << ptr;
+  }
+}
+
+// Migration 9 re-keys a stored identity of format 1 only: one of another format (a later
+// harness's, 0, none, not a number) or no object at all is kept as it stands, with no
+// context and no hash, so the stored hash stays.
+TEST(IdentityRule, OnlyAStoredIdentityOfFormatOneIsRekeyed) {
+  const Json v1 = {{"format_version", 1}, {"stack_config", {{"stack", "exec"}, {"exec", {{"cwd", "/src"}}}}}};
+  const RekeyedIdentity rekeyed = RekeyStoredIdentity(v1.dump());
+  const SplitIdentity split = SplitRunIdentity(v1);
+  EXPECT_EQ(rekeyed.measured_json, split.measured.dump());
+  EXPECT_EQ(rekeyed.context_json, split.context.dump());
+  EXPECT_EQ(rekeyed.hash, split.hash);
+  EXPECT_FALSE(rekeyed.hash.empty());
+  for (const Json& version : {Json(2), Json(0), Json(-1), Json("1"), Json(nullptr)}) {
+    Json other = v1;
+    other["format_version"] = version;
+    const RekeyedIdentity kept = RekeyStoredIdentity(other.dump());
+    EXPECT_EQ(kept.measured_json, other.dump()) << version.dump();
+    EXPECT_EQ(kept.context_json, "{}") << version.dump();
+    EXPECT_EQ(kept.hash, "") << version.dump();
+  }
+  Json unversioned = v1;
+  unversioned.erase("format_version");
+  for (const std::string& text : {unversioned.dump(), std::string("[1]"), std::string("not json")}) {
+    const RekeyedIdentity kept = RekeyStoredIdentity(text);
+    EXPECT_EQ(kept.measured_json, text);
+    EXPECT_EQ(kept.hash, "") << text;
   }
 }
 
