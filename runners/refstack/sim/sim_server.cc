@@ -72,7 +72,9 @@ std::variant<ParsedRequest, std::string> ParseRequest(const std::string& body, b
     const auto messages = j.find("messages");
     if (messages == j.end() || !messages->is_array()) return std::string("messages: expected an array");
     for (const auto& m : *messages)
-      if (m.is_object() && m.value("role", "") == "user" && m.contains("content") && m["content"].is_string())
+      // Compared as JSON: value("role", "") would throw on a role of another type (a 500).
+      if (m.is_object() && m.contains("role") && m["role"] == "user" && m.contains("content") &&
+          m["content"].is_string())
         r.prompt = m["content"].get<std::string>();
     if (r.prompt.empty()) return std::string("messages: no user message with string content");
   } else {

@@ -118,6 +118,15 @@ TEST_F(SimServerTest, BadRequestsAre400WithAMessage) {
   res = client->Post("/v1/chat/completions", R"({"messages": []})", "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
+  // A role of another type is no user message: a 400 naming it, and the server still answers.
+  res = client->Post("/v1/chat/completions", R"({"messages": [{"role": 5, "content": "Question: x\nAnswer:"}]})",
+                     "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_THAT(res->body, HasSubstr("no user message"));
+  res = client->Get("/v1/models");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
 }
 
 TEST_F(SimServerTest, EachFaultKind) {
