@@ -644,6 +644,24 @@ TEST(StoreMerge, AReadFaultThatPassesIsAnErrorOrAWholeMerge) {
   EXPECT_GT(errors, 10) << "the sweep reached too little of the merge";
 }
 
+// An input is opened read-only through a file: URI, so a name with the characters a URI
+// gives meaning ('#' a fragment, '?' a query, '%' an escape, '&', '=', a space, UTF-8) must
+// be escaped byte by byte: the input is that file, never a shorter name or a decoded one,
+// and a decoy named as the escapes would decode is never read.
+TEST(StoreMerge, AnInputWhoseNameAURIWouldReadOtherwiseIsReadAsThatFile) {
+  TempDir dir;
+  const std::string name = "night #1 %41 ?mode=rw&cache=shared \xc3\xa9.db";
+  MakeShard(dir / name, "0/1", 2, "u");
+  MakeShard(dir / "night A ?mode=rw&cache=shared \xc3\xa9.db", "0/1", 5, "d");  // %41 decoded
+  MakeShard(dir / "night ", "0/1", 7, "f");                                   // cut at '#'
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  auto merged = out->MergeFrom(dir / name);
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
+  out.reset();
+  EXPECT_EQ(Count(dir / "out.db", "runs"), 1);
+  EXPECT_EQ(Count(dir / "out.db", "case_results"), 2) << "the named input's two cases, not a decoy's 5 or 7";
+}
+
 TEST(StoreMerge, RefusesANewerSchemaAForeignFileACorruptOneAndItself) {
   TempDir dir;
   MakeShard(dir / "newer.db", "0/1", 1, "n");
