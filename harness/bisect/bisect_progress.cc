@@ -16,9 +16,14 @@ bool IsStart(BisectProgress::Event e) {
   return e == BisectProgress::Event::kStepStart || e == BisectProgress::Event::kConfirmStart;
 }
 
-// The step's exit in the words a step's evidence and messages use (step_exit.h).
+// The step's exit in the words a step's evidence and messages use (step_exit.h). Where the
+// verdict came from stored results and the code alone says neither good nor bad (a wrapper
+// that exited 2 after `harness run` stored them), the line says which one spoke.
 std::string ExitNote(const BisectProgress& p) {
-  return p.exit_code ? fmt::format(" ({})", ExitWords(*p.exit_code)) : "";
+  if (!p.exit_code) return "";
+  const bool code_is_a_verdict = *p.exit_code == 0 || *p.exit_code == 1;
+  return fmt::format(" ({}{})", p.stored_results && !code_is_a_verdict ? "from its stored results; " : "",
+                     ExitWords(*p.exit_code));
 }
 
 // What the event is about: the step or rerun, the commit, what ran or what it showed.

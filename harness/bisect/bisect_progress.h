@@ -28,6 +28,9 @@ struct BisectProgress {
   StepVerdict verdict = StepVerdict::kUnknown;  // a step's end: the step's verdict
   std::string reproduced;        // a confirming rerun's end: what it showed ("reproduced 1 of 2 regressions")
   std::optional<int64_t> exit_code;  // an end: the command's
+  // A step's end: the step stored results of the target, which are its evidence whatever
+  // the command exited (docs/bisect.md, "What a step's exit means").
+  bool stored_results = false;
 };
 
 using BisectObserver = std::function<void(const BisectProgress&)>;

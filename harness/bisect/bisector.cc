@@ -946,6 +946,7 @@ class Session {
       p.step -= 1;  // the step just recorded
       p.verdict = out_.steps.back().verdict;
       p.exit_code = out_.steps.back().exit_code;
+      p.stored_results = out_.steps.back().run_id.has_value();
     }
     r_.observer(p);
   }

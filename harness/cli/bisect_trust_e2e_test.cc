@@ -489,6 +489,10 @@ TEST(BisectTrustE2E, AutoTellsEachRegressionWhatTheOneRerunShowedOfIt) {
   EXPECT_TRUE(sp["untestable"].is_null()) << sp;
   EXPECT_EQ(sp["verdict"], "culprit") << sp;
   EXPECT_EQ(sp["culprit"], shas[3]) << sp;  // commit 4, the first with the faults
+  // Each step's results spoke, not its exit 2, and its progress line says so.
+  for (const char* verdict : {" is good (from its stored results; exit 2 (the harness's usage error)) | ",
+                              " is bad (from its stored results; exit 2 (the harness's usage error)) | "})
+    EXPECT_NE(r.err.find(verdict), std::string::npos) << verdict << "\n" << r.err;
   auto store = Store::OpenReadOnly(db);
   ASSERT_TRUE(store.ok());
   auto stored = (*store)->bisect_reader().Regressions();
