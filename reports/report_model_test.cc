@@ -10,7 +10,9 @@
 #include "harness/results/case_id.h"
 #include "harness/stats/false_verdict.h"
 #include "harness/stats/stats.h"
+#include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
+#include "reports/report_json.h"
 
 namespace harness::reports {
 namespace {
@@ -87,6 +89,38 @@ class ReportModelTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   std::vector<int64_t> commits_;
 };
+
+// A read of the database that fails anywhere while the report is built (a failing disk, a
+// file cut short) is an error naming the file, never a report with a part left out or
+// another answer: each read and lock fails in turn, alone (once) and from then on, on a
+// fresh connection each time, until the report builds whole; what builds is the clean report.
+TEST_F(ReportModelTest, AReadFaultAnywhereIsAnErrorNamingTheFileNeverAnotherReport) {
+  const auto clean = BuildReport(*store_, {});
+  ASSERT_TRUE(clean.ok()) << clean.error().message;
+  const std::string expected = ReportJson(*clean).dump();
+  store_.reset();
+  testing_util::IoFaultVfs vfs((dir_ / "r.db").string());
+  int errors = 0;
+  for (bool once : {false, true})
+    for (int64_t budget = 0;; ++budget) {
+      ASSERT_LT(budget, 20000) << "kept reading";
+      once ? vfs.FailOnceAfter(budget) : vfs.FailAfter(budget);
+      auto store = Store::OpenReadOnly(dir_ / "r.db");
+      Result<ReportModel> m = store ? BuildReport(**store, {}) : Result<ReportModel>(store.error());
+      const int64_t refused = vfs.refused();
+      vfs.Off();
+      if (m.ok()) {
+        EXPECT_EQ(ReportJson(*m).dump(), expected) << budget << (once ? " once" : "") << ": another report";
+        if (refused == 0) break;
+        continue;
+      }
+      ++errors;
+      ASSERT_GT(refused, 0) << "an error with no fault behind it: " << m.error().message;
+      EXPECT_EQ(m.error().code, ExitCode::kInfra) << budget << ": " << m.error().message;
+      EXPECT_NE(m.error().message.find("r.db"), std::string::npos) << budget << ": " << m.error().message;
+    }
+  EXPECT_GT(errors, 0);
+}
 
 TEST_F(ReportModelTest, SummaryCountsTheLatestRunPerSuiteWithAtRiskAnAnnotationOfAPass) {
   auto m = BuildReport(*store_, {});
