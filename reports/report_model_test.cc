@@ -12,6 +12,7 @@
 #include "harness/stats/stats.h"
 #include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
+#include "reports/report_html.h"
 #include "reports/report_json.h"
 
 namespace harness::reports {
@@ -90,36 +91,55 @@ class ReportModelTest : public ::testing::Test {
   std::vector<int64_t> commits_;
 };
 
+// What a reader of the report of q from the database at db sees (its JSON and its HTML), or
+// the error that stopped it. A connection of its own each time: a warm page cache would
+// answer later reads.
+Result<std::string> ReportTextsOf(const std::filesystem::path& db, const ReportQuery& q) {
+  auto store = Store::OpenReadOnly(db);
+  if (!store) return store.error();
+  auto m = BuildReport(**store, q);
+  if (!m) return m.error();
+  return ReportJson(*m).dump() + "\n" + ReportHtml(*m, {});
+}
+
 // A read of the database that fails anywhere while the report is built (a failing disk, a
 // file cut short) is an error naming the file, never a report with a part left out or
-// another answer: each read and lock fails in turn, alone (once) and from then on, on a
-// fresh connection each time, until the report builds whole; what builds is the clean report.
-TEST_F(ReportModelTest, AReadFaultAnywhereIsAnErrorNamingTheFileNeverAnotherReport) {
-  const auto clean = BuildReport(*store_, {});
+// another answer: each read and lock fails in turn, alone (once) and from then on, until the
+// report builds whole; what builds is the clean report.
+void ExpectEveryReadFaultIsAnError(const std::filesystem::path& db, const ReportQuery& q) {
+  const auto clean = ReportTextsOf(db, q);
   ASSERT_TRUE(clean.ok()) << clean.error().message;
-  const std::string expected = ReportJson(*clean).dump();
-  store_.reset();
-  testing_util::IoFaultVfs vfs((dir_ / "r.db").string());
+  testing_util::IoFaultVfs vfs(db.string());
   int errors = 0;
   for (bool once : {false, true})
     for (int64_t budget = 0;; ++budget) {
       ASSERT_LT(budget, 20000) << "kept reading";
       once ? vfs.FailOnceAfter(budget) : vfs.FailAfter(budget);
-      auto store = Store::OpenReadOnly(dir_ / "r.db");
-      Result<ReportModel> m = store ? BuildReport(**store, {}) : Result<ReportModel>(store.error());
+      const auto texts = ReportTextsOf(db, q);
       const int64_t refused = vfs.refused();
       vfs.Off();
-      if (m.ok()) {
-        EXPECT_EQ(ReportJson(*m).dump(), expected) << budget << (once ? " once" : "") << ": another report";
+      if (texts.ok()) {
+        EXPECT_TRUE(*texts == *clean) << budget << (once ? " once" : "") << ": another report" << [&] {
+          std::size_t i = 0;
+          while (i < texts->size() && i < clean->size() && (*texts)[i] == (*clean)[i]) ++i;
+          return "\n  got:  " + texts->substr(i > 80 ? i - 80 : 0, 300) + "\n  want: " + clean->substr(i > 80 ? i - 80 : 0, 300);
+        }();
         if (refused == 0) break;
         continue;
       }
       ++errors;
-      ASSERT_GT(refused, 0) << "an error with no fault behind it: " << m.error().message;
-      EXPECT_EQ(m.error().code, ExitCode::kInfra) << budget << ": " << m.error().message;
-      EXPECT_NE(m.error().message.find("r.db"), std::string::npos) << budget << ": " << m.error().message;
+      ASSERT_GT(refused, 0) << "an error with no fault behind it: " << texts.error().message;
+      EXPECT_EQ(texts.error().code, ExitCode::kInfra) << budget << ": " << texts.error().message;
+      EXPECT_NE(texts.error().message.find(db.filename().string()), std::string::npos)
+          << budget << ": " << texts.error().message;
     }
   EXPECT_GT(errors, 0);
+}
+
+TEST_F(ReportModelTest, AReadFaultAnywhereIsAnErrorNamingTheFileNeverAnotherReport) {
+  store_.reset();
+  ExpectEveryReadFaultIsAnError(dir_ / "r.db", {});
+  ExpectEveryReadFaultIsAnError(dir_ / "r.db", {.since = Sha(2)});
 }
 
 TEST_F(ReportModelTest, SummaryCountsTheLatestRunPerSuiteWithAtRiskAnAnnotationOfAPass) {
@@ -624,6 +644,36 @@ TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   EXPECT_EQ(m->changes[1].case_id, "s/b_0");
   EXPECT_FALSE(m->changes[1].culprit);
   EXPECT_NE(m->changes[1].no_culprit.find("bisect --auto has not looked"), std::string::npos);
+}
+
+// The same read-fault sweep over what the first store lacks: nightlies (the summary asks for
+// each one's shards), a failing case whose op table is diffed against its last pass, a
+// bisect session with a culprit and the regression that names it.
+TEST(ReportChanges, AReadFaultAnywhereInANightlyWithACulpritIsAnError) {
+  History h(3);
+  for (int i = 1; i <= 3; ++i) {
+    NewRun r{h.commits[i - 1], "refstack", "id1", "{}", "host", "0.2.0"};
+    r.nightly = fmt::format("n{}", i);
+    const int64_t run = *h.store->writer().BeginRun(r);
+    const int64_t c = *h.store->writer().BeginCase(run, "s", "s/a_0", "{}");
+    CaseResult a = Case("s/a_0", i < 3 ? CaseStatus::kPass : CaseStatus::kFail, {}, i < 3 ? "" : "a broke");
+    a.ops = {{"ns.mm.default", "[4, 4]", i < 3 ? 2 : 3, 0.1}};
+    ASSERT_TRUE(h.store->writer().FinishCase(c, a).ok());
+    ASSERT_TRUE(h.store->writer().FinishRun(run, i < 3 ? RunStatus::kPass : RunStatus::kFail).ok());
+  }
+  h.Culprit(2, 3, "s/a_0");
+  RegressionRow g;
+  g.run_id = 3;
+  g.baseline_run_id = 2;
+  g.suite = "s";
+  g.kind = "status";
+  g.cases = {"s/a_0"};
+  g.confirmation = "confirmed";
+  g.confirm_json = "[]";
+  g.session_id = 1;
+  ASSERT_TRUE(h.store->bisect_record().AddRegression(g).ok());
+  h.store.reset();
+  ExpectEveryReadFaultIsAnError(h.dir / "m.db", {});
 }
 
 // A tolerance's commit spread is measured since the newest culprit bisect tied to the case:

@@ -40,9 +40,11 @@ class RegressionsLoad : SectionLoad {
       const auto at = commit_index.find(shards->front().sha);
       if (at == commit_index.end()) continue;  // its nightly is outside the window
       RegressionEntry e{g.id, g.run_id, g.suite, g.kind, g.cases, NoteOf(g, ReadConfirmation(g))};
-      if (e.note.verdict == RegressionVerdict::kCulprit)
-        if (auto c = reads_.MatchCommits(e.note.culprit); c && !c->empty())
-          e.note.subject = CutSubject(c->front().subject);
+      if (e.note.verdict == RegressionVerdict::kCulprit) {
+        auto c = reads_.MatchCommits(e.note.culprit);
+        if (!c) return c.error();  // a read that failed is no commit without a subject
+        if (!c->empty()) e.note.subject = CutSubject(c->front().subject);
+      }
       for (auto& f : model_.failures)
         if (std::find(g.cases.begin(), g.cases.end(), f.case_id) != g.cases.end() &&
             (ids.count(f.run_id) || (at->second >= f.failing_since && at->second <= f.commit)))
