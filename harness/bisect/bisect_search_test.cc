@@ -127,6 +127,17 @@ TEST(BisectSearch, ASkippedCommitAwayFromTheCulpritDoesNotMatter) {
   EXPECT_EQ(d.culprit, 12);
 }
 
+// Only a commit inside the range can be skipped: the ends define it, and a position outside
+// it (a caller's off-by-one) is no commit of it.
+TEST(BisectSearch, OnlyACommitInsideTheRangeIsSkipped) {
+  Search s(5, {SeriesSpec{}}, SearchOptions{});
+  for (int outside : {-1, 0, 4, 5, 9}) s.Skip(outside);
+  EXPECT_TRUE(s.skipped().empty());
+  s.Skip(1);
+  s.Skip(3);
+  EXPECT_EQ(s.skipped(), (std::set<int>{1, 3}));
+}
+
 // The 95 % credible range holds the positions from the one where the culprit posterior
 // reaches 2.5 % to the one where it passes 97.5 %: all but certain, that is the culprit alone.
 TEST(BisectSearch, TheCredibleRangeOfASettledCulpritIsThatCommit) {
