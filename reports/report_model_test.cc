@@ -559,6 +559,19 @@ struct History {
     }
     ASSERT_TRUE(store->writer().FinishRun(run, CountStatuses(cases).Overall()).ok());
   }
+  // A confirmed status regression of case_id in run against baseline, bisected by session.
+  void ConfirmedRegression(int64_t run, int64_t baseline, const std::string& case_id, int64_t session) {
+    RegressionRow g;
+    g.run_id = run;
+    g.baseline_run_id = baseline;
+    g.suite = CaseId(case_id).suite();
+    g.kind = "status";
+    g.cases = {case_id};
+    g.confirmation = "confirmed";
+    g.confirm_json = "[]";
+    g.session_id = session;
+    ASSERT_TRUE(store->bisect_record().AddRegression(g).ok());
+  }
   void Culprit(int good, int culprit, const std::string& case_id) {
     BisectSessionRow b;
     b.good = fmt::format("{:040x}", 0xdef000 + good);
@@ -622,16 +635,7 @@ TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   h.Run(1, {Case("s/a_0", CaseStatus::kPass), Case("s/b_0", CaseStatus::kPass)});
   h.Run(2, {Case("s/a_0", CaseStatus::kFail, {}, "a broke"), Case("s/b_0", CaseStatus::kFail, {}, "b broke")});
   h.Culprit(1, 2, "s/a_0");
-  RegressionRow g;
-  g.run_id = 2;
-  g.baseline_run_id = 1;
-  g.suite = "s";
-  g.kind = "status";
-  g.cases = {"s/a_0"};
-  g.confirmation = "confirmed";
-  g.confirm_json = "[]";
-  g.session_id = 1;
-  ASSERT_TRUE(h.store->bisect_record().AddRegression(g).ok());
+  h.ConfirmedRegression(2, 1, "s/a_0", 1);
   auto m = BuildReport(*h.store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->changes.size(), 2u);
@@ -662,16 +666,7 @@ TEST(ReportChanges, AReadFaultAnywhereInANightlyWithACulpritIsAnError) {
     ASSERT_TRUE(h.store->writer().FinishRun(run, i < 3 ? RunStatus::kPass : RunStatus::kFail).ok());
   }
   h.Culprit(2, 3, "s/a_0");
-  RegressionRow g;
-  g.run_id = 3;
-  g.baseline_run_id = 2;
-  g.suite = "s";
-  g.kind = "status";
-  g.cases = {"s/a_0"};
-  g.confirmation = "confirmed";
-  g.confirm_json = "[]";
-  g.session_id = 1;
-  ASSERT_TRUE(h.store->bisect_record().AddRegression(g).ok());
+  h.ConfirmedRegression(3, 2, "s/a_0", 1);
   h.store.reset();
   ExpectEveryReadFaultIsAnError(h.dir / "m.db", {});
 }
