@@ -650,6 +650,31 @@ TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   EXPECT_NE(m->changes[1].no_culprit.find("bisect --auto has not looked"), std::string::npos);
 }
 
+// The summary names the nightly it shows whose shard never ran, and only that one: the
+// night before, whole, is not named, though its last shard is the run stored just before.
+TEST(ReportChanges, ANightlyWithAShardMissingIsNamedAndTheWholeOneBeforeItIsNot) {
+  History h(2);
+  const auto shard_run = [&](int commit, const std::string& nightly, int shard) {
+    NewRun r{h.commits[commit - 1], "refstack", "id1", "{}", "host", "0.2.0"};
+    r.shard = fmt::format("{}/2", shard);
+    r.nightly = nightly;
+    const int64_t run = *h.store->writer().BeginRun(r);
+    const std::string id = fmt::format("s/case_{}", shard);
+    const int64_t c = *h.store->writer().BeginCase(run, "s", id, "{}");
+    ASSERT_TRUE(h.store->writer().FinishCase(c, Case(id, CaseStatus::kPass)).ok());
+    ASSERT_TRUE(h.store->writer().FinishRun(run, RunStatus::kPass).ok());
+  };
+  shard_run(1, "n1", 0);
+  shard_run(1, "n1", 1);
+  shard_run(2, "n2", 0);  // shard 1/2 of n2 never ran
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->incomplete_nightlies.size(), 1u);
+  EXPECT_EQ(m->incomplete_nightlies[0].nightly, "n2");
+  EXPECT_EQ(m->incomplete_nightlies[0].sha, fmt::format("{:040x}", 0xdef000 + 2));
+  EXPECT_EQ(m->incomplete_nightlies[0].missing, (std::vector<std::string>{"1/2"}));
+}
+
 // The same read-fault sweep over what the first store lacks: nightlies (the summary asks for
 // each one's shards), a failing case whose op table is diffed against its last pass, a
 // bisect session with a culprit and the regression that names it.
