@@ -644,6 +644,7 @@ TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   EXPECT_EQ(m->changes[0].culprit->verdict, RegressionVerdict::kCulprit);
   EXPECT_EQ(m->changes[0].culprit->culprit, fmt::format("{:040x}", 0xdef000 + 2));
   EXPECT_EQ(m->changes[0].culprit->session, 1);
+  EXPECT_EQ(m->changes[0].culprit->subject, "commit 2");
   EXPECT_EQ(m->changes[0].no_culprit, "");
   EXPECT_EQ(m->changes[1].case_id, "s/b_0");
   EXPECT_FALSE(m->changes[1].culprit);

@@ -190,6 +190,42 @@ TEST(BisectTrustE2E, UntestableInteriorCommitsAreSkippedWithTheirReason) {
   EXPECT_NE(text.out.find("cannot test: exit 2"), std::string::npos) << text.out;
 }
 
+// A wrapper that exits 2 after storing the case's result at some commits, and without storing
+// anything at others (3 to 8): each step's progress line says whether its own results spoke.
+// The stored ones read as good or bad "from its stored results"; the others are skipped on
+// their exit alone, whatever the step before them stored.
+TEST(BisectTrustE2E, EachStepLineSaysWhetherItsOwnStoredResultsSpoke) {
+  Steps s(12, [](int i) { return i >= 3 && i <= 8 ? "echo 'stack.json: no such file' >&2\nexit 2\n" : ""; },
+          [](int i) { return std::map<std::string, std::string>{{"result.xml", Junit(i < 10)}}; });
+  ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+  WriteFile(s.dir / "store.sh", fmt::format("sh \"$1/test.sh\" || exit $?\n"
+                                            "f=$(mktemp); sed \"s/RUN/$$/\" \"$1/result.xml\" > \"$f\"\n"
+                                            "\"{}\" ingest --format junit \"$f\" --case x/y_0 --commit \"$2\" "
+                                            "--repo \"$1\" --db \"$3\" || exit 3; rm -f \"$f\"; exit 2\n",
+                                            testing_util::kHarnessBinary));
+  auto r = s.Bisect({"sh", (s.dir / "store.sh").string(), "{worktree}", "{sha}", "{db}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(testing_util::StdoutJson(r)["culprit"], s.shas[9]) << r.out;
+  int stored = 0, skipped = 0;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(": running the command at ") != std::string::npos || line.find("bisect step ") != 0) continue;
+    SCOPED_TRACE(line);
+    if (line.find(" is skip (") != std::string::npos) {
+      ++skipped;
+      EXPECT_NE(line.find(" is skip (exit 2 (the harness's usage error)) | "), std::string::npos);
+    } else {
+      ++stored;
+      EXPECT_TRUE(line.find(" is good (from its stored results; exit 2 (the harness's usage error)) | ") !=
+                      std::string::npos ||
+                  line.find(" is bad (from its stored results; exit 2 (the harness's usage error)) | ") !=
+                      std::string::npos);
+    }
+  }
+  EXPECT_GT(stored, 0) << r.err;
+  EXPECT_GT(skipped, 0) << r.err;
+}
+
 // The known-good and the known-bad end: a step there that cannot test stops at once, exit
 // 3, naming the end; so does a signal or a timeout there. Only the end misbehaves, and the
 // culprit sits beside it (commit 2, or the known-bad end itself), so the search must run
