@@ -1,5 +1,6 @@
 #include "harness/bisect/auto_bisect.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,7 +8,10 @@
 #include <string>
 
 #include "harness/store/store.h"
+#include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
+#include "harness/util/git.h"
+#include "harness/util/paths.h"
 
 namespace harness::bisect {
 namespace auto_bisect_test {
@@ -75,6 +79,99 @@ TEST(AutoBisectRequest, EachNumberIsTakenAtItsEdgesAndRefusedByNameJustOutside) 
     const std::string name = e.path().filename();
     EXPECT_TRUE(name == "h.db" || name == "h.db-wal" || name == "h.db-shm") << "no lock file: " << name;
   }
+}
+
+// Two nightlies of two commits, the second failing two cases of two suites that passed the
+// night before: two regressions to store.
+void StoreTwoNightlies(const std::filesystem::path& repo, const std::filesystem::path& db) {
+  const auto shas = testing_util::MakeGitRepo(repo, 2);
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  auto& w = (*store)->writer();
+  for (int i = 0; i < 2; ++i) {
+    const int64_t commit = *w.UpsertCommit(ReadCommit(repo, shas[i]).value());
+    const int64_t run = *w.BeginRun({commit, "refstack", "A", "{}", "host", "0.2.0", "0/1", "n" + std::to_string(i)});
+    for (const std::string id : {"selftest/test_outcome_0", "sequence_parallel/test_sp_0"}) {
+      const int64_t c = *w.BeginCase(run, id.substr(0, id.find('/')), id, "{}");
+      ASSERT_TRUE(w.FinishCase(c, {id, i == 0 ? CaseStatus::kPass : CaseStatus::kFail, 0, "", {}, {}}).ok());
+    }
+    ASSERT_TRUE(w.FinishRun(run, i == 0 ? RunStatus::kPass : RunStatus::kFail).ok());
+  }
+}
+
+void ExpectTheSameRegressions(const AutoBisectOutcome& got, const AutoBisectOutcome& clean) {
+  ASSERT_EQ(got.regressions.size(), clean.regressions.size());
+  for (std::size_t i = 0; i < clean.regressions.size(); ++i) {
+    const AutoRegression &g = got.regressions[i], &want = clean.regressions[i];
+    EXPECT_EQ(g.target.CaseIds(), want.target.CaseIds()) << i;
+    EXPECT_EQ(g.regression_id, want.regression_id) << i;
+    EXPECT_EQ(g.confirmation, want.confirmation) << i;
+    EXPECT_EQ(g.bisect.has_value(), want.bisect.has_value()) << i;
+  }
+}
+
+// bisect --auto of that night through a database that fails to read or lock at any point,
+// for good or once (its two regressions stored, no command run: --confirm 0, --max-runs 0):
+// each outcome is the clean one or an error naming the database, never a throw, another
+// answer or fewer regressions.
+TEST(AutoBisectStore, AFaultAnywhereIsAnErrorNamingTheDatabaseOrTheCleanAnswer) {
+  testing_util::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "nights.db"));
+  const auto request = [&](const std::filesystem::path& db) {
+    AutoBisectRequest r;
+    r.repo = dir / "repo";
+    r.db = db;
+    r.suites_dir = SuitesDir();
+    r.command = {"/bin/true", "{sha}"};
+    r.confirm = 0;
+    r.max_runs = 0;
+    return r;
+  };
+  const auto fresh_copy = [&](const std::string& name) {
+    std::filesystem::copy_file(dir / "nights.db", dir / name, std::filesystem::copy_options::overwrite_existing);
+    return dir / name;
+  };
+  AutoBisectOutcome clean;
+  {
+    auto store = Store::Open(fresh_copy("clean.db"));
+    ASSERT_TRUE(store.ok());
+    auto out = RunAutoBisect(request(dir / "clean.db"), **store);
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    clean = *out;
+  }
+  ASSERT_EQ(clean.regressions.size(), 2u);
+  testing_util::IoFaultVfs vfs("faulted.db");
+  int errors = 0;
+  for (bool once : {false, true})
+    for (int64_t budget = 0;; ++budget) {
+      ASSERT_LT(budget, 5000) << "kept reading";
+      SCOPED_TRACE(fmt::format("{} after {}", once ? "one fault" : "faults", budget));
+      const auto db = fresh_copy("faulted.db");
+      std::filesystem::remove(dir / "faulted.db-wal");
+      std::filesystem::remove(dir / "faulted.db-shm");
+      once ? vfs.FailOnceAfter(budget) : vfs.FailAfter(budget);
+      auto store = Store::Open(db);
+      if (!store) {
+        vfs.Off();
+        EXPECT_NE(store.error().message.find(db.string()), std::string::npos) << store.error().message;
+        continue;
+      }
+      std::optional<Result<AutoBisectOutcome>> out;
+      EXPECT_NO_THROW(out.emplace(RunAutoBisect(request(db), **store)));
+      const int64_t refused = vfs.refused();
+      vfs.Off();
+      if (!out) continue;
+      if (!out->ok()) {
+        ++errors;
+        EXPECT_GT(refused, 0) << "an error with no fault behind it: " << out->error().message;
+        EXPECT_EQ(out->error().code, ExitCode::kInfra) << out->error().message;
+        EXPECT_NE(out->error().message.find("faulted.db"), std::string::npos) << out->error().message;
+        continue;
+      }
+      ExpectTheSameRegressions(**out, clean);
+      if (refused == 0) break;
+    }
+  EXPECT_GT(errors, 10) << "the sweep reached few of the store's operations";
 }
 
 }  // namespace auto_bisect_test

@@ -14,6 +14,7 @@ using store_sql::NowUtc;
 using store_sql::QueryAll;
 using store_sql::Stmt;
 using store_sql::StepDone;
+using store_sql::StepReturningId;
 
 constexpr ColumnList<12> kSessionColumns{{{
     {"id", "id"},
@@ -88,8 +89,7 @@ Result<int64_t> BisectRecord::BeginBisect(const BisectSessionRow& s) {
   Stmt st(connection_.db, R"sql(INSERT INTO bisect_sessions(started_at, good, bad, target, args_json, status, uid)
 VALUES(?1, ?2, ?3, ?4, ?5, 'running', lower(hex(randomblob(16)))) RETURNING id)sql");
   st.BindAll(NowUtc(), s.good, s.bad, s.target, s.args_json);
-  if (st.Step() != SQLITE_ROW) return DbError(connection_.db, "store bisect session");
-  return st.Int(0);
+  return StepReturningId(connection_.db, st, "store bisect session");
 }
 
 Status BisectRecord::AddBisectStep(int64_t session_id, const BisectStepRow& s) {
@@ -135,8 +135,7 @@ Result<int64_t> BisectRecord::AddRegression(const RegressionRow& g) {
 confirm_json, session_id, at) VALUES(lower(hex(randomblob(16))), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id)sql");
   st.BindAll(g.run_id, g.baseline_run_id, g.suite, g.kind, Json(g.cases).dump(), g.confirmation, g.confirm_json,
              g.session_id, NowUtc());
-  if (st.Step() != SQLITE_ROW) return DbError(connection_.db, "store a regression");
-  return st.Int(0);
+  return StepReturningId(connection_.db, st, "store a regression");
 }
 
 Status BisectRecord::SetRegressionSession(int64_t regression_id, int64_t session_id) {

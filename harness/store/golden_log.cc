@@ -8,7 +8,6 @@
 namespace harness {
 namespace {
 
-using store_sql::DbError;
 using store_sql::InTransaction;
 using store_sql::Stmt;
 using store_sql::StepDone;
@@ -21,11 +20,8 @@ Result<int64_t> GoldenLog::BeginGoldenChange(const GoldenChange& c) {
 from_case_result_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id)sql");
   st.BindAll(c.case_id, c.path, c.old_hash, c.new_hash, c.reason, c.sha, c.user, store_sql::NowUtc(),
              c.from_case_result_id);
-  if (st.Step() != SQLITE_ROW) return DbError(db, "record the golden change's intent");
-  const int64_t id = st.Int(0);
-  // Run to its end: the statement's own transaction commits here, before the file is touched.
-  if (auto s = StepDone(db, st, "record the golden change's intent"); !s) return s.error();
-  return id;
+  // Its own transaction commits in here, before the file is touched.
+  return store_sql::StepReturningId(db, st, "record the golden change's intent");
 }
 
 Status GoldenLog::FinishGoldenChange(int64_t intent_id) {

@@ -14,6 +14,7 @@ using store_sql::InTransaction;
 using store_sql::NowUtc;
 using store_sql::Stmt;
 using store_sql::StepDone;
+using store_sql::StepReturningId;
 
 // Row writers shared by the one-row-at-a-time path of a run (BeginRun, BeginCase,
 // WriteSample, FinishCase) and the whole-run path of an import (WriteIngestedRuns); the
@@ -25,8 +26,7 @@ INSERT INTO runs(commit_id, stack, config_hash, config_json, host, harness_versi
 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, lower(hex(randomblob(16))), ?10, ?11) RETURNING id)sql");
   st.BindAll(r.commit_id, r.stack, r.config_hash, r.config_json, r.host, r.harness_version, NowUtc(), r.shard,
              r.nightly, r.context_json, r.partial_questions);
-  if (st.Step() != SQLITE_ROW) return DbError(db, "store run");
-  return st.Int(0);
+  return StepReturningId(db, st, "store run");
 }
 
 Status UpdateRunStatus(sqlite3* db, int64_t run_id, RunStatus status) {
@@ -70,8 +70,7 @@ Result<int64_t> InsertCase(CaseWriter& w, int64_t run_id, const std::string& sui
                            const std::string& params_json) {
   Stmt& st = w.insert_case();
   st.BindAll(run_id, suite, case_id, params_json);
-  if (st.Step() != SQLITE_ROW) return DbError(w.db(), "store case " + case_id);
-  return st.Int(0);
+  return StepReturningId(w.db(), st, "store case " + case_id);
 }
 
 Status InsertSample(CaseWriter& w, int64_t case_result_id, const Sample& s) {
@@ -147,8 +146,7 @@ ON CONFLICT(sha) DO UPDATE SET
   subject = CASE WHEN excluded.subject <> '' THEN excluded.subject ELSE commits.subject END
 RETURNING id)sql");
   st.BindAll(c.sha, fmt::format("{}", fmt::join(c.parents, " ")), c.first_parent_ordinal, c.author_time, c.subject);
-  if (st.Step() != SQLITE_ROW) return DbError(db, "store commit");
-  return st.Int(0);
+  return StepReturningId(db, st, "store commit");
 }
 
 Result<int64_t> RunWriter::BeginRun(const NewRun& r) { return InsertRun(connection_.db, r); }

@@ -40,6 +40,13 @@ Status StepDone(sqlite3* db, Stmt& st, std::string_view what) {
   return OkStatus();
 }
 
+Result<int64_t> StepReturningId(sqlite3* db, Stmt& st, std::string_view what) {
+  if (st.Step() != SQLITE_ROW) return DbError(db, what);
+  const int64_t id = st.Int(0);
+  if (st.Step() != SQLITE_DONE) return DbError(db, what);
+  return id;
+}
+
 Result<int> PragmaInt(sqlite3* db, const char* sql) {
   Stmt st(db, sql);
   if (st.Step() != SQLITE_ROW) return DbError(db, sql);

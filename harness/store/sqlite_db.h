@@ -88,6 +88,11 @@ Status Exec(sqlite3* db, const char* sql, std::string_view what);
 // Steps st once and accepts a row or its end: a write, or a read whose row is not wanted.
 Status StepDone(sqlite3* db, Stmt& st, std::string_view what);
 
+// Steps an INSERT ... RETURNING id to its row and on to its end, and gives the id. Its row
+// comes before the statement's own transaction commits, and that commit can still fail (a
+// lock refused): an id read and left there would name a row that was never stored.
+Result<int64_t> StepReturningId(sqlite3* db, Stmt& st, std::string_view what);
+
 // The integer a pragma answers; a pragma that cannot be read (an I/O error) is an error,
 // never a number: a user_version read as -1 once made a current store look older.
 Result<int> PragmaInt(sqlite3* db, const char* sql);

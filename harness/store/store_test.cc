@@ -3,10 +3,13 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <filesystem>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <type_traits>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/store/golden_log_test_util.h"
@@ -512,6 +515,64 @@ TEST(Store, AReadFaultWhileOpeningToWriteIsAnErrorThatClaimsNothingAboutTheFile)
   EXPECT_GT(budget, 10) << "opened in so few operations that the sweep proves little";
   EXPECT_GT(said_cannot_read, 0) << "no fault reached the pages' check";
   EXPECT_EQ(std::move(Store::Open(dir / "h.db")).value()->reader().Run(0)->status, RunStatus::kPass);
+}
+
+// Each insert that hands back its row's id, with one read or lock of the file refused at any
+// point of it: an error, or an id that names a row the store holds. The id comes before the
+// statement's own commit, which a refused lock can still fail: such an id once named no row,
+// and the next insert took it again (found by AutoBisectStore's sweep: two regressions, one
+// id).
+TEST(Store, AnIdAnInsertGivesNamesAStoredRowWhateverFailsOnce) {
+  TempDir dir;
+  int64_t commit = 0, run = 0;
+  {
+    auto s = std::move(Store::Open(dir / "h.db")).value();
+    commit = *s->writer().UpsertCommit({"abc", {}, 1, 1, "x"});
+    run = *s->writer().BeginRun({commit, "refstack", "hash", "{}", "h", "0.2.0"});
+  }
+  const struct {
+    const char* table;
+    std::function<Result<int64_t>(Store&)> insert;
+  } inserts[] = {
+      {"commits", [](Store& s) { return s.writer().UpsertCommit({"def", {}, 2, 2, "y"}); }},
+      {"runs", [&](Store& s) { return s.writer().BeginRun({commit, "refstack", "hash", "{}", "h", "0.2.0"}); }},
+      {"case_results", [&](Store& s) { return s.writer().BeginCase(run, "s", "s/a_0", "{}"); }},
+      {"bisect_sessions",
+       [](Store& s) { return s.bisect_record().BeginBisect({.good = "abc", .bad = "def", .target = "s/a_0"}); }},
+      {"regressions", [&](Store& s) {
+         return s.bisect_record().AddRegression({0, run, run, "s", "status", {"s/a_0"}, "not-tried", "[]", std::nullopt, ""});
+       }},
+  };
+  testing_util::IoFaultVfs vfs("faulted.db");
+  for (const auto& row : inserts) {
+    int errors = 0;
+    for (int64_t budget = 0;; ++budget) {
+      ASSERT_LT(budget, 5000) << row.table;
+      for (const char* leftover : {"faulted.db-wal", "faulted.db-shm"}) std::filesystem::remove(dir / leftover);
+      std::filesystem::copy_file(dir / "h.db", dir / "faulted.db", std::filesystem::copy_options::overwrite_existing);
+      vfs.FailOnceAfter(budget);
+      Result<int64_t> id = Error{ExitCode::kInfra, "not opened"};
+      if (auto s = Store::Open(dir / "faulted.db")) id = row.insert(**s);
+      const int64_t refused = vfs.refused();
+      vfs.Off();
+      if (!id) {
+        ++errors;
+        continue;
+      }
+      sqlite3* h = nullptr;
+      ASSERT_EQ(sqlite3_open_v2((dir / "faulted.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+      sqlite3_stmt* st = nullptr;
+      ASSERT_EQ(sqlite3_prepare_v2(h, fmt::format("SELECT count(*) FROM {} WHERE id = {}", row.table, *id).c_str(), -1,
+                                   &st, nullptr),
+                SQLITE_OK);
+      ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+      EXPECT_EQ(sqlite3_column_int64(st, 0), 1) << row.table << ": id " << *id << " after " << budget;
+      sqlite3_finalize(st);
+      sqlite3_close(h);
+      if (refused == 0) break;
+    }
+    EXPECT_GT(errors, 5) << row.table << ": the sweep reached few of the insert's operations";
+  }
 }
 
 // A commit stored again (a run without git after one with it, or the other way round)
