@@ -117,6 +117,7 @@ TEST(ReportMarkdown, SummarisesEverySectionEscaped) {
   EXPECT_LT(md.find("### What changed"), md.find("### Still failing"));
   EXPECT_LT(md.find("### Still failing"), md.find("| suite |"));
   EXPECT_EQ(md.find("second line"), std::string::npos) << "first line of a message only";
+  EXPECT_EQ(md.find("found by bisect --auto"), std::string::npos) << "no regression found, no count of them: " << md;
   EXPECT_NE(md.find("### Still failing (1)\n\n- **ERROR** gmm\\/old\\_0 at"), std::string::npos) << md;
   EXPECT_NE(md.find(", failing since [`aaaa00000000`]"), std::string::npos) << md;
   EXPECT_NE(md.find(std::string(kMarkdownMaxTextBytes, 'x') + " …\n"), std::string::npos) << "messages are cut";

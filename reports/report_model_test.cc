@@ -651,6 +651,22 @@ TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   EXPECT_NE(m->changes[1].no_culprit.find("bisect --auto has not looked"), std::string::npos);
 }
 
+// A regression whose nightly is before the report's window (--since) is no change of the
+// window and lends its culprit to none of its failures, though the case still fails there.
+TEST(ReportChanges, ARegressionBeforeTheWindowNamesNoCulpritInIt) {
+  History h(4);
+  h.Run(1, {Case("s/a_0", CaseStatus::kPass)});
+  for (int i = 2; i <= 4; ++i) h.Run(i, {Case("s/a_0", CaseStatus::kFail, {}, "a broke")});
+  h.Culprit(1, 2, "s/a_0");
+  h.ConfirmedRegression(2, 1, "s/a_0", 1);
+  auto m = BuildReport(*h.store, {.since = fmt::format("{:040x}", 0xdef000 + 3)});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->failures.size(), 1u);
+  EXPECT_EQ(m->failures[0].case_id, "s/a_0");
+  EXPECT_FALSE(m->failures[0].culprit) << "culprit " << m->failures[0].culprit->culprit;
+  EXPECT_TRUE(m->regressions.empty());
+}
+
 // The summary names the nightly it shows whose shard never ran, and only that one: the
 // night before, whole, is not named, though its last shard is the run stored just before.
 TEST(ReportChanges, ANightlyWithAShardMissingIsNamedAndTheWholeOneBeforeItIsNot) {

@@ -78,6 +78,23 @@ TEST(TensorCastTable, TheExecProtocolExampleIsReadWhole) {
   EXPECT_DOUBLE_EQ(t->total_seconds, 20e-6);
 }
 
+// Columns are counted in characters, not bytes: a name of 2-, 3- and 4-byte UTF-8 characters
+// and a byte that begins none (counted alone), in the layout where a cell is placed by its
+// column (a blank cell beside it), leaves each later text under its own column's dashes. By
+// bytes, "2.000us" would sit under two columns.
+TEST(TensorCastTable, ColumnsAreCountedInCharactersAndAStrayByteIsOne) {
+  const std::string rule = "------  --------------  --------------  ----------\n";
+  const std::string head = rule + " Name    Input Shapes    analytic total  # of Calls\n" + rule;
+  const std::string name = "z\u00e9\u2603\U0001d11e\xff";  // 5 characters, 11 bytes
+  auto t = ParseTensorCastTable(head + name + std::string(25, ' ') + "2.000us           3\n" + rule, "u8.txt");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->ops.size(), 1u);
+  EXPECT_EQ(t->ops[0].op, name);
+  EXPECT_EQ(t->ops[0].input_shapes, "");
+  EXPECT_DOUBLE_EQ(t->ops[0].est_seconds, 2e-6);
+  EXPECT_EQ(t->ops[0].calls, 3);
+}
+
 TEST(TensorCastTable, CellsAreReadByTheirSeparatorsNotTheDashesWidths) {
   const std::string rule = "------  --------------  --------------  ----------\n";
   const std::string head = rule + " Name    Input Shapes    analytic total  # of Calls\n" + rule;

@@ -575,6 +575,46 @@ TEST(Store, AnIdAnInsertGivesNamesAStoredRowWhateverFailsOnce) {
   }
 }
 
+// A case's outcome written in a transaction whose one read, lock or commit is refused, at any
+// point: the store it was written through takes the next write, and keeps it. A COMMIT that
+// fails can leave its transaction open, and every later BEGIN on that connection would fail.
+TEST(Store, AWriteThatFailedOnceLeavesTheStoreTakingTheNext) {
+  TempDir dir;
+  int64_t case_id = 0;
+  {
+    auto s = std::move(Store::Open(dir / "h.db")).value();
+    const int64_t commit = *s->writer().UpsertCommit({"abc", {}, 1, 1, "x"});
+    const int64_t run = *s->writer().BeginRun({commit, "refstack", "hash", "{}", "h", "0.2.0"});
+    case_id = *s->writer().BeginCase(run, "s", "s/a_0", "{}");
+  }
+  testing_util::IoFaultVfs vfs("faulted.db");
+  int errors = 0;
+  for (int64_t budget = 0;; ++budget) {
+    ASSERT_LT(budget, 5000);
+    for (const char* leftover : {"faulted.db-wal", "faulted.db-shm"}) std::filesystem::remove(dir / leftover);
+    std::filesystem::copy_file(dir / "h.db", dir / "faulted.db", std::filesystem::copy_options::overwrite_existing);
+    auto s = std::move(Store::Open(dir / "faulted.db")).value();
+    vfs.FailOnceAfter(budget);
+    CaseResult result{"s/a_0", CaseStatus::kFail, 1.5, "broke", {{"m", 0.5, 10, 0.4, 0.6, ""}}, {}};
+    errors += !s->writer().FinishCase(case_id, result).ok();
+    const int64_t refused = vfs.refused();
+    vfs.Off();
+    auto next = s->writer().UpsertCommit({"next", {}, 2, 2, "y"});
+    ASSERT_TRUE(next.ok()) << "after a fault at " << budget << ": " << next.error().message;
+    s.reset();
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open_v2((dir / "faulted.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT count(*) FROM commits WHERE sha = 'next'", -1, &st, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int64(st, 0), 1) << "after a fault at " << budget;
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    if (refused == 0) break;
+  }
+  EXPECT_GT(errors, 3) << "the sweep reached few of the write's operations";
+}
+
 // A commit stored again (a run without git after one with it, or the other way round)
 // keeps what either time knew of it: nothing known is erased by a later "not known".
 TEST(Store, ACommitStoredAgainKeepsWhatEitherTimeKnew) {
