@@ -22,6 +22,7 @@ constexpr WordTable<Verdict, 4> kVerdictWords{{
     {Verdict::kNoCulprit, "no-culprit"},
     {Verdict::kAmbiguous, "ambiguous"},
 }};
+static_assert(IsOneWordPerValue(kVerdictWords));
 
 double LogSumExp(const std::vector<double>& v) {
   double m = -std::numeric_limits<double>::infinity();

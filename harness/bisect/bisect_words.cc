@@ -15,11 +15,13 @@ constexpr WordTable<StepVerdict, 4> kStepVerdictWords{{
     {StepVerdict::kUnknown, "unknown"},
     {StepVerdict::kSkip, "skip"},
 }};
+static_assert(IsOneWordPerValue(kStepVerdictWords));
 
 constexpr WordTable<LogLineKind, 2> kLogLineKindWords{{
     {LogLineKind::kSession, "session"},
     {LogLineKind::kStep, "step"},
 }};
+static_assert(IsOneWordPerValue(kLogLineKindWords));
 
 }  // namespace
 

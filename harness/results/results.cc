@@ -65,11 +65,13 @@ constexpr WordTable<GateVerdict, 3> kGateVerdictWords{{
     {GateVerdict::kAtRisk, "AT-RISK"},
     {GateVerdict::kFail, "FAIL"},
 }};
+static_assert(IsOneWordPerValue(kGateVerdictWords));
 constexpr WordTable<BaselineVerdict, 3> kBaselineVerdictWords{{
     {BaselineVerdict::kSame, "SAME"},
     {BaselineVerdict::kImproved, "IMPROVED"},
     {BaselineVerdict::kRegressed, "REGRESSED"},
 }};
+static_assert(IsOneWordPerValue(kBaselineVerdictWords));
 
 }  // namespace
 
@@ -92,6 +94,7 @@ constexpr WordTable<SampleOutcome, 7> kSampleOutcomeWords{{
     {SampleOutcome::kPass, "pass"},
     {SampleOutcome::kFail, "fail"},
 }};
+static_assert(IsOneWordPerValue(kSampleOutcomeWords));
 
 }  // namespace
 

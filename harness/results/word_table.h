@@ -18,6 +18,20 @@ namespace harness {
 template <typename Enum, std::size_t N>
 using WordTable = std::array<std::pair<Enum, std::string_view>, N>;
 
+// Whether the table's N values are the enum's first N (0 to N - 1), each once and in any order,
+// and no word is there twice: each table is checked where it is defined (static_assert), so a
+// value named twice (and with it, one left without its word) or one word for two values does
+// not compile.
+template <typename Enum, std::size_t N>
+constexpr bool IsOneWordPerValue(const WordTable<Enum, N>& table) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (static_cast<std::size_t>(table[i].first) >= N) return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (table[j].first == table[i].first || table[j].second == table[i].second) return false;
+  }
+  return true;
+}
+
 template <typename Enum, std::size_t N>
 constexpr std::string_view WordIn(const WordTable<Enum, N>& table, Enum v) {
   for (const auto& [value, word] : table)

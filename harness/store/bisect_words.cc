@@ -19,16 +19,19 @@ constexpr WordTable<SessionStatus, 5> kSessionStatusWords{{
     {SessionStatus::kRunning, "running"},
     {SessionStatus::kError, "error"},
 }};
+static_assert(IsOneWordPerValue(kSessionStatusWords));
 constexpr WordTable<Confirmation, 3> kConfirmationWords{{
     {Confirmation::kConfirmed, "confirmed"},
     {Confirmation::kNotConfirmed, "not-confirmed"},
     {Confirmation::kNotTried, "not-tried"},
 }};
+static_assert(IsOneWordPerValue(kConfirmationWords));
 constexpr WordTable<RegressionKind, 3> kRegressionKindWords{{
     {RegressionKind::kStatus, "status"},
     {RegressionKind::kGate, "gate"},
     {RegressionKind::kPaired, "paired"},
 }};
+static_assert(IsOneWordPerValue(kRegressionKindWords));
 constexpr WordTable<RegressionVerdict, 5> kRegressionVerdictWords{{
     {RegressionVerdict::kCulprit, "culprit"},
     {RegressionVerdict::kNoCulprit, "no-culprit"},
@@ -36,6 +39,7 @@ constexpr WordTable<RegressionVerdict, 5> kRegressionVerdictWords{{
     {RegressionVerdict::kNotConfirmed, "not-confirmed"},
     {RegressionVerdict::kUntestable, "untestable"},
 }};
+static_assert(IsOneWordPerValue(kRegressionVerdictWords));
 
 // The value of a stored row's word through its table; for a word outside it, an error
 // naming the row ("bisect session 3"), the column and the word (shown as text a terminal can

@@ -18,6 +18,7 @@ constexpr WordTable<ChangeKind, 3> kChangeKindWords{{
     {ChangeKind::kPairedRegression, "paired-regression"},
     {ChangeKind::kFixed, "fixed"},
 }};
+static_assert(IsOneWordPerValue(kChangeKindWords));
 
 class ChangesLoad : SectionLoad {
  public:

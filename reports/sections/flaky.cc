@@ -22,6 +22,7 @@ constexpr WordTable<FlakyKind, 3> kFlakyKindWords{{
     {FlakyKind::kTolerance, "tolerance"},
     {FlakyKind::kStatus, "status"},
 }};
+static_assert(IsOneWordPerValue(kFlakyKindWords));
 
 }  // namespace
 
