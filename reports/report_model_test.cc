@@ -742,6 +742,20 @@ TEST(ReportFlaky, CommitSpreadIsMeasuredWithinTheSegmentSinceTheCulprit) {
   }
 }
 
+// A culprit at the newest result's own commit cuts there too: the segment is that result
+// alone, not the window.
+TEST(ReportFlaky, ACulpritAtTheNewestResultsCommitLeavesItAlone) {
+  History h(4);
+  const std::vector<double> use = {0.55, 0.56, 0.55, 0.95};
+  for (int i = 1; i <= 4; ++i) h.Run(i, {Case("k/gemm_0", CaseStatus::kPass, {Bound(use[i - 1])})});
+  h.Culprit(3, 4, "k/gemm_0");
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->flaky.size(), 1u);
+  EXPECT_EQ(m->flaky[0].estimate.observations, 1) << m->flaky[0].detail;
+  EXPECT_NE(m->flaky[0].detail.find("the culprit bisect session 1 found"), std::string::npos) << m->flaky[0].detail;
+}
+
 // A paired REGRESSED or IMPROVED at a commit is a change point too, and several segments
 // keep only the newest.
 TEST(ReportFlaky, PairedChangesCutTheSpreadAndTheNewestSegmentCounts) {

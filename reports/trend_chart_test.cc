@@ -80,6 +80,26 @@ TEST(TrendChart, SvgHasWhiskersGateTitlesAndEscapedLinks) {
   EXPECT_EQ(whiskers, 3u);
 }
 
+// The axis names the first commit of the trend at its start and the last at its end, each cut
+// to 8 characters and escaped: not the window's ends, and not one commit twice.
+TEST(TrendChart, TheAxisNamesTheTrendsFirstAndLastCommitEscaped) {
+  Trend t{"gsm8k/test_0", "accuracy"};
+  t.points = {{1, 1, CaseStatus::kPass, 0.92, 0.90, 0.94, 1000, "PASS"},
+              {2, 2, CaseStatus::kPass, 0.93, 0.91, 0.95, 1000, "PASS"},
+              {3, 3, CaseStatus::kPass, 0.94, 0.92, 0.96, 1000, "PASS"}};
+  std::vector<ReportCommit> commits = {
+      {"00000000", "before", 1}, {"aaaa1111bbbb", "a", 2}, {"cccc2222", "c", 3}, {"<d&\"3333ee", "d", 4}, {"ffff", "f", 5}};
+  const std::string svg = TrendSvg(t, commits, "");
+  const auto tick = [&](const std::string& cls) {
+    const std::size_t at = svg.find("<text class=\"" + cls + "\"");
+    if (at == std::string::npos) return std::string("(none)");
+    const std::size_t from = svg.find('>', at) + 1;
+    return svg.substr(from, svg.find("</text>", from) - from);
+  };
+  EXPECT_EQ(tick("tick"), "aaaa1111") << svg;
+  EXPECT_EQ(tick("tick end"), "&lt;d&amp;&quot;3333") << svg;
+}
+
 // Each point is coloured by its own state: AT-RISK before its status, then pass, fail and
 // anything else (an error) apart, one class each, in the order of the points.
 TEST(TrendChart, EachPointIsColouredByItsOwnState) {
