@@ -1039,6 +1039,25 @@ TEST(BisectTrustE2E, AutoAnswersANightlyOnce) {
   EXPECT_EQ(testing_util::StdoutJson(report)["regressions_with_culprit"], 1) << report.out;
 }
 
+// An answer stored as ambiguous (the budget ran out: one confirming rerun and one step) is
+// reported from the store with the range it was left between, as first reported.
+TEST(BisectTrustE2E, AutoAnswersAnAmbiguousNightlyOnceWithItsRange) {
+  Nightlies n;
+  auto first = RunHarness(n.Args("0", {"--max-runs", "2"}));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const Json a = testing_util::StdoutJson(first);
+  ASSERT_EQ(a["regressions"].size(), 1u) << first.out;
+  ASSERT_EQ(a["regressions"][0]["verdict"], "ambiguous") << first.out;
+  ASSERT_GE(a["regressions"][0]["range"].size(), 2u) << first.out;
+  auto second = RunHarness(n.Args("0", {"--max-runs", "2"}));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const Json b = testing_util::StdoutJson(second);
+  EXPECT_EQ(b["stored"], true) << second.out;
+  ASSERT_EQ(b["regressions"].size(), 1u) << second.out;
+  for (const auto& [key, value] : a["regressions"][0].items())
+    EXPECT_EQ(b["regressions"][0][key], value) << key << ": " << second.out;
+}
+
 // A stored regression whose cases the nightly pair no longer shows regressed (here a row
 // edited by hand to a case that does not exist, in hostile text) is still the stored answer,
 // with its kind, and the output says that its metric and values are not shown. Before, it
