@@ -11,6 +11,7 @@ namespace {
 using store_sql::InTransaction;
 using store_sql::Stmt;
 using store_sql::StepDone;
+using store_sql::StepReturningId;
 
 }  // namespace
 
@@ -21,7 +22,7 @@ from_case_result_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id)sql
   st.BindAll(c.case_id, c.path, c.old_hash, c.new_hash, c.reason, c.sha, c.user, store_sql::NowUtc(),
              c.from_case_result_id);
   // Its own transaction commits in here, before the file is touched.
-  return store_sql::StepReturningId(db, st, "record the golden change's intent");
+  return StepReturningId(db, st, "record the golden change's intent");
 }
 
 Status GoldenLog::FinishGoldenChange(int64_t intent_id) {

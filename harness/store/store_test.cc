@@ -517,6 +517,27 @@ TEST(Store, AReadFaultWhileOpeningToWriteIsAnErrorThatClaimsNothingAboutTheFile)
   EXPECT_EQ(std::move(Store::Open(dir / "h.db")).value()->reader().Run(0)->status, RunStatus::kPass);
 }
 
+// faulted.db in dir, a fresh copy of h.db (no write-ahead log of an earlier copy beside it).
+std::filesystem::path FreshFaultedCopy(const std::filesystem::path& dir) {
+  for (const char* leftover : {"faulted.db-wal", "faulted.db-shm"}) std::filesystem::remove(dir / leftover);
+  std::filesystem::copy_file(dir / "h.db", dir / "faulted.db", std::filesystem::copy_options::overwrite_existing);
+  return dir / "faulted.db";
+}
+
+// The one integer `sql` answers on the database at `db`, read on a connection of its own; -1
+// when it cannot be read.
+int64_t CountOf(const std::filesystem::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  sqlite3_stmt* st = nullptr;
+  int64_t n = -1;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK &&
+      sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
 // Each insert that hands back its row's id, with one read or lock of the file refused at any
 // point of it: an error, or an id that names a row the store holds. The id comes before the
 // statement's own commit, which a refused lock can still fail: such an id once named no row,
@@ -548,27 +569,18 @@ TEST(Store, AnIdAnInsertGivesNamesAStoredRowWhateverFailsOnce) {
     int errors = 0;
     for (int64_t budget = 0;; ++budget) {
       ASSERT_LT(budget, 5000) << row.table;
-      for (const char* leftover : {"faulted.db-wal", "faulted.db-shm"}) std::filesystem::remove(dir / leftover);
-      std::filesystem::copy_file(dir / "h.db", dir / "faulted.db", std::filesystem::copy_options::overwrite_existing);
+      const auto db = FreshFaultedCopy(dir.path());
       vfs.FailOnceAfter(budget);
       Result<int64_t> id = Error{ExitCode::kInfra, "not opened"};
-      if (auto s = Store::Open(dir / "faulted.db")) id = row.insert(**s);
+      if (auto s = Store::Open(db)) id = row.insert(**s);
       const int64_t refused = vfs.refused();
       vfs.Off();
       if (!id) {
         ++errors;
         continue;
       }
-      sqlite3* h = nullptr;
-      ASSERT_EQ(sqlite3_open_v2((dir / "faulted.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-      sqlite3_stmt* st = nullptr;
-      ASSERT_EQ(sqlite3_prepare_v2(h, fmt::format("SELECT count(*) FROM {} WHERE id = {}", row.table, *id).c_str(), -1,
-                                   &st, nullptr),
-                SQLITE_OK);
-      ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-      EXPECT_EQ(sqlite3_column_int64(st, 0), 1) << row.table << ": id " << *id << " after " << budget;
-      sqlite3_finalize(st);
-      sqlite3_close(h);
+      EXPECT_EQ(CountOf(db, fmt::format("SELECT count(*) FROM {} WHERE id = {}", row.table, *id)), 1)
+          << row.table << ": id " << *id << " after " << budget;
       if (refused == 0) break;
     }
     EXPECT_GT(errors, 5) << row.table << ": the sweep reached few of the insert's operations";
@@ -591,9 +603,8 @@ TEST(Store, AWriteThatFailedOnceLeavesTheStoreTakingTheNext) {
   int errors = 0;
   for (int64_t budget = 0;; ++budget) {
     ASSERT_LT(budget, 5000);
-    for (const char* leftover : {"faulted.db-wal", "faulted.db-shm"}) std::filesystem::remove(dir / leftover);
-    std::filesystem::copy_file(dir / "h.db", dir / "faulted.db", std::filesystem::copy_options::overwrite_existing);
-    auto s = std::move(Store::Open(dir / "faulted.db")).value();
+    const auto db = FreshFaultedCopy(dir.path());
+    auto s = std::move(Store::Open(db)).value();
     vfs.FailOnceAfter(budget);
     CaseResult result{"s/a_0", CaseStatus::kFail, 1.5, "broke", {{"m", 0.5, 10, 0.4, 0.6, ""}}, {}};
     errors += !s->writer().FinishCase(case_id, result).ok();
@@ -602,14 +613,7 @@ TEST(Store, AWriteThatFailedOnceLeavesTheStoreTakingTheNext) {
     auto next = s->writer().UpsertCommit({"next", {}, 2, 2, "y"});
     ASSERT_TRUE(next.ok()) << "after a fault at " << budget << ": " << next.error().message;
     s.reset();
-    sqlite3* h = nullptr;
-    ASSERT_EQ(sqlite3_open_v2((dir / "faulted.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT count(*) FROM commits WHERE sha = 'next'", -1, &st, nullptr), SQLITE_OK);
-    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-    EXPECT_EQ(sqlite3_column_int64(st, 0), 1) << "after a fault at " << budget;
-    sqlite3_finalize(st);
-    sqlite3_close(h);
+    EXPECT_EQ(CountOf(db, "SELECT count(*) FROM commits WHERE sha = 'next'"), 1) << "after a fault at " << budget;
     if (refused == 0) break;
   }
   EXPECT_GT(errors, 3) << "the sweep reached few of the write's operations";
