@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -86,6 +88,19 @@ TEST_F(RunIdentityTest, AServerThatListsNoModelsIsKeyedByTheRequestedModelAlone)
   const auto listed = MakeRunIdentity(base_, served, {TableWithProfile("sim/a.json")});
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(listed->json["endpoint"]["served_models"], Json::array({"m"})) << listed->json.dump();
+}
+
+// A run with no server (the embedded stack) is keyed with "endpoint": null beside the other
+// three keys: the identities of every earlier nightly of it were hashed from that object, so
+// a key renamed or left out would stop every new run pairing with them.
+TEST_F(RunIdentityTest, ARunWithoutAServerIsKeyedByANullEndpoint) {
+  const auto id = MakeRunIdentity(base_, std::nullopt, {TableWithProfile("sim/a.json")});
+  ASSERT_TRUE(id.ok());
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : id->json.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"endpoint", "format_version", "sim_profiles", "stack_config"}))
+      << id->json.dump();
+  EXPECT_TRUE(id->json["endpoint"].is_null()) << id->json.dump();
 }
 
 // Where and how a run ran is its context, not what it measured (store/identity_rule.h): a
