@@ -231,8 +231,9 @@ void ExpectContentIsTheUnion(const std::filesystem::path& out, const std::vector
 
 // A database with two of everything merge maps an id of: two runs at two commits, two
 // cases in each, two bisect sessions (uids that sort after any a store makes) with a step
-// on each run, and golden changes from a case that is neither the first of its run nor of
-// the file.
+// on each run, two regressions whose run and baseline are each the other's (so neither
+// column is always the file's first run), and golden changes from a case that is neither
+// the first of its run nor of the file.
 void MakeTwoOfEverything(const std::filesystem::path& db) {
   auto s = std::move(Store::Open(db)).value();
   int64_t c1 = *s->writer().UpsertCommit({"c1", {}, 1, 1700000000, "one"});
@@ -257,8 +258,8 @@ void MakeTwoOfEverything(const std::filesystem::path& db) {
     int64_t session = *s->bisect_record().BeginBisect(BisectSessionRow{0, "", "", "c1", "c2", "t" + std::to_string(k), "{}"});
     ASSERT_TRUE(s->bisect_record().AddBisectStep(session, {1, "c2", "store", runs[1 - k], std::nullopt, "{}", "{}"}).ok());
     RegressionRow g;
-    g.run_id = runs[1];
-    g.baseline_run_id = runs[0];
+    g.run_id = runs[1 - k];
+    g.baseline_run_id = runs[k];
     g.suite = "suite";
     g.kind = "status";
     g.cases = {"suite/t" + std::to_string(k)};
