@@ -10,6 +10,7 @@
 #include "harness/store/store.h"
 #include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
+#include "harness/util/file_lock.h"
 #include "harness/util/git.h"
 #include "harness/util/paths.h"
 
@@ -99,6 +100,18 @@ void StoreTwoNightlies(const std::filesystem::path& repo, const std::filesystem:
   }
 }
 
+// A request that stores what the nightlies say and runs no command (--confirm 0, --max-runs 0).
+AutoBisectRequest RunsNothing(const std::filesystem::path& repo, const std::filesystem::path& db) {
+  AutoBisectRequest r;
+  r.repo = repo;
+  r.db = db;
+  r.suites_dir = SuitesDir();
+  r.command = {"/bin/true", "{sha}"};
+  r.confirm = 0;
+  r.max_runs = 0;
+  return r;
+}
+
 void ExpectTheSameRegressions(const AutoBisectOutcome& got, const AutoBisectOutcome& clean) {
   ASSERT_EQ(got.regressions.size(), clean.regressions.size());
   for (std::size_t i = 0; i < clean.regressions.size(); ++i) {
@@ -117,16 +130,7 @@ void ExpectTheSameRegressions(const AutoBisectOutcome& got, const AutoBisectOutc
 TEST(AutoBisectStore, AFaultAnywhereIsAnErrorNamingTheDatabaseOrTheCleanAnswer) {
   testing_util::TempDir dir;
   ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "nights.db"));
-  const auto request = [&](const std::filesystem::path& db) {
-    AutoBisectRequest r;
-    r.repo = dir / "repo";
-    r.db = db;
-    r.suites_dir = SuitesDir();
-    r.command = {"/bin/true", "{sha}"};
-    r.confirm = 0;
-    r.max_runs = 0;
-    return r;
-  };
+  const auto request = [&](const std::filesystem::path& db) { return RunsNothing(dir / "repo", db); };
   const auto fresh_copy = [&](const std::string& name) {
     std::filesystem::copy_file(dir / "nights.db", dir / name, std::filesystem::copy_options::overwrite_existing);
     return dir / name;
@@ -172,6 +176,31 @@ TEST(AutoBisectStore, AFaultAnywhereIsAnErrorNamingTheDatabaseOrTheCleanAnswer) 
       if (refused == 0) break;
     }
   EXPECT_GT(errors, 10) << "the sweep reached few of the store's operations";
+}
+
+// A nightly another bisect --auto holds: the error names the holder as its lock file says,
+// read up to 4 KiB and no further (the file is the other process's, or a stray one): a text
+// of 4096 bytes is named whole, one byte more and it is "another process".
+TEST(AutoBisectLock, AHeldNightlyNamesItsHolderFromAtMostFourKiBOfTheLockFile) {
+  testing_util::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "nights.db"));
+  auto store = Store::Open(dir / "nights.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const std::filesystem::path path = dir / "nights.db.auto-bisect-2.lock";  // the second nightly's run
+  auto held = FileLock::Acquire(path, FileLock::Wait::kNo);
+  ASSERT_TRUE(held.ok() && *held);
+  for (const std::size_t size : {std::size_t{4096}, std::size_t{4097}}) {
+    const std::string holder = "process 4242 on <node-7> " + std::string(size - 25, 'x');
+    ASSERT_EQ(holder.size(), size);
+    testing_util::WriteFile(path, holder);
+    auto out = RunAutoBisect(RunsNothing(dir / "repo", dir / "nights.db"), **store);
+    ASSERT_FALSE(out.ok()) << size;
+    EXPECT_EQ(out.error().code, ExitCode::kInfra) << size;
+    const std::string& message = out.error().message;
+    EXPECT_NE(message.find("already running in " + (size <= 4096 ? holder : "another process")), std::string::npos)
+        << size << ": " << message.substr(0, 200);
+  }
+  EXPECT_TRUE(std::filesystem::exists(path)) << "the holder's lock file is left alone";
 }
 
 }  // namespace auto_bisect_test
