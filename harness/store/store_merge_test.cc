@@ -147,6 +147,7 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   EXPECT_EQ(a->bisect_steps, 1);
   EXPECT_EQ(a->regressions, 1);
   EXPECT_EQ(a->ingested_files, 1);
+  EXPECT_EQ(a->nightlies, std::set<std::string>{"n1"}) << "the nightly merge checks is whole";
   auto b = out->MergeFrom(dir / "b.db");
   ASSERT_TRUE(b.ok()) << b.error().message;
   EXPECT_EQ(b->cases, 2);
@@ -163,6 +164,7 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   EXPECT_EQ(again->golden_changes, 0);
   EXPECT_EQ(again->bisect_sessions, 0);
   EXPECT_EQ(again->regressions, 0);
+  EXPECT_TRUE(again->nightlies.empty()) << "no run added, no nightly of this merge's to check";
   for (const auto& t : tables) EXPECT_EQ(Count(dir / "out.db", t), before[t]) << t;
 
   // The copies keep their children: samples, the completion bytes, the commit's metadata.
@@ -293,6 +295,7 @@ TEST(StoreMerge, EveryRowOfSeveralRunsCasesAndSessionsKeepsWhatItPointsAt) {
   EXPECT_EQ(merged->bisect_sessions, 2);
   EXPECT_EQ(merged->bisect_steps, 2);
   EXPECT_EQ(merged->regressions, 2);
+  EXPECT_EQ(merged->nightlies, (std::set<std::string>{"night-0", "night-1"}));
   ExpectContentIsTheUnion(dir / "out.db", {dir / "a.db", dir / "two.db"});
 }
 
