@@ -206,6 +206,44 @@ TEST(Prune, ACompactThatCannotReadIsAnErrorNamingItsStepAndLosesNothing) {
   EXPECT_TRUE(!std::filesystem::exists(wal) || std::filesystem::file_size(wal) == 0);
 }
 
+// Prune checks its window at the library too (the CLI checks its flags first, so this is
+// what any other caller gets): each bound at its edges is taken, just outside them refused
+// by the flag's name, before the database is read.
+TEST(Prune, EachBoundIsTakenAtItsEdgesAndRefusedByNameJustOutside) {
+  TempDir dir;
+  {
+    auto store = std::move(Store::Open(dir / "h.db")).value();
+    AddRun(*store, 1, "a", "", "0/1", 2);
+  }
+  struct Row {
+    const char* flag;
+    PruneWindow window;
+    bool taken;
+  };
+  const Row rows[] = {
+      {"--keep-nightlies", {.keep_nightlies = 0}, true},
+      {"--keep-nightlies", {.keep_nightlies = kMaxKeepNightlies}, true},
+      {"--keep-nightlies", {.keep_nightlies = -1}, false},
+      {"--keep-nightlies", {.keep_nightlies = kMaxKeepNightlies + 1}, false},
+      {"--keep-samples-days", {.keep_samples_days = 0}, true},
+      {"--keep-samples-days", {.keep_samples_days = kMaxKeepSamplesDays}, true},
+      {"--keep-samples-days", {.keep_samples_days = -1}, false},
+      {"--keep-samples-days", {.keep_samples_days = kMaxKeepSamplesDays + 1}, false},
+  };
+  for (const Row& row : rows) {
+    auto out = Prune({dir / "h.db", row.window, true, [](int64_t) { return OkStatus(); }});
+    const std::string bound = fmt::format("{} {}", row.flag, row.window.keep_nightlies.value_or(0) +
+                                                                 row.window.keep_samples_days.value_or(0));
+    if (row.taken) {
+      EXPECT_TRUE(out.ok()) << bound << ": " << out.error().message;
+      continue;
+    }
+    ASSERT_FALSE(out.ok()) << bound;
+    EXPECT_EQ(out.error().code, ExitCode::kUsage) << bound;
+    EXPECT_THAT(out.error().message, HasSubstr(row.flag)) << bound;
+  }
+}
+
 TEST(Prune, ClaimsEveryUnfinishedRunBeforeItChangesAnything) {
   TempDir dir;
   {
