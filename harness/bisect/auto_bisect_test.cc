@@ -144,6 +144,8 @@ TEST(AutoBisectStore, AFaultAnywhereIsAnErrorNamingTheDatabaseOrTheCleanAnswer) 
     clean = *out;
   }
   ASSERT_EQ(clean.regressions.size(), 2u);
+  for (const AutoRegression& g : clean.regressions)
+    EXPECT_EQ(g.confirmation, Confirmation::kNotTried) << "--confirm 0: no rerun confirmed it";
   testing_util::IoFaultVfs vfs("faulted.db");
   int errors = 0;
   for (bool once : {false, true})
