@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
 
@@ -90,6 +94,38 @@ TEST(PruneSamples, KeepsTheBaselineOfAResultInTheWindowAndDeletesTheRest) {
   EXPECT_EQ(store->reader().Samples(store->reader().Cases(r2)->at(0).id)->size(), 4u);
   EXPECT_EQ(store->reader().Samples(store->reader().Cases(r4)->at(0).id)->size(), 4u);
   EXPECT_EQ(store->reader().Cases(r1)->at(0).result.status, CaseStatus::kPass) << "the status stays";
+}
+
+// Each reference keeps the run it names and no other: a golden change and one under way
+// keep the run of the case they were accepted from, a bisect step its run. Four runs outside
+// the window (--keep-nightlies 0: no run is in it, so none is kept as a baseline), one case
+// each; the first named by nothing.
+TEST(PruneSamples, EachReferenceKeepsTheRunItNamesAndNoOther) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  std::vector<int64_t> runs;
+  for (int ordinal = 1; ordinal <= 4; ++ordinal) runs.push_back(AddRun(*store, ordinal, "a", "", "0/1", 3));
+  const auto case_of = [&](int64_t run) { return store->reader().Cases(run)->at(0).id; };
+  GoldenChange g{0, "gsm8k/test_0", "golden/x.json", "01", "02", "reviewed", "s", "me", "", case_of(runs[1])};
+  ASSERT_TRUE(store->golden_log().FinishGoldenChange(*store->golden_log().BeginGoldenChange(g)).ok());
+  g.from_case_result_id = case_of(runs[2]);
+  ASSERT_TRUE(store->golden_log().BeginGoldenChange(g).ok());  // under way: an accept was killed
+  const int64_t session = *store->bisect_record().BeginBisect({.good = "a", .bad = "b", .target = "t", .args_json = "{}"});
+  ASSERT_TRUE(store->bisect_record()
+                  .AddBisectStep(session, {.step = 1, .sha = "s", .source = "store", .run_id = runs[3],
+                                           .evidence_json = "{}", .decision_json = "{}"})
+                  .ok());
+  auto plan = store->PruneSamples({.keep_nightlies = 0});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->outside.size(), 4u);
+  std::map<int64_t, std::vector<std::string>> kept;
+  for (const auto& c : plan->outside) kept[c.run_id] = c.kept_for;
+  EXPECT_TRUE(kept[runs[0]].empty()) << ::testing::PrintToString(kept[runs[0]]);
+  EXPECT_THAT(kept[runs[1]], ElementsAre(HasSubstr("golden change ")));
+  EXPECT_THAT(kept[runs[2]], ElementsAre(HasSubstr("golden change under way")));
+  EXPECT_THAT(kept[runs[3]], ElementsAre(fmt::format("bisect session {}", session)));
+  EXPECT_TRUE(store->reader().Samples(case_of(runs[0]))->empty());
+  for (int i = 1; i < 4; ++i) EXPECT_EQ(store->reader().Samples(case_of(runs[i]))->size(), 3u) << i;
 }
 
 // A partial run (harness run --questions) is nobody's baseline and has none. Whole runs at
