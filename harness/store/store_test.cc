@@ -15,12 +15,15 @@
 #include "harness/store/golden_log_test_util.h"
 #include "harness/store/identity_rule.h"
 #include "harness/testing/io_fault_vfs.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/versions.h"
 
 namespace harness {
 namespace {
 
+using testing_util::CountOf;
+using testing_util::FreshFaultedCopy;
 using testing_util::TempDir;
 
 // Whether Store::Open (or OpenReadOnly) opened path, and its error when not.
@@ -515,27 +518,6 @@ TEST(Store, AReadFaultWhileOpeningToWriteIsAnErrorThatClaimsNothingAboutTheFile)
   EXPECT_GT(budget, 10) << "opened in so few operations that the sweep proves little";
   EXPECT_GT(said_cannot_read, 0) << "no fault reached the pages' check";
   EXPECT_EQ(std::move(Store::Open(dir / "h.db")).value()->reader().Run(0)->status, RunStatus::kPass);
-}
-
-// faulted.db in dir, a fresh copy of h.db (no write-ahead log of an earlier copy beside it).
-std::filesystem::path FreshFaultedCopy(const std::filesystem::path& dir) {
-  for (const char* leftover : {"faulted.db-wal", "faulted.db-shm"}) std::filesystem::remove(dir / leftover);
-  std::filesystem::copy_file(dir / "h.db", dir / "faulted.db", std::filesystem::copy_options::overwrite_existing);
-  return dir / "faulted.db";
-}
-
-// The one integer `sql` answers on the database at `db`, read on a connection of its own; -1
-// when it cannot be read.
-int64_t CountOf(const std::filesystem::path& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  sqlite3_stmt* st = nullptr;
-  int64_t n = -1;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK &&
-      sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    n = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return n;
 }
 
 // Each insert that hands back its row's id, with one read or lock of the file refused at any

@@ -6,7 +6,9 @@
 // even when its pages are cached) are counted; once the budget is spent, each further one
 // fails (SQLITE_IOERR_READ, _LOCK, _SHMLOCK) until Off(). Other files, and unlocks, pass
 // through untouched. Memory-mapped reads (xFetch) are refused, so every page comes through
-// xRead.
+// xRead, and SQLite's soft heap limit is 1 byte for the life of an IoFaultVfs, so a page cache
+// keeps no more than its few minimum pages: a read the cache would have answered (every page
+// of a small store is cached by the check Store::Open makes) goes to the file, and can fail.
 //
 // A test sweeps the budget from 0 up, one full run of the code per budget, until the run
 // succeeds: each operation the code makes on the file fails, at each point it makes it, and
@@ -31,8 +33,10 @@ class IoFaultVfs {
     vfs_.szOsFile = static_cast<int>(sizeof(File)) + real_->szOsFile;
     vfs_.xOpen = &Open;
     sqlite3_vfs_register(&vfs_, 1);
+    heap_limit_ = sqlite3_soft_heap_limit64(1);
   }
   ~IoFaultVfs() {
+    sqlite3_soft_heap_limit64(heap_limit_);
     sqlite3_vfs_unregister(&vfs_);
     sqlite3_vfs_register(real_, 1);
   }
@@ -141,6 +145,7 @@ class IoFaultVfs {
   std::string path_part_;
   sqlite3_vfs* real_ = nullptr;
   sqlite3_vfs vfs_{};
+  sqlite3_int64 heap_limit_ = 0;  // the soft heap limit before this one, restored at the end
   int64_t budget_ = -1;   // -1: no fault
   bool once_ = false;     // FailOnceAfter: the fault ends after one refusal
   int64_t allowed_ = 0;
