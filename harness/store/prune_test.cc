@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/testing/io_fault_vfs.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 
 namespace harness {
@@ -96,36 +97,103 @@ TEST(PruneSamples, KeepsTheBaselineOfAResultInTheWindowAndDeletesTheRest) {
   EXPECT_EQ(store->reader().Cases(r1)->at(0).result.status, CaseStatus::kPass) << "the status stays";
 }
 
-// Each reference keeps the run it names and no other: a golden change and one under way
-// keep the run of the case they were accepted from, a bisect step its run. Four runs outside
-// the window (--keep-nightlies 0: no run is in it, so none is kept as a baseline), one case
-// each; the first named by nothing.
-TEST(PruneSamples, EachReferenceKeepsTheRunItNamesAndNoOther) {
-  TempDir dir;
-  auto store = std::move(Store::Open(dir / "h.db")).value();
+// Six runs of one identity (ordinals 1-6, one case of 3 samples each) and a reference to
+// each but the first: a golden change accepted from run 2's case, one under way (its accept
+// killed) from run 3's, a bisect step on run 4, a regression of run 5 from run 6. Answers the
+// runs' ids.
+std::vector<int64_t> StoreReferencedRuns(Store& store) {
   std::vector<int64_t> runs;
-  for (int ordinal = 1; ordinal <= 4; ++ordinal) runs.push_back(AddRun(*store, ordinal, "a", "", "0/1", 3));
-  const auto case_of = [&](int64_t run) { return store->reader().Cases(run)->at(0).id; };
+  for (int ordinal = 1; ordinal <= 6; ++ordinal) runs.push_back(AddRun(store, ordinal, "a", "", "0/1", 3));
+  const auto case_of = [&](int64_t run) { return store.reader().Cases(run)->at(0).id; };
   GoldenChange g{0, "gsm8k/test_0", "golden/x.json", "01", "02", "reviewed", "s", "me", "", case_of(runs[1])};
-  ASSERT_TRUE(store->golden_log().FinishGoldenChange(*store->golden_log().BeginGoldenChange(g)).ok());
+  EXPECT_TRUE(store.golden_log().FinishGoldenChange(*store.golden_log().BeginGoldenChange(g)).ok());
   g.from_case_result_id = case_of(runs[2]);
-  ASSERT_TRUE(store->golden_log().BeginGoldenChange(g).ok());  // under way: an accept was killed
-  const int64_t session = *store->bisect_record().BeginBisect({.good = "a", .bad = "b", .target = "t", .args_json = "{}"});
-  ASSERT_TRUE(store->bisect_record()
+  EXPECT_TRUE(store.golden_log().BeginGoldenChange(g).ok());
+  const int64_t session = *store.bisect_record().BeginBisect({.good = "a", .bad = "b", .target = "t", .args_json = "{}"});
+  EXPECT_TRUE(store.bisect_record()
                   .AddBisectStep(session, {.step = 1, .sha = "s", .source = "store", .run_id = runs[3],
                                            .evidence_json = "{}", .decision_json = "{}"})
                   .ok());
+  RegressionRow r;
+  r.run_id = runs[4];
+  r.baseline_run_id = runs[5];
+  r.suite = "gsm8k";
+  r.kind = "status";
+  r.cases = {"gsm8k/test_0"};
+  r.confirmation = "confirmed";
+  r.confirm_json = "[]";
+  EXPECT_TRUE(store.bisect_record().AddRegression(r).ok());
+  return runs;
+}
+
+// run id -> why its samples were kept.
+std::map<int64_t, std::vector<std::string>> KeptFor(const PrunePlan& plan) {
+  std::map<int64_t, std::vector<std::string>> kept;
+  for (const auto& c : plan.outside) kept[c.run_id] = c.kept_for;
+  return kept;
+}
+
+// Each reference keeps the run it names and no other (StoreReferencedRuns). Every run is
+// outside the window (--keep-nightlies 0: none is in it, so none is kept as a baseline).
+TEST(PruneSamples, EachReferenceKeepsTheRunItNamesAndNoOther) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  const std::vector<int64_t> runs = StoreReferencedRuns(*store);
   auto plan = store->PruneSamples({.keep_nightlies = 0});
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  ASSERT_EQ(plan->outside.size(), 4u);
-  std::map<int64_t, std::vector<std::string>> kept;
-  for (const auto& c : plan->outside) kept[c.run_id] = c.kept_for;
+  ASSERT_EQ(plan->outside.size(), 6u);
+  auto kept = KeptFor(*plan);
   EXPECT_TRUE(kept[runs[0]].empty()) << ::testing::PrintToString(kept[runs[0]]);
-  EXPECT_THAT(kept[runs[1]], ElementsAre(HasSubstr("golden change ")));
-  EXPECT_THAT(kept[runs[2]], ElementsAre(HasSubstr("golden change under way")));
-  EXPECT_THAT(kept[runs[3]], ElementsAre(fmt::format("bisect session {}", session)));
-  EXPECT_TRUE(store->reader().Samples(case_of(runs[0]))->empty());
-  for (int i = 1; i < 4; ++i) EXPECT_EQ(store->reader().Samples(case_of(runs[i]))->size(), 3u) << i;
+  EXPECT_THAT(kept[runs[1]], ElementsAre("golden change 1"));
+  EXPECT_THAT(kept[runs[2]], ElementsAre(HasSubstr("golden change under way ")));
+  EXPECT_THAT(kept[runs[3]], ElementsAre("bisect session 1"));
+  EXPECT_THAT(kept[runs[4]], ElementsAre("regression 1"));
+  EXPECT_THAT(kept[runs[5]], ElementsAre("regression 1"));
+  const auto samples_of = [&](int64_t run) { return store->reader().Samples(store->reader().Cases(run)->at(0).id)->size(); };
+  EXPECT_EQ(samples_of(runs[0]), 0u);
+  for (int i = 1; i < 6; ++i) EXPECT_EQ(samples_of(runs[i]), 3u) << i;
+}
+
+// The same prune through a database that fails to read or lock at any point, for good or
+// once: an error naming the database that dropped no sample, or the clean plan. A read of
+// the references whose error were dropped would drop the samples they keep.
+TEST(PruneSamples, AFaultAnywhereIsAnErrorThatDropsNothingOrTheCleanPlan) {
+  TempDir dir;
+  StoreReferencedRuns(*std::move(Store::Open(dir / "h.db")).value());
+  const std::string samples = "SELECT count(*) FROM samples";
+  std::map<int64_t, std::vector<std::string>> clean;
+  {
+    auto store = std::move(Store::Open(testing_util::FreshFaultedCopy(dir.path()))).value();
+    auto plan = store->PruneSamples({.keep_nightlies = 0});
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    clean = KeptFor(*plan);
+  }
+  const int64_t clean_samples = testing_util::CountOf(dir / "faulted.db", samples);
+  ASSERT_EQ(clean_samples, 15);
+  testing_util::IoFaultVfs vfs("faulted.db");
+  int errors = 0;
+  for (bool once : {false, true})
+    for (int64_t budget = 0;; ++budget) {
+      ASSERT_LT(budget, 5000) << "kept reading";
+      const auto db = testing_util::FreshFaultedCopy(dir.path());
+      once ? vfs.FailOnceAfter(budget) : vfs.FailAfter(budget);
+      auto store = Store::Open(db);
+      Result<PrunePlan> plan = store ? (*store)->PruneSamples({.keep_nightlies = 0}) : Result<PrunePlan>(store.error());
+      const int64_t refused = vfs.refused();
+      vfs.Off();
+      store = Error{ExitCode::kInfra, "closed"};
+      const std::string at = fmt::format("{} after {}", once ? "one fault" : "faults", budget);
+      if (!plan) {
+        ++errors;
+        EXPECT_THAT(plan.error().message, HasSubstr("faulted.db")) << at;
+        EXPECT_EQ(testing_util::CountOf(db, samples), 18) << at << ": " << plan.error().message;
+        continue;
+      }
+      EXPECT_EQ(KeptFor(*plan), clean) << at;
+      EXPECT_EQ(testing_util::CountOf(db, samples), clean_samples) << at;
+      if (refused == 0) break;
+    }
+  EXPECT_GT(errors, 10) << "the sweep reached few of the prune's operations";
 }
 
 // A partial run (harness run --questions) is nobody's baseline and has none. Whole runs at
