@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
 
@@ -24,7 +26,10 @@ class BaselineTest : public ::testing::Test {
 
   // A finished run of identity `hash` at commit i holding case g/t_0 (one sample); its id.
   int64_t Stored(int i, const std::string& hash, CaseStatus status, const std::string& params = "{}") {
-    const int64_t commit = *store_->writer().UpsertCommit(Commit(i));
+    return StoredAt(Commit(i), hash, status, params);
+  }
+  int64_t StoredAt(const CommitInfo& at, const std::string& hash, CaseStatus status, const std::string& params = "{}") {
+    const int64_t commit = *store_->writer().UpsertCommit(at);
     const int64_t run = *store_->writer().BeginRun({commit, "refstack", hash, "{}", "host", "0.2.0"});
     const int64_t cr = *store_->writer().BeginCase(run, "g", "g/t_0", params);
     EXPECT_TRUE(store_->writer().WriteSample(cr, {"0", SampleOutcome::kCorrect, "", "", 0, 0, ""}).ok());
@@ -37,8 +42,12 @@ class BaselineTest : public ::testing::Test {
   // The run whose result a run of identity "A" (row "{}") at commit i pairs g/t_0 with; 0: none.
   Result<int64_t> Baseline(int i, const std::string& baseline_rev = "", int64_t running = 0,
                            const std::string& repo = "repo") {
+    return BaselineAt(Commit(i), repo, baseline_rev, running);
+  }
+  Result<int64_t> BaselineAt(const CommitInfo& at, const std::string& repo, const std::string& baseline_rev = "",
+                             int64_t running = 0) {
     auto lookup =
-        MakeBaselineLookup(store_->reader(), dir_ / repo, baseline_rev, Commit(i), "A", running, {{"g/t_0", "{}"}});
+        MakeBaselineLookup(store_->reader(), dir_ / repo, baseline_rev, at, "A", running, {{"g/t_0", "{}"}});
     auto b = lookup("g/t_0");
     if (!b) return b.error();
     return *b ? (*b)->run_id : int64_t{0};
@@ -57,6 +66,19 @@ TEST_F(BaselineTest, TheNewestPassingResultOfTheSameIdentityAndRowOnAFirstParent
   Stored(3, "A", CaseStatus::kPass);                     // not an ancestor of commit 2
   EXPECT_EQ(*Baseline(2), a0);
   EXPECT_EQ(*Baseline(0), 0) << "the root commit has no ancestor";
+}
+
+// Git's first-parent ancestors decide, not the stored ordinals: in a history with a merged
+// branch (c1, c2; side s1, s2 from c1; the merge; c3), a passing result on the branch at
+// ordinal 3 is nearer c3 (ordinal 4) by number than the one at c2, and is no ancestor of it.
+TEST_F(BaselineTest, AResultOnAMergedBranchIsNoBaselineThoughItsOrdinalIsNearer) {
+  const auto shas = testing_util::MakeGitRepoWithMerge(dir_ / "merged");
+  ASSERT_EQ(shas.size(), 6u);
+  const auto at = [&](int i) { return ReadCommit(dir_ / "merged", shas[i]).value(); };
+  ASSERT_EQ(at(3).first_parent_ordinal, std::optional<int64_t>(3)) << "side 2";
+  const int64_t c2 = StoredAt(at(1), "A", CaseStatus::kPass);
+  StoredAt(at(3), "A", CaseStatus::kPass);
+  EXPECT_EQ(*BaselineAt(at(5), "merged"), c2);
 }
 
 TEST_F(BaselineTest, AnExplicitBaselineIsTheNewestFinishedResultThereWhateverItsStatus) {
