@@ -109,7 +109,8 @@ std::vector<int64_t> StoreReferencedRuns(Store& store) {
   EXPECT_TRUE(store.golden_log().FinishGoldenChange(*store.golden_log().BeginGoldenChange(g)).ok());
   g.from_case_result_id = case_of(runs[2]);
   EXPECT_TRUE(store.golden_log().BeginGoldenChange(g).ok());
-  const int64_t session = *store.bisect_record().BeginBisect({.good = "a", .bad = "b", .target = "t", .args_json = "{}"});
+  const int64_t session =
+      *store.bisect_record().BeginBisect({.good = "a", .bad = "b", .target = "t", .args_json = "{}"});
   EXPECT_TRUE(store.bisect_record()
                   .AddBisectStep(session, {.step = 1, .sha = "s", .source = "store", .run_id = runs[3],
                                            .evidence_json = "{}", .decision_json = "{}"})
@@ -149,7 +150,9 @@ TEST(PruneSamples, EachReferenceKeepsTheRunItNamesAndNoOther) {
   EXPECT_THAT(kept[runs[3]], ElementsAre("bisect session 1"));
   EXPECT_THAT(kept[runs[4]], ElementsAre("regression 1"));
   EXPECT_THAT(kept[runs[5]], ElementsAre("regression 1"));
-  const auto samples_of = [&](int64_t run) { return store->reader().Samples(store->reader().Cases(run)->at(0).id)->size(); };
+  const auto samples_of = [&](int64_t run) {
+    return store->reader().Samples(store->reader().Cases(run)->at(0).id)->size();
+  };
   EXPECT_EQ(samples_of(runs[0]), 0u);
   for (int i = 1; i < 6; ++i) EXPECT_EQ(samples_of(runs[i]), 3u) << i;
 }
