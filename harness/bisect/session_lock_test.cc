@@ -175,6 +175,10 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
   WriteFile(dir / "h.db.bisect-pending-1-abcdef.lock",
             Json{{"pid", "x"}, {"command", {{"pid", "y"}}}, {"worktree", keep.string()}}.dump());
   WriteFile(dir / "h.db.bisect-7.lock", "{not json");
+  // The longest session id a lock's name holds is 18 digits (any fits an int64); 19 is a
+  // stray file of that shape, left alone.
+  WriteFile(dir / "h.db.bisect-123456789012345678.lock", "{not json");
+  WriteFile(dir / "h.db.bisect-1234567890123456789.lock", "{not json");
   auto notes = RecoverDeadSessions(db, store->bisect_record());
   ASSERT_TRUE(notes.ok()) << notes.error().message;
   EXPECT_TRUE(fs::exists(keep / "file")) << "a folder bisect did not make is not removed";
@@ -185,6 +189,8 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
       << notes->front();
   EXPECT_NE(notes->front().find("not under the harness's worktree root"), std::string::npos) << notes->front();
   EXPECT_FALSE(fs::exists(dir / "h.db.bisect-7.lock"));
+  EXPECT_FALSE(fs::exists(dir / "h.db.bisect-123456789012345678.lock"));
+  EXPECT_TRUE(fs::exists(dir / "h.db.bisect-1234567890123456789.lock"));
 }
 
 // A dead session's stored status outside bisect's words (past the schema's CHECK: another
