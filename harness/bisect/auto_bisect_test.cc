@@ -9,6 +9,7 @@
 
 #include "harness/store/store.h"
 #include "harness/testing/io_fault_vfs.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/file_lock.h"
 #include "harness/util/git.h"
@@ -129,17 +130,14 @@ void ExpectTheSameRegressions(const AutoBisectOutcome& got, const AutoBisectOutc
 // answer or fewer regressions.
 TEST(AutoBisectStore, AFaultAnywhereIsAnErrorNamingTheDatabaseOrTheCleanAnswer) {
   testing_util::TempDir dir;
-  ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "nights.db"));
+  ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
   const auto request = [&](const std::filesystem::path& db) { return RunsNothing(dir / "repo", db); };
-  const auto fresh_copy = [&](const std::string& name) {
-    std::filesystem::copy_file(dir / "nights.db", dir / name, std::filesystem::copy_options::overwrite_existing);
-    return dir / name;
-  };
   AutoBisectOutcome clean;
   {
-    auto store = Store::Open(fresh_copy("clean.db"));
+    const auto db = testing_util::FreshFaultedCopy(dir.path());  // no fault yet: the clean answer
+    auto store = Store::Open(db);
     ASSERT_TRUE(store.ok());
-    auto out = RunAutoBisect(request(dir / "clean.db"), **store);
+    auto out = RunAutoBisect(request(db), **store);
     ASSERT_TRUE(out.ok()) << out.error().message;
     clean = *out;
   }
@@ -152,9 +150,7 @@ TEST(AutoBisectStore, AFaultAnywhereIsAnErrorNamingTheDatabaseOrTheCleanAnswer) 
     for (int64_t budget = 0;; ++budget) {
       ASSERT_LT(budget, 5000) << "kept reading";
       SCOPED_TRACE(fmt::format("{} after {}", once ? "one fault" : "faults", budget));
-      const auto db = fresh_copy("faulted.db");
-      std::filesystem::remove(dir / "faulted.db-wal");
-      std::filesystem::remove(dir / "faulted.db-shm");
+      const auto db = testing_util::FreshFaultedCopy(dir.path());
       once ? vfs.FailOnceAfter(budget) : vfs.FailAfter(budget);
       auto store = Store::Open(db);
       if (!store) {
