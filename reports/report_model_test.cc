@@ -713,6 +713,33 @@ TEST(ReportChanges, AReadFaultAnywhereInANightlyWithACulpritIsAnError) {
   ExpectEveryReadFaultIsAnError(h.dir / "m.db", {});
 }
 
+// The op table of a failure's last passing result is read after the failure's own. Small
+// tables share a page, which the first read leaves in SQLite's page cache, so a fault never
+// reached the second read and its error could be dropped unseen. Tables of a few hundred
+// rows each span their own pages (more than the 10 an IoFaultVfs-limited cache keeps).
+TEST(ReportFailures, AReadFaultInTheLastPassingResultsOpTableIsAnError) {
+  History h(2);
+  auto ops = [](const char* prefix) {
+    std::vector<OpRow> rows;
+    for (int k = 0; k < 300; ++k)
+      rows.push_back({fmt::format("ns.{}_{}.default", prefix, k), fmt::format("[{}, {}]", 4096 + k, 64), 1 + k % 3, 0});
+    return rows;
+  };
+  CaseResult pass = Case("s/a_0", CaseStatus::kPass, {}, "");
+  pass.ops = ops("fused_rms_norm_with_a_long_kernel_name");
+  h.Run(1, {pass});
+  CaseResult fail = Case("s/a_0", CaseStatus::kFail, {}, "op table differs");
+  fail.ops = ops("unfused_rms_norm_with_a_long_kernel_name");
+  h.Run(2, {fail});
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->failures.size(), 1u);
+  EXPECT_EQ(m->failures[0].ops.added.size(), 300u);
+  EXPECT_EQ(m->failures[0].ops.removed.size(), 300u);
+  h.store.reset();
+  ExpectEveryReadFaultIsAnError(h.dir / "m.db", {});
+}
+
 // A tolerance's commit spread is measured since the newest culprit bisect tied to the case:
 // the jump the culprit made is a change, not noise. Another case's culprit does not cut it.
 TEST(ReportFlaky, CommitSpreadIsMeasuredWithinTheSegmentSinceTheCulprit) {
