@@ -1123,30 +1123,43 @@ struct FaultedStoreHistory {
 
   fs::path Db(int64_t budget) const { return dir / fmt::format("h{}.db", budget); }
 
-  // A bisect of the history on a copy of the ends, its database failing after `budget`.
-  Faulted Bisect(int64_t budget) {
+  // `harness args...` with the database db failing from the `budget`-th read or lock on.
+  Faulted RunFaulted(const std::vector<std::string>& args, const fs::path& db, int64_t budget) const {
     const fs::path report = dir / fmt::format("io{}.txt", budget);
-    fs::copy_file(dir / "ends.db", Db(budget));
     // The preload library comes before the sanitizer's runtime in the asan build.
     const char* asan = std::getenv("ASAN_OPTIONS");
     const std::string asan_options = std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "verify_asan_link_order=0";
     Faulted f;
-    f.result = RunHarness({"bisect", "--good", shas[0], "--bad", shas[5], "--case",
-                           "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", repo, "--db",
-                           Db(budget).string(), "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db",
-                           "{db}", "--commit", "{sha}", "--repo", "{worktree}", "--suite", "sequence_parallel",
-                           "--filter", "sequence_parallel/*_0", "--stack-config", "{worktree}/stack.json"},
-                          {.env = {{"LD_PRELOAD", preload.string()},
-                                   {"HARNESS_IO_FAULT_FILE", Db(budget).string()},
-                                   {"HARNESS_IO_FAULT_AFTER", std::to_string(budget)},
-                                   {"HARNESS_IO_FAULT_REPORT", report.string()},
-                                   {"ASAN_OPTIONS", asan_options}},
-                           .timeout_s = 300});
+    f.result = RunHarness(args, {.env = {{"LD_PRELOAD", preload.string()},
+                                         {"HARNESS_IO_FAULT_FILE", db.string()},
+                                         {"HARNESS_IO_FAULT_AFTER", std::to_string(budget)},
+                                         {"HARNESS_IO_FAULT_REPORT", report.string()},
+                                         {"ASAN_OPTIONS", asan_options}},
+                                 .timeout_s = 300});
     std::istringstream io(ReadFile(report));
     std::string allowed, refused;
     io >> allowed >> f.allowed >> refused >> f.refused;
     EXPECT_TRUE(allowed == "allowed" && refused == "refused") << "the preload library did not run: " << f.result.err;
     return f;
+  }
+
+  // A bisect of the history on a copy of the ends, its database failing after `budget`.
+  Faulted Bisect(int64_t budget) {
+    fs::copy_file(dir / "ends.db", Db(budget));
+    return RunFaulted({"bisect", "--good", shas[0], "--bad", shas[5], "--case",
+                       "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", repo, "--db",
+                       Db(budget).string(), "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db", "{db}",
+                       "--commit", "{sha}", "--repo", "{worktree}", "--suite", "sequence_parallel", "--filter",
+                       "sequence_parallel/*_0", "--stack-config", "{worktree}/stack.json"},
+                      Db(budget), budget);
+  }
+
+  // Whether err is an error naming the database db, from the code that read it.
+  static bool NamesTheDatabase(const std::string& err, const fs::path& db) {
+    const std::string named = db.string() + ": ";
+    for (const char* prefix : {"harness: error: ", "harness: error: database ", "harness: error: bisect session 1: database "})
+      if (err.find(prefix + named) != std::string::npos) return true;
+    return false;
   }
 
   // What a bisect whose database failed may answer: the true culprit, stored as the
@@ -1165,11 +1178,7 @@ struct FaultedStoreHistory {
       return;
     }
     EXPECT_EQ(r.exit_code, 3) << "fault after " << budget << ": " << r.err << r.out;
-    const std::string named = Db(budget).string() + ": ";
-    bool names_db = false;
-    for (const char* prefix : {"harness: error: ", "harness: error: database ", "harness: error: bisect session 1: database "})
-      names_db = names_db || r.err.find(prefix + named) != std::string::npos;
-    EXPECT_TRUE(names_db) << "fault after " << budget << ": " << r.err;
+    EXPECT_TRUE(NamesTheDatabase(r.err, Db(budget))) << "fault after " << budget << ": " << r.err;
     EXPECT_EQ(r.out.find(shas[3]), std::string::npos) << "an error, and a culprit on stdout: " << r.out;
   }
 };
@@ -1196,6 +1205,39 @@ TEST(BisectTrustE2E, AStoreThatFailsAtAnyPointIsAnErrorOrTheTrueCulpritNeverAnot
     const FaultedStoreHistory::Faulted f = h.Bisect(budget);
     EXPECT_GT(f.refused, 0) << budget;
     h.ExpectErrorOrTheTrueCulprit(budget, f.result);
+  }
+}
+
+// A metric target with nothing stored at the ends runs the ends first, before the search has
+// any step of its own: the reads that start each of those runs were reached by no sweep, and
+// an error of theirs could be dropped unseen. Here the command stores nothing, so the clean
+// answer is that the known-good end could not be tested; a fault at any read or lock is an
+// error naming the database or that same answer, never a crash or another answer.
+TEST(BisectTrustE2E, AStoreThatFailsWhileTheEndsAreFirstRunIsAnError) {
+  FaultedStoreHistory h;
+  h.shas = testing_util::MakeGitRepo(h.dir / "repo", 6, [](int) {
+    return std::map<std::string, std::string>{{"stack.json", R"({"format_version": 1})"}};
+  });
+  auto bisect = [&](int64_t budget) {
+    return h.RunFaulted({"bisect", "--good", h.shas[0], "--bad", h.shas[5], "--metric", "gsm8k", "--repo", h.repo,
+                         "--db", h.Db(budget).string(), "--format", "json", "--", "sh", "-c",
+                         "echo 'stored nothing' >&2; exit 0"},
+                        h.Db(budget), budget);
+  };
+  const FaultedStoreHistory::Faulted whole = bisect(int64_t{1} << 40);
+  const std::string untested = "could not test the known-good end " + ShortSha(h.shas[0]);
+  ASSERT_EQ(whole.result.exit_code, 3) << whole.result.err;
+  ASSERT_NE(whole.result.err.find(untested), std::string::npos) << whole.result.err;
+  ASSERT_EQ(whole.refused, 0);
+  ASSERT_GE(whole.allowed, 10) << "so few reads and locks that the sweep proves little";
+  for (int64_t budget = 0; budget < whole.allowed; ++budget) {
+    const FaultedStoreHistory::Faulted f = bisect(budget);
+    EXPECT_GT(f.refused, 0) << budget;
+    EXPECT_EQ(f.result.exit_code, 3) << "fault after " << budget << ": " << f.result.err;
+    EXPECT_TRUE(FaultedStoreHistory::NamesTheDatabase(f.result.err, h.Db(budget)) ||
+                f.result.err.find(untested) != std::string::npos)
+        << "fault after " << budget << ": " << f.result.err;
+    EXPECT_TRUE(f.result.out.empty()) << f.result.out;
   }
 }
 
