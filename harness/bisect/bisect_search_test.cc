@@ -170,6 +170,25 @@ TEST(BisectSearch, ALowerIsBetterMetricIsSearchedForARise) {
   EXPECT_EQ(d.culprit, 5);
 }
 
+// Accuracy only, one run at each end, a bad end g noise sds below the good one. Without a
+// culprit the gap is noise, whose density falls as exp(-g^2 / 4) (two runs' difference); the
+// drop's prior is centred on the gap the ends show, so a culprit explains any gap about as
+// well. The odds of no culprit from the ends alone then fall as that density: from 8 to 12
+// sds by exp(-20). A prior stuck at the smallest drop looked for (the ends' runs not read)
+// makes a large gap count against a culprit too, and the odds fell by only exp(-8.7).
+TEST(BisectSearch, TheDropsPriorFollowsTheGapTheEndsShow) {
+  auto no_culprit_log_odds = [](double gap_sds) {
+    constexpr double kSigma = 0.003;
+    Search s(17, {SeriesSpec{true, kSigma}}, SearchOptions{});
+    s.Add({0, 0, false, 0.925, false});
+    s.Add({16, 0, false, 0.925 - gap_sds * kSigma, false});
+    const double p = s.Posterior()[0];
+    return std::log(p) - std::log1p(-p);
+  };
+  EXPECT_NEAR(no_culprit_log_odds(12) - no_culprit_log_odds(8), -(12.0 * 12 - 8 * 8) / 4, 0.5);
+  EXPECT_NEAR(no_culprit_log_odds(16) - no_culprit_log_odds(12), -(16.0 * 16 - 12 * 12) / 4, 0.5);
+}
+
 TEST(BisectSearch, ARunBudgetEndsAmbiguousWithACredibleRange) {
   SearchOptions o;
   o.max_runs = 2;
