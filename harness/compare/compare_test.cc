@@ -93,6 +93,27 @@ TEST(CompareCase, UnpairedRegressionOnlyForAccuracyFalling) {
   EXPECT_TRUE(down.regressed);
 }
 
+// A proportion is any value from 0 to 1, both ends included: a perfect baseline falling to
+// 0.80 of 200 is a regression, as is one from 0.76 falling to 0; a value just outside is
+// no proportion and gets no interval.
+TEST(CompareCase, AProportionRunsFromZeroToOneBothIncluded) {
+  auto perfect = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 1.0, 200, {}, {}}}),
+                             Loaded(CaseStatus::kPass, {{"accuracy", 0.8, 200, {}, {}}}));
+  ASSERT_EQ(perfect.unpaired.size(), 1u);
+  EXPECT_DOUBLE_EQ(perfect.unpaired[0].ci_a.high, 1.0);
+  EXPECT_TRUE(perfect.regressed);
+  auto zero = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.76, 200, {}, {}}}),
+                          Loaded(CaseStatus::kPass, {{"accuracy", 0.0, 200, {}, {}}}));
+  ASSERT_EQ(zero.unpaired.size(), 1u);
+  EXPECT_DOUBLE_EQ(zero.unpaired[0].ci_b.low, 0.0);
+  for (double outside : {std::nextafter(1.0, 2.0), std::nextafter(0.0, -1.0)}) {
+    auto c = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", outside, 200, {}, {}}}),
+                         Loaded(CaseStatus::kPass, {{"accuracy", 0.5, 200, {}, {}}}));
+    EXPECT_TRUE(c.unpaired.empty()) << outside;
+    EXPECT_FALSE(c.regressed) << outside;
+  }
+}
+
 // The unpaired check in both directions and with different n on the two sides: each
 // interval is its own side's (B better than A is as disjoint as B worse).
 TEST(CompareCase, UnpairedIntervalsUseEachSidesOwnNInBothDirections) {
