@@ -139,6 +139,22 @@ TEST(JunitXml, MalformedInputNamesFileLineAndColumn) {
   EXPECT_NE(root.error().message.find("h.xml:1: expected <testsuites> or <testsuite>"), std::string::npos);
 }
 
+// libxml2's message ends in a newline, and some in a space before it: an unclosed CDATA
+// section is named with the first 50 bytes of its text, which here end in a space. The
+// error ends at the last word, not in whitespace.
+TEST(JunitXml, AMalformedFilesMessageEndsAtItsLastWord) {
+  const std::string text = "step 1 of 2 ok; step 2 of 2 still running on node ";  // 50 bytes, a space last
+  ASSERT_EQ(text.size(), 50u);
+  auto bad = ParseJunitXml("<testsuite>\n<testcase name=\"a\"><system-out><![CDATA[" + text + "and more",
+                           "c.xml", "");
+  ASSERT_FALSE(bad.ok());
+  const std::string& message = bad.error().message;
+  EXPECT_EQ(message.rfind("c.xml:2:", 0), 0u) << message;
+  EXPECT_NE(message.find("CData section not finished"), std::string::npos) << message;
+  ASSERT_FALSE(message.empty());
+  EXPECT_EQ(message.back(), 'e') << "[" << message << "]";
+}
+
 // A malformed case inside a nested suite stops the file as one at the top does, named by its
 // line, and nothing of the file is read as if the case were not there.
 TEST(JunitXml, AMalformedCaseInANestedSuiteIsNamedByItsLine) {
@@ -457,6 +473,22 @@ TEST(GtestJson, AFailureWinsOverASkip) {
   ASSERT_EQ(cases->size(), 1u);
   EXPECT_EQ((*cases)[0].result.status, CaseStatus::kFail);
   EXPECT_EQ((*cases)[0].result.message, "x.cc:3\nboom");
+}
+
+// A test's own fields are known by name; a RecordProperty may take the name of another
+// level's field (GoogleTest reserves only the test's own), and it is a metric like any other.
+TEST(GtestJson, APropertyNamedAsAnotherLevelsFieldIsAMetric) {
+  auto cases = ParseGtestJson(R"({"testsuites": [{"name": "S", "tests": 1, "testsuite": [
+      {"name": "t", "status": "RUN", "result": "COMPLETED", "time": "0.5s", "testsuites": "3", "testsuite": "4",
+       "tests": "5", "disabled": "6", "errors": "7", "bound_use": 0.25}]}]})",
+                              "p.json", "");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 1u);
+  std::map<std::string, double> metrics;
+  for (const Metric& m : (*cases)[0].result.metrics) metrics[m.name] = m.value;
+  const std::map<std::string, double> want = {{"testsuites", 3}, {"testsuite", 4}, {"tests", 5},
+                                              {"disabled", 6},   {"errors", 7},    {"bound_use", 0.25}};
+  EXPECT_EQ(metrics, want);
 }
 
 TEST(GtestJson, MissingOptionalFieldsAndEmptyReport) {
