@@ -202,6 +202,34 @@ TEST(PruneSamples, AFaultAnywhereIsAnErrorThatDropsNothingOrTheCleanPlan) {
 
 // A partial run (harness run --questions) is nobody's baseline and has none. Whole runs at
 // ordinals 1 and 3, partial ones at 2 and 4, each the newest passing result before the next.
+// --keep-samples-days N keeps the runs started in the last N days and only them: runs 10
+// days, 3 days and an hour old (failing, so none is the baseline of another), against
+// windows of 30, 5 and 2 days.
+TEST(PruneSamples, TheDaysWindowKeepsTheRunsStartedInItAndNotTheOlder) {
+  TempDir dir;
+  std::vector<int64_t> runs;
+  {
+    auto store = std::move(Store::Open(dir / "h.db")).value();
+    for (int i = 1; i <= 3; ++i) runs.push_back(AddRun(*store, i, "a", "", "0/1", 2, false));
+  }
+  const char* ages[] = {"-10 days", "-3 days", "-1 hours"};
+  for (int i = 0; i < 3; ++i)
+    testing_util::ExecSql(dir / "h.db", fmt::format("UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', "
+                                                    "'now', '{}') WHERE id = {}",
+                                                    ages[i], runs[i]));
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  struct Row {
+    int64_t days, in_window;
+    std::vector<int64_t> dropped;
+  };
+  for (const Row& row : {Row{30, 3, {}}, Row{5, 2, {runs[0]}}, Row{2, 1, {runs[0], runs[1]}}}) {
+    auto plan = store->PlanPrune({.keep_samples_days = row.days});
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    EXPECT_EQ(plan->in_window, row.in_window) << row.days << " days";
+    EXPECT_EQ(Dropped(*plan), row.dropped) << row.days << " days";
+  }
+}
+
 TEST(PruneSamples, APartialRunIsNoBaselineAndHasNone) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
