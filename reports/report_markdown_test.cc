@@ -193,5 +193,16 @@ TEST(ReportMarkdown, WithoutLinksAndWithLongListsIsBounded) {
   EXPECT_EQ(md.find("gmm\\/c\\_20 "), std::string::npos) << "the 21st is not listed";
 }
 
+// The flaky section lists the thresholds likely to flip; with none of them likely (the calm
+// one alone, or no row at all) there is no heading over an empty list.
+TEST(ReportMarkdown, NoLikelyFlakyThresholdIsNoFlakySection) {
+  ReportModel m = Model();
+  ASSERT_NE(ReportMarkdown(m, {}).find("### Flaky thresholds (1 with"), std::string::npos);
+  m.flaky.erase(m.flaky.begin());
+  EXPECT_EQ(ReportMarkdown(m, {}).find("Flaky"), std::string::npos) << ReportMarkdown(m, {});
+  m.flaky.clear();
+  EXPECT_EQ(ReportMarkdown(m, {}).find("Flaky"), std::string::npos) << ReportMarkdown(m, {});
+}
+
 }  // namespace
 }  // namespace harness::reports

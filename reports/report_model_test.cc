@@ -296,6 +296,22 @@ TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersA
 
 // A case whose last pass stored no op table and whose failure stores one: the failure still
 // shows what changed, every row added, against that pass (an empty table is a table).
+// The fewest reruns that disagree: one pass and one failure at a commit.
+TEST_F(ReportModelTest, OnePassAndOneFailureOfACommitDisagree) {
+  commits_.push_back(*store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+  Nightly(5, {0.93}, CaseStatus::kFail, 0.80);
+  Nightly(5, {0.93}, CaseStatus::kPass, 0.80);
+  auto m = BuildReport(*store_, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const FlakyEntry* status = nullptr;
+  for (const auto& e : m->flaky)
+    if (e.kind == FlakyKind::kStatus) status = &e;
+  ASSERT_NE(status, nullptr);
+  EXPECT_NE(status->detail.find("runs of one commit disagree: 1 passed and 1 did not"), std::string::npos)
+      << status->detail;
+  EXPECT_DOUBLE_EQ(status->estimate.probability, StatusFlipEstimate(1, 2).probability);
+}
+
 TEST_F(ReportModelTest, AFailureDiffsItsOpsAgainstALastPassThatHadNone) {
   for (int i : {5, 6}) {
     commits_.push_back(*store_->writer().UpsertCommit({Sha(i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));
@@ -630,6 +646,27 @@ TEST(ReportChanges, NewFailuresPairedRegressionsAndFixesComeWithTheirReason) {
 
 // A change carries the culprit bisect --auto found for its own case and run, and only that:
 // the other change of the same night has none, and says why.
+// The regressions listed are those of the latest runs shown: a regression of an earlier
+// nightly still names the culprit of a case failing since, but is not listed again.
+TEST(ReportChanges, OnlyTheLatestNightlysRegressionsAreListed) {
+  History h(3);
+  h.Run(1, {Case("s/a_0", CaseStatus::kPass), Case("s/b_0", CaseStatus::kPass)});
+  h.Run(2, {Case("s/a_0", CaseStatus::kFail, {}, "a broke"), Case("s/b_0", CaseStatus::kPass)});
+  h.Run(3, {Case("s/a_0", CaseStatus::kFail, {}, "a broke"), Case("s/b_0", CaseStatus::kFail, {}, "b broke")});
+  h.Culprit(1, 2, "s/a_0");
+  h.ConfirmedRegression(2, 1, "s/a_0", 1);
+  h.Culprit(2, 3, "s/b_0");
+  h.ConfirmedRegression(3, 2, "s/b_0", 2);
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->regressions.size(), 1u);
+  EXPECT_EQ(m->regressions[0].run_id, 3);
+  EXPECT_EQ(m->regressions[0].cases, std::vector<std::string>{"s/b_0"});
+  ASSERT_EQ(m->failures.size(), 2u);
+  ASSERT_TRUE(m->failures[0].culprit) << "a, failing since commit 2, still names its culprit";
+  EXPECT_EQ(m->failures[0].culprit->culprit, fmt::format("{:040x}", 0xdef000 + 2));
+}
+
 TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   History h(2);
   h.Run(1, {Case("s/a_0", CaseStatus::kPass), Case("s/b_0", CaseStatus::kPass)});

@@ -29,6 +29,20 @@ TEST(TrendChart, ScaleSpansEveryIntervalEndAndTheGatePadded) {
   EXPECT_LT(s.X(1, 0, 2), s.X(1, 1, 2)) << "reruns of one commit side by side, oldest left";
 }
 
+// Points without an interval (a metric with no n: a bound use, a latency) span the scale by
+// their values alone, on either end of an interval-less point.
+TEST(TrendChart, APointWithoutAnIntervalSpansTheScaleByItsValue) {
+  Trend t{"kernels/test_0", "gemm_max_bound_use"};
+  t.points = {{0, 1, CaseStatus::kPass, 0.40, std::nullopt, std::nullopt, 0, ""},
+              {1, 2, CaseStatus::kPass, 0.55, std::nullopt, std::nullopt, 0, ""},
+              {2, 3, CaseStatus::kPass, 0.70, 0.65, std::nullopt, 0, ""},
+              {3, 4, CaseStatus::kPass, 0.50, std::nullopt, 0.52, 0, ""}};
+  const ChartScale s = ScaleFor(t);
+  // Data span [0.40, 0.70]; pad 5% of 0.30 = 0.015.
+  EXPECT_NEAR(s.y_min, 0.385, 1e-12);
+  EXPECT_NEAR(s.y_max, 0.715, 1e-12);
+}
+
 // A trend of one commit (the first nightly) is one column: its points at the middle of
 // the plot, not at a quarter of it; a scale with no column yet divides by one, not zero.
 TEST(TrendChart, OneCommitIsOneColumnCentredInThePlot) {
