@@ -179,6 +179,8 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
   // stray file of that shape, left alone.
   WriteFile(dir / "h.db.bisect-123456789012345678.lock", "{not json");
   WriteFile(dir / "h.db.bisect-1234567890123456789.lock", "{not json");
+  // Not "pending-" but a name that sorts before it, with a pending lock's shape after.
+  WriteFile(dir / "h.db.bisect-pendinf-1-abcdef.lock", "{not json");
   auto notes = RecoverDeadSessions(db, store->bisect_record());
   ASSERT_TRUE(notes.ok()) << notes.error().message;
   EXPECT_TRUE(fs::exists(keep / "file")) << "a folder bisect did not make is not removed";
@@ -191,6 +193,7 @@ TEST(SessionLock, AMalformedLockFileIsNoCrash) {
   EXPECT_FALSE(fs::exists(dir / "h.db.bisect-7.lock"));
   EXPECT_FALSE(fs::exists(dir / "h.db.bisect-123456789012345678.lock"));
   EXPECT_TRUE(fs::exists(dir / "h.db.bisect-1234567890123456789.lock"));
+  EXPECT_TRUE(fs::exists(dir / "h.db.bisect-pendinf-1-abcdef.lock"));
 }
 
 // A dead session's stored status outside bisect's words (past the schema's CHECK: another

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,20 @@ TEST(StepCommand, AWorktreePlaceholderNeedsARepositoryAndNoOtherDoes) {
   EXPECT_EQ(Refusal({"make", "-C", "{worktree}"}, "/abs/repo", std::nullopt, std::nullopt), "");
   EXPECT_EQ(Refusal({"run", "{sha}", "{db}", "{questions}", "{slot}", "{worktre}"}, "", std::nullopt, std::nullopt),
             "");
+}
+
+// Each placeholder is replaced wherever it stands inside an argument, as often as it stands
+// there; what a value holds is not read again (a commit's worktree path with "{sha}" in it
+// stays as it is); every other character, an unknown placeholder and an empty argument are
+// kept as they are.
+TEST(StepCommand, EachPlaceholderIsReplacedInsideArgumentsAndNothingElse) {
+  const std::map<std::string, std::string> vars = {
+      {"{sha}", "abc123"}, {"{worktree}", "/wt/{sha}"}, {"{db}", "/d b/h.db"}, {"{slot}", "1"}};
+  const std::vector<std::string> command = {"run", "--db={db}", "{sha}{sha}", "-C", "{worktree}", "x{slot}y",
+                                            "{unknown}", "{sha", "", "{"};
+  const std::vector<std::string> want = {"run", "--db=/d b/h.db", "abc123abc123", "-C", "/wt/{sha}", "x1y",
+                                         "{unknown}", "{sha", "", "{"};
+  EXPECT_EQ(SubstituteCommand(command, vars), want);
 }
 
 // The Slurm check is part of it: a job name of the user's own, or sbatch without --wait, is
