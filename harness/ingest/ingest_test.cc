@@ -457,6 +457,10 @@ TEST(GtestJson, ReadsStatusesTimesFailuresAndProperties) {
   EXPECT_NE(div->result.message.find("Expected equality"), std::string::npos);
   EXPECT_EQ(Find(*cases, "gtest/MathTest.DISABLED_Slow")->result.status, CaseStatus::kSkip);
   EXPECT_EQ(Find(*cases, "gtest/Param/P.Skips/0")->result.status, CaseStatus::kSkip);
+  // Why each was skipped: a disabled test was not run (NOTRUN, whatever its result says), a
+  // skipped one ran and said so.
+  EXPECT_EQ(Find(*cases, "gtest/MathTest.DISABLED_Slow")->result.message, "NOTRUN");
+  EXPECT_EQ(Find(*cases, "gtest/Param/P.Skips/0")->result.message, "SKIPPED");
   auto named = ParseGtestJson(kGtestJson, "g.json", "kernels");
   ASSERT_TRUE(named.ok());
   EXPECT_NE(Find(*named, "kernels/MathTest.Adds"), nullptr);
