@@ -132,6 +132,21 @@ TEST(CulpritChain, AnExplainedBadEndEndsTheSearchWithoutAnotherRun) {
   EXPECT_EQ(runs_chain, runs_one);
 }
 
+// Drops at the first commit of the range and at its last: each culprit leaves an empty part
+// beside it (no commit between it and the range's end), which is no search and no change.
+TEST(CulpritChain, CulpritsAtTheEdgesOfTheRangeLeaveEmptyPartsUnsearched) {
+  for (const auto& steps : {std::vector<std::pair<int, double>>{{1, -0.02}, {40, -0.03}},
+                            std::vector<std::pair<int, double>>{{1, -0.03}, {40, -0.02}}}) {
+    CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
+    const Decision d = RunLevels(chain, Levels(40, steps));
+    ASSERT_EQ(d.verdict, Verdict::kCulprit);
+    std::vector<int> at;
+    for (const Change& c : d.changes) at.push_back(c.position);
+    EXPECT_EQ(at, (std::vector<int>{1, 40}));
+    EXPECT_FALSE(d.unsettled);
+  }
+}
+
 // The second search starts where the first culprit is, so it is found even when the first
 // search names the larger, later drop first (the parent's side is asked too).
 TEST(CulpritChain, TheSmallerEarlierDropIsFoundWhenTheLargerOneIsNamedFirst) {
