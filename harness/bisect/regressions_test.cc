@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "harness/results/metric_names.h"
 #include "harness/store/store.h"
 #include "harness/testing/io_fault_vfs.h"
@@ -34,17 +36,71 @@ class RegressionsTest : public ::testing::Test {
   }
 
   // The same with whole results (their metrics too), each in the suite its id names.
+  // wrong_samples: per case id, a case with 40 per-question samples, the first N of them wrong.
   int64_t StoredResults(int i, const std::string& nightly, const std::vector<CaseResult>& cases,
-                        const std::string& context_json = "{}") {
+                        const std::string& context_json = "{}", const std::map<std::string, int>& wrong_samples = {}) {
     const int64_t commit = *store_->writer().UpsertCommit(ReadCommit(dir_ / "repo", shas_[i]).value());
     NewRun r{commit, "refstack", "A", "{}", "host", "0.2.0", "0/1", nightly, context_json};
     const int64_t run = *store_->writer().BeginRun(r);
     for (const auto& c : cases) {
       const int64_t cr = *store_->writer().BeginCase(run, c.case_id.substr(0, c.case_id.find('/')), c.case_id, "{}");
+      if (const auto w = wrong_samples.find(c.case_id); w != wrong_samples.end()) {
+        for (int q = 0; q < 40; ++q) {
+          const SampleOutcome outcome = q < w->second ? SampleOutcome::kWrong : SampleOutcome::kCorrect;
+          EXPECT_TRUE(store_->writer().WriteSample(cr, {std::to_string(q), outcome, "", "", 0, 0}).ok());
+        }
+      }
       EXPECT_TRUE(store_->writer().FinishCase(cr, c).ok());
     }
     EXPECT_TRUE(store_->writer().FinishRun(run, RunStatus::kFail).ok());
     return run;
+  }
+
+  // Reads the pair of the newest nightly (then the same named by its run id), its
+  // regressions and each one's answer in the rerun after the case result `last`, through a
+  // store whose reads fail at each point in turn, for good and once. Each outcome is an error
+  // naming the database, or the clean answer: `targets` regressions, each failing again.
+  void ExpectEveryReadFaultIsAnErrorOrTheCleanAnswer(int64_t nightly, int64_t last, std::size_t targets) {
+    const auto clean = Regressions();
+    ASSERT_EQ(clean.size(), targets);
+    store_.reset();
+    testing_util::IoFaultVfs vfs((dir_ / "h.db").string());
+    for (bool once : {false, true})
+      for (int64_t budget = 0;; ++budget) {
+        ASSERT_LT(budget, 5000) << "kept reading";
+        once ? vfs.FailOnceAfter(budget) : vfs.FailAfter(budget);
+        // A connection of its own each time: a warm page cache would answer later reads.
+        auto store = Store::OpenReadOnly(dir_ / "h.db");
+        if (!store) {
+          vfs.Off();
+          EXPECT_EQ(store.error().code, ExitCode::kInfra) << budget << ": " << store.error().message;
+          continue;
+        }
+        auto pair = FindNightlyPair((*store)->reader(), std::nullopt);
+        if (pair) pair = FindNightlyPair((*store)->reader(), nightly);
+        Result<std::vector<RegressionTarget>> found = std::vector<RegressionTarget>{};
+        if (pair && pair->previous)
+          found = FindRegressions((*store)->reader(), pair->current, *pair->previous, SuitesDir());
+        Result<std::optional<bool>> again = std::optional<bool>{};
+        for (std::size_t t = 0; pair && found && again && t < found->size(); ++t) {
+          again = Reproduces((*store)->reader(), found->at(t), shas_[1], last);
+          if (again && *again != std::optional<bool>(true)) break;
+        }
+        const int64_t refused = vfs.refused();
+        vfs.Off();
+        const Error* error = !pair ? &pair.error() : !found ? &found.error() : !again ? &again.error() : nullptr;
+        if (!error) {
+          ASSERT_TRUE(pair->previous) << budget << ": a fault lost the previous nightly";
+          ASSERT_EQ(found->size(), targets) << budget;
+          for (std::size_t t = 0; t < targets; ++t) EXPECT_EQ(found->at(t).CaseIds(), clean[t].CaseIds()) << budget;
+          EXPECT_EQ(*again, std::optional<bool>(true)) << budget << ": the rerun failed each again";
+          if (refused == 0) break;
+          continue;
+        }
+        ASSERT_GT(refused, 0) << "an error with no fault behind it: " << error->message;
+        EXPECT_EQ(error->code, ExitCode::kInfra) << budget << ": " << error->message;
+        EXPECT_NE(error->message.find("h.db"), std::string::npos) << budget << ": " << error->message;
+      }
   }
 
   std::vector<RegressionTarget> Regressions() {
@@ -201,6 +257,28 @@ TEST_F(RegressionsTest, ARerunReproducesEachCaseByItsOwnKindsMeasure) {
   EXPECT_EQ(reproduces(by_status), std::optional<bool>(true));
 }
 
+// A paired case is reproduced only when the rerun loses questions against the previous
+// nightly again (REGRESSED): the same questions right (SAME) or more of them (IMPROVED) is
+// no reproduction. The previous nightly lost 6 of 40, the nightly 18.
+TEST_F(RegressionsTest, APairedRerunReproducesOnlyWhenItIsRegressedAgain) {
+  const auto paired = VerdictMetric(metric_names::kBaselineVerdict, BaselineVerdict::kRegressed);
+  const CaseStatus pass = CaseStatus::kPass;
+  StoredResults(0, "n1", {{"gsm8k/paired", pass, 0, "", {}, {}}}, "{}", {{"gsm8k/paired", 6}});
+  const int64_t nightly =
+      StoredResults(1, "n2", {{"gsm8k/paired", pass, 0, "", {paired}, {}}}, "{}", {{"gsm8k/paired", 18}});
+  const auto found = Regressions();
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(Word(found[0].kind), "paired");
+  const std::string rerun_of = R"({"rerun_of": )" + std::to_string(nightly) + "}";
+  for (const auto& [wrong, again] : {std::pair{18, true}, std::pair{6, false}, std::pair{0, false}}) {
+    const int64_t last = store_->reader().Cases(store_->reader().Run(0)->id)->back().id;
+    StoredResults(1, "n2", {{"gsm8k/paired", pass, 0, "", {}, {}}}, rerun_of, {{"gsm8k/paired", wrong}});
+    auto r = Reproduces(store_->reader(), found[0], shas_[1], last);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(*r, std::optional<bool>(again)) << wrong << " of 40 wrong in the rerun";
+  }
+}
+
 // The pair and its regressions read through a store that fails to read at any point, for
 // good or once: each read that fails is an error naming the database, never a pair or a list
 // of regressions other than the one a clean read gives (nor a read of what was not read).
@@ -212,50 +290,25 @@ TEST_F(RegressionsTest, AReadFaultAnywhereIsAnErrorNeverAnotherAnswer) {
                           {"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kAtRisk)}, {}}});
   const int64_t nightly = StoredResults(1, "n2", {{kCase, fail, 0, "", {}, {}}, {kOther, pass, 0, "", {}, {}},
                                                   {"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kFail)}, {}}});
-  const auto clean = Regressions();
-  ASSERT_EQ(clean.size(), 2u);
   const int64_t last = store_->reader().Cases(nightly)->back().id;
   StoredResults(1, "n2", {{kCase, fail, 0, "", {}, {}}, {"gsm8k/gate", pass, 0, "", {gate(GateVerdict::kFail)}, {}}},
                 R"({"rerun_of": )" + std::to_string(nightly) + "}");
-  store_.reset();
-  testing_util::IoFaultVfs vfs((dir_ / "h.db").string());
-  for (bool once : {false, true})
-    for (int64_t budget = 0;; ++budget) {
-      ASSERT_LT(budget, 5000) << "kept reading";
-      once ? vfs.FailOnceAfter(budget) : vfs.FailAfter(budget);
-      // A connection of its own each time: a warm page cache would answer later reads.
-      auto store = Store::OpenReadOnly(dir_ / "h.db");
-      if (!store) {
-        vfs.Off();
-        EXPECT_EQ(store.error().code, ExitCode::kInfra) << budget << ": " << store.error().message;
-        continue;
-      }
-      // The newest nightly, then the same named by --run; its regressions; the rerun's answer.
-      auto pair = FindNightlyPair((*store)->reader(), std::nullopt);
-      if (pair) pair = FindNightlyPair((*store)->reader(), nightly);
-      Result<std::vector<RegressionTarget>> found = std::vector<RegressionTarget>{};
-      if (pair && pair->previous)
-        found = FindRegressions((*store)->reader(), pair->current, *pair->previous, SuitesDir());
-      Result<std::optional<bool>> again = std::optional<bool>{};
-      for (std::size_t t = 0; pair && found && again && t < found->size(); ++t) {
-        again = Reproduces((*store)->reader(), found->at(t), shas_[1], last);
-        if (again && *again != std::optional<bool>(true)) break;
-      }
-      const int64_t refused = vfs.refused();
-      vfs.Off();
-      const Error* error = !pair ? &pair.error() : !found ? &found.error() : !again ? &again.error() : nullptr;
-      if (!error) {
-        ASSERT_TRUE(pair->previous) << budget << ": a fault lost the previous nightly";
-        ASSERT_EQ(found->size(), 2u) << budget;
-        for (std::size_t t = 0; t < 2; ++t) EXPECT_EQ(found->at(t).CaseIds(), clean[t].CaseIds()) << budget;
-        EXPECT_EQ(*again, std::optional<bool>(true)) << budget << ": the rerun failed each again";
-        if (refused == 0) break;
-        continue;
-      }
-      ASSERT_GT(refused, 0) << "an error with no fault behind it: " << error->message;
-      EXPECT_EQ(error->code, ExitCode::kInfra) << budget << ": " << error->message;
-      EXPECT_NE(error->message.find("h.db"), std::string::npos) << budget << ": " << error->message;
-    }
+  ExpectEveryReadFaultIsAnErrorOrTheCleanAnswer(nightly, last, 2);
+}
+
+// The same for a paired target: the rerun's answer compares its questions with the previous
+// nightly's, so both results' samples are read (40 questions, 12 lost in the nightly and in
+// its rerun: REGRESSED again).
+TEST_F(RegressionsTest, AReadFaultWhileAPairedRerunIsComparedIsAnError) {
+  const auto paired = VerdictMetric(metric_names::kBaselineVerdict, BaselineVerdict::kRegressed);
+  const CaseStatus pass = CaseStatus::kPass;
+  StoredResults(0, "n1", {{"gsm8k/paired", pass, 0, "", {}, {}}}, "{}", {{"gsm8k/paired", 0}});
+  const int64_t nightly =
+      StoredResults(1, "n2", {{"gsm8k/paired", pass, 0, "", {paired}, {}}}, "{}", {{"gsm8k/paired", 12}});
+  const int64_t last = store_->reader().Cases(nightly)->back().id;
+  StoredResults(1, "n2", {{"gsm8k/paired", pass, 0, "", {paired}, {}}}, R"({"rerun_of": )" + std::to_string(nightly) + "}",
+                {{"gsm8k/paired", 12}});
+  ExpectEveryReadFaultIsAnErrorOrTheCleanAnswer(nightly, last, 1);
 }
 
 // Regressions read against suite tables that cannot be read are an error naming the table,
