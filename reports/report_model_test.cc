@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -84,6 +85,15 @@ class ReportModelTest : public ::testing::Test {
                       .ok());
       ASSERT_TRUE(store_->writer().FinishRun(run, RunStatus::kFail).ok());
     }
+  }
+
+  // The report after runs of a fifth commit, each with its compile status and identity.
+  ReportModel WithRunsAtCommit5(const std::vector<std::pair<CaseStatus, std::string>>& runs) {
+    commits_.push_back(*store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
+    for (const auto& [status, identity] : runs) Nightly(5, {0.93}, status, 0.80, identity);
+    auto m = BuildReport(*store_, {});
+    EXPECT_TRUE(m.ok()) << m.error().message;
+    return m.ok() ? std::move(*m) : ReportModel{};
   }
 
   testing_util::TempDir dir_;
@@ -273,18 +283,18 @@ TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) 
 
 // Three runs of one commit disagree on a case's status, 2 passes and a failure: the flaky row
 // counts each side for what it is (another identity's failure there is not a rerun).
+// The flaky section's row for a status, or none.
+std::optional<FlakyEntry> StatusRow(const ReportModel& m) {
+  for (const auto& e : m.flaky)
+    if (e.kind == FlakyKind::kStatus) return e;
+  return std::nullopt;
+}
+
 TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersApart) {
-  commits_.push_back(*store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
-  Nightly(5, {0.93}, CaseStatus::kFail, 0.80, "id2");
-  Nightly(5, {0.93}, CaseStatus::kPass, 0.80);
-  Nightly(5, {0.93}, CaseStatus::kFail, 0.80);
-  Nightly(5, {0.93}, CaseStatus::kPass, 0.80);
-  auto m = BuildReport(*store_, {});
-  ASSERT_TRUE(m.ok()) << m.error().message;
-  const FlakyEntry* status = nullptr;
-  for (const auto& e : m->flaky)
-    if (e.kind == FlakyKind::kStatus) status = &e;
-  ASSERT_NE(status, nullptr);
+  const CaseStatus pass = CaseStatus::kPass, fail = CaseStatus::kFail;
+  const std::optional<FlakyEntry> status =
+      StatusRow(WithRunsAtCommit5({{fail, "id2"}, {pass, "id1"}, {fail, "id1"}, {pass, "id1"}}));
+  ASSERT_TRUE(status);
   EXPECT_EQ(status->case_id, "compile/test_ops_0");
   EXPECT_EQ(status->verdict, "PASS") << "the newest run passed";
   EXPECT_NE(status->detail.find("2 passed and 1 did not"), std::string::npos) << status->detail;
@@ -294,24 +304,18 @@ TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersA
                                         StatusFlipEstimate(1, 3).needed, Sha(5).substr(0, 12)));
 }
 
-// A case whose last pass stored no op table and whose failure stores one: the failure still
-// shows what changed, every row added, against that pass (an empty table is a table).
 // The fewest reruns that disagree: one pass and one failure at a commit.
 TEST_F(ReportModelTest, OnePassAndOneFailureOfACommitDisagree) {
-  commits_.push_back(*store_->writer().UpsertCommit({Sha(5), {}, 5, 1700000005, "commit 5"}));
-  Nightly(5, {0.93}, CaseStatus::kFail, 0.80);
-  Nightly(5, {0.93}, CaseStatus::kPass, 0.80);
-  auto m = BuildReport(*store_, {});
-  ASSERT_TRUE(m.ok()) << m.error().message;
-  const FlakyEntry* status = nullptr;
-  for (const auto& e : m->flaky)
-    if (e.kind == FlakyKind::kStatus) status = &e;
-  ASSERT_NE(status, nullptr);
+  const std::optional<FlakyEntry> status =
+      StatusRow(WithRunsAtCommit5({{CaseStatus::kFail, "id1"}, {CaseStatus::kPass, "id1"}}));
+  ASSERT_TRUE(status);
   EXPECT_NE(status->detail.find("runs of one commit disagree: 1 passed and 1 did not"), std::string::npos)
       << status->detail;
   EXPECT_DOUBLE_EQ(status->estimate.probability, StatusFlipEstimate(1, 2).probability);
 }
 
+// A case whose last pass stored no op table and whose failure stores one: the failure still
+// shows what changed, every row added, against that pass (an empty table is a table).
 TEST_F(ReportModelTest, AFailureDiffsItsOpsAgainstALastPassThatHadNone) {
   for (int i : {5, 6}) {
     commits_.push_back(*store_->writer().UpsertCommit({Sha(i), {}, i, 1700000000 + i, fmt::format("commit {}", i)}));

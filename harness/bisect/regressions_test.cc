@@ -103,6 +103,16 @@ class RegressionsTest : public ::testing::Test {
       }
   }
 
+  // Nightlies n1 and n2 of a passing gsm8k/paired case with 40 questions, the first
+  // previous_wrong and nightly_wrong of them lost, n2 judged REGRESSED against n1: n2's run id.
+  int64_t StoredPairedNightlies(int previous_wrong, int nightly_wrong) {
+    const auto paired = VerdictMetric(metric_names::kBaselineVerdict, BaselineVerdict::kRegressed);
+    StoredResults(0, "n1", {{"gsm8k/paired", CaseStatus::kPass, 0, "", {}, {}}}, "{}",
+                  {{"gsm8k/paired", previous_wrong}});
+    return StoredResults(1, "n2", {{"gsm8k/paired", CaseStatus::kPass, 0, "", {paired}, {}}}, "{}",
+                         {{"gsm8k/paired", nightly_wrong}});
+  }
+
   std::vector<RegressionTarget> Regressions() {
     auto pair = FindNightlyPair(store_->reader(), std::nullopt);
     EXPECT_TRUE(pair.ok()) << pair.error().message;
@@ -261,18 +271,14 @@ TEST_F(RegressionsTest, ARerunReproducesEachCaseByItsOwnKindsMeasure) {
 // nightly again (REGRESSED): the same questions right (SAME) or more of them (IMPROVED) is
 // no reproduction. The previous nightly lost 6 of 40, the nightly 18.
 TEST_F(RegressionsTest, APairedRerunReproducesOnlyWhenItIsRegressedAgain) {
-  const auto paired = VerdictMetric(metric_names::kBaselineVerdict, BaselineVerdict::kRegressed);
-  const CaseStatus pass = CaseStatus::kPass;
-  StoredResults(0, "n1", {{"gsm8k/paired", pass, 0, "", {}, {}}}, "{}", {{"gsm8k/paired", 6}});
-  const int64_t nightly =
-      StoredResults(1, "n2", {{"gsm8k/paired", pass, 0, "", {paired}, {}}}, "{}", {{"gsm8k/paired", 18}});
+  const int64_t nightly = StoredPairedNightlies(6, 18);
   const auto found = Regressions();
   ASSERT_EQ(found.size(), 1u);
   ASSERT_EQ(Word(found[0].kind), "paired");
   const std::string rerun_of = R"({"rerun_of": )" + std::to_string(nightly) + "}";
   for (const auto& [wrong, again] : {std::pair{18, true}, std::pair{6, false}, std::pair{0, false}}) {
     const int64_t last = store_->reader().Cases(store_->reader().Run(0)->id)->back().id;
-    StoredResults(1, "n2", {{"gsm8k/paired", pass, 0, "", {}, {}}}, rerun_of, {{"gsm8k/paired", wrong}});
+    StoredResults(1, "n2", {{"gsm8k/paired", CaseStatus::kPass, 0, "", {}, {}}}, rerun_of, {{"gsm8k/paired", wrong}});
     auto r = Reproduces(store_->reader(), found[0], shas_[1], last);
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(*r, std::optional<bool>(again)) << wrong << " of 40 wrong in the rerun";
@@ -300,14 +306,10 @@ TEST_F(RegressionsTest, AReadFaultAnywhereIsAnErrorNeverAnotherAnswer) {
 // nightly's, so both results' samples are read (40 questions, 12 lost in the nightly and in
 // its rerun: REGRESSED again).
 TEST_F(RegressionsTest, AReadFaultWhileAPairedRerunIsComparedIsAnError) {
-  const auto paired = VerdictMetric(metric_names::kBaselineVerdict, BaselineVerdict::kRegressed);
-  const CaseStatus pass = CaseStatus::kPass;
-  StoredResults(0, "n1", {{"gsm8k/paired", pass, 0, "", {}, {}}}, "{}", {{"gsm8k/paired", 0}});
-  const int64_t nightly =
-      StoredResults(1, "n2", {{"gsm8k/paired", pass, 0, "", {paired}, {}}}, "{}", {{"gsm8k/paired", 12}});
+  const int64_t nightly = StoredPairedNightlies(0, 12);
   const int64_t last = store_->reader().Cases(nightly)->back().id;
-  StoredResults(1, "n2", {{"gsm8k/paired", pass, 0, "", {paired}, {}}}, R"({"rerun_of": )" + std::to_string(nightly) + "}",
-                {{"gsm8k/paired", 12}});
+  StoredResults(1, "n2", {{"gsm8k/paired", CaseStatus::kPass, 0, "", {}, {}}},
+                R"({"rerun_of": )" + std::to_string(nightly) + "}", {{"gsm8k/paired", 12}});
   ExpectEveryReadFaultIsAnErrorOrTheCleanAnswer(nightly, last, 1);
 }
 
