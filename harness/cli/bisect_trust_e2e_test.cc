@@ -1148,16 +1148,17 @@ struct FaultedStoreHistory {
     fs::copy_file(dir / "ends.db", Db(budget));
     return RunFaulted({"bisect", "--good", shas[0], "--bad", shas[5], "--case",
                        "sequence_parallel/test_sp_reduces_rms_norm_seq_dim_0", "--repo", repo, "--db",
-                       Db(budget).string(), "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db", "{db}",
-                       "--commit", "{sha}", "--repo", "{worktree}", "--suite", "sequence_parallel", "--filter",
-                       "sequence_parallel/*_0", "--stack-config", "{worktree}/stack.json"},
+                       Db(budget).string(), "--format", "json", "--", testing_util::kHarnessBinary, "run", "--db",
+                       "{db}", "--commit", "{sha}", "--repo", "{worktree}", "--suite", "sequence_parallel",
+                       "--filter", "sequence_parallel/*_0", "--stack-config", "{worktree}/stack.json"},
                       Db(budget), budget);
   }
 
   // Whether err is an error naming the database db, from the code that read it.
   static bool NamesTheDatabase(const std::string& err, const fs::path& db) {
     const std::string named = db.string() + ": ";
-    for (const char* prefix : {"harness: error: ", "harness: error: database ", "harness: error: bisect session 1: database "})
+    for (const char* prefix :
+         {"harness: error: ", "harness: error: database ", "harness: error: bisect session 1: database "})
       if (err.find(prefix + named) != std::string::npos) return true;
     return false;
   }

@@ -64,7 +64,8 @@ TEST(OpenAiConfig, BadLaunchFieldsAreUsageErrorsNamingTheField) {
   EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"env", {{"CUDA_VISIBLE_DEVICES", 0}}}})),
             "cfg.json: openai.launch.env.CUDA_VISIBLE_DEVICES: expected a string");
   // A name is refused when it is empty, and when it holds '=' (each alone).
-  EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"env", {{"", "1"}}}})), "cfg.json: openai.launch.env.: not a variable name");
+  EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"env", {{"", "1"}}}})),
+            "cfg.json: openai.launch.env.: not a variable name");
   EXPECT_EQ(ParseError(Launching({{"command", cmd}, {"env", {{"A=B", "1"}}}})),
             "cfg.json: openai.launch.env.A=B: not a variable name");
   EXPECT_NE(ParseError(Launching({{"command", cmd}, {"ready_path", "v1/models"}}))
