@@ -281,8 +281,6 @@ TEST_F(ReportModelTest, FlakyRanksByFalseVerdictProbabilityAndNamesTheQuestion) 
   EXPECT_EQ(bound.settle, "settled: the mean of 3 results clears the threshold");
 }
 
-// Three runs of one commit disagree on a case's status, 2 passes and a failure: the flaky row
-// counts each side for what it is (another identity's failure there is not a rerun).
 // The flaky section's row for a status, or none.
 std::optional<FlakyEntry> StatusRow(const ReportModel& m) {
   for (const auto& e : m.flaky)
@@ -290,6 +288,8 @@ std::optional<FlakyEntry> StatusRow(const ReportModel& m) {
   return std::nullopt;
 }
 
+// Three runs of one commit disagree on a case's status, 2 passes and a failure: the flaky row
+// counts each side for what it is (another identity's failure there is not a rerun).
 TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersApart) {
   const CaseStatus pass = CaseStatus::kPass, fail = CaseStatus::kFail;
   const std::optional<FlakyEntry> status =
@@ -648,8 +648,6 @@ TEST(ReportChanges, NewFailuresPairedRegressionsAndFixesComeWithTheirReason) {
   EXPECT_EQ(m->night.counts.fail, 2);
 }
 
-// A change carries the culprit bisect --auto found for its own case and run, and only that:
-// the other change of the same night has none, and says why.
 // The regressions listed are those of the latest runs shown: a regression of an earlier
 // nightly still names the culprit of a case failing since, but is not listed again.
 TEST(ReportChanges, OnlyTheLatestNightlysRegressionsAreListed) {
@@ -671,6 +669,8 @@ TEST(ReportChanges, OnlyTheLatestNightlysRegressionsAreListed) {
   EXPECT_EQ(m->failures[0].culprit->culprit, fmt::format("{:040x}", 0xdef000 + 2));
 }
 
+// A change carries the culprit bisect --auto found for its own case and run, and only that:
+// the other change of the same night has none, and says why.
 TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   History h(2);
   h.Run(1, {Case("s/a_0", CaseStatus::kPass), Case("s/b_0", CaseStatus::kPass)});

@@ -200,8 +200,6 @@ TEST(PruneSamples, AFaultAnywhereIsAnErrorThatDropsNothingOrTheCleanPlan) {
   EXPECT_GT(errors, 10) << "the sweep reached few of the prune's operations";
 }
 
-// A partial run (harness run --questions) is nobody's baseline and has none. Whole runs at
-// ordinals 1 and 3, partial ones at 2 and 4, each the newest passing result before the next.
 // --keep-samples-days N keeps the runs started in the last N days and only them: runs 10
 // days, 3 days and an hour old (failing, so none is the baseline of another), against
 // windows of 30, 5 and 2 days.
@@ -230,6 +228,8 @@ TEST(PruneSamples, TheDaysWindowKeepsTheRunsStartedInItAndNotTheOlder) {
   }
 }
 
+// A partial run (harness run --questions) is nobody's baseline and has none. Whole runs at
+// ordinals 1 and 3, partial ones at 2 and 4, each the newest passing result before the next.
 TEST(PruneSamples, APartialRunIsNoBaselineAndHasNone) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
