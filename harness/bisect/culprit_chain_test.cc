@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -36,7 +38,10 @@ Decision RunLevels(CulpritChain& chain, const std::vector<double>& level, int* r
   int wiggle = 0;
   return Drive(
       chain, static_cast<int>(level.size()) - 1,
-      [&](int p) { return Observation{p, 0, false, level[p] + ((wiggle++ % 2) ? 0.0004 : -0.0004), false}; }, runs);
+      [&](int p) {
+        return Observation{p, 0, false, level[p] + ((wiggle++ % 2) ? 0.0004 : -0.0004), false};
+      },
+      runs);
 }
 
 std::vector<double> Levels(int n, std::vector<std::pair<int, double>> steps) {
@@ -123,7 +128,8 @@ TEST(CulpritChain, APartialFixIsNoCulprit) {
 // one-culprit search.
 TEST(CulpritChain, AnExplainedBadEndEndsTheSearchWithoutAnotherRun) {
   const std::vector<double> level = Levels(40, {{17, -0.013}});
-  CulpritChain one(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 1), chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
+  CulpritChain one(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 1),
+      chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
   int runs_one = 0, runs_chain = 0;
   const Decision a = RunLevels(one, level, &runs_one), b = RunLevels(chain, level, &runs_chain);
   ASSERT_EQ(b.changes.size(), 1u);
@@ -263,7 +269,8 @@ TEST(CulpritChain, ARunOutsideTheRangeChangesNothing) {
 
 TEST(CulpritChain, AtMostMaxChangesAreSearchedFor) {
   const std::vector<double> level = Levels(40, {{5, -0.03}, {15, -0.03}, {25, -0.03}, {35, -0.03}});
-  CulpritChain two(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 2), three(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
+  CulpritChain two(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, 2),
+      three(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
   EXPECT_EQ(RunLevels(two, level).changes.size(), 2u);
   EXPECT_EQ(RunLevels(three, level).changes.size(), 3u);
 }
@@ -273,6 +280,67 @@ TEST(CulpritChain, NoDropIsNoCulpritWithNoChanges) {
   const Decision d = RunLevels(chain, Levels(40, {}));
   EXPECT_EQ(d.verdict, Verdict::kNoCulprit);
   EXPECT_TRUE(d.changes.empty());
+}
+
+// The part before a culprit found first is searched with each series' own flip rates, as a
+// search of that part alone would be: series 0 (rated) has questions right on half of the
+// runs at random and an earlier, smaller drop at 6; series 1 (no rates) the larger, later drop at 14, so the
+// first search names 14 and the part [0, 13] is built afresh; series 2 (rated) never changes.
+// Series 0 read with series 1's rates (none) or series 2's (no flips) would see its flips as
+// noise it cannot explain, and the part's posterior would differ.
+TEST(CulpritChain, ThePartBeforeALaterCulpritReadsEachSeriesOwnFlipRates) {
+  constexpr int kN = 20, kQuestions = 40, kEarlier = 6, kLater = 14;
+  std::mt19937 coin(7);
+  auto run = [&](int p) {
+    std::vector<Observation> out;
+    for (int series = 0; series < 3; ++series) {
+      std::string q(kQuestions, '1');
+      for (int i = 0; series == 0 && i < 4 && p >= kEarlier; ++i) q[i] = '0';
+      for (int i = 0; series == 1 && i < 12 && p >= kLater; ++i) q[i] = '0';
+      for (int i = 30; series == 0 && i < 38; ++i) q[i] = coin() % 2 ? '1' : '0';
+      out.push_back({p, series, false, 0, false, q});
+    }
+    return out;
+  };
+  std::vector<std::string> flippy, settled;
+  for (int k = 0; k < 8; ++k) {
+    flippy.push_back(run(0)[0].questions);
+    settled.push_back(run(0)[2].questions);
+  }
+  const SearchOptions options;
+  const FlipRates flippy_rates = FlipRates::Estimate(flippy, options.solid_flip, options.fragile_share);
+  const FlipRates settled_rates = FlipRates::Estimate(settled, options.solid_flip, options.fragile_share);
+  const std::vector<SeriesSpec> specs(3, SeriesSpec{true, 0.01});
+  CulpritChain chain(kN + 1, specs, options, kUpToThree);
+  chain.SetFlipRates(0, flippy_rates);
+  chain.SetFlipRates(2, settled_rates);
+  std::vector<Observation> all;
+  auto add = [&](int p) {
+    for (const Observation& o : run(p)) chain.Add(o), all.push_back(o);
+  };
+  add(0);
+  add(kN);
+  Decision d;
+  for (int guard = 0; guard < 200; ++guard) {
+    d = chain.Decide();
+    if (d.verdict != Verdict::kSearching) break;
+    chain.CountRun();
+    add(d.next_position);
+  }
+  ASSERT_EQ(d.changes.size(), 2u);
+  EXPECT_EQ(d.changes[0].position, kEarlier);
+  EXPECT_EQ(d.changes[1].position, kLater);
+  // The last part searched is [0, kLater - 1]: the later culprit was named first.
+  const std::vector<double> post = chain.Posterior();
+  for (int p = kLater; p <= kN; ++p) ASSERT_EQ(post[p], 0.0) << p;
+  Search alone(kLater, specs, options);
+  alone.SetFlipRates(0, flippy_rates);
+  alone.SetFlipRates(2, settled_rates);
+  for (const Observation& o : all)
+    if (o.position < kLater) alone.Add(o);
+  const std::vector<double> want = alone.Posterior();
+  for (int p = 0; p < kLater; ++p) EXPECT_NEAR(post[p], want[p], 1e-12) << p;
+  EXPECT_NEAR(d.changes[0].confidence, want[kEarlier], 1e-12);
 }
 
 // Question by question, as the simulator's noisy stand-in: two drops ten commits apart.
