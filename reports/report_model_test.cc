@@ -297,6 +297,8 @@ TEST_F(ReportModelTest, RerunsOfOneCommitThatDisagreeCountThePassesAndTheOthersA
   ASSERT_TRUE(status);
   EXPECT_EQ(status->case_id, "compile/test_ops_0");
   EXPECT_EQ(status->verdict, "PASS") << "the newest run passed";
+  EXPECT_EQ(status->metric, "status");
+  EXPECT_EQ(status->threshold, 0.0) << "a status has no threshold";
   EXPECT_NE(status->detail.find("2 passed and 1 did not"), std::string::npos) << status->detail;
   EXPECT_EQ(status->estimate.question, StatusFlipEstimate(1, 3).question);
   EXPECT_DOUBLE_EQ(status->estimate.probability, StatusFlipEstimate(1, 3).probability);

@@ -253,6 +253,36 @@ TEST(BisectTrustE2E, AnUntestableEndStopsNamingIt) {
   }
 }
 
+// The same inside the range: with the ends' nightlies stored, the first step is an interior
+// commit, and a signal, an aborting exit or a timeout there stops the bisect naming that
+// commit by its sha alone, never as an end of the range.
+TEST(BisectTrustE2E, AStepInsideTheRangeThatStopsTheBisectNamesItsCommitNotAnEnd) {
+  struct Case {
+    std::string script, why;
+    std::vector<std::string> flags;
+  };
+  const std::vector<Case> cases = {
+      {"echo 'lost the node' >&2\nkill -9 $$\n", "killed by signal 9 at ", {}},
+      {"echo 'lost the node' >&2\nexit 129\n", "aborts the bisect", {}},
+      {"echo 'lost the node' >&2\nexec sleep 30\n", "timed out at ", {"--timeout", "1"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.why);
+    const int n = 8;
+    Steps s(n, [&](int i) { return i == 1 ? std::string("exit 0\n") : i == n ? std::string("exit 1\n") : c.script; });
+    ASSERT_NO_FATAL_FAILURE(s.StoreEnds());
+    auto r = s.Bisect({"sh", "{worktree}/test.sh"}, c.flags);
+    EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find(c.why), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("lost the node"), std::string::npos) << r.err;
+    int named = 0;
+    for (int k = 1; k + 1 < n; ++k) named += r.err.find(" at " + ShortSha(s.shas[k])) != std::string::npos;
+    EXPECT_EQ(named, 1) << "one interior commit, by its sha: " << r.err;
+    EXPECT_EQ(r.err.find(" end "), std::string::npos) << r.err;
+  }
+}
+
 // The known-good end must reproduce as good: a command that fails everywhere (a broken
 // environment, not a broken commit) stops with exit 3 saying so. Before: a culprit at the
 // first commit with confidence 0.99, exit 0.

@@ -138,6 +138,8 @@ TEST_F(RunIdentityTest, DescribesTheLeavesThatDiffer) {
   model.model = "other";
   const auto b = MakeRunIdentity(base_, model, {TableWithProfile("sim/a.json")}).value();
   EXPECT_EQ(DescribeIdentityDifference(a.json.dump(), b.json), R"(endpoint.model: "m" -> "other")");
+  EXPECT_EQ(DescribeIdentityDifference(b.json.dump(), a.json), R"(endpoint.model: "other" -> "m")")
+      << "a value that sorts before the stored one differs too";
   EXPECT_EQ(DescribeIdentityDifference(a.json.dump(), a.json), "no visible difference");
 }
 
