@@ -749,6 +749,25 @@ TEST(BisectSearchParallel, ThePosteriorBeforeTheBadEndsRunIsBackIsADistributionO
   }
 }
 
+// A run that came back with no question answered (a partial run whose questions all
+// failed to run) is no evidence: the posterior is the one without it, to the last bits. Here
+// it sits at the bad end, before whose run the culprits after the last run of the series
+// (positions 9-16, or 10-16) are judged on the runs before them alone.
+TEST(BisectSearchParallel, ARunThatAnsweredNoQuestionIsNoEvidence) {
+  const std::vector<Observation> runs = QuestionRuns(7);  // positions 0, 16, 8, 4, 12, 9, ...
+  for (const std::vector<int>& arrived : {std::vector<int>{0, 2}, {0, 3, 2}, {0, 5}}) {
+    Search without(17, {SeriesSpec{true, 0.004}}, SearchOptions{});
+    Search with(17, {SeriesSpec{true, 0.004}}, SearchOptions{});
+    for (int i : arrived) without.Add(runs[i]), with.Add(runs[i]);
+    Observation empty{16, 0, false, 0, false};
+    empty.questions.assign(300, '-');
+    with.Add(empty);
+    const std::vector<double> want = without.Posterior(), got = with.Posterior();
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t j = 0; j < want.size(); ++j) EXPECT_NEAR(got[j], want[j], 1e-12) << "hypothesis " << j;
+  }
+}
+
 TEST(BisectSearchParallel, FourStepsAtOnceFindTheSameCulpritsInFewerRounds) {
   int rounds[2] = {0, 0}, steps[2] = {0, 0};
   for (int i = 0; i < 8; ++i) {

@@ -164,6 +164,37 @@ TEST(CulpritChain, TheSmallerEarlierDropIsFoundWhenTheLargerOneIsNamedFirst) {
   EXPECT_EQ(d.culprit, 5);
 }
 
+// A run still in flight from an earlier part (--jobs with --max-culprits) at a position
+// outside the part now searched is none of that part's: the part decides, and answers, as
+// without it. Two drops, the earlier named first, so the later part starts at 9; a run
+// pending at 3 then.
+TEST(CulpritChain, ARunPendingOutsideThePartSearchedIsNotItsOwn) {
+  CulpritChain chain(41, {SeriesSpec{true, 0.0025}}, SearchOptions{}, kUpToThree);
+  const std::vector<double> level = Levels(40, {{9, -0.03}, {19, -0.02}});
+  int wiggle = 0;
+  auto run = [&](int p) { return Observation{p, 0, false, level[p] + ((wiggle++ % 2) ? 0.0004 : -0.0004), false}; };
+  chain.Add(run(0));
+  chain.Add(run(40));
+  int compared = 0;
+  for (int guard = 0; guard < 300; ++guard) {
+    // Asked of a copy first: the answer, once the part has one, moves the chain on.
+    const std::vector<double> post = chain.Posterior();
+    const bool later_part = std::all_of(post.begin() + 1, post.begin() + 9, [](double p) { return p == 0.0; });
+    CulpritChain copy = chain;
+    const Decision beside = copy.Decide({3});
+    const Decision d = chain.Decide();
+    if (later_part) {
+      EXPECT_EQ(beside.verdict, d.verdict) << "step " << guard;
+      EXPECT_EQ(beside.next_position, d.next_position) << "step " << guard;
+      ++compared;
+    }
+    if (d.verdict != Verdict::kSearching) break;
+    chain.CountRun();
+    chain.Add(run(d.next_position));
+  }
+  EXPECT_GT(compared, 2) << "the later part was searched";
+}
+
 // Posterior() speaks in positions of the whole range whichever part was searched last: once
 // done, its mass sits on a culprit the chain named (the last part's), it sums to one, and
 // ProbabilityBad steps there. Both orders: the earlier drop named first (the part after it

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -226,6 +227,32 @@ TEST(SessionLock, AStoredStatusOutsideTheWordsIsAnErrorNamingIt) {
   EXPECT_EQ(StatusOf(*store, id), "Running") << "the row is not rewritten";
   static_cast<void>(RemoveWorktree(repo, worktree));
   fs::remove_all(worktree.parent_path());
+}
+
+// A lock file that cannot be written (here: a file size limit of 0, as a full disk would) is
+// an error naming it, and the file it made is gone: a lock that says nothing would be taken
+// for a dead session's by the next bisect. In a child, whose limits end with it.
+TEST(SessionLock, ALockThatCannotBeWrittenIsAnErrorAndLeavesNoFile) {
+  TempDir dir;
+  const fs::path db = dir / "h.db";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit none{0, 0};
+    setrlimit(RLIMIT_FSIZE, &none);
+    auto lock = SessionLock::Create(db);
+    _exit(!lock.ok() && lock.error().code == ExitCode::kInfra &&
+                  lock.error().message.find("cannot write") != std::string::npos
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "Create must fail naming the write";
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().filename().string().find("h.db.bisect-pending-"), std::string::npos) << e.path();
 }
 
 }  // namespace session_lock_test

@@ -35,6 +35,8 @@ TEST(SlurmCommand, TheHarnessNamesTheJobAndRefusesANameOfTheUsers) {
                                              "run"}));
   for (const auto& argv : std::vector<std::vector<std::string>>{{"srun", "-J", "mine", "x"},
                                                                 {"srun", "-Jmine", "x"},
+                                                                // -l takes no value, -p takes gpu
+                                                                {"srun", "-l", "-p", "gpu", "-J", "mine", "x"},
                                                                 {"srun", "-p", "gpu", "--job-name", "mine", "x"},
                                                                 {"sbatch", "--wait", "--job-name=mine", "x"}}) {
     auto s = CheckSlurmCommand(argv);

@@ -248,21 +248,28 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
       ASSERT_TRUE(writer.FinishRun(run, RunStatus::kPass).ok());
     }
   }
-  // Each step: the path it was handed, then a copy of the file; exit 0, storing nothing.
+  // Each step: the path it was handed, then a copy of the file named by the step's sha; exit
+  // 0, storing nothing. Each file's first line names the commit it was written for.
   auto bisect = [&](const std::string& copies, std::vector<std::string> flags) {
     fs::create_directories(dir / copies);
     std::vector<std::string> args = {"bisect", "--good", shas[0], "--bad", shas[7], "--metric", "gsm8k", "--repo",
                                      (dir / "repo").string(), "--db", db, "--max-runs", "3", "--format", "json"};
     args.insert(args.end(), flags.begin(), flags.end());
-    const std::vector<std::string> command = {"--", "sh", "-c", "echo \"$0\" >> \"$1/paths\"; cp \"$0\" \"$1/q-$$\"",
-                                              "{questions}", (dir / copies).string()};
+    const std::vector<std::string> command = {
+        "--", "sh", "-c", "echo \"$0\" >> \"$1/paths\"; cp \"$0\" \"$1/q-$2-$$\"", "{questions}",
+        (dir / copies).string(), "{sha}"};
     args.insert(args.end(), command.begin(), command.end());
     auto r = RunHarness(args);
     EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
     EXPECT_NE(r.err.find("the command is broken, not the commit"), std::string::npos) << r.err;
     std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(dir / copies))
-      if (e.path().filename() != "paths") files.push_back(testing_util::ReadFile(e.path()));
+    for (const auto& e : fs::directory_iterator(dir / copies)) {
+      if (e.path().filename() == "paths") continue;
+      files.push_back(testing_util::ReadFile(e.path()));
+      const std::string sha = e.path().filename().string().substr(2, 40);
+      const std::string first = files.back().substr(0, files.back().find('\n'));
+      EXPECT_EQ(first.substr(first.rfind(" at ") + 4), sha) << "the file of the step at " << sha << ": " << first;
+    }
     std::istringstream paths(testing_util::ReadFile(dir / copies / "paths"));
     for (std::string path; std::getline(paths, path);) {
       EXPECT_TRUE(fs::path(path).is_absolute()) << path;

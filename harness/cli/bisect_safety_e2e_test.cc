@@ -356,7 +356,8 @@ TEST(BisectSafetyE2E, MistypedEvidenceIsExitTwoNamingItsLineAndKey) {
       {R"({"observations":"x"})", "evidence.observations: expected a list"},
       {R"({"observations":[{"series":"one","failed":true}]})", "evidence.observations[0].series"},
       {R"({"observations":[{"series":1,"failed":"yes"}]})", "evidence.observations[0].failed"},
-      {R"({"observations":[{"series":7,"failed":true}]})", "evidence.observations[0].series"},
+      {R"({"observations":[{"series":7,"failed":true}]})",
+       "evidence.observations[0].series: the target has series 0 to 1"},
       {R"({"observations":[],"skip":"no"})", "evidence.skip"},
       {R"({"observations":[],"case_results":[1.5]})", "evidence.case_results"},
   };

@@ -1,7 +1,13 @@
 #include "runners/openai/server_launch.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -179,6 +185,31 @@ TEST(LaunchedServer, TheLogIsNewAndOnlyTheTailOfTheOutputIsQuoted) {
   EXPECT_NE(m.find("its last output:\n..." + std::string(1996, 'a') + "END"), std::string::npos) << m.size();
   EXPECT_EQ(m.find(std::string(1997, 'a')), std::string::npos);
   EXPECT_EQ(ReadFile(dir / "noisy.log").size(), 5004u);
+}
+
+// No socket for picking the port (the process is out of file descriptors): an error saying
+// so with the system's reason, before anything is started. In a child, whose limit ends with
+// it: descriptors 0-2 open, and no other may be made.
+TEST(LaunchedServer, NoSocketForThePortIsAnErrorWithTheSystemsReason) {
+  TempDir dir;
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    for (int fd = 0; fd < 3; ++fd)
+      if (fcntl(fd, F_GETFD) == -1) open("/dev/null", O_RDWR);
+    rlimit limit{};
+    getrlimit(RLIMIT_NOFILE, &limit);
+    limit.rlim_cur = 3;
+    setrlimit(RLIMIT_NOFILE, &limit);
+    auto r = LaunchedServer::Launch(Settings({"true"}), {"http://127.0.0.1:{port}", "M", ""}, dir / "server.log");
+    const std::string want = std::string("cannot pick a port for the server: ") + std::strerror(EMFILE);
+    _exit(!r.ok() && r.error().code == ExitCode::kInfra && r.error().message.find(want) != std::string::npos ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the launch must fail naming the socket's reason";
+  EXPECT_FALSE(std::filesystem::exists(dir / "server.log")) << "nothing started";
 }
 
 // Ready once the readiness path answers 200 on the port the harness picked; stopped with
