@@ -220,6 +220,26 @@ TEST_F(BisectQuestionsE2E, AFlakyQuestionHeavyHistoryStillNamesTheCulprit) {
               static_cast<long long>(questions), cost[3].str().c_str());
 }
 
+// The runs at the ends of the range 0..7, question by question: 1220 right at the known-good
+// end, 1200 at the known-bad one (the last 20 questions lost).
+void StoreEndsQuestionByQuestion(const TempDir& dir, const std::vector<std::string>& shas, const std::string& db) {
+  auto store = std::move(Store::Open(db)).value();
+  RunWriter& writer = store->writer();
+  for (int k : {0, 7}) {
+    const int64_t commit = *writer.UpsertCommit(ReadCommit(dir / "repo", shas[k]).value());
+    const int64_t run = *writer.BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
+    const int64_t cr = *writer.BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
+    const int right = k == 0 ? 1220 : 1200;
+    for (int q = 0; q < kWholeEval; ++q)
+      ASSERT_TRUE(writer.WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
+                                          "", "", 0, 0, ""}).ok());
+    const double accuracy = static_cast<double>(right) / kWholeEval;
+    ASSERT_TRUE(writer.FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
+                                       {{"accuracy", accuracy, kWholeEval, {}, {}}}, {}}).ok());
+    ASSERT_TRUE(writer.FinishRun(run, RunStatus::kPass).ok());
+  }
+}
+
 // The {questions} file itself, with the command a script that keeps a copy: an absolute
 // path, gone after the step; keys chosen by the search inside the range ('*' nowhere), and
 // '*' (every question) in every file with --full-evals. The ends' runs are stored first,
@@ -231,23 +251,7 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
   TempDir dir;
   auto shas = testing_util::MakeGitRepo(dir / "repo", 8);
   const std::string db = (dir / "h.db").string();
-  {
-    auto store = std::move(Store::Open(db)).value();
-    RunWriter& writer = store->writer();
-    for (int k : {0, 7}) {
-      const int64_t commit = *writer.UpsertCommit(ReadCommit(dir / "repo", shas[k]).value());
-      const int64_t run = *writer.BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
-      const int64_t cr = *writer.BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
-      const int right = k == 0 ? 1220 : 1200;
-      for (int q = 0; q < kWholeEval; ++q)
-        ASSERT_TRUE(writer.WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
-                                            "", "", 0, 0, ""}).ok());
-      const double accuracy = static_cast<double>(right) / kWholeEval;
-      ASSERT_TRUE(writer.FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
-                                         {{"accuracy", accuracy, kWholeEval, {}, {}}}, {}}).ok());
-      ASSERT_TRUE(writer.FinishRun(run, RunStatus::kPass).ok());
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(StoreEndsQuestionByQuestion(dir, shas, db));
   // Each step: the path it was handed, then a copy of the file named by the step's sha; exit
   // 0, storing nothing. Each file's first line names the commit it was written for.
   auto bisect = [&](const std::string& copies, std::vector<std::string> flags) {

@@ -166,8 +166,7 @@ TEST(StoreMerge, CopiesEveryTableAndTheSameInputTwiceAddsNothing) {
   EXPECT_EQ(again->regressions, 0);
   EXPECT_TRUE(again->nightlies.empty()) << "no run added, no nightly of this merge's to check";
   for (const auto& t : tables) EXPECT_EQ(Count(dir / "out.db", t), before[t]) << t;
-  // Both inputs again: a session is known by its uid, whichever of the two uids (random)
-  // sorts first.
+  // Both inputs again: a session is known by its uid, however the two (random) uids sort.
   auto again_b = out->MergeFrom(dir / "b.db");
   ASSERT_TRUE(again_b.ok());
   EXPECT_EQ(again_b->bisect_sessions, 0);
