@@ -1,5 +1,7 @@
 #include "reports/trend_chart.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace harness::reports {
@@ -39,6 +41,19 @@ TEST(TrendChart, APointWithoutAnIntervalSpansTheScaleByItsValue) {
               {3, 4, CaseStatus::kPass, 0.50, std::nullopt, 0.52, 0, ""}};
   const ChartScale s = ScaleFor(t);
   // Data span [0.40, 0.70]; pad 5% of 0.30 = 0.015.
+  EXPECT_NEAR(s.y_min, 0.385, 1e-12);
+  EXPECT_NEAR(s.y_max, 0.715, 1e-12);
+}
+
+// An interval end or a value that is not finite (SQLite keeps an infinite REAL that another
+// tool wrote; the store's own values are finite) is left out of the scale: the axis spans the
+// finite numbers.
+TEST(TrendChart, ANumberThatIsNotFiniteIsLeftOutOfTheScale) {
+  Trend t{"kernels/test_0", "gemm_max_bound_use"};
+  t.points = {{0, 1, CaseStatus::kPass, 0.40, -INFINITY, std::nullopt, 0, ""},
+              {1, 2, CaseStatus::kPass, 0.70, std::nullopt, INFINITY, 0, ""},
+              {2, 3, CaseStatus::kPass, INFINITY, std::nullopt, std::nullopt, 0, ""}};
+  const ChartScale s = ScaleFor(t);
   EXPECT_NEAR(s.y_min, 0.385, 1e-12);
   EXPECT_NEAR(s.y_max, 0.715, 1e-12);
 }

@@ -116,6 +116,25 @@ TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
   EXPECT_LT(waited, 10.0) << "not waited out";
 }
 
+// A cancel that scancel refuses (its controller down: a scancel first on PATH that says so
+// and exits 1) is an error naming scancel and its words: the caller must learn the job may
+// still be queued.
+TEST(SlurmCommand, AScancelThatFailsIsAnErrorNamingIt) {
+  testing_util::TempDir bin;
+  testing_util::WriteFile(bin / "scancel",
+                          "#!/bin/sh\necho 'scancel: error: Unable to contact slurm controller' >&2\nexit 1\n");
+  std::filesystem::permissions(bin / "scancel", std::filesystem::perms::owner_all);
+  const std::string path = getenv("PATH") ? getenv("PATH") : "";
+  setenv("PATH", (bin.path().string() + ":" + path).c_str(), 1);
+  const Status cancelled = CancelSlurmJobs("harness-bisect-9-s0-999999999999");
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_NE(cancelled.error().message.find("scancel failed (exit code 1)"), std::string::npos)
+      << cancelled.error().message;
+  EXPECT_NE(cancelled.error().message.find("Unable to contact slurm controller"), std::string::npos)
+      << cancelled.error().message;
+}
+
 // A step whose jobs are all gone (squeue lists none of the name) has settled: the empty list
 // is returned at once, not after the settle wait meant for a job still COMPLETING.
 TEST(SlurmCommand, JobsThatAreNotCompletingAreReturnedAtOnce) {

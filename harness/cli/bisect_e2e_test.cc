@@ -169,10 +169,13 @@ TEST(BisectE2E, NoisyGsm8kWithoutADropIsNoCulprit) {
   const Json& first = j["steps"][0]["evidence"]["observations"][0];
   ASSERT_TRUE(first.contains("questions")) << first.dump();
   EXPECT_EQ(first["questions"].get<std::string>().size(), 1319u);
-  for (const auto& step : j["steps"])
-    if (step["source"] == "command") {
-      EXPECT_EQ(step["evidence"]["questions_evaluated"], 1319) << step.dump();
-    }
+  int stored = 0;
+  for (const auto& step : j["steps"]) {
+    if (step["source"] == "command") EXPECT_EQ(step["evidence"]["questions_evaluated"], 1319) << step.dump();
+    else EXPECT_EQ(step["source"], "store") << step.dump();
+    stored += step["source"] == "store";
+  }
+  EXPECT_EQ(stored, 2) << "the nightlies at the two ends, read from the store";
   EXPECT_EQ(j["questions_evaluated"], 1319 * j["runs"].get<int>());
   EXPECT_EQ(testing_util::WorktreeCount(dir / "repo"), 1u);
 }

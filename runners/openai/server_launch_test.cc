@@ -189,8 +189,13 @@ TEST(LaunchedServer, TheLogIsNewAndOnlyTheTailOfTheOutputIsQuoted) {
 
 // No socket for picking the port (the process is out of file descriptors): an error saying
 // so with the system's reason, before anything is started. In a child, whose limit ends with
-// it: descriptors 0-2 open, and no other may be made.
+// it: descriptors 0-2 open, and no other may be made. Not under the sanitizers: their own
+// checks open a pipe, and without one they report the process instead (CI's plain build
+// runs it).
 TEST(LaunchedServer, NoSocketForThePortIsAnErrorWithTheSystemsReason) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the sanitizers need descriptors of their own";
+#endif
   TempDir dir;
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
