@@ -220,19 +220,22 @@ TEST_F(BisectQuestionsE2E, AFlakyQuestionHeavyHistoryStillNamesTheCulprit) {
               static_cast<long long>(questions), cost[3].str().c_str());
 }
 
-// The runs at the ends of the range 0..7, question by question: 1220 right at the known-good
-// end, 1200 at the known-bad one (the last 20 questions lost).
-void StoreEndsQuestionByQuestion(const TempDir& dir, const std::vector<std::string>& shas, const std::string& db) {
+// The runs at the ends of the range 0..7, question by question: the first `right_at_good`
+// right at the known-good end, the first `right_at_bad` at the known-bad one (by default the
+// last 20 questions lost).
+void StoreEndsQuestionByQuestion(const TempDir& dir, const std::vector<std::string>& shas, const std::string& db,
+                                 int right_at_good = 1220, int right_at_bad = 1200) {
   auto store = std::move(Store::Open(db)).value();
   RunWriter& writer = store->writer();
   for (int k : {0, 7}) {
     const int64_t commit = *writer.UpsertCommit(ReadCommit(dir / "repo", shas[k]).value());
     const int64_t run = *writer.BeginRun({commit, "refstack", "id", "{}", "host", "0.2.0"});
     const int64_t cr = *writer.BeginCase(run, "gsm8k", "gsm8k/test_gsm8k_accuracy_1", "{}");
-    const int right = k == 0 ? 1220 : 1200;
-    for (int q = 0; q < kWholeEval; ++q)
-      ASSERT_TRUE(writer.WriteSample(cr, {std::to_string(q), q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong,
-                                          "", "", 0, 0, ""}).ok());
+    const int right = k == 0 ? right_at_good : right_at_bad;
+    for (int q = 0; q < kWholeEval; ++q) {
+      const SampleOutcome outcome = q < right ? SampleOutcome::kCorrect : SampleOutcome::kWrong;
+      ASSERT_TRUE(writer.WriteSample(cr, {std::to_string(q), outcome, "", "", 0, 0, ""}).ok());
+    }
     const double accuracy = static_cast<double>(right) / kWholeEval;
     ASSERT_TRUE(writer.FinishCase(cr, {"gsm8k/test_gsm8k_accuracy_1", CaseStatus::kPass, 1, "",
                                        {{"accuracy", accuracy, kWholeEval, {}, {}}}, {}}).ok());
@@ -297,6 +300,25 @@ TEST(BisectQuestionsFileE2E, KeysChosenByTheSearchOrEveryQuestionWithFullEvals) 
   EXPECT_EQ(chosen, 1) << "the step inside the range had its questions chosen";
   for (const std::string& file : bisect("full", {"--full-evals"}))
     EXPECT_NE(file.find("\n*\n"), std::string::npos) << "--full-evals: every question: " << file;
+}
+
+// The headline metric's direction comes from its suite table (gsm8k: accuracy, higher is
+// better): a case whose accuracy rose from the known-good end to the known-bad one is no case
+// to bisect, though a metric of unknown direction would be searched for the way it moved.
+TEST(BisectMetricE2E, AHeadlineThatRoseIsNoCaseWorse) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 8);
+  const std::string db = (dir / "h.db").string();
+  ASSERT_NO_FATAL_FAILURE(StoreEndsQuestionByQuestion(dir, shas, db, 1200, 1220));
+  auto r = RunHarness({"bisect", "--good", shas[0], "--bad", shas[7], "--metric", "gsm8k", "--repo",
+                       (dir / "repo").string(), "--db", db, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["verdict"], "no-culprit") << r.out;
+  EXPECT_EQ(j["cases"], Json::array()) << r.out;
+  EXPECT_EQ(j["runs"], 0) << r.out;
+  EXPECT_EQ(j["reason"],
+            fmt::format("no case of gsm8k is worse at {} than at {}", ShortSha(shas[7]), ShortSha(shas[0])));
 }
 
 }  // namespace
