@@ -1,10 +1,9 @@
 #include "harness/bisect/bisector.h"
 
-#include <sqlite3.h>
-
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "harness/testing/sqlite_test_util.h"
 #include "harness/testing/test_util.h"
 
 namespace harness::bisect {
@@ -40,14 +39,7 @@ TEST(RunBisect, EachNumberOutOfItsRangeIsAUsageErrorNamingItsFlag) {
     EXPECT_EQ(outcome.error().code, ExitCode::kUsage) << c.flag;
     EXPECT_EQ(outcome.error().message.rfind(std::string(c.flag) + ": ", 0), 0u) << outcome.error().message;
   }
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open((dir / "h.db").c_str(), &h), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM bisect_sessions", -1, &st, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int64(st, 0), 0) << "nothing stored";
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  EXPECT_EQ(testing_util::CountOf(dir / "h.db", "SELECT COUNT(*) FROM bisect_sessions"), 0) << "nothing stored";
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/store.h"
+#include "harness/testing/in_a_child.h"
 #include "harness/testing/test_util.h"
 #include "harness/util/git.h"
 #include "harness/util/json_file.h"
@@ -235,22 +236,14 @@ TEST(SessionLock, AStoredStatusOutsideTheWordsIsAnErrorNamingIt) {
 TEST(SessionLock, ALockThatCannotBeWrittenIsAnErrorAndLeavesNoFile) {
   TempDir dir;
   const fs::path db = dir / "h.db";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  EXPECT_TRUE(testing_util::TrueInAChild([&] {
     signal(SIGXFSZ, SIG_IGN);
     const rlimit none{0, 0};
     setrlimit(RLIMIT_FSIZE, &none);
     auto lock = SessionLock::Create(db);
-    _exit(!lock.ok() && lock.error().code == ExitCode::kInfra &&
-                  lock.error().message.find("cannot write") != std::string::npos
-              ? 0
-              : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "Create must fail naming the write";
+    return !lock.ok() && lock.error().code == ExitCode::kInfra &&
+           lock.error().message.find("cannot write") != std::string::npos;
+  })) << "Create must fail naming the write";
   for (const auto& e : fs::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().filename().string().find("h.db.bisect-pending-"), std::string::npos) << e.path();
 }

@@ -89,18 +89,31 @@ TEST(SlurmCommand, OnlyAJobThatEndedByItselfLetsTheExitCodeCount) {
   }
 }
 
-// SettledSlurmJobs with `squeue` replaced by the given script (first on PATH), and the
-// seconds it took.
+// A tool of the given name and script first on PATH for as long as this lives (a scheduler
+// command that fails as a real one does when its controller is down); PATH is restored after.
+class FakeToolFirstOnPath {
+ public:
+  FakeToolFirstOnPath(const std::string& name, const std::string& script)
+      : saved_path_(getenv("PATH") ? getenv("PATH") : "") {
+    testing_util::WriteFile(bin_ / name, script);
+    std::filesystem::permissions(bin_ / name, std::filesystem::perms::owner_all);
+    setenv("PATH", (bin_.path().string() + ":" + saved_path_).c_str(), 1);
+  }
+  ~FakeToolFirstOnPath() { setenv("PATH", saved_path_.c_str(), 1); }
+  FakeToolFirstOnPath(const FakeToolFirstOnPath&) = delete;
+  FakeToolFirstOnPath& operator=(const FakeToolFirstOnPath&) = delete;
+
+ private:
+  testing_util::TempDir bin_;
+  std::string saved_path_;
+};
+
+// SettledSlurmJobs with `squeue` replaced by the given script, and the seconds it took.
 std::pair<Result<std::vector<SlurmJob>>, double> SettledWithSqueue(const std::string& script) {
-  testing_util::TempDir bin;
-  testing_util::WriteFile(bin / "squeue", script);
-  std::filesystem::permissions(bin / "squeue", std::filesystem::perms::owner_all);
-  const std::string path = getenv("PATH") ? getenv("PATH") : "";
-  setenv("PATH", (bin.path().string() + ":" + path).c_str(), 1);
+  FakeToolFirstOnPath squeue("squeue", script);
   const auto start = std::chrono::steady_clock::now();
   auto jobs = SettledSlurmJobs("harness-bisect-9-s0-999999999999", 20);
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  setenv("PATH", path.c_str(), 1);
   return {std::move(jobs), waited};
 }
 
@@ -120,14 +133,11 @@ TEST(SlurmCommand, AControllerThatCannotBeAskedIsAnErrorNotAJobList) {
 // and exits 1) is an error naming scancel and its words: the caller must learn the job may
 // still be queued.
 TEST(SlurmCommand, AScancelThatFailsIsAnErrorNamingIt) {
-  testing_util::TempDir bin;
-  testing_util::WriteFile(bin / "scancel",
-                          "#!/bin/sh\necho 'scancel: error: Unable to contact slurm controller' >&2\nexit 1\n");
-  std::filesystem::permissions(bin / "scancel", std::filesystem::perms::owner_all);
-  const std::string path = getenv("PATH") ? getenv("PATH") : "";
-  setenv("PATH", (bin.path().string() + ":" + path).c_str(), 1);
-  const Status cancelled = CancelSlurmJobs("harness-bisect-9-s0-999999999999");
-  setenv("PATH", path.c_str(), 1);
+  const Status cancelled = [] {
+    FakeToolFirstOnPath scancel("scancel",
+                                "#!/bin/sh\necho 'scancel: error: Unable to contact slurm controller' >&2\nexit 1\n");
+    return CancelSlurmJobs("harness-bisect-9-s0-999999999999");
+  }();
   ASSERT_FALSE(cancelled.ok());
   EXPECT_NE(cancelled.error().message.find("scancel failed (exit code 1)"), std::string::npos)
       << cancelled.error().message;

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/testing/in_a_child.h"
 #include "harness/testing/test_util.h"
 #include "runners/openai/http_get.h"
 #include "runners/openai/openai_config.h"
@@ -209,9 +209,7 @@ constexpr bool kUnderAsan = false;
 TEST(LaunchedServer, NoSocketForThePortIsAnErrorWithTheSystemsReason) {
   if (kUnderAsan) GTEST_SKIP() << "the sanitizers need descriptors of their own";
   TempDir dir;
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  EXPECT_TRUE(testing_util::TrueInAChild([&] {
     for (int fd = 0; fd < 3; ++fd)
       if (fcntl(fd, F_GETFD) == -1) open("/dev/null", O_RDWR);
     rlimit limit{};
@@ -220,12 +218,8 @@ TEST(LaunchedServer, NoSocketForThePortIsAnErrorWithTheSystemsReason) {
     setrlimit(RLIMIT_NOFILE, &limit);
     auto r = LaunchedServer::Launch(Settings({"true"}), {"http://127.0.0.1:{port}", "M", ""}, dir / "server.log");
     const std::string want = std::string("cannot pick a port for the server: ") + std::strerror(EMFILE);
-    _exit(!r.ok() && r.error().code == ExitCode::kInfra && r.error().message.find(want) != std::string::npos ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the launch must fail naming the socket's reason";
+    return !r.ok() && r.error().code == ExitCode::kInfra && r.error().message.find(want) != std::string::npos;
+  })) << "the launch must fail naming the socket's reason";
   EXPECT_FALSE(std::filesystem::exists(dir / "server.log")) << "nothing started";
 }
 
