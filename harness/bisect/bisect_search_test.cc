@@ -203,6 +203,26 @@ TEST(BisectSearch, ARunBudgetEndsAmbiguousWithACredibleRange) {
   EXPECT_GE(d.range.back(), 40);
 }
 
+// A decision without an answer (still searching, or out of runs) carries the posterior of
+// the best answer so far: "no culprit" when that leads (a bad end that failed once, then
+// passed), not the leading culprit's smaller share.
+TEST(BisectSearch, ADecisionWithoutAnAnswerCarriesTheLeadingPosterior) {
+  for (int max_runs : {30, 0}) {
+    SearchOptions o;
+    o.max_runs = max_runs;
+    Search s(17, {SeriesSpec{}}, o);
+    s.Add({0, 0, true, 0, false});
+    s.Add({16, 0, true, 0, true});
+    s.Add({16, 0, true, 0, false});
+    const auto post = s.Posterior();
+    ASSERT_GT(post[0], *std::max_element(post.begin() + 1, post.end()));
+    ASSERT_LT(post[0], o.confidence);
+    const Decision d = s.Decide();
+    EXPECT_EQ(d.verdict, max_runs ? Verdict::kSearching : Verdict::kAmbiguous);
+    EXPECT_NEAR(d.confidence, post[0], 1e-12) << "max_runs " << max_runs;
+  }
+}
+
 struct SimTally {
   int correct = 0;
   double mean_runs = 0;

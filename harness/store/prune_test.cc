@@ -77,6 +77,35 @@ TEST(PruneSamples, TheShardsOfOneNightlyCountOnceAndEachIdentityHasItsOwnWindow)
   EXPECT_EQ(zero->in_window, 0);
 }
 
+// Each run outside the window is described by its own commit, start, nightly and sizes (what
+// `prune` prints for it): two runs that differ in every one, neither given the other's or
+// another column's.
+TEST(PruneSamples, EachRunOutsideTheWindowCarriesItsOwnCommitStartNightlyAndSizes) {
+  TempDir dir;
+  auto store = std::move(Store::Open(dir / "h.db")).value();
+  const int64_t first = AddRun(*store, 1, "a", "night-1", "0/1", 2);
+  const int64_t second = AddRun(*store, 2, "a", "night-2", "0/1", 5);
+  AddRun(*store, 3, "a", "night-3", "0/1", 1);
+  auto plan = store->PlanPrune({.keep_nightlies = 1});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->outside.size(), 2u);
+  const struct {
+    int64_t run;
+    int ordinal;
+    const char* nightly;
+    int64_t samples;
+  } want[] = {{first, 1, "night-1", 2}, {second, 2, "night-2", 5}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const PruneCandidate& c = plan->outside[i];
+    EXPECT_EQ(c.run_id, want[i].run);
+    EXPECT_EQ(c.sha, fmt::format("{:040x}", want[i].ordinal));
+    EXPECT_EQ(c.started_at, store->reader().Run(want[i].run)->started_at);
+    EXPECT_EQ(c.nightly, want[i].nightly);
+    EXPECT_EQ(c.samples, want[i].samples);
+    EXPECT_EQ(c.completion_bytes, want[i].samples) << "one byte each";
+  }
+}
+
 TEST(PruneSamples, KeepsTheBaselineOfAResultInTheWindowAndDeletesTheRest) {
   TempDir dir;
   auto store = std::move(Store::Open(dir / "h.db")).value();
