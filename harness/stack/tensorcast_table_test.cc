@@ -173,8 +173,8 @@ TEST(TensorCastTable, MalformedInputNamesLineAndColumn) {
 // last or not, and lines that start with dashes but hold words), is "no table" counting its
 // lines: never a table found at its last lines.
 TEST(TensorCastTable, ALogWithoutATableOfAnyLengthIsNoTable) {
-  const std::vector<std::string> log = {"compile failed", "----", "--- retry 2 of 3 ---", "see the log above",
-                                        "----  -----", "-- done --"};
+  const std::vector<std::string> log = {"compile failed",    "----",        "--- retry 2 of 3 ---",
+                                        "see the log above", "----  -----", "-- done --"};
   for (std::size_t n = 1; n <= log.size(); ++n) {
     std::string text;
     for (std::size_t i = 0; i < n; ++i) text += log[i] + "\n";
