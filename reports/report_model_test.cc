@@ -644,6 +644,7 @@ TEST(ReportChanges, NewFailuresPairedRegressionsAndFixesComeWithTheirReason) {
   EXPECT_EQ(m->changes[2].case_id, "g/acc_0");
   EXPECT_EQ(m->changes[3].kind, ChangeKind::kFixed);
   EXPECT_EQ(m->changes[3].case_id, "s/b_0");
+  EXPECT_EQ(m->changes[3].no_culprit.rfind("a fix: ", 0), 0u) << m->changes[3].no_culprit;
   // s/c_0 still fails: no change. The night: an error makes it INCOMPLETE.
   EXPECT_EQ(m->night.verdict, NightVerdict::kIncomplete);
   EXPECT_EQ(m->night.counts.regressed, 1);

@@ -334,6 +334,14 @@ TEST(BisectSearch, UnansweredQuestionsAreNoEvidence) {
   Search with_dashed = ThreeCommits();
   with_dashed.Add(dashed);
   EXPECT_NEAR(with_dashed.Posterior()[1], with_partial.Posterior()[1], 1e-12) << "any non-answer character";
+  // Outcomes shorter than the series (a smaller eval's run) hold only their own questions:
+  // cut from a whole run, whatever the string kept past its end is not read.
+  Observation cut = RunAt(1, {0, 1, 2, 3, 4, 5, 6, 7});
+  cut.questions.resize(8);
+  Search with_cut = ThreeCommits();
+  with_cut.Add(cut);
+  for (std::size_t j = 0; j < before.size(); ++j)
+    EXPECT_NEAR(with_cut.Posterior()[j], with_partial.Posterior()[j], 1e-12) << j;
 }
 
 // A run inside the range evaluates the questions the ends disagree on (and a control set);
@@ -854,6 +862,7 @@ TEST(BisectSearchPriors, TheWatchedCommitsTogetherHoldTheWatchedPrior) {
     }
   EXPECT_LT(UnwatchedWeight(3, 61), UnwatchedWeight(13, 51)) << "a narrower list weighs the others less";
   EXPECT_EQ(UnwatchedWeight(40, 24, 0.5), 1) << "most commits watched: no prior above theirs";
+  EXPECT_NEAR(UnwatchedWeight(1, 1, 0.7), 0.3 / 0.7, 1e-12) << "a range of two commits, one watched";
   for (auto [watched, unwatched] : {std::pair{0, 64}, {64, 0}, {0, 0}}) EXPECT_EQ(UnwatchedWeight(watched, unwatched), 1);
   for (double p : {0.0, 1.0, -1.0, 1.5, std::nan("")}) EXPECT_EQ(UnwatchedWeight(5, 59, p), 1) << p << " is no probability";
 }

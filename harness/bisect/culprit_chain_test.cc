@@ -153,6 +153,23 @@ TEST(CulpritChain, CulpritsAtTheEdgesOfTheRangeLeaveEmptyPartsUnsearched) {
   }
 }
 
+// A range of one commit (the known-bad end is the known-good end's child): that commit is
+// the culprit, the only position a change can be at, whatever --max-culprits allows.
+TEST(CulpritChain, ARangeOfOneCommitNamesIt) {
+  for (int max_changes : {1, kUpToThree}) {
+    CulpritChain chain(2, {SeriesSpec{true, 0.0025}}, SearchOptions{}, max_changes);
+    const Decision d = RunLevels(chain, Levels(1, {{1, -0.03}}));
+    ASSERT_EQ(d.verdict, Verdict::kCulprit) << max_changes;
+    EXPECT_EQ(d.culprit, 1);
+    ASSERT_EQ(d.changes.size(), 1u);
+    EXPECT_EQ(d.changes[0].position, 1);
+    EXPECT_FALSE(d.unsettled);
+    const auto post = chain.Posterior();
+    ASSERT_EQ(post.size(), 2u) << "no culprit, and the one commit";
+    EXPECT_NEAR(post[0] + post[1], 1, 1e-12);
+  }
+}
+
 // The second search starts where the first culprit is, so it is found even when the first
 // search names the larger, later drop first (the parent's side is asked too).
 TEST(CulpritChain, TheSmallerEarlierDropIsFoundWhenTheLargerOneIsNamedFirst) {

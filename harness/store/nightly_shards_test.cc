@@ -48,6 +48,21 @@ TEST(NightlyShards, NamesMissingAndUnfinishedShardsPerLogicalRun) {
   EXPECT_EQ(NightlyGapText(unfinished[0]), "nightly n at abc123400000: shards 0/3, 1/3 did not finish");
 }
 
+// A replaced attempt is called unfinished only while it still runs: one that ended in an
+// error (a CI job killed mid-shard, marked so) or failed is kept as a rerun without the word.
+TEST(NightlyShards, OnlyAReplacedAttemptStillRunningIsCalledUnfinished) {
+  std::vector<RunRow> runs;
+  for (RunStatus status : {RunStatus::kRunning, RunStatus::kError, RunStatus::kFail, RunStatus::kPass}) {
+    runs.push_back(Row("n", "0/2", status));
+    runs.back().id = runs.back().attempt = static_cast<int>(runs.size());
+    if (status != RunStatus::kPass) runs.back().superseded_by = 4;
+  }
+  const std::string by = "nightly n at abc123400000: shard 0/2: attempt 4 (run 4) replaces ";
+  EXPECT_EQ(ReplacedAttemptTexts(runs), (std::vector<std::string>{by + "attempt 1 (run 1, unfinished, kept as a rerun)",
+                                                                  by + "attempt 2 (run 2, kept as a rerun)",
+                                                                  by + "attempt 3 (run 3, kept as a rerun)"}));
+}
+
 TEST(NightlyShards, AFinishedRerunOfAShardCountsAndIdentitiesAreApart) {
   // A shard that ran twice, once killed and once to the end, is present.
   EXPECT_TRUE(NightlyGaps({Row("n", "0/2", RunStatus::kRunning), Row("n", "0/2"), Row("n", "1/2")}).empty());
