@@ -1,11 +1,15 @@
 #include "harness/bisect/session_lock.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -246,6 +250,39 @@ TEST(SessionLock, ALockThatCannotBeWrittenIsAnErrorAndLeavesNoFile) {
   })) << "Create must fail naming the write";
   for (const auto& e : fs::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().filename().string().find("h.db.bisect-pending-"), std::string::npos) << e.path();
+}
+
+// A signal caught while waiting for another bisect's registry lock (the stop signals'
+// handler is installed without SA_RESTART, so flock returns EINTR) is no error: the wait goes
+// on, and a stop is acted on where the bisect looks for it. Here SIGUSR1, with a handler that
+// does nothing, is sent again and again to the waiting thread until the lock is let go.
+TEST(SessionLock, ASignalWhileWaitingForTheRegistryLockIsNoError) {
+  TempDir dir;
+  const fs::path db = dir / "h.db";
+  struct sigaction quiet {
+  }, old{};
+  quiet.sa_handler = [](int) {};
+  sigemptyset(&quiet.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &quiet, &old), 0);
+  const int held = open((dir / "h.db.bisect.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX), 0);
+  std::atomic<bool> returned = false;
+  std::string outcome;  // read once the waiter has ended
+  std::thread waiter([&] {
+    auto lock = SessionLock::Create(db);
+    outcome = lock.ok() ? "locked" : lock.error().message;
+    returned = true;
+  });
+  for (int i = 0; i < 20; ++i) {
+    pthread_kill(waiter.native_handle(), SIGUSR1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(returned) << "it waits while the registry is held";
+  close(held);  // lets go of the lock
+  waiter.join();
+  sigaction(SIGUSR1, &old, nullptr);
+  EXPECT_EQ(outcome, "locked");
 }
 
 }  // namespace session_lock_test
