@@ -430,25 +430,35 @@ TEST_F(ReportModelTest, WithoutRerunsTheGateIsTheBinomialQuestion) {
 }
 
 // A tolerance measured once, at one commit: nothing tells its spread yet, and the row says
-// how to measure it.
+// how to measure it. Measured again alike (0.75 twice, exact in binary: no spread at all), it
+// is settled by its two results, not "one result only".
 TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
   testing_util::TempDir dir;
   auto store = std::move(Store::Open(dir / "one.db")).value();
   const std::string sha = fmt::format("{:040x}", 0xfeed01);
   const int64_t c = *store->writer().UpsertCommit({sha, {}, 1, 0, "one"});
-  const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
-  const int64_t k = *store->writer().BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
-  ASSERT_TRUE(
-      store->writer()
-          .FinishCase(k,
-                      {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "", {{"gemm_max_bound_use", 0.8, 0, {}, {}}}, {}})
-          .ok());
-  ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
+  auto measure = [&] {
+    const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+    const int64_t k = *store->writer().BeginCase(run, "kernels", "kernels/test_gemm_0", "{}");
+    ASSERT_TRUE(
+        store->writer()
+            .FinishCase(
+                k, {"kernels/test_gemm_0", CaseStatus::kPass, 0.1, "", {{"gemm_max_bound_use", 0.75, 0, {}, {}}}, {}})
+            .ok());
+    ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kPass).ok());
+  };
+  measure();
   auto m = BuildReport(*store, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->flaky.size(), 1u);
   EXPECT_EQ(m->flaky[0].kind, FlakyKind::kTolerance);
   EXPECT_EQ(m->flaky[0].settle, fmt::format("one result only: rerun {} to measure its spread", sha.substr(0, 12)));
+  measure();
+  auto twice = BuildReport(*store, {});
+  ASSERT_TRUE(twice.ok()) << twice.error().message;
+  ASSERT_EQ(twice->flaky.size(), 1u);
+  EXPECT_EQ(twice->flaky[0].estimate.sigma, 0);
+  EXPECT_EQ(twice->flaky[0].settle, "settled: the mean of 2 results clears the threshold");
 }
 
 TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) {

@@ -444,6 +444,27 @@ TEST(BisectTrustE2E, AMetricTargetNeedsAStoredValue) {
   }
 }
 
+// A command that aborts (an exit of 128 or more, git's convention) while a metric target's
+// ends are first run is an error naming the end, its exit and its stderr: nothing stored
+// there is read as if the run had ended.
+TEST(BisectTrustE2E, ACommandThatAbortsWhileTheEndsAreFirstRunStopsNamingIt) {
+  TempDir dir;
+  auto shas = testing_util::MakeGitRepo(dir / "repo", 6, [](int i) {
+    return std::map<std::string, std::string>{{"n.txt", std::to_string(i)}};
+  });
+  auto r = RunHarness(
+      {"bisect", "--good", shas[0], "--bad", shas[5], "--metric", "gsm8k", "--repo", (dir / "repo").string(), "--db",
+       (dir / "h.db").string(), "--format", "json", "--", "sh", "-c", "echo 'the node went away' >&2; exit 200"},
+      {.timeout_s = 300});
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("the command exited 200 at the known-good end " + ShortSha(shas[0]) +
+                       ": that aborts the bisect (git's convention)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the node went away"), std::string::npos) << r.err;
+}
+
 // bisect --auto: a confirming rerun that could not test (exit 2 here: the relative stack
 // config again) is no confirmation; the regression is reported unconfirmed, with why, and
 // not bisected. Before, its exit code "confirmed" it and the bisect named a wrong culprit.
@@ -1020,6 +1041,20 @@ struct Nightlies {
     return rows.ok() ? rows->size() : 0;
   }
 };
+
+// bisect --auto: a confirming rerun that aborts (exit 200) is an error naming the commit and
+// its stderr, not a rerun that stored nothing (which would report the regression unconfirmed).
+TEST(BisectTrustE2E, AConfirmingRerunThatAbortsIsAnErrorNamingIt) {
+  Nightlies n;
+  auto r = RunHarness({"bisect", "--auto", "--db", n.db, "--repo", n.repo, "--format", "json", "--", "sh", "-c",
+                       "echo 'no GPU on this node' >&2; exit 200"},
+                      {.timeout_s = 300});
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_NE(r.err.find("the command exited 200 confirming at " + ShortSha(n.shas[5]) + ": no answer"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("no GPU on this node"), std::string::npos) << r.err;
+}
 
 // A second bisect --auto of the same nightly reports the stored answer and runs nothing; the
 // report counts each regression once; --again answers anew and replaces it.
