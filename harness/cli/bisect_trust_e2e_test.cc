@@ -1023,11 +1023,17 @@ struct Nightlies {
   }
   // bisect --auto whose command first sleeps `sleep` seconds.
   std::vector<std::string> Args(const std::string& sleep, std::vector<std::string> flags = {}) {
+    return ArgsWith(
+        {"sh", "{worktree}/run.sh", sleep, testing_util::kHarnessBinary, "run", "--db", "{db}", "--repo", "{worktree}",
+         "--commit", "{sha}", "--suite", "sequence_parallel", "--stack-config", "{worktree}/stack.json"},
+        std::move(flags));
+  }
+  // bisect --auto with this command.
+  std::vector<std::string> ArgsWith(const std::vector<std::string>& command, std::vector<std::string> flags = {}) {
     std::vector<std::string> args = {"bisect", "--auto", "--db", db, "--repo", repo, "--format", "json"};
     args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {"--", "sh", "{worktree}/run.sh", sleep, testing_util::kHarnessBinary, "run", "--db", "{db}", "--repo",
-                             "{worktree}", "--commit", "{sha}", "--suite", "sequence_parallel", "--stack-config",
-                             "{worktree}/stack.json"});
+    args.push_back("--");
+    args.insert(args.end(), command.begin(), command.end());
     return args;
   }
   size_t Stored(const char* what) {
@@ -1046,9 +1052,7 @@ struct Nightlies {
 // its stderr, not a rerun that stored nothing (which would report the regression unconfirmed).
 TEST(BisectTrustE2E, AConfirmingRerunThatAbortsIsAnErrorNamingIt) {
   Nightlies n;
-  auto r = RunHarness({"bisect", "--auto", "--db", n.db, "--repo", n.repo, "--format", "json", "--", "sh", "-c",
-                       "echo 'no GPU on this node' >&2; exit 200"},
-                      {.timeout_s = 300});
+  auto r = RunHarness(n.ArgsWith({"sh", "-c", "echo 'no GPU on this node' >&2; exit 200"}), {.timeout_s = 300});
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
   EXPECT_NE(r.err.find("the command exited 200 confirming at " + ShortSha(n.shas[5]) + ": no answer"),
             std::string::npos)

@@ -30,7 +30,8 @@
 namespace harness::testing_util {
 
 // Whether this build runs under AddressSanitizer (the asan preset; GCC and clang spell it
-// differently). Only measurements ASan itself changes, such as peak RSS, may depend on it.
+// differently). Only what ASan itself changes may depend on it: measurements such as peak
+// RSS, and a process left without file descriptors (the sanitizers' runtime needs its own).
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool kAddressSanitizer = true;
 #elif defined(__has_feature)

@@ -187,27 +187,13 @@ TEST(LaunchedServer, TheLogIsNewAndOnlyTheTailOfTheOutputIsQuoted) {
   EXPECT_EQ(ReadFile(dir / "noisy.log").size(), 5004u);
 }
 
-// Built with AddressSanitizer (and so UBSan, in this project's sanitizer builds): gcc
-// defines __SANITIZE_ADDRESS__, clang answers __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kUnderAsan = true;
-#else
-constexpr bool kUnderAsan = false;
-#endif
-#else
-constexpr bool kUnderAsan = false;
-#endif
-
 // No socket for picking the port (the process is out of file descriptors): an error saying
 // so with the system's reason, before anything is started. In a child, whose limit ends with
 // it: descriptors 0-2 open, and no other may be made. Not under the sanitizers: their own
 // checks open a pipe, and without one they report the process instead (CI's plain build
 // runs it).
 TEST(LaunchedServer, NoSocketForThePortIsAnErrorWithTheSystemsReason) {
-  if (kUnderAsan) GTEST_SKIP() << "the sanitizers need descriptors of their own";
+  if (testing_util::kAddressSanitizer) GTEST_SKIP() << "the sanitizers need descriptors of their own";
   TempDir dir;
   EXPECT_TRUE(testing_util::TrueInAChild([&] {
     for (int fd = 0; fd < 3; ++fd)
