@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -459,6 +460,35 @@ TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
   ASSERT_EQ(twice->flaky.size(), 1u);
   EXPECT_EQ(twice->flaky[0].estimate.sigma, 0);
   EXPECT_EQ(twice->flaky[0].settle, "settled: the mean of 2 results clears the threshold");
+}
+
+// A gated accuracy stored without its count of questions (an imported value) gives no
+// binomial question to ask, so no gate row; the same value with its count gives one. Each
+// run is one commit's only run, so no rerun noise is measured either.
+TEST(ReportFlaky, AGatedAccuracyWithoutACountOfQuestionsIsNoGateRow) {
+  for (const int64_t n : {int64_t{0}, int64_t{1000}}) {
+    testing_util::TempDir dir;
+    auto store = std::move(Store::Open(dir / "gate.db")).value();
+    const std::string sha = fmt::format("{:040x}", 0xfeed02);
+    const int64_t c = *store->writer().UpsertCommit({sha, {}, 1, 0, "one"});
+    const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
+    const int64_t k = *store->writer().BeginCase(run, "eval", "eval/test_gsm8k_0", "{}");
+    ASSERT_TRUE(store->writer()
+                    .FinishCase(k, {"eval/test_gsm8k_0",
+                                    CaseStatus::kFail,
+                                    0.1,
+                                    "",
+                                    {{"accuracy", 0.905, n, {}, {}}, {"gate", 0.91, 0, {}, {}}},
+                                    {}})
+                    .ok());
+    ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kFail).ok());
+    auto m = BuildReport(*store, {});
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    const auto gates =
+        std::count_if(m->flaky.begin(), m->flaky.end(), [](const FlakyEntry& e) { return e.kind == FlakyKind::kGate; });
+    EXPECT_EQ(gates, n > 0 ? 1 : 0) << n << " questions";
+    for (const FlakyEntry& e : m->flaky) EXPECT_TRUE(std::isfinite(e.estimate.probability)) << e.detail;
+  }
 }
 
 TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) {

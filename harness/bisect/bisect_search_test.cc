@@ -386,6 +386,7 @@ TEST(BisectSearch, QuestionsForOneSeriesAreChosenFromItsOwnRunsAlone) {
 
 // Each series keeps the flip rates it was given, in whatever order the series are given
 // theirs: rates set for a lower series after a higher one leave the higher one's in place.
+// Rates for a negative series belong to no series and change nothing.
 TEST(BisectSearch, FlipRatesOfEachSeriesStayWhateverTheOrderTheyAreSet) {
   std::vector<std::string> history(4, std::string(400, '1'));
   for (int q = 0; q < 40; ++q) history[q % 4][q] = '0';  // questions 0-39 flipped before
@@ -402,7 +403,9 @@ TEST(BisectSearch, FlipRatesOfEachSeriesStayWhateverTheOrderTheyAreSet) {
     return s.Posterior();
   };
   const auto both = make({1, 0}), other_order = make({0, 1}), first_only = make({0});
+  const auto with_negative = make({-1, 1, -7, 0});
   for (int j = 0; j < 3; ++j) EXPECT_NEAR(both[j], other_order[j], 1e-12) << j;
+  for (int j = 0; j < 3; ++j) EXPECT_NEAR(with_negative[j], both[j], 1e-12) << j;
   EXPECT_GT(std::abs(both[1] - first_only[1]), 1e-6) << "series 1's rates must matter for the test to tell";
 }
 
@@ -630,6 +633,59 @@ TEST(BisectSearchParallel, ABatchOfCutsIsPlacedTogetherWhereThePartsAreMostEven)
   ASSERT_EQ(beside.size(), 3u);
   EXPECT_EQ(std::count(beside.begin(), beside.end(), 31), 0) << ::testing::PrintToString(beside);
   for (int c : beside) EXPECT_TRUE(c > 31 && c < 40) << ::testing::PrintToString(beside);
+}
+
+// The entropy (nats) of which part between the sorted cuts holds the culprit, "no culprit"
+// counted with the part after the last cut: what a batch of runs at the cuts can tell.
+double PartsEntropy(const std::vector<double>& post, const std::vector<int>& cuts) {
+  std::vector<double> parts(cuts.size() + 1, 0.0);
+  for (int j = 1; j < static_cast<int>(post.size()); ++j)
+    parts[std::lower_bound(cuts.begin(), cuts.end(), j) - cuts.begin()] += post[j];
+  parts.back() += post[0];
+  double h = 0;
+  for (double p : parts)
+    if (p > 0) h -= p * std::log(p);
+  return h;
+}
+
+// The highest PartsEntropy of any `count` cuts among `free`, every choice tried.
+double BestPartsEntropy(const std::vector<double>& post, const std::vector<int>& free, std::size_t count,
+                        std::vector<int>& cuts, std::size_t from = 0) {
+  if (cuts.size() == count) return PartsEntropy(post, cuts);
+  double best = 0;
+  for (std::size_t i = from; i < free.size(); ++i) {
+    cuts.push_back(free[i]);
+    best = std::max(best, BestPartsEntropy(post, free, count, cuts, i + 1));
+    cuts.pop_back();
+  }
+  return best;
+}
+
+// Cuts placed together split the culprit posterior, not the commits, most evenly: with prior
+// weights that make a few commits of the live range likelier (watched paths), each batch's
+// partition is as even as the best of every choice of as many commits not run yet.
+TEST(BisectSearchParallel, ABatchOfCutsSplitsAnUnevenPosteriorMostEvenly) {
+  Search s(65, {SeriesSpec{}}, SearchOptions{});
+  std::vector<double> weights(65, 0.2);
+  for (int j : {30, 31, 36}) weights[j] = 1;
+  weights[38] = 3;
+  s.SetPriorWeights(weights);
+  const std::set<int> run = {0, 14, 28, 40, 52, 64};
+  for (int p : {0, 64}) s.Add({p, 0, true, 0, p >= 35});
+  for (int p : {14, 28, 40, 52, 64, 64}) s.Add({p, 0, true, 0, p >= 35}), s.CountRun();
+  const std::vector<double> post = s.Posterior();
+  std::vector<int> free;
+  for (int k = 1; k < 64; ++k)
+    if (!run.count(k)) free.push_back(k);
+  for (std::size_t slots : {2u, 3u, 4u}) {
+    std::vector<int> cuts = s.DecideBatch({}, static_cast<int>(slots));
+    std::sort(cuts.begin(), cuts.end());
+    ASSERT_EQ(cuts.size(), slots) << ::testing::PrintToString(cuts);
+    for (int c : cuts) EXPECT_FALSE(run.count(c)) << "a cut at a commit run already: " << c;
+    std::vector<int> scratch;
+    EXPECT_NEAR(PartsEntropy(post, cuts), BestPartsEntropy(post, free, slots, scratch), 1e-9)
+        << "cuts at " << ::testing::PrintToString(cuts);
+  }
 }
 
 // Metric values at the ends only, no drop between them: "no culprit" leads. Near the

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -72,6 +73,22 @@ std::string StepScript(bool bad) {
          (bad ? "1" : "0") + "\n";
 }
 
+// Each step that ran is told as a step when it ends, with its commit's verdict (a step
+// ended beside another is no confirming rerun of bisect --auto): bad from shas[k - 1] on.
+void ExpectEachStepToldWithItsVerdict(const std::vector<Interval>& steps, const std::vector<std::string>& shas, int k,
+                                      const std::string& err) {
+  for (const auto& s : steps) {
+    const auto index = std::find(shas.begin(), shas.end(), s.sha) - shas.begin();
+    const std::string told = fmt::format(": {} is {}", s.sha.substr(0, 12), index >= k - 1 ? "bad" : "good");
+    bool found = false;
+    std::istringstream lines(err);
+    for (std::string line; std::getline(lines, line) && !found;)
+      found = line.rfind("bisect step ", 0) == 0 && line.find(told) != std::string::npos;
+    EXPECT_TRUE(found) << "no line \"bisect step N" << told << "\" in:\n" << err;
+  }
+  EXPECT_EQ(err.find("confirm"), std::string::npos) << err;
+}
+
 // A scripted history of 24 commits, bad from commit 15 on, bisected with --jobs 2: two steps
 // overlap, the culprit is right, every step's leftover child ended with it but none was
 // ended by the other step's end, and the session's stored steps and rounds, `bisect log`
@@ -126,7 +143,7 @@ TEST(BisectJobsE2E, TwoStepsOverlapAndTheCulpritIsRight) {
   }
   EXPECT_EQ(command_steps, runs) << log.out;
   for (const auto& s : steps) EXPECT_GT(per_sha[s.sha], 0) << s.sha << " ran but is not in the log";
-  EXPECT_NE(r.err.find("bisect step"), std::string::npos) << r.err;
+  ExpectEachStepToldWithItsVerdict(steps, shas, k, r.err);
   for (const auto& e : fs::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().filename().string().find("h.db.bisect"), std::string::npos) << e.path();
 }

@@ -126,6 +126,19 @@ struct RealToolsFixture : ::testing::Test {
     return out;
   }
 
+  // A stored case result's metrics by name.
+  std::map<std::string, double> StoredMetrics(int64_t case_result_id) {
+    std::map<std::string, double> out;
+    auto store = Store::OpenReadOnly(db);
+    EXPECT_TRUE(store.ok());
+    if (!store.ok()) return out;
+    auto metrics = (*store)->reader().Metrics(case_result_id);
+    EXPECT_TRUE(metrics.ok()) << metrics.error().message;
+    if (metrics.ok())
+      for (const Metric& m : *metrics) out[m.name] = m.value;
+    return out;
+  }
+
   void CheckAgainst(const std::vector<Expected>& want, const std::map<std::string, StoredCase>& got,
                     const std::string& what) {
     EXPECT_EQ(got.size(), want.size()) << what;
@@ -326,6 +339,12 @@ TEST_F(RealToolsFixture, GoogleTestXmlAndJsonMatchAnIndependentParseAndEachOther
     }
   EXPECT_EQ(from_json.size(), tests);
   EXPECT_EQ(from_json.size(), from_xml.size());
+
+  // RecordProperty: a number (written as text or as an integer) is a metric by its name; a
+  // word is no metric, in either report.
+  const std::map<std::string, double> want_metrics = {{"max_abs_err", 0.25}, {"questions", 200}};
+  EXPECT_EQ(StoredMetrics(from_xml.at("gtest/Basic.Passes").id), want_metrics) << "xml";
+  EXPECT_EQ(StoredMetrics(from_json.at("gtest/Basic.Passes").id), want_metrics) << "json";
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "harness/store/store.h"
 #include "harness/testing/test_util.h"
 
@@ -112,6 +114,21 @@ TEST(CompareCase, AProportionRunsFromZeroToOneBothIncluded) {
     EXPECT_TRUE(c.unpaired.empty()) << outside;
     EXPECT_FALSE(c.regressed) << outside;
   }
+}
+
+// A proportion needs its count of questions on both sides: a side that stored none (an
+// imported value) has no interval, whichever side it is, and the fall is no regression.
+TEST(CompareCase, AProportionWithoutACountOnEitherSideGetsNoInterval) {
+  for (const auto& [n_a, n_b] : {std::pair{200, 0}, {0, 200}, {0, 0}}) {
+    auto c = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.76, n_a, {}, {}}}),
+                         Loaded(CaseStatus::kPass, {{"accuracy", 0.0, n_b, {}, {}}}));
+    EXPECT_TRUE(c.unpaired.empty()) << n_a << " and " << n_b << " questions";
+    EXPECT_FALSE(c.regressed) << n_a << " and " << n_b << " questions";
+    ASSERT_EQ(c.metrics.size(), 1u) << "the values are still shown";
+  }
+  auto counted = CompareCase("g/t_0", Loaded(CaseStatus::kPass, {{"accuracy", 0.76, 200, {}, {}}}),
+                             Loaded(CaseStatus::kPass, {{"accuracy", 0.0, 200, {}, {}}}));
+  EXPECT_TRUE(counted.regressed) << "the same fall counted on both sides";
 }
 
 // The unpaired check in both directions and with different n on the two sides: each

@@ -481,10 +481,12 @@ TEST(GtestJson, AFailureWinsOverASkip) {
 
 // A test's own fields are known by name; a RecordProperty may take the name of another
 // level's field (GoogleTest reserves only the test's own), and it is a metric like any other.
+// A property whose value is no number (a word, a list, null) is no metric.
 TEST(GtestJson, APropertyNamedAsAnotherLevelsFieldIsAMetric) {
   auto cases = ParseGtestJson(R"({"testsuites": [{"name": "S", "tests": 1, "testsuite": [
       {"name": "t", "status": "RUN", "result": "COMPLETED", "time": "0.5s", "testsuites": "3", "testsuite": "4",
-       "tests": "5", "disabled": "6", "errors": "7", "bound_use": 0.25}]}]})",
+       "tests": "5", "disabled": "6", "errors": "7", "bound_use": 0.25, "device": "cpu", "ranks": [1, 2],
+       "note": null}]}]})",
                               "p.json", "");
   ASSERT_TRUE(cases.ok()) << cases.error().message;
   ASSERT_EQ(cases->size(), 1u);

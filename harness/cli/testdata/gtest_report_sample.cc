@@ -1,10 +1,15 @@
 // A GoogleTest program whose reports (--gtest_output=xml and json) ingest_real_tools_e2e_test
-// imports: a pass with a RecordProperty, one test with two failed assertions, a DISABLED_
+// imports: a pass with RecordProperty (two numbers and a word), one test with two failed
+// assertions, a DISABLED_
 // test, a GTEST_SKIP, value- and type-parameterized tests. It fails on purpose, so it is
 // built but not registered with ctest.
 #include <gtest/gtest.h>
 
-TEST(Basic, Passes) { RecordProperty("max_abs_err", "0.25"); }
+TEST(Basic, Passes) {
+  RecordProperty("max_abs_err", "0.25");
+  RecordProperty("questions", 200);
+  RecordProperty("device", "cpu");
+}
 
 TEST(Basic, TwoFailures) {
   EXPECT_EQ(1, 2) << "first";
