@@ -106,6 +106,33 @@ TEST(BisectSearch, EachFailingRunOfAStatusMakesNoCulpritLessLikely) {
   }
 }
 
+// The status model's posterior is the flake model's, term for term: a run shows its
+// commit's status with probability 1 - flake_rate, and the hypotheses start from the prior
+// (no culprit, the rest shared evenly). Runs of every kind at several positions, each
+// hypothesis computed by hand.
+TEST(BisectSearch, TheStatusPosteriorIsTheFlakeModelsByHand) {
+  SearchOptions o;
+  o.flake_rate = 0.1;
+  Search s(5, {SeriesSpec{}}, o);
+  const std::vector<std::pair<int, bool>> runs = {{0, false}, {4, true}, {2, true}, {2, false},
+                                                  {1, false}, {3, true}, {4, true}, {1, true}};
+  for (const auto& [position, failed] : runs) s.Add({position, 0, true, 0, failed});
+  std::vector<double> want(5);
+  for (int culprit = 0; culprit < 5; ++culprit) {
+    double p = culprit == 0 ? o.prior_no_culprit : (1 - o.prior_no_culprit) / 4;
+    for (const auto& [position, failed] : runs) {
+      const bool bad = culprit > 0 && position >= culprit;
+      p *= failed == bad ? 1 - o.flake_rate : o.flake_rate;
+    }
+    want[culprit] = p;
+  }
+  double total = 0;
+  for (double p : want) total += p;
+  const std::vector<double> post = s.Posterior();
+  ASSERT_EQ(post.size(), 5u);
+  for (int j = 0; j < 5; ++j) EXPECT_NEAR(post[j], want[j] / total, 1e-12) << j;
+}
+
 TEST(BisectSearch, ASkippedNeighbourOfTheCulpritMakesItAmbiguous) {
   // Commit 9 cannot be tested; the culprit is 10: git's answer is "9 or 10".
   Search s(17, {SeriesSpec{}}, SearchOptions{});

@@ -29,6 +29,13 @@ std::string_view Word(StepVerdict v) { return WordIn(kStepVerdictWords, v); }
 std::string_view Word(LogLineKind k) { return WordIn(kLogLineKindWords, k); }
 std::optional<LogLineKind> ParseLogLineKind(std::string_view word) { return ParseIn(kLogLineKindWords, word); }
 
+StepVerdict StepVerdictOf(double p_bad, bool skipped, double confidence) {
+  if (skipped) return StepVerdict::kSkip;
+  if (p_bad >= confidence) return StepVerdict::kBad;
+  if (p_bad <= 1 - confidence) return StepVerdict::kGood;
+  return StepVerdict::kUnknown;
+}
+
 SessionStatus StatusOf(Verdict v) {
   switch (v) {
     case Verdict::kSearching: return SessionStatus::kRunning;

@@ -18,6 +18,9 @@ namespace harness::bisect {
 enum class StepVerdict { kGood, kBad, kUnknown, kSkip };
 // good, bad, unknown, skip.
 std::string_view Word(StepVerdict v);
+// Skip for a commit that could not be tested; else bad when P(bad) is at least the
+// confidence, good when it is at most 1 - confidence, unknown between.
+StepVerdict StepVerdictOf(double p_bad, bool skipped, double confidence);
 
 // What a line of a bisect log is (its "kind": `bisect --log` writes them, --replay reads them
 // back, docs/bisect.md): the session's header, then one line per step.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace harness::bisect {
 namespace bisect_words_test {
 
@@ -18,6 +20,22 @@ TEST(BisectWords, EachWordAsStored) {
   EXPECT_EQ(Word(RegressionKind::kStatus), "status");
   EXPECT_EQ(Word(RegressionKind::kGate), "gate");
   EXPECT_EQ(Word(RegressionKind::kPaired), "paired");
+}
+
+// A step's verdict at each side of both bounds, at two confidences; a skipped commit is
+// skip whatever its P(bad).
+TEST(BisectWords, AStepIsBadOrGoodFromTheConfidenceOnAndUnknownBetween) {
+  for (double c : {0.95, 0.75}) {
+    SCOPED_TRACE(c);
+    EXPECT_EQ(StepVerdictOf(c, false, c), StepVerdict::kBad);
+    EXPECT_EQ(StepVerdictOf(1, false, c), StepVerdict::kBad);
+    EXPECT_EQ(StepVerdictOf(std::nextafter(c, 0.0), false, c), StepVerdict::kUnknown);
+    EXPECT_EQ(StepVerdictOf(0.5, false, c), StepVerdict::kUnknown);
+    EXPECT_EQ(StepVerdictOf(std::nextafter(1 - c, 1.0), false, c), StepVerdict::kUnknown);
+    EXPECT_EQ(StepVerdictOf(1 - c, false, c), StepVerdict::kGood);
+    EXPECT_EQ(StepVerdictOf(0, false, c), StepVerdict::kGood);
+    for (double p : {0.0, 0.5, c, 1.0}) EXPECT_EQ(StepVerdictOf(p, true, c), StepVerdict::kSkip) << p;
+  }
 }
 
 TEST(BisectWords, EachWordReadsBackAsItself) {

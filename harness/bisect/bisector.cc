@@ -149,13 +149,6 @@ void AddObservations(CulpritChain& search, int position, const StepEvidence& evi
   if (evidence.skip) search.Skip(position);
 }
 
-StepVerdict StepVerdictOf(double p_bad, bool skipped, double confidence) {
-  if (skipped) return StepVerdict::kSkip;
-  if (p_bad >= confidence) return StepVerdict::kBad;
-  if (p_bad <= 1 - confidence) return StepVerdict::kGood;
-  return StepVerdict::kUnknown;
-}
-
 // The target of a bisect by status: the cases, each a series that fails or passes.
 BisectTarget StatusTarget(const BisectRequest& r) {
   BisectTarget t;

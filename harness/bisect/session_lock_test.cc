@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "harness/store/bisect_evidence.h"
 #include "harness/store/store.h"
 #include "harness/testing/in_a_child.h"
@@ -167,6 +169,45 @@ TEST(SessionLock, EachSlotOfADeadSessionIsCheckedAndUndoneOnItsOwn) {
   EXPECT_EQ(testing_util::WorktreeCount(repo), 1u);
   kill(commands[2], SIGKILL);
   waitpid(commands[2], nullptr, 0);
+}
+
+// A dead session's lock naming another repository than the one its session was begun with
+// (a lock copied beside another database) is not trusted, though the worktree it names is
+// one the harness made and that repository lists: the worktree stays and its command runs on.
+TEST(SessionLock, ALockNamingAnotherRepositoryThanItsSessionIsNotTrusted) {
+  BegunSession begun(1);
+  auto& [dir, db, store, shas, repo, id] = begun;
+  const auto other_shas = testing_util::MakeGitRepo(dir / "other", 1);
+  const fs::path other = fs::canonical(dir / "other");
+  auto folder = MakeWorktreeFolder();
+  ASSERT_TRUE(folder.ok());
+  const fs::path worktree = *folder / ShortSha(other_shas[0]);
+  ASSERT_TRUE(AddWorktree(other, worktree, other_shas[0]).ok());
+  const pid_t command = StartSleeper();
+  const auto who = IdentifyProcess(command);
+  ASSERT_TRUE(who.has_value());
+  WriteFile(dir / ("h.db.bisect-" + std::to_string(id) + ".lock"),
+            Json{{"pid", 1},
+                 {"repo", other.string()},
+                 {"worktree", worktree.string()},
+                 {"command", {{"pid", who->pid}, {"start_ticks", who->start_ticks}, {"boot_id", who->boot_id}}}}
+                .dump());
+  auto notes = RecoverDeadSessions(db, store->bisect_record());
+  std::string all;
+  for (const auto& n : notes.ok() ? *notes : std::vector<std::string>{}) all += n + "\n";
+  EXPECT_TRUE(notes.ok()) << notes.error().message;
+  EXPECT_TRUE(fs::exists(worktree)) << all;
+  EXPECT_FALSE(EndedWithin(command, 0.5)) << "the command of an untrusted lock was killed: " << all;
+  EXPECT_NE(all.find(fmt::format("its lock is not trusted, so nothing it names was killed or removed (worktree '{}'): "
+                                 "the session was begun with repository '{}', the lock names '{}'",
+                                 worktree.string(), repo.string(), other.string())),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(StatusOf(*store, id), "error") << "the session is ended all the same";
+  kill(command, SIGKILL);
+  waitpid(command, nullptr, 0);
+  static_cast<void>(RemoveWorktree(other, worktree));
+  fs::remove_all(*folder);
 }
 
 // A hand-edited or torn lock file is read without trust: wrong types are no crash, and a

@@ -347,6 +347,54 @@ TEST(BisectTrustE2E, AMetricKnownGoodEndThatMeasuresBadStops) {
   EXPECT_NE(r.err.find("(the known-good end's was "), std::string::npos) << r.err;
 }
 
+// The known-good end vouches for a metric's command unless its value lies at or beyond the
+// known-bad end's (and away from its own level). The command cannot test the first commit it
+// is given (it stores nothing), so the known-good end is run to tell a broken command from a
+// broken commit; there it measures far better than the end's nightly (a score of 0.99
+// against 0.90 stored, 0.80 at the bad end: 18 noise sigmas away, in the good direction). It
+// vouches all the same, and the search names the commit where the score falls.
+TEST(BisectTrustE2E, AMetricKnownGoodEndThatMeasuresBetterThanItsNightlyVouches) {
+  auto junit = [](double score) {
+    return fmt::format(R"(<?xml version="1.0"?><!-- RUN --><testsuites><testsuite name="x" tests="1">)"
+                       R"(<testcase name="y_0"><properties><property name="score" value="{}"/></properties>)"
+                       "</testcase></testsuite></testsuites>\n",
+                       score);
+  };
+  Steps s(
+      12, [](int) { return std::string(); },
+      [&](int i) {
+        return std::map<std::string, std::string>{{"result.xml", junit(i >= 10 ? 0.80 : 0.99)}};
+      });
+  for (auto [score, sha] : {std::pair{0.90, s.shas.front()}, {0.80, s.shas.back()}}) {
+    WriteFile(s.dir / "end.xml", junit(score));
+    auto r = RunHarness({"ingest", "--format", "junit", (s.dir / "end.xml").string(), "--case", "gsm8k/y_0", "--commit",
+                         sha, "--repo", s.repo, "--db", s.db});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // Stores nothing the first time; then ingests the worktree's result.xml (a unique copy).
+  WriteFile(s.dir / "store.sh", fmt::format("d=$(dirname \"$3\"); if [ ! -e \"$d/once\" ]; then touch \"$d/once\"; "
+                                            "exit 0; fi\nf=$(mktemp); sed \"s/RUN/$$/\" \"$1/result.xml\" > \"$f\"\n"
+                                            "\"{}\" ingest --format junit \"$f\" --case gsm8k/y_0 --commit \"$2\" "
+                                            "--repo \"$1\" --db \"$3\"; rc=$?; rm -f \"$f\"; exit $rc\n",
+                                            testing_util::kHarnessBinary));
+  auto r = RunHarness({"bisect",     "--good",      s.shas.front(), "--bad",     s.shas.back(),
+                       "--metric",   "gsm8k/score", "--case",       "gsm8k/y_0", "--noise-sigma",
+                       "0.005",      "--repo",      s.repo,         "--db",      s.db,
+                       "--format",   "json",        "--",           "sh",        (s.dir / "store.sh").string(),
+                       "{worktree}", "{sha}",       "{db}"},
+                      {.cwd = s.dir.path(), .timeout_s = 120});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const Json j = testing_util::StdoutJson(r);
+  EXPECT_EQ(j["verdict"], "culprit") << r.out;
+  EXPECT_EQ(j["culprit"], s.shas[9]) << r.out;
+  EXPECT_EQ(j["skipped"].size(), 1u) << "the commit the command could not test: " << r.out;
+  std::vector<double> good_end_values;
+  for (const auto& step : j["steps"])
+    if (step["commit"] == s.shas.front() && step["source"] == "command")
+      for (const auto& ob : step["evidence"]["observations"]) good_end_values.push_back(ob["value"].get<double>());
+  EXPECT_EQ(good_end_values, std::vector<double>{0.99}) << "the known-good end vouched by one run: " << r.out;
+}
+
 // A command that stores another case and exits 0: for a status target the exit code
 // speaks (git's convention), and the search finds the culprit its exit codes show; it is
 // never the other case's result that decides.

@@ -62,13 +62,15 @@ DECISION_FILES = {
     # step_exit.cc and slurm_step.cc decide whether a step's end is evidence at all;
     # step_pool.cc which steps run side by side (--jobs); culprit_chain.cc how many commits are
     # blamed; session_lock.cc whether a session's rows may be ended or resumed; the store's
-    # bisect_words.cc which stored word is which verdict; worktree_command.cc where a step runs,
-    # with what, and which step commands and timeouts are refused before any step.
+    # bisect_words.cc which stored word is which verdict, and the bisect's which verdict a step
+    # and a session get; worktree_command.cc where a step runs, with what, and which step
+    # commands and timeouts are refused before any step.
     "bisect": ["harness/bisect/bisect_search.cc", "harness/bisect/bisector.cc",
                "harness/bisect/question_choice.cc", "harness/bisect/step_exit.cc",
                "harness/bisect/slurm_step.cc", "harness/bisect/step_pool.cc",
                "harness/bisect/culprit_chain.cc", "harness/bisect/session_lock.cc",
-               "harness/store/bisect_words.cc", "harness/bisect/worktree_command.cc"],
+               "harness/store/bisect_words.cc", "harness/bisect/bisect_words.cc",
+               "harness/bisect/worktree_command.cc"],
     "auto-bisect": ["harness/bisect/auto_bisect.cc"],
     "prune": ["harness/store/prune.cc", "harness/store/store_prune.cc"],
     "merge": ["harness/store/store_merge.cc"],
