@@ -57,7 +57,7 @@ Result<std::vector<CommitInfo>> Positions(const BisectRequest& r, EvidenceReads&
     auto range = FirstParentRange(r.repo, good->sha, bad->sha);
     if (!range) return range.error();
     std::vector<CommitInfo> out = {*good};
-    for (const auto& sha : *range) out.push_back(CommitInfo{sha, {}, {}, {}, ""});
+    for (auto& c : *range) out.push_back(std::move(c));
     out.back() = *bad;
     return out;
   }

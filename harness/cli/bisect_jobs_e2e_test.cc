@@ -73,18 +73,23 @@ std::string StepScript(bool bad) {
          (bad ? "1" : "0") + "\n";
 }
 
-// Each step that ran is told as a step when it ends, with its commit's verdict (a step
-// ended beside another is no confirming rerun of bisect --auto): bad from shas[k - 1] on.
+// Each step that ran is told as a step when it starts, with its commit's subject, and when it
+// ends, with its verdict (a step ended beside another is no confirming rerun of bisect
+// --auto): bad from shas[k - 1] on.
 void ExpectEachStepToldWithItsVerdict(const std::vector<Interval>& steps, const std::vector<std::string>& shas, int k,
                                       const std::string& err) {
   for (const auto& s : steps) {
     const auto index = std::find(shas.begin(), shas.end(), s.sha) - shas.begin();
+    const std::string started =
+        fmt::format(": running the command at {} \"commit {}\"", s.sha.substr(0, 12), index + 1);
     const std::string told = fmt::format(": {} is {}", s.sha.substr(0, 12), index >= k - 1 ? "bad" : "good");
-    bool found = false;
-    std::istringstream lines(err);
-    for (std::string line; std::getline(lines, line) && !found;)
-      found = line.rfind("bisect step ", 0) == 0 && line.find(told) != std::string::npos;
-    EXPECT_TRUE(found) << "no line \"bisect step N" << told << "\" in:\n" << err;
+    for (const std::string& what : {started, told}) {
+      bool found = false;
+      std::istringstream lines(err);
+      for (std::string line; std::getline(lines, line) && !found;)
+        found = line.rfind("bisect step ", 0) == 0 && line.find(what) != std::string::npos;
+      EXPECT_TRUE(found) << "no line \"bisect step N" << what << "\" in:\n" << err;
+    }
   }
   EXPECT_EQ(err.find("confirm"), std::string::npos) << err;
 }

@@ -90,23 +90,31 @@ Result<std::vector<std::string>> ChangedFiles(const std::filesystem::path& repo,
   return files;
 }
 
-Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& good,
-                                                  const std::string& bad) {
+Result<std::vector<CommitInfo>> FirstParentRange(const std::filesystem::path& repo, const std::string& good,
+                                                 const std::string& bad) {
   if (LooksLikeOption(good) || LooksLikeOption(bad)) return UsageError("a commit cannot start with '-'");
-  auto out = Git(repo, {"rev-list", "--first-parent", "--reverse", "--end-of-options", bad, "^" + good});
+  // One line per commit, its sha and subject (a subject is one line) apart by a NUL.
+  auto out = Git(repo, {"log", "--first-parent", "--reverse", "--no-show-signature", "--format=%H%x00%s",
+                        "--end-of-options", bad, "^" + good});
   if (!out) return out.error();
-  std::vector<std::string> shas;
+  std::vector<CommitInfo> commits;
   std::istringstream in(*out);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) shas.push_back(line);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const std::size_t nul = line.find('\0');
+    CommitInfo c;
+    c.sha = line.substr(0, nul);
+    if (nul != std::string::npos) c.subject = line.substr(nul + 1);
+    commits.push_back(std::move(c));
+  }
   auto good_sha = Git(repo, {"rev-parse", "--verify", "--end-of-options", good + "^{commit}"});
   if (!good_sha) return good_sha.error();
   // good must sit on bad's first-parent chain: the first commit's first parent is good.
-  if (shas.empty()) return UsageError(fmt::format("no commits between {} and {}", good, bad));
-  auto parent = Git(repo, {"rev-parse", "--verify", "--end-of-options", shas.front() + "^1"});
+  if (commits.empty()) return UsageError(fmt::format("no commits between {} and {}", good, bad));
+  auto parent = Git(repo, {"rev-parse", "--verify", "--end-of-options", commits.front().sha + "^1"});
   if (!parent || *parent != *good_sha)
     return UsageError(fmt::format("{} is not a first-parent ancestor of {}", good, bad));
-  return shas;
+  return commits;
 }
 
 Status AddWorktree(const std::filesystem::path& repo, const std::filesystem::path& path, const std::string& sha) {

@@ -35,10 +35,11 @@ Result<CommitInfo> ReadCommit(const std::filesystem::path& repo, const std::stri
 Result<std::vector<std::string>> FirstParentAncestors(const std::filesystem::path& repo, const std::string& rev,
                                                       int max_count);
 
-// The first-parent commits after good up to and including bad, oldest first. A usage
-// error when good is not a first-parent ancestor of bad.
-Result<std::vector<std::string>> FirstParentRange(const std::filesystem::path& repo, const std::string& good,
-                                                  const std::string& bad);
+// The first-parent commits after good up to and including bad, oldest first, each with its
+// sha and subject (the other fields unread). A usage error when good is not a first-parent
+// ancestor of bad.
+Result<std::vector<CommitInfo>> FirstParentRange(const std::filesystem::path& repo, const std::string& good,
+                                                 const std::string& bad);
 // The files sha changed against its first parent (a merge: what it brought to the first-parent
 // line), as git names them, renames as the old and the new path (--no-renames).
 Result<std::vector<std::string>> ChangedFiles(const std::filesystem::path& repo, const std::string& sha);

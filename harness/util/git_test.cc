@@ -49,7 +49,15 @@ TEST(Git, FirstParentChainsStepOverAMergedBranch) {
   EXPECT_EQ(ReadCommit(repo, shas[5])->first_parent_ordinal, 4);
   auto range = FirstParentRange(repo, shas[0], shas[5]);
   ASSERT_TRUE(range.ok()) << range.error().message;
-  EXPECT_EQ(*range, (std::vector<std::string>{shas[1], shas[4], shas[5]}));
+  std::vector<std::string> range_shas, subjects;
+  for (const CommitInfo& c : *range) range_shas.push_back(c.sha), subjects.push_back(c.subject);
+  EXPECT_EQ(range_shas, (std::vector<std::string>{shas[1], shas[4], shas[5]}));
+  for (int i : {1, 4, 5}) subjects.push_back(ReadCommit(repo, shas[i])->subject);
+  ASSERT_EQ(subjects.size(), 6u);
+  EXPECT_EQ(std::vector<std::string>(subjects.begin(), subjects.begin() + 3),
+            std::vector<std::string>(subjects.begin() + 3, subjects.end()))
+      << "each commit's subject, as git log says it";
+  EXPECT_FALSE(subjects[0].empty());
   auto ancestors = FirstParentAncestors(repo, shas[5], 10);
   ASSERT_TRUE(ancestors.ok()) << ancestors.error().message;
   EXPECT_EQ(*ancestors, (std::vector<std::string>{shas[4], shas[1], shas[0]}));
