@@ -995,6 +995,37 @@ TEST(SglangGsm8k, AFieldOfAnotherTypeIsRefusedNamingItsPlace) {
   }
 }
 
+// The question count is the first above 0 of other.num_questions, num_questions and
+// num_requests; a negative one read on the way is refused naming its own field (before, a
+// negative other.num_questions was passed over for the next count, and a negative
+// num_requests was named num_questions).
+TEST(SglangGsm8k, TheQuestionCountIsTheFirstAboveZeroAndANegativeOneIsRefusedByName) {
+  const std::vector<std::pair<std::string, int64_t>> counted = {
+      {R"("other": {"num_questions": 5}, "num_questions": 6, "num_requests": 7)", 5},
+      {R"("other": {"num_questions": 0}, "num_questions": 6, "num_requests": 7)", 6},
+      {R"("num_questions": 0, "num_requests": 7)", 7},
+      {R"("other": {}, "num_requests": 7)", 7},
+      {R"("num_questions": 6, "num_requests": -7)", 6}};
+  for (const auto& [fields, n] : counted) {
+    SCOPED_TRACE(fields);
+    auto r = ParseSglangGsm8k("{\"accuracy\": 0.5, " + fields + "}\n", "r.jsonl", "");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->size(), 1u);
+    EXPECT_EQ((*r)[0].cases[0].result.metrics[0].n, n);
+  }
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {R"("other": {"num_questions": -3}, "num_questions": 200)", "other.num_questions"},
+      {R"("num_questions": -1, "num_requests": 200)", "num_questions"},
+      {R"("num_questions": 0, "num_requests": -200)", "num_requests"},
+      {R"("other": {"num_questions": 0}, "num_requests": -1)", "num_requests"}};
+  for (const auto& [fields, place] : refused) {
+    SCOPED_TRACE(fields);
+    auto r = ParseSglangGsm8k("{\"accuracy\": 0.5, " + fields + "}\n", "r.jsonl", "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "r.jsonl:1: " + place + ": is negative");
+  }
+}
+
 // The msmodeling guide's layout: logs before the table, the total line after it.
 constexpr const char* kTable = R"(INFO loading model
 -----------------------------------------  --------------  ------------  ----------

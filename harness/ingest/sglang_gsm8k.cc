@@ -24,22 +24,24 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
     if (task->empty()) return o.FieldError("task", "must not be empty (it names the case)");
     auto backend = o.String("backend", "");
     if (!backend) return backend.error();
-    // The question count: other.num_questions (bench_sglang), else num_questions, else num_requests.
+    // The question count: other.num_questions (bench_sglang), else num_questions, else
+    // num_requests: the first above 0. A negative one read on the way is refused by its name.
     int64_t n = 0;
     if (o.Has("other")) {
       auto other = o.Object("other");
       if (!other) return other.error();
       auto q = other->Int("num_questions", 0);
       if (!q) return q.error();
+      if (*q < 0) return other->FieldError("num_questions", "is negative");
       n = *q;
     }
     for (const char* key : {"num_questions", "num_requests"}) {
       if (n > 0) break;
       auto q = o.Int(key, 0);
       if (!q) return q.error();
+      if (*q < 0) return o.FieldError(key, "is negative");
       n = *q;
     }
-    if (n < 0) return o.FieldError("num_questions", "is negative");
     FinishedCase c;
     c.suite = suite;
     c.result.case_id = suite + "/" + *task;
