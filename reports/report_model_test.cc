@@ -825,7 +825,8 @@ TEST(ReportFailures, AReadFaultInTheLastPassingResultsOpTableIsAnError) {
 }
 
 // A tolerance's commit spread is measured since the newest culprit bisect tied to the case:
-// the jump the culprit made is a change, not noise. Another case's culprit does not cut it.
+// the jump the culprit made is a change, not noise. Another case's culprit does not cut it,
+// nor marks its trend.
 TEST(ReportFlaky, CommitSpreadIsMeasuredWithinTheSegmentSinceTheCulprit) {
   History h(6);
   const std::vector<double> use = {0.55, 0.56, 0.55, 0.95, 0.96, 0.95};
@@ -851,6 +852,9 @@ TEST(ReportFlaky, CommitSpreadIsMeasuredWithinTheSegmentSinceTheCulprit) {
       EXPECT_EQ(f.estimate.observations, 6) << "another case's culprit is no change point of this one";
     }
   }
+  std::map<std::string, std::size_t> markers;
+  for (const auto& t : m->trends) markers[t.case_id] += t.culprits.size();
+  EXPECT_EQ(markers, (std::map<std::string, std::size_t>{{"k/gemm_0", 1}, {"k/other_0", 0}}));
 }
 
 // A culprit at the newest result's own commit cuts there too: the segment is that result

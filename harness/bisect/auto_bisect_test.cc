@@ -178,7 +178,8 @@ TEST(AutoBisectStore, AFaultAnywhereIsAnErrorNamingTheDatabaseOrTheCleanAnswer) 
 
 // A nightly another bisect --auto holds: the error names the holder as its lock file says,
 // read up to 4 KiB and no further (the file is the other process's, or a stray one): a text
-// of 4096 bytes is named whole, one byte more and it is "another process".
+// of 4096 bytes is named whole, one byte more and it is "another process". Spaces and line
+// ends after the text are not part of it (spaces before it are, and end nothing).
 TEST(AutoBisectLock, AHeldNightlyNamesItsHolderFromAtMostFourKiBOfTheLockFile) {
   testing_util::TempDir dir;
   ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "nights.db"));
@@ -198,6 +199,11 @@ TEST(AutoBisectLock, AHeldNightlyNamesItsHolderFromAtMostFourKiBOfTheLockFile) {
     EXPECT_NE(message.find("already running in " + (size <= 4096 ? holder : "another process")), std::string::npos)
         << size << ": " << message.substr(0, 200);
   }
+  testing_util::WriteFile(path, " process 4242 on <node-7> \n \n");
+  auto out = RunAutoBisect(RunsNothing(dir / "repo", dir / "nights.db"), **store);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("already running in  process 4242 on <node-7> (it holds"), std::string::npos)
+      << out.error().message;
   EXPECT_TRUE(std::filesystem::exists(path)) << "the holder's lock file is left alone";
 }
 

@@ -664,7 +664,8 @@ TEST(BisectSearchParallel, ABatchOfCutsIsPlacedTogetherWhereThePartsAreMostEven)
 
 // The entropy (nats) of which part between the sorted cuts holds the culprit, "no culprit"
 // counted with the part after the last cut: what a batch of runs at the cuts can tell.
-double PartsEntropy(const std::vector<double>& post, const std::vector<int>& cuts) {
+double PartsEntropy(const std::vector<double>& post, std::vector<int> cuts) {
+  std::sort(cuts.begin(), cuts.end());
   std::vector<double> parts(cuts.size() + 1, 0.0);
   for (int j = 1; j < static_cast<int>(post.size()); ++j)
     parts[std::lower_bound(cuts.begin(), cuts.end(), j) - cuts.begin()] += post[j];
@@ -675,7 +676,8 @@ double PartsEntropy(const std::vector<double>& post, const std::vector<int>& cut
   return h;
 }
 
-// The highest PartsEntropy of any `count` cuts among `free`, every choice tried.
+// The highest PartsEntropy of any `count` cuts among `free` beside those in `cuts` already,
+// every choice tried.
 double BestPartsEntropy(const std::vector<double>& post, const std::vector<int>& free, std::size_t count,
                         std::vector<int>& cuts, std::size_t from = 0) {
   if (cuts.size() == count) return PartsEntropy(post, cuts);
@@ -690,7 +692,8 @@ double BestPartsEntropy(const std::vector<double>& post, const std::vector<int>&
 
 // Cuts placed together split the culprit posterior, not the commits, most evenly: with prior
 // weights that make a few commits of the live range likelier (watched paths), each batch's
-// partition is as even as the best of every choice of as many commits not run yet.
+// partition is as even as the best of every choice of as many commits not run yet; beside a
+// run in flight, whose cut stays, as even as the best choice beside it.
 TEST(BisectSearchParallel, ABatchOfCutsSplitsAnUnevenPosteriorMostEvenly) {
   Search s(65, {SeriesSpec{}}, SearchOptions{});
   std::vector<double> weights(65, 0.2);
@@ -711,6 +714,19 @@ TEST(BisectSearchParallel, ABatchOfCutsSplitsAnUnevenPosteriorMostEvenly) {
     for (int c : cuts) EXPECT_FALSE(run.count(c)) << "a cut at a commit run already: " << c;
     std::vector<int> scratch;
     EXPECT_NEAR(PartsEntropy(post, cuts), BestPartsEntropy(post, free, slots, scratch), 1e-9)
+        << "cuts at " << ::testing::PrintToString(cuts);
+  }
+  constexpr int kInFlight = 33;
+  std::vector<int> others;
+  for (int k : free)
+    if (k != kInFlight) others.push_back(k);
+  for (std::size_t slots : {2u, 3u}) {
+    std::vector<int> cuts = s.DecideBatch({kInFlight}, static_cast<int>(slots));
+    ASSERT_EQ(cuts.size(), slots) << ::testing::PrintToString(cuts);
+    EXPECT_EQ(std::count(cuts.begin(), cuts.end(), kInFlight), 0) << ::testing::PrintToString(cuts);
+    cuts.push_back(kInFlight);
+    std::vector<int> scratch = {kInFlight};
+    EXPECT_NEAR(PartsEntropy(post, cuts), BestPartsEntropy(post, others, slots + 1, scratch), 1e-9)
         << "cuts at " << ::testing::PrintToString(cuts);
   }
 }

@@ -20,6 +20,13 @@ TEST(BisectWords, EachWordAsStored) {
   EXPECT_EQ(Word(RegressionKind::kStatus), "status");
   EXPECT_EQ(Word(RegressionKind::kGate), "gate");
   EXPECT_EQ(Word(RegressionKind::kPaired), "paired");
+  // A step's verdict and a log line's kind, as the decision JSON and the bisect log write them.
+  EXPECT_EQ(Word(StepVerdict::kGood), "good");
+  EXPECT_EQ(Word(StepVerdict::kBad), "bad");
+  EXPECT_EQ(Word(StepVerdict::kUnknown), "unknown");
+  EXPECT_EQ(Word(StepVerdict::kSkip), "skip");
+  EXPECT_EQ(Word(LogLineKind::kSession), "session");
+  EXPECT_EQ(Word(LogLineKind::kStep), "step");
 }
 
 // A step's verdict at each side of both bounds, at two confidences; a skipped commit is

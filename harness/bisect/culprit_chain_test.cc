@@ -54,7 +54,8 @@ std::vector<double> Levels(int n, std::vector<std::pair<int, double>> steps) {
 
 // With several slots free (--jobs), the chain's batch is its part's search's own: the cuts
 // placed together to part the range evenly, not K greedy choices crowding the median, and
-// capped by the budget, whatever --max-culprits is.
+// capped by the budget, whatever --max-culprits is. One choice beside runs in flight inside
+// the part is the search's too (they are the part's runs: not the median again).
 TEST(CulpritChain, ABatchIsTheSearchsOwnCutsPlacedTogether) {
   for (int max_changes : {1, 3}) {
     SCOPED_TRACE(max_changes);
@@ -67,6 +68,11 @@ TEST(CulpritChain, ABatchIsTheSearchsOwnCutsPlacedTogether) {
     }
     for (int slots : {2, 4, 6}) EXPECT_EQ(chain.DecideBatch({}, slots), search.DecideBatch({}, slots)) << slots;
     EXPECT_EQ(chain.DecideBatch({32}, 3), search.DecideBatch({32}, 3));
+    for (const std::vector<int>& pending : {std::vector<int>{32}, {32, 16, 48}}) {
+      const Decision beside = chain.Decide(pending);
+      EXPECT_EQ(beside.next_position, search.Decide(pending).next_position) << ::testing::PrintToString(pending);
+      EXPECT_EQ(std::count(pending.begin(), pending.end(), beside.next_position), 0) << beside.next_position;
+    }
     options.max_runs = 2;
     CulpritChain tight(65, {SeriesSpec{}}, options, max_changes);
     tight.Add({0, 0, true, 0, false});

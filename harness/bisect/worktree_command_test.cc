@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "harness/bisect/session_lock.h"
+#include "harness/testing/test_util.h"
 
 namespace harness::bisect {
 namespace worktree_command_test {
@@ -76,6 +80,26 @@ TEST(StepCommand, ASlurmCommandTheHarnessCannotFollowIsRefused) {
   EXPECT_NE(Refusal({"sbatch", "run.sh"}, "", std::nullopt, std::nullopt).find("--wait"), std::string::npos);
   EXPECT_EQ(Refusal({"srun", "--gres=gpu:1", "run", "{sha}"}, "", 60.0, 30.0), "");
   EXPECT_EQ(Refusal({"sbatch", "--wait", "run.sh"}, "", std::nullopt, std::nullopt), "");
+}
+
+// A worktree git cannot make (a commit the repository does not have) is an error giving
+// git's reason, before the command runs (not the command's missing working directory): the
+// command never runs and no worktree is left registered.
+TEST(StepCommand, AWorktreeGitCannotMakeIsAnErrorAndTheCommandNeverRuns) {
+  testing_util::TempDir dir;
+  testing_util::MakeGitRepo(dir / "repo", 1);
+  const std::filesystem::path repo = std::filesystem::canonical(dir / "repo");
+  auto lock = SessionLock::Create(dir / "h.db");
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  const std::filesystem::path ran = dir / "ran";
+  WorktreeCommandSpec spec{{"/bin/sh", "-c", "touch \"$0\"", ran.string()}, repo, dir / "h.db", 60.0, "test"};
+  const std::string missing(40, 'a');
+  auto proc = RunCommandAt(spec, missing, **lock);
+  ASSERT_FALSE(proc.ok()) << "a step without its worktree ran";
+  EXPECT_NE(proc.error().message.find("git worktree: "), std::string::npos) << "git's reason: " << proc.error().message;
+  EXPECT_NE(proc.error().message.find(missing), std::string::npos) << proc.error().message;
+  EXPECT_FALSE(std::filesystem::exists(ran)) << proc.error().message;
+  EXPECT_EQ(testing_util::WorktreeCount(repo), 1u);
 }
 
 }  // namespace worktree_command_test

@@ -143,6 +143,14 @@ TEST_F(RunIdentityTest, DescribesTheLeavesThatDiffer) {
   EXPECT_EQ(DescribeIdentityDifference(a.json.dump(), a.json), "no visible difference");
 }
 
+// A list is a leaf, shown whole on one line as the message prints it (a launch's arguments).
+TEST_F(RunIdentityTest, AListThatDiffersIsShownWholeOnOneLine) {
+  const Json before = {{"launch", {{"args", {"--tp", "2"}}, {"port", 30000}}}};
+  const Json after = {{"launch", {{"args", {"--tp", "4", "--dp", "2"}}, {"port", 30000}}}};
+  EXPECT_EQ(DescribeIdentityDifference(before.dump(), after),
+            R"(launch.args: ["--tp","2"] -> ["--tp","4","--dp","2"])");
+}
+
 // The description names four differences and counts the rest: four are shown whole, a fifth
 // turns the fourth's place into nothing but the rest's count ("N more"), absent leaves both ways.
 TEST_F(RunIdentityTest, FourDifferencesAreAllNamedMoreAreCounted) {

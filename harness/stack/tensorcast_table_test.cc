@@ -233,6 +233,18 @@ TEST(TensorCastTable, ElisionRowsAndUnclosedTablesAreReadWithANote) {
   auto total = ParseTensorCastTable(head + rows + "Total time for analytic: 5ms\n", "o.txt");
   ASSERT_TRUE(total.ok()) << total.error().message;
   EXPECT_DOUBLE_EQ(total->total_seconds, 0.005);
+  // The same rows written with the ellipsis character (U+2026), alone and under every column.
+  const std::string ellipsis = "\xe2\x80\xa6";
+  auto unicode = ParseTensorCastTable(head + "aten.mm.default              1.0ms          2\n" + ellipsis +
+                                          "\n       " + ellipsis + "                  " + ellipsis + "           " +
+                                          ellipsis + "\naten.add.Tensor              2.0ms          4\n" +
+                                          head.substr(0, head.find('\n') + 1),
+                                      "o.txt");
+  ASSERT_TRUE(unicode.ok()) << unicode.error().message;
+  ASSERT_EQ(unicode->ops.size(), 2u);
+  EXPECT_EQ(unicode->ops[1].op, "aten.add.Tensor");
+  ASSERT_EQ(unicode->notes.size(), 2u);
+  EXPECT_EQ(unicode->notes[0], "o.txt:5: row 2 ('" + ellipsis + "') stands for rows left out; skipped");
   // A row is elided only when dots are all it holds: a shapes cell "[...]" is part of a row.
   const std::string shaped =
       "---------------  ------------  --------------  ----------\n"
