@@ -38,7 +38,8 @@ std::string StatusOf(Store& store, int64_t id) {
 
 // Three sessions marked running: one whose lock this process holds, one whose lock file
 // nobody holds (its process died, leaving a worktree it made), one with no lock at all.
-// Only the live one stays running; the dead one's worktree is removed.
+// Only the live one stays running; the dead one's worktree is removed, and each ended one
+// says why.
 TEST(SessionLock, ADeadSessionIsCleanedUpAndALiveOneLeftAlone) {
   TempDir dir;
   const fs::path db = dir / "h.db";
@@ -81,6 +82,13 @@ TEST(SessionLock, ADeadSessionIsCleanedUpAndALiveOneLeftAlone) {
   EXPECT_NE(all.find("bisect session " + std::to_string(dead_id) + ": removed its worktree"), std::string::npos) << all;
   EXPECT_NE(all.find("bisect session " + std::to_string(lockless_id) + ": no process holds it"), std::string::npos)
       << all;
+  EXPECT_NE(all.find("bisect session " + std::to_string(dead_id) + ": its process is gone; marked interrupted"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(
+      store->bisect_record().BisectSession(dead_id)->result_json.find("its process (1) ended without finishing it"),
+      std::string::npos)
+      << store->bisect_record().BisectSession(dead_id)->result_json;
 
   live->reset();
   EXPECT_FALSE(fs::exists(dir / ("h.db.bisect-" + std::to_string(*live_id) + ".lock"))) << "unlinked when done";
@@ -124,6 +132,28 @@ struct BegunSession {
     id = *store->bisect_record().BeginBisect(row);
   }
 };
+
+// A session that finished (a culprit) but whose process died before it removed its lock:
+// its answer stays as stored, nothing is said of it, and the lock goes.
+TEST(SessionLock, AFinishedSessionsLeftLockEndsNothing) {
+  BegunSession begun(1);
+  auto& [dir, db, store, shas, repo, id] = begun;
+  BisectSessionRow answer = *store->bisect_record().BisectSession(id);
+  answer.status = "culprit";
+  answer.culprit = shas[0];
+  answer.confidence = 0.99;
+  answer.result_json = R"({"verdict":"culprit"})";
+  ASSERT_TRUE(store->bisect_record().FinishBisect(id, answer).ok());
+  const fs::path lock = dir / ("h.db.bisect-" + std::to_string(id) + ".lock");
+  WriteFile(lock, Json{{"pid", 1}}.dump());
+  auto notes = RecoverDeadSessions(db, store->bisect_record());
+  ASSERT_TRUE(notes.ok()) << notes.error().message;
+  EXPECT_TRUE(notes->empty()) << notes->front();
+  EXPECT_EQ(StatusOf(*store, id), "culprit") << "a finished answer is never marked interrupted";
+  EXPECT_EQ(store->bisect_record().BisectSession(id)->culprit, shas[0]);
+  EXPECT_EQ(store->bisect_record().BisectSession(id)->result_json, answer.result_json);
+  EXPECT_FALSE(fs::exists(lock));
+}
 
 // A dead session that ran two steps side by side (--jobs 2) names two slots, each with its
 // worktree and command: both are removed and killed, each after its own checks, and a third

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "reports/report_model.h"
@@ -11,18 +14,28 @@
 namespace harness::reports {
 namespace {
 
+// The ranking is one order whatever order the rows come in: every order of six rows, four
+// tied on probability (ties go by case id, then by metric).
 TEST(ReportModel, RankFlakyOrdersByProbabilityThenCase) {
-  std::vector<FlakyEntry> e(3);
-  e[0].case_id = "b";
-  e[0].estimate.probability = 0.1;
-  e[1].case_id = "a";
-  e[1].estimate.probability = 0.1;
-  e[2].case_id = "c";
-  e[2].estimate.probability = 0.3;
-  RankFlaky(e);
-  EXPECT_EQ(e[0].case_id, "c");
-  EXPECT_EQ(e[1].case_id, "a");
-  EXPECT_EQ(e[2].case_id, "b");
+  std::vector<std::tuple<std::string, double, std::string>> rows = {{"a", 0.1, "status"}, {"a", 0.1, "accuracy"},
+                                                                    {"b", 0.1, "status"}, {"c", 0.3, "status"},
+                                                                    {"d", 0.1, "status"}, {"e", 0.2, "status"}};
+  std::sort(rows.begin(), rows.end());
+  do {
+    std::vector<FlakyEntry> e;
+    for (const auto& [id, p, metric] : rows) {
+      e.emplace_back();
+      e.back().case_id = id;
+      e.back().metric = metric;
+      e.back().estimate.probability = p;
+    }
+    RankFlaky(e);
+    std::vector<std::string> ranked;
+    for (const auto& f : e) ranked.push_back(f.case_id + "/" + f.metric);
+    EXPECT_EQ(ranked,
+              (std::vector<std::string>{"c/status", "e/status", "a/accuracy", "a/status", "b/status", "d/status"}))
+        << ::testing::PrintToString(rows);
+  } while (std::next_permutation(rows.begin(), rows.end()));
 }
 
 // The count line names each kind with its own number, one or many: every kind held several
