@@ -462,35 +462,6 @@ TEST(ReportFlaky, AToleranceMeasuredOnceAsksForARerun) {
   EXPECT_EQ(twice->flaky[0].settle, "settled: the mean of 2 results clears the threshold");
 }
 
-// A gated accuracy stored without its count of questions (an imported value) gives no
-// binomial question to ask, so no gate row; the same value with its count gives one. Each
-// run is one commit's only run, so no rerun noise is measured either.
-TEST(ReportFlaky, AGatedAccuracyWithoutACountOfQuestionsIsNoGateRow) {
-  for (const int64_t n : {int64_t{0}, int64_t{1000}}) {
-    testing_util::TempDir dir;
-    auto store = std::move(Store::Open(dir / "gate.db")).value();
-    const std::string sha = fmt::format("{:040x}", 0xfeed02);
-    const int64_t c = *store->writer().UpsertCommit({sha, {}, 1, 0, "one"});
-    const int64_t run = *store->writer().BeginRun({c, "refstack", "id1", "{}", "host", "0.2.0"});
-    const int64_t k = *store->writer().BeginCase(run, "eval", "eval/test_gsm8k_0", "{}");
-    ASSERT_TRUE(store->writer()
-                    .FinishCase(k, {"eval/test_gsm8k_0",
-                                    CaseStatus::kFail,
-                                    0.1,
-                                    "",
-                                    {{"accuracy", 0.905, n, {}, {}}, {"gate", 0.91, 0, {}, {}}},
-                                    {}})
-                    .ok());
-    ASSERT_TRUE(store->writer().FinishRun(run, RunStatus::kFail).ok());
-    auto m = BuildReport(*store, {});
-    ASSERT_TRUE(m.ok()) << m.error().message;
-    const auto gates =
-        std::count_if(m->flaky.begin(), m->flaky.end(), [](const FlakyEntry& e) { return e.kind == FlakyKind::kGate; });
-    EXPECT_EQ(gates, n > 0 ? 1 : 0) << n << " questions";
-    for (const FlakyEntry& e : m->flaky) EXPECT_TRUE(std::isfinite(e.estimate.probability)) << e.detail;
-  }
-}
-
 TEST_F(ReportModelTest, FlipsPairTheNewestRunWithTheNewestEarlierPassingResult) {
   auto m = BuildReport(*store_, {});
   ASSERT_TRUE(m.ok());
@@ -654,6 +625,22 @@ CaseResult Case(const std::string& id, CaseStatus status, std::vector<Metric> me
 }
 
 Metric Bound(double use) { return {"gemm_max_bound_use", use, 0, {}, {}}; }
+
+// A gated accuracy stored without its count of questions (an imported value) gives no
+// binomial question to ask, so no gate row; the same value with its count gives one. Each
+// run is one commit's only run, so no rerun noise is measured either.
+TEST(ReportFlaky, AGatedAccuracyWithoutACountOfQuestionsIsNoGateRow) {
+  for (const int64_t n : {int64_t{0}, int64_t{1000}}) {
+    History h(1);
+    h.Run(1, {Case("eval/test_gsm8k_0", CaseStatus::kFail, {{"accuracy", 0.905, n, {}, {}}, {"gate", 0.91, 0, {}, {}}})});
+    auto m = BuildReport(*h.store, {});
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    const auto gates =
+        std::count_if(m->flaky.begin(), m->flaky.end(), [](const FlakyEntry& e) { return e.kind == FlakyKind::kGate; });
+    EXPECT_EQ(gates, n > 0 ? 1 : 0) << n << " questions";
+    for (const FlakyEntry& e : m->flaky) EXPECT_TRUE(std::isfinite(e.estimate.probability)) << e.detail;
+  }
+}
 
 // New failures, paired regressions and fixes since the previous nightly, each with why it
 // has no culprit; the night's verdict from the same counts as harness run's.
