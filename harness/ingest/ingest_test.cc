@@ -854,6 +854,7 @@ TEST(SglangGsm8k, OneRunPerLineWithAccuracyAndItsQuestionCount) {
   EXPECT_EQ(c.result.metrics[2].n, 0) << "seconds and tokens/s are not counts over questions";
   EXPECT_EQ(c.result.metrics[3].name, "output_throughput");
   EXPECT_EQ(c.result.metrics[3].n, 0);
+  EXPECT_DOUBLE_EQ(c.result.duration_s, 41.5) << "the run's latency is the case's duration";
   // Missing optional fields: only accuracy, n from num_requests.
   const auto& second = (*runs)[1].cases.at(0);
   ASSERT_EQ(second.result.metrics.size(), 2u);
