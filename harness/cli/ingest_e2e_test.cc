@@ -469,6 +469,27 @@ TEST_F(IngestFixture, AMalformedSglangRawFileNamesItsLineAndStoresNothing) {
   EXPECT_EQ(CountRuns(db), 0);
 }
 
+// A raw-results file without a row (the run ended before its first answer) is no run of 0
+// questions, alone or as a line's samples; a results file without a line says so, and neither
+// stores anything.
+TEST_F(IngestFixture, AnEmptySglangFileStoresNothingAndSaysSo) {
+  const auto empty = File("raw/empty.jsonl", "");
+  const auto line = File("raw/result.jsonl", R"({"task": "gsm8k", "accuracy": 0.5, "num_requests": 2})"
+                                             "\n");
+  auto raw = RunHarness({"ingest", "--format", "sglang-gsm8k-raw", empty, "--case", "gsm8k/test_gsm8k_accuracy_1",
+                         "--commit", shas[0], "--db", db});
+  EXPECT_EQ(raw.exit_code, 2) << raw.err;
+  EXPECT_NE(raw.err.find(empty + ": no raw result in it: the run answered no question"), std::string::npos) << raw.err;
+  auto samples =
+      RunHarness({"ingest", "--format", "sglang-gsm8k", line, "--samples", empty, "--commit", shas[0], "--db", db});
+  EXPECT_EQ(samples.exit_code, 2) << samples.err;
+  EXPECT_NE(samples.err.find(empty + ": no raw result in it"), std::string::npos) << samples.err;
+  auto no_line = RunHarness({"ingest", "--format", "sglang-gsm8k", empty, "--commit", shas[0], "--db", db});
+  EXPECT_EQ(no_line.exit_code, 0) << no_line.err;
+  EXPECT_EQ(no_line.out, empty + ": no result line in it, nothing stored\n");
+  EXPECT_EQ(CountRuns(db), 0);
+}
+
 // No samples on either side: disjoint 95 % intervals with B's accuracy below A's are a
 // regression (exit 1); overlapping ones only inform (issue 21: sglang 0.76 -> 0.00 was exit 0).
 TEST_F(IngestFixture, CompareWithoutSamplesRegressesOnDisjointAccuracyIntervals) {

@@ -78,6 +78,7 @@ Status IngestFiles(RunWriter& store, const IngestRequest& r, const IngestOptions
     if (!text) return text.error();
     auto parsed = ParseIngestFile(r.format, *text, path, options);
     if (!parsed) return parsed.error();
+    if (parsed->empty()) report(fmt::format("{}: no result line in it, nothing stored", path));
     std::vector<IngestedRun> writes;
     std::vector<bool> has_samples;
     for (auto& p : *parsed) {

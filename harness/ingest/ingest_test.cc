@@ -937,6 +937,15 @@ TEST(SglangGsm8k, RawResultsAreSamplesKeyedByQuestionAndNIsWhatRan) {
   auto no_correct = ParseSglangRawResults("{\"prompt_id\": 4}", "r.jsonl");
   ASSERT_FALSE(no_correct.ok());
   EXPECT_NE(no_correct.error().message.find("r.jsonl:1: correct"), std::string::npos) << no_correct.error().message;
+  // A run that ended before its first answer: no accuracy of 0 of 0, as the samples or alone.
+  for (const std::string empty : {"", "\n\n"}) {
+    auto rows = ParseSglangRawResults(empty, "r.jsonl");
+    ASSERT_FALSE(rows.ok());
+    EXPECT_EQ(rows.error().message, "r.jsonl: no raw result in it: the run answered no question");
+    auto as_run = ParseSglangGsm8kRaw(empty, "r.jsonl", "");
+    ASSERT_FALSE(as_run.ok());
+    EXPECT_EQ(as_run.error().message, rows.error().message);
+  }
 }
 
 TEST(SglangGsm8k, MalformedLinesNameFileAndLine) {

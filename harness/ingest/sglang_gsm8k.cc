@@ -89,6 +89,8 @@ Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const
     return OkStatus();
   });
   if (!read) return read.error();
+  // A run that ended before its first answer writes no row: that is no accuracy of 0 of 0.
+  if (out.empty()) return UsageError(fmt::format("{}: no raw result in it: the run answered no question", origin));
   return out;
 }
 
@@ -96,7 +98,7 @@ void ApplySglangSamples(FinishedCase& c, std::vector<Sample> samples) {
   int64_t correct = 0;
   for (const auto& s : samples) correct += s.outcome == SampleOutcome::kCorrect;
   const auto n = static_cast<int64_t>(samples.size());
-  const double accuracy = n > 0 ? static_cast<double>(correct) / static_cast<double>(n) : 0;
+  const double accuracy = static_cast<double>(correct) / static_cast<double>(n);  // n > 0: see the header
   bool replaced = false;
   for (auto& m : c.result.metrics) {
     if (m.name == metric_names::kSglangInvalid) m.n = n;  // a rate over the questions that ran

@@ -23,11 +23,11 @@ Result<std::vector<ParsedRun>> ParseSglangGsm8k(const std::string& text, const s
 // line: prompt_id, prompt, output, correct): samples keyed by prompt_id (the question's
 // index in GSM8K's test file, as the native suite keys them), outcome correct or wrong,
 // the output as completion (cut at kMaxStoredCompletionBytes). prompt_id and correct are
-// required; a prompt_id twice is an error naming both lines.
+// required; a prompt_id twice is an error naming both lines, and a file without a row an error.
 Result<std::vector<Sample>> ParseSglangRawResults(const std::string& text, const std::string& origin);
 
 // The case the raw results are: accuracy = correct / questions answered (n: the rows, what
-// ran) and the samples.
+// ran) and the samples. `samples` is not empty, as ParseSglangRawResults returns them.
 void ApplySglangSamples(FinishedCase& c, std::vector<Sample> samples);
 
 // --format sglang-gsm8k-raw: one run of one case SUITE/gsm8k (SUITE: `suite`, else "sglang")
