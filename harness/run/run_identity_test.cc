@@ -72,6 +72,18 @@ TEST_F(RunIdentityTest, EachInputThatChangesWhatIsMeasuredChangesTheHash) {
   EXPECT_NE(Hash(base_, endpoint_, "sim/a.json"), h);
 }
 
+// A profile the identity cannot read is an error naming it, never an identity without it
+// (which would pair runs of two different stand-ins): a missing file and a malformed one.
+TEST_F(RunIdentityTest, AProfileThatCannotBeReadIsAnErrorNamingIt) {
+  WriteFile(dir_ / "golden/sim/bad.json", R"({"accuracy": )");
+  for (const std::string name : {"sim/missing.json", "sim/bad.json"}) {
+    SCOPED_TRACE(name);
+    auto id = MakeRunIdentity(base_, endpoint_, {TableWithProfile("sim/a.json"), TableWithProfile(name)});
+    ASSERT_FALSE(id.ok());
+    EXPECT_NE(id.error().message.find(name), std::string::npos) << id.error().message;
+  }
+}
+
 // A server that does not list its models (no /v1/models: served_models empty) is keyed by
 // the requested model alone, with no served_models key at all: the same identity as a run
 // stored before the served models were recorded, so its nights keep pairing.
