@@ -83,22 +83,29 @@ TEST(AutoBisectRequest, EachNumberIsTakenAtItsEdgesAndRefusedByNameJustOutside) 
   }
 }
 
-// Two nightlies of two commits, the second failing two cases of two suites that passed the
-// night before: two regressions to store.
-void StoreTwoNightlies(const std::filesystem::path& repo, const std::filesystem::path& db) {
-  const auto shas = testing_util::MakeGitRepo(repo, 2);
+// One nightly per status, each of its own commit, each with two cases of two suites that
+// have that status.
+void StoreNightlies(const std::filesystem::path& repo, const std::filesystem::path& db,
+                    const std::vector<CaseStatus>& nights) {
+  const auto shas = testing_util::MakeGitRepo(repo, static_cast<int>(nights.size()));
   auto store = Store::Open(db);
   ASSERT_TRUE(store.ok()) << store.error().message;
   auto& w = (*store)->writer();
-  for (int i = 0; i < 2; ++i) {
+  for (std::size_t i = 0; i < nights.size(); ++i) {
     const int64_t commit = *w.UpsertCommit(ReadCommit(repo, shas[i]).value());
     const int64_t run = *w.BeginRun({commit, "refstack", "A", "{}", "host", "0.2.0", "0/1", "n" + std::to_string(i)});
     for (const std::string id : {"selftest/test_outcome_0", "sequence_parallel/test_sp_0"}) {
       const int64_t c = *w.BeginCase(run, id.substr(0, id.find('/')), id, "{}");
-      ASSERT_TRUE(w.FinishCase(c, {id, i == 0 ? CaseStatus::kPass : CaseStatus::kFail, 0, "", {}, {}}).ok());
+      ASSERT_TRUE(w.FinishCase(c, {id, nights[i], 0, "", {}, {}}).ok());
     }
-    ASSERT_TRUE(w.FinishRun(run, i == 0 ? RunStatus::kPass : RunStatus::kFail).ok());
+    ASSERT_TRUE(w.FinishRun(run, nights[i] == CaseStatus::kPass ? RunStatus::kPass : RunStatus::kFail).ok());
   }
+}
+
+// Two nightlies of two commits, the second failing two cases of two suites that passed the
+// night before: two regressions to store.
+void StoreTwoNightlies(const std::filesystem::path& repo, const std::filesystem::path& db) {
+  StoreNightlies(repo, db, {CaseStatus::kPass, CaseStatus::kFail});
 }
 
 // A request that stores what the nightlies say and runs no command (--confirm 0, --max-runs 0).
@@ -142,8 +149,10 @@ TEST(AutoBisectStore, AFaultAnywhereIsAnErrorNamingTheDatabaseOrTheCleanAnswer) 
     clean = *out;
   }
   ASSERT_EQ(clean.regressions.size(), 2u);
-  for (const AutoRegression& g : clean.regressions)
+  for (const AutoRegression& g : clean.regressions) {
     EXPECT_EQ(g.confirmation, Confirmation::kNotTried) << "--confirm 0: no rerun confirmed it";
+    EXPECT_TRUE(g.bisect.has_value()) << "--confirm 0: bisected all the same";
+  }
   testing_util::IoFaultVfs vfs("faulted.db");
   int errors = 0;
   for (bool once : {false, true})
@@ -205,6 +214,67 @@ TEST(AutoBisectLock, AHeldNightlyNamesItsHolderFromAtMostFourKiBOfTheLockFile) {
   EXPECT_NE(out.error().message.find("already running in  process 4242 on <node-7> (it holds"), std::string::npos)
       << out.error().message;
   EXPECT_TRUE(std::filesystem::exists(path)) << "the holder's lock file is left alone";
+}
+
+// A night with nothing to regress from (the first of its identity, even failing) or nothing
+// that regressed (two passing nights) runs no command at all: no confirming rerun, no bisect.
+TEST(AutoBisectOutcome, ANightWithNoRegressionRunsNothing) {
+  for (const auto& nights :
+       {std::vector<CaseStatus>{CaseStatus::kFail}, std::vector<CaseStatus>{CaseStatus::kPass, CaseStatus::kPass}}) {
+    SCOPED_TRACE(nights.size());
+    testing_util::TempDir dir;
+    ASSERT_NO_FATAL_FAILURE(StoreNightlies(dir / "repo", dir / "h.db", nights));
+    auto store = Store::Open(dir / "h.db");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
+    r.confirm = 2;
+    r.max_runs = 10;
+    const std::string ran = (dir / "ran").string();
+    r.command = {"/bin/sh", "-c", "echo \"$1\" >> \"$0\"", ran, "{sha}"};
+    auto out = RunAutoBisect(r, **store);
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    EXPECT_EQ(out->previous.has_value(), nights.size() == 2);
+    EXPECT_TRUE(out->regressions.empty());
+    EXPECT_TRUE(out->confirming.empty());
+    EXPECT_EQ(out->runs_total, 0);
+    EXPECT_FALSE(std::filesystem::exists(ran)) << "the command ran: " << testing_util::ReadFile(ran);
+  }
+}
+
+// A confirming rerun that stores no result of a status regression answers by its exit code
+// (git bisect's convention): 1 reproduces it, 0 does not, 125 could not test it (said why).
+TEST(AutoBisectOutcome, ARerunThatStoresNothingConfirmsAStatusRegressionByItsExitCode) {
+  const struct {
+    int exit_code;
+    Confirmation want;
+    bool untestable;
+  } table[] = {{1, Confirmation::kConfirmed, false},
+               {0, Confirmation::kNotConfirmed, false},
+               {125, Confirmation::kNotConfirmed, true}};
+  for (const auto& row : table) {
+    SCOPED_TRACE(row.exit_code);
+    testing_util::TempDir dir;
+    ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
+    auto store = Store::Open(dir / "h.db");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
+    r.confirm = 1;
+    r.max_runs = 1;
+    r.command = {"/bin/sh", "-c", fmt::format("exit {}", row.exit_code), "{sha}"};
+    auto out = RunAutoBisect(r, **store);
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    ASSERT_EQ(out->confirming.size(), 1u);
+    EXPECT_EQ(out->confirming[0].exit_code, row.exit_code);
+    ASSERT_EQ(out->regressions.size(), 2u);
+    for (const AutoRegression& g : out->regressions) {
+      EXPECT_EQ(g.confirmation, row.want) << Word(g.confirmation);
+      EXPECT_EQ(g.untestable.empty(), !row.untestable) << g.untestable;
+      if (row.untestable) {
+        EXPECT_NE(g.untestable.find("125"), std::string::npos) << g.untestable;
+      }
+      EXPECT_EQ(g.bisect.has_value(), row.want == Confirmation::kConfirmed) << "only a confirmed one is bisected";
+    }
+  }
 }
 
 }  // namespace auto_bisect_test

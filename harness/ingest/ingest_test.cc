@@ -937,7 +937,10 @@ TEST(SglangGsm8k, RawResultsAreSamplesKeyedByQuestionAndNIsWhatRan) {
   auto no_correct = ParseSglangRawResults("{\"prompt_id\": 4}", "r.jsonl");
   ASSERT_FALSE(no_correct.ok());
   EXPECT_NE(no_correct.error().message.find("r.jsonl:1: correct"), std::string::npos) << no_correct.error().message;
-  // A run that ended before its first answer: no accuracy of 0 of 0, as the samples or alone.
+}
+
+// A run that ended before its first answer: no accuracy of 0 of 0, as the samples or alone.
+TEST(SglangGsm8k, RawResultsWithoutARowAreAnError) {
   for (const std::string empty : {"", "\n\n"}) {
     auto rows = ParseSglangRawResults(empty, "r.jsonl");
     ASSERT_FALSE(rows.ok());
