@@ -653,6 +653,43 @@ TEST(StoreMerge, AReadFaultThatPassesIsAnErrorOrAWholeMerge) {
   EXPECT_GT(errors, 10) << "the sweep reached too little of the merge";
 }
 
+// The same over a damaged input (a run without its uid): a fault at any read or lock, even
+// one the next operation gets past, never lets it through. Each merge is refused, as damaged
+// or for the fault (SQLite's words for it), and the target keeps what it held; a check that
+// could not read its rows is no check passed.
+TEST(StoreMerge, AReadFaultNeverLetsADamagedInputThrough) {
+  TempDir dir;
+  MakeShard(dir / "a.db", "0/2", 3, "a");
+  Sql(dir / "a.db", "UPDATE runs SET uid = NULL WHERE id = 1");
+  testing_util::IoFaultVfs vfs((dir / "a.db").string());
+  auto out = std::move(Store::Open(dir / "out.db")).value();
+  const auto held = Rows(dir / "out.db");
+  const std::string damaged = (dir / "a.db").string() + ": damaged database: table runs row 1 has no uid";
+  int faults = 0;
+  for (int64_t budget = 0;; ++budget) {
+    ASSERT_LT(budget, 20000) << "the merge kept reading";
+    SCOPED_TRACE(budget);
+    vfs.FailOnceAfter(budget);
+    auto merged = out->MergeFrom(dir / "a.db");
+    const int64_t refused = vfs.refused();
+    vfs.Off();
+    ASSERT_FALSE(merged.ok()) << "a damaged input merged";
+    EXPECT_EQ(Rows(dir / "out.db"), held);
+    const std::string& message = merged.error().message;
+    if (message.find(damaged) != std::string::npos) {
+      if (refused == 0) break;
+      continue;
+    }
+    ++faults;
+    EXPECT_GT(refused, 0) << message;
+    EXPECT_NE(message.find("a.db"), std::string::npos) << message;
+    EXPECT_TRUE(message.find("cannot read it") != std::string::npos ||
+                message.find("disk I/O error") != std::string::npos || message.find("locked") != std::string::npos)
+        << "an error no fault explains: " << message;
+  }
+  EXPECT_GT(faults, 3) << "the sweep reached too little of the checks";
+}
+
 // An input is opened read-only through a file: URI, so a name with the characters a URI
 // gives meaning ('#' a fragment, '?' a query, '%' an escape, '&', '=', a space, UTF-8) must
 // be escaped byte by byte: the input is that file, never a shorter name or a decoded one,
