@@ -243,6 +243,8 @@ TEST(AutoBisectOutcome, ANightWithNoRegressionRunsNothing) {
 
 // A confirming rerun that stores no result of a status regression answers by its exit code
 // (git bisect's convention): 1 reproduces it, 0 does not, 125 could not test it (said why).
+// Its environment says it is a confirming rerun ($HARNESS_BISECT, which `harness run` records
+// so that no such run is taken for a nightly).
 TEST(AutoBisectOutcome, ARerunThatStoresNothingConfirmsAStatusRegressionByItsExitCode) {
   const struct {
     int exit_code;
@@ -260,9 +262,12 @@ TEST(AutoBisectOutcome, ARerunThatStoresNothingConfirmsAStatusRegressionByItsExi
     AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
     r.confirm = 1;
     r.max_runs = 1;
-    r.command = {"/bin/sh", "-c", fmt::format("exit {}", row.exit_code), "{sha}"};
+    const std::string made_for = (dir / "made_for").string();
+    r.command = {"/bin/sh", "-c", fmt::format("printf %s \"$HARNESS_BISECT\" > \"$0\"; exit {}", row.exit_code),
+                 made_for, "{sha}"};
     auto out = RunAutoBisect(r, **store);
     ASSERT_TRUE(out.ok()) << out.error().message;
+    EXPECT_EQ(testing_util::ReadFile(made_for), "confirm");
     ASSERT_EQ(out->confirming.size(), 1u);
     EXPECT_EQ(out->confirming[0].exit_code, row.exit_code);
     ASSERT_EQ(out->regressions.size(), 2u);
@@ -275,6 +280,34 @@ TEST(AutoBisectOutcome, ARerunThatStoresNothingConfirmsAStatusRegressionByItsExi
       EXPECT_EQ(g.bisect.has_value(), row.want == Confirmation::kConfirmed) << "only a confirmed one is bisected";
     }
   }
+}
+
+// A stored answer's untestable reason is read from its confirming reruns' list as written;
+// a hand-edited store whose confirm_json is an object of objects shows none, whatever they hold.
+TEST(AutoBisectOutcome, AStoredRerunsUntestableReasonIsReadFromItsListAlone) {
+  testing_util::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
+  AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
+  r.confirm = 1;
+  r.max_runs = 1;
+  r.command = {"/bin/sh", "-c", "exit 125", "{sha}"};
+  auto answer = [&]() -> std::vector<std::string> {
+    auto store = Store::Open(dir / "h.db");
+    EXPECT_TRUE(store.ok()) << store.error().message;
+    if (!store.ok()) return {};
+    auto out = RunAutoBisect(r, **store);
+    EXPECT_TRUE(out.ok()) << out.error().message;
+    std::vector<std::string> reasons;
+    if (out.ok())
+      for (const AutoRegression& g : out->regressions) reasons.push_back(g.untestable);
+    return reasons;
+  };
+  const auto first = answer();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_NE(first[0].find("125"), std::string::npos) << first[0];
+  EXPECT_EQ(answer(), first) << "stored as it was answered";
+  testing_util::ExecSql(dir / "h.db", R"(UPDATE regressions SET confirm_json = '{"a": {"untestable": "edited"}}')");
+  EXPECT_EQ(answer(), (std::vector<std::string>{"", ""}));
 }
 
 }  // namespace auto_bisect_test
