@@ -310,5 +310,88 @@ TEST(AutoBisectOutcome, AStoredRerunsUntestableReasonIsReadFromItsListAlone) {
   EXPECT_EQ(answer(), (std::vector<std::string>{"", ""}));
 }
 
+// A budget that runs out before every confirming rerun confirms nothing, whatever the reruns
+// that ran showed: two asked, one allowed, and it reproduced both regressions.
+TEST(AutoBisectOutcome, ConfirmingRerunsCutShortByTheBudgetConfirmNothing) {
+  testing_util::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
+  auto store = Store::Open(dir / "h.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
+  r.confirm = 2;
+  r.max_runs = 1;
+  r.command = {"/bin/sh", "-c", "exit 1", "{sha}"};
+  auto out = RunAutoBisect(r, **store);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  ASSERT_EQ(out->confirming.size(), 1u);
+  EXPECT_EQ(out->confirming[0].reproduced, (std::vector<std::optional<bool>>{true, true}));
+  ASSERT_EQ(out->regressions.size(), 2u);
+  for (const AutoRegression& g : out->regressions) {
+    EXPECT_EQ(g.confirmation, Confirmation::kNotTried) << Word(g.confirmation);
+    EXPECT_FALSE(g.bisect.has_value());
+  }
+}
+
+// A stored bisection's reason is read only as text: a hand-edited result of another shape
+// (a number, a list, no reason at all) shows none, never an exception or another answer.
+TEST(AutoBisectOutcome, AStoredBisectionsReasonIsReadOnlyAsText) {
+  testing_util::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
+  const AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
+  auto reasons = [&](bool stored) {
+    std::vector<std::string> out;
+    auto store = Store::Open(dir / "h.db");
+    EXPECT_TRUE(store.ok()) << store.error().message;
+    if (!store.ok()) return out;
+    std::optional<Result<AutoBisectOutcome>> answer;
+    EXPECT_NO_THROW(answer.emplace(RunAutoBisect(r, **store)));
+    if (!answer || !answer->ok()) {
+      ADD_FAILURE() << (answer ? answer->error().message : "threw");
+      return out;
+    }
+    EXPECT_EQ((*answer)->stored, stored);
+    for (const AutoRegression& g : (*answer)->regressions) out.push_back(g.bisect ? g.bisect->reason : "no bisect");
+    return out;
+  };
+  const auto first = reasons(false);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(reasons(true), first);
+  testing_util::ExecSql(dir / "h.db", R"(UPDATE bisect_sessions SET result_json = '{"reason": "<why>"}')");
+  EXPECT_EQ(reasons(true), (std::vector<std::string>{"<why>", "<why>"}));
+  for (const std::string edited : {R"({"reason": 5})", "[]", R"({"range": []})"}) {
+    SCOPED_TRACE(edited);
+    testing_util::ExecSql(dir / "h.db", "UPDATE bisect_sessions SET result_json = '" + edited + "'");
+    EXPECT_EQ(reasons(true), (std::vector<std::string>{"", ""}));
+  }
+}
+
+// A stored answer is the nightly's own: with two nights answered (each failing after a
+// passing one), the newer's stored answer holds its two regressions and none of the older's.
+TEST(AutoBisectOutcome, AStoredAnswerHoldsItsOwnNightlysRegressionsAlone) {
+  testing_util::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(StoreNightlies(dir / "repo", dir / "h.db",
+                                         {CaseStatus::kPass, CaseStatus::kFail, CaseStatus::kPass, CaseStatus::kFail}));
+  auto store = Store::Open(dir / "h.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  auto ids = [&](std::optional<int64_t> run_id, bool stored) {
+    AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
+    r.run_id = run_id;
+    std::vector<int64_t> out;
+    auto answer = RunAutoBisect(r, **store);
+    EXPECT_TRUE(answer.ok()) << answer.error().message;
+    if (!answer.ok()) return out;
+    EXPECT_EQ(answer->stored, stored);
+    for (const AutoRegression& g : answer->regressions) out.push_back(g.regression_id);
+    return out;
+  };
+  const auto older = ids(2, false);
+  const auto newer = ids(std::nullopt, false);
+  ASSERT_EQ(older.size(), 2u);
+  ASSERT_EQ(newer.size(), 2u);
+  EXPECT_NE(older, newer);
+  EXPECT_EQ(ids(std::nullopt, true), newer);
+  EXPECT_EQ(ids(2, true), older);
+}
+
 }  // namespace auto_bisect_test
 }  // namespace harness::bisect
