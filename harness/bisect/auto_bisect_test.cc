@@ -120,6 +120,16 @@ AutoBisectRequest RunsNothing(const std::filesystem::path& repo, const std::file
   return r;
 }
 
+// The same with confirming reruns: `confirm` of `command`, within `max_runs` commands.
+AutoBisectRequest Reruns(const std::filesystem::path& dir, int confirm, int max_runs,
+                         std::vector<std::string> command) {
+  AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
+  r.confirm = confirm;
+  r.max_runs = max_runs;
+  r.command = std::move(command);
+  return r;
+}
+
 void ExpectTheSameRegressions(const AutoBisectOutcome& got, const AutoBisectOutcome& clean) {
   ASSERT_EQ(got.regressions.size(), clean.regressions.size());
   for (std::size_t i = 0; i < clean.regressions.size(); ++i) {
@@ -259,12 +269,11 @@ TEST(AutoBisectOutcome, ARerunThatStoresNothingConfirmsAStatusRegressionByItsExi
     ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
     auto store = Store::Open(dir / "h.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
-    AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
-    r.confirm = 1;
-    r.max_runs = 1;
     const std::string made_for = (dir / "made_for").string();
-    r.command = {"/bin/sh", "-c", fmt::format("printf %s \"$HARNESS_BISECT\" > \"$0\"; exit {}", row.exit_code),
-                 made_for, "{sha}"};
+    const AutoBisectRequest r =
+        Reruns(dir.path(), 1, 1,
+               {"/bin/sh", "-c", fmt::format("printf %s \"$HARNESS_BISECT\" > \"$0\"; exit {}", row.exit_code),
+                made_for, "{sha}"});
     auto out = RunAutoBisect(r, **store);
     ASSERT_TRUE(out.ok()) << out.error().message;
     EXPECT_EQ(testing_util::ReadFile(made_for), "confirm");
@@ -287,10 +296,7 @@ TEST(AutoBisectOutcome, ARerunThatStoresNothingConfirmsAStatusRegressionByItsExi
 TEST(AutoBisectOutcome, AStoredRerunsUntestableReasonIsReadFromItsListAlone) {
   testing_util::TempDir dir;
   ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
-  AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
-  r.confirm = 1;
-  r.max_runs = 1;
-  r.command = {"/bin/sh", "-c", "exit 125", "{sha}"};
+  const AutoBisectRequest r = Reruns(dir.path(), 1, 1, {"/bin/sh", "-c", "exit 125", "{sha}"});
   auto answer = [&]() -> std::vector<std::string> {
     auto store = Store::Open(dir / "h.db");
     EXPECT_TRUE(store.ok()) << store.error().message;
@@ -317,10 +323,7 @@ TEST(AutoBisectOutcome, ConfirmingRerunsCutShortByTheBudgetConfirmNothing) {
   ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
   auto store = Store::Open(dir / "h.db");
   ASSERT_TRUE(store.ok()) << store.error().message;
-  AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
-  r.confirm = 2;
-  r.max_runs = 1;
-  r.command = {"/bin/sh", "-c", "exit 1", "{sha}"};
+  const AutoBisectRequest r = Reruns(dir.path(), 2, 1, {"/bin/sh", "-c", "exit 1", "{sha}"});
   auto out = RunAutoBisect(r, **store);
   ASSERT_TRUE(out.ok()) << out.error().message;
   ASSERT_EQ(out->confirming.size(), 1u);
