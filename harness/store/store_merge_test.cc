@@ -683,16 +683,13 @@ TEST(StoreMerge, AReadFaultNeverLetsADamagedInputThrough) {
     const int64_t refused = vfs.refused();
     vfs.Off();
     ASSERT_FALSE(merged.ok()) << "a damaged input merged";
-    EXPECT_EQ(Rows(dir / "out.db"), held);
-    const std::string& message = merged.error().message;
-    if (message.find(damaged) != std::string::npos) {
+    if (merged.error().message.find(damaged) != std::string::npos) {
+      EXPECT_EQ(Rows(dir / "out.db"), held);
       if (refused == 0) break;
       continue;
     }
     ++faults;
-    EXPECT_GT(refused, 0) << message;
-    EXPECT_NE(message.find("a.db"), std::string::npos) << message;
-    EXPECT_TRUE(SaysAFaultStoppedIt(message)) << "an error no fault explains: " << message;
+    ASSERT_TRUE(FailedAsAFaultMay(merged.error(), refused, budget, dir / "out.db", held));
   }
   EXPECT_GT(faults, 3) << "the sweep reached too little of the checks";
 }
