@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "harness/store/store.h"
@@ -130,6 +131,20 @@ AutoBisectRequest Reruns(const std::filesystem::path& dir, int confirm, int max_
   return r;
 }
 
+// bisect --auto's answer through a store opened for it; none (and the test fails) on an
+// error or an exception.
+std::optional<AutoBisectOutcome> Answer(const AutoBisectRequest& r) {
+  auto store = Store::Open(r.db);
+  EXPECT_TRUE(store.ok()) << store.error().message;
+  if (!store.ok()) return std::nullopt;
+  std::optional<Result<AutoBisectOutcome>> out;
+  EXPECT_NO_THROW(out.emplace(RunAutoBisect(r, **store)));
+  if (!out) return std::nullopt;
+  EXPECT_TRUE(out->ok()) << out->error().message;
+  if (!out->ok()) return std::nullopt;
+  return std::move(**out);
+}
+
 void ExpectTheSameRegressions(const AutoBisectOutcome& got, const AutoBisectOutcome& clean) {
   ASSERT_EQ(got.regressions.size(), clean.regressions.size());
   for (std::size_t i = 0; i < clean.regressions.size(); ++i) {
@@ -234,15 +249,9 @@ TEST(AutoBisectOutcome, ANightWithNoRegressionRunsNothing) {
     SCOPED_TRACE(nights.size());
     testing_util::TempDir dir;
     ASSERT_NO_FATAL_FAILURE(StoreNightlies(dir / "repo", dir / "h.db", nights));
-    auto store = Store::Open(dir / "h.db");
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
-    r.confirm = 2;
-    r.max_runs = 10;
     const std::string ran = (dir / "ran").string();
-    r.command = {"/bin/sh", "-c", "echo \"$1\" >> \"$0\"", ran, "{sha}"};
-    auto out = RunAutoBisect(r, **store);
-    ASSERT_TRUE(out.ok()) << out.error().message;
+    auto out = Answer(Reruns(dir.path(), 2, 10, {"/bin/sh", "-c", "echo \"$1\" >> \"$0\"", ran, "{sha}"}));
+    ASSERT_TRUE(out);
     EXPECT_EQ(out->previous.has_value(), nights.size() == 2);
     EXPECT_TRUE(out->regressions.empty());
     EXPECT_TRUE(out->confirming.empty());
@@ -267,15 +276,12 @@ TEST(AutoBisectOutcome, ARerunThatStoresNothingConfirmsAStatusRegressionByItsExi
     SCOPED_TRACE(row.exit_code);
     testing_util::TempDir dir;
     ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
-    auto store = Store::Open(dir / "h.db");
-    ASSERT_TRUE(store.ok()) << store.error().message;
     const std::string made_for = (dir / "made_for").string();
-    const AutoBisectRequest r =
-        Reruns(dir.path(), 1, 1,
-               {"/bin/sh", "-c", fmt::format("printf %s \"$HARNESS_BISECT\" > \"$0\"; exit {}", row.exit_code),
-                made_for, "{sha}"});
-    auto out = RunAutoBisect(r, **store);
-    ASSERT_TRUE(out.ok()) << out.error().message;
+    auto out =
+        Answer(Reruns(dir.path(), 1, 1,
+                      {"/bin/sh", "-c", fmt::format("printf %s \"$HARNESS_BISECT\" > \"$0\"; exit {}", row.exit_code),
+                       made_for, "{sha}"}));
+    ASSERT_TRUE(out);
     EXPECT_EQ(testing_util::ReadFile(made_for), "confirm");
     ASSERT_EQ(out->confirming.size(), 1u);
     EXPECT_EQ(out->confirming[0].exit_code, row.exit_code);
@@ -297,14 +303,9 @@ TEST(AutoBisectOutcome, AStoredRerunsUntestableReasonIsReadFromItsListAlone) {
   testing_util::TempDir dir;
   ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
   const AutoBisectRequest r = Reruns(dir.path(), 1, 1, {"/bin/sh", "-c", "exit 125", "{sha}"});
-  auto answer = [&]() -> std::vector<std::string> {
-    auto store = Store::Open(dir / "h.db");
-    EXPECT_TRUE(store.ok()) << store.error().message;
-    if (!store.ok()) return {};
-    auto out = RunAutoBisect(r, **store);
-    EXPECT_TRUE(out.ok()) << out.error().message;
+  auto answer = [&] {
     std::vector<std::string> reasons;
-    if (out.ok())
+    if (auto out = Answer(r))
       for (const AutoRegression& g : out->regressions) reasons.push_back(g.untestable);
     return reasons;
   };
@@ -321,11 +322,8 @@ TEST(AutoBisectOutcome, AStoredRerunsUntestableReasonIsReadFromItsListAlone) {
 TEST(AutoBisectOutcome, ConfirmingRerunsCutShortByTheBudgetConfirmNothing) {
   testing_util::TempDir dir;
   ASSERT_NO_FATAL_FAILURE(StoreTwoNightlies(dir / "repo", dir / "h.db"));
-  auto store = Store::Open(dir / "h.db");
-  ASSERT_TRUE(store.ok()) << store.error().message;
-  const AutoBisectRequest r = Reruns(dir.path(), 2, 1, {"/bin/sh", "-c", "exit 1", "{sha}"});
-  auto out = RunAutoBisect(r, **store);
-  ASSERT_TRUE(out.ok()) << out.error().message;
+  auto out = Answer(Reruns(dir.path(), 2, 1, {"/bin/sh", "-c", "exit 1", "{sha}"}));
+  ASSERT_TRUE(out);
   ASSERT_EQ(out->confirming.size(), 1u);
   EXPECT_EQ(out->confirming[0].reproduced, (std::vector<std::optional<bool>>{true, true}));
   ASSERT_EQ(out->regressions.size(), 2u);
@@ -343,17 +341,10 @@ TEST(AutoBisectOutcome, AStoredBisectionsReasonIsReadOnlyAsText) {
   const AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
   auto reasons = [&](bool stored) {
     std::vector<std::string> out;
-    auto store = Store::Open(dir / "h.db");
-    EXPECT_TRUE(store.ok()) << store.error().message;
-    if (!store.ok()) return out;
-    std::optional<Result<AutoBisectOutcome>> answer;
-    EXPECT_NO_THROW(answer.emplace(RunAutoBisect(r, **store)));
-    if (!answer || !answer->ok()) {
-      ADD_FAILURE() << (answer ? answer->error().message : "threw");
-      return out;
-    }
-    EXPECT_EQ((*answer)->stored, stored);
-    for (const AutoRegression& g : (*answer)->regressions) out.push_back(g.bisect ? g.bisect->reason : "no bisect");
+    auto answer = Answer(r);
+    if (!answer) return out;
+    EXPECT_EQ(answer->stored, stored);
+    for (const AutoRegression& g : answer->regressions) out.push_back(g.bisect ? g.bisect->reason : "no bisect");
     return out;
   };
   const auto first = reasons(false);
@@ -374,15 +365,12 @@ TEST(AutoBisectOutcome, AStoredAnswerHoldsItsOwnNightlysRegressionsAlone) {
   testing_util::TempDir dir;
   ASSERT_NO_FATAL_FAILURE(StoreNightlies(dir / "repo", dir / "h.db",
                                          {CaseStatus::kPass, CaseStatus::kFail, CaseStatus::kPass, CaseStatus::kFail}));
-  auto store = Store::Open(dir / "h.db");
-  ASSERT_TRUE(store.ok()) << store.error().message;
   auto ids = [&](std::optional<int64_t> run_id, bool stored) {
     AutoBisectRequest r = RunsNothing(dir / "repo", dir / "h.db");
     r.run_id = run_id;
     std::vector<int64_t> out;
-    auto answer = RunAutoBisect(r, **store);
-    EXPECT_TRUE(answer.ok()) << answer.error().message;
-    if (!answer.ok()) return out;
+    auto answer = Answer(r);
+    if (!answer) return out;
     EXPECT_EQ(answer->stored, stored);
     for (const AutoRegression& g : answer->regressions) out.push_back(g.regression_id);
     return out;
