@@ -1015,6 +1015,8 @@ TEST(SglangGsm8k, AFieldOfAnotherTypeIsRefusedNamingItsPlace) {
 TEST(SglangGsm8k, TheQuestionCountIsTheFirstAboveZeroAndANegativeOneIsRefusedByName) {
   const std::vector<std::pair<std::string, int64_t>> counted = {
       {R"("other": {"num_questions": 5}, "num_questions": 6, "num_requests": 7)", 5},
+      {R"("other": {"num_questions": 1}, "num_questions": 6, "num_requests": 7)", 1},
+      {R"("num_questions": 1, "num_requests": 7)", 1},
       {R"("other": {"num_questions": 0}, "num_questions": 6, "num_requests": 7)", 6},
       {R"("num_questions": 0, "num_requests": 7)", 7},
       {R"("other": {}, "num_requests": 7)", 7},
