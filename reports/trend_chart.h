@@ -12,7 +12,8 @@
 namespace harness::reports {
 
 // Maps commits and values to SVG coordinates. The value axis spans every point, interval
-// end, gate, bound and band, padded by 5% (at least 0.005) so nothing sits on the frame.
+// end, gate and bound, padded by 5% (at least 0.005) so nothing sits on the frame; the
+// at-risk band, often far wider than the points, is clipped to it.
 struct ChartScale {
   static constexpr double kWidth = 760, kHeight = 190;
   static constexpr double kLeft = 54, kRight = 12, kTop = 10, kBottom = 22;

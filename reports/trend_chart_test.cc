@@ -31,6 +31,38 @@ TEST(TrendChart, ScaleSpansEveryIntervalEndAndTheGatePadded) {
   EXPECT_LT(s.X(1, 0, 2), s.X(1, 1, 2)) << "reruns of one commit side by side, oldest left";
 }
 
+// The gate and the bound are lines the reader must see even when every point is far from
+// them: a case passing well above its gate, a bound use well under its bound of 1.
+TEST(TrendChart, TheGateAndTheBoundStretchTheScaleBeyondThePoints) {
+  Trend gated{"gsm8k/test_0", "accuracy"};
+  gated.gate = 0.91;
+  gated.points = {{0, 1, CaseStatus::kPass, 0.95, 0.94, 0.96, 1000, "PASS"},
+                  {1, 2, CaseStatus::kPass, 0.96, 0.95, 0.97, 1000, "PASS"}};
+  ChartScale s = ScaleFor(gated);
+  // Span [0.91, 0.97]; pad 5% of 0.06 = 0.003 -> at least 0.005.
+  EXPECT_NEAR(s.y_min, 0.905, 1e-12);
+  EXPECT_NEAR(s.y_max, 0.975, 1e-12);
+
+  Trend bounded{"kernels/test_0", "gemm_max_bound_use"};
+  bounded.bound = 1.0;
+  bounded.points = {{0, 1, CaseStatus::kPass, 0.40, std::nullopt, std::nullopt, 0, ""},
+                    {1, 2, CaseStatus::kPass, 0.60, std::nullopt, std::nullopt, 0, ""}};
+  s = ScaleFor(bounded);
+  // Span [0.40, 1.00]; pad 5% of 0.60 = 0.03.
+  EXPECT_NEAR(s.y_min, 0.37, 1e-12);
+  EXPECT_NEAR(s.y_max, 1.03, 1e-12);
+}
+
+// The at-risk band can be far wider than the points (a few questions make a wide interval):
+// it is clipped to the scale, not a reason to flatten the points into a strip.
+TEST(TrendChart, TheAtRiskBandIsClippedToTheScaleNotSpannedByIt) {
+  Trend t = TwoCommits();
+  t.band_low = 0.60, t.band_high = 0.99;
+  const ChartScale s = ScaleFor(t);
+  EXPECT_NEAR(s.y_min, 0.895, 1e-12);
+  EXPECT_NEAR(s.y_max, 0.975, 1e-12);
+}
+
 // Points without an interval (a metric with no n: a bound use, a latency) span the scale by
 // their values alone, on either end of an interval-less point.
 TEST(TrendChart, APointWithoutAnIntervalSpansTheScaleByItsValue) {
