@@ -608,6 +608,20 @@ TEST(BisectSearchParallel, PendingRunsSpreadOverTheRangeInsteadOfCrowdingAtItsMe
   EXPECT_EQ(s.Decide().next_position, first.next_position) << "asking changes nothing: no run came back";
 }
 
+// A rerun of an end in flight (the known-good end's, which a metric's search asks for
+// often) is a run like any other: the cuts inside the range still count, and the next
+// one splits a half rather than landing beside the median's.
+TEST(BisectSearchParallel, ARunAtAnEndInFlightLeavesTheCutsInsideCounted) {
+  Search s = FreshStatusSearch();
+  for (const std::vector<int>& pending :
+       {std::vector<int>{0, 32}, std::vector<int>{32, 64}, std::vector<int>{0, 32, 64}}) {
+    const Decision d = s.Decide(pending);
+    ASSERT_EQ(d.verdict, Verdict::kSearching);
+    EXPECT_TRUE(std::abs(d.next_position - 16) <= 1 || std::abs(d.next_position - 48) <= 1)
+        << "in flight " << ::testing::PrintToString(pending) << ", chose " << d.next_position;
+  }
+}
+
 TEST(BisectSearchParallel, ABatchFillsTheFreeSlotsAndNoMore) {
   Search s = FreshStatusSearch();
   for (int slots : {1, 2, 3, 5}) {
