@@ -1,4 +1,6 @@
 // harness bisect through the real binary, on real git repositories the tests create.
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -14,6 +16,15 @@ namespace {
 
 using testing_util::RunHarness;
 using testing_util::TempDir;
+
+// The step lines of a `bisect log`, in order.
+std::vector<Json> StepLines(const std::string& log) {
+  std::vector<Json> out;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);)
+    if (Json l = Json::parse(line); l["kind"] == "step") out.push_back(l);
+  return out;
+}
 
 // 32 commits; from commit k on, the stack config in the repo turns the SP fault on, so
 // sequence_parallel/..._0 fails there. The bisect runs `harness run` in each commit's
@@ -54,6 +65,21 @@ TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
   EXPECT_EQ(rj["runs"], 0) << "the logged evidence is enough";
   ASSERT_FALSE(rj["steps"].empty());
   for (const auto& step : rj["steps"]) EXPECT_EQ(step["source"], "replay") << step.dump();
+  // Each step of the log names the run its command stored and the command's exit code; the
+  // replayed session's steps ran nothing and name neither.
+  std::vector<Json> stored_runs;
+  for (const Json& line : StepLines(log.out)) stored_runs.push_back(line.value("run_id", Json()));
+  std::vector<Json> reported_runs;
+  for (const auto& step : j["steps"]) reported_runs.push_back(step["run_id"]);
+  EXPECT_EQ(stored_runs, reported_runs) << log.out;
+  auto replay_log = RunHarness({"bisect", "log", std::to_string(rj["session"].get<int>()), "--db", db});
+  ASSERT_EQ(replay_log.exit_code, 0) << replay_log.err;
+  const std::vector<Json> replayed = StepLines(replay_log.out);
+  EXPECT_EQ(replayed.size(), stored_runs.size());
+  for (const Json& line : replayed) {
+    EXPECT_FALSE(line.contains("run_id")) << line.dump();
+    EXPECT_FALSE(line.contains("exit_code")) << line.dump();
+  }
   // The log alone is the evidence: replayed into a database that holds none of the
   // session's results, it answers the same.
   auto elsewhere = RunHarness({"bisect", "replay", (dir / "session.log").string(), "--db", (dir / "other.db").string(),
