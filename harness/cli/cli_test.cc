@@ -134,26 +134,37 @@ TEST(Cli, EveryNumericFlagRefusesHostileValuesNamingFlagValueAndRange) {
 
 // The same ranges hold where the numbers come from a file: a replayed bisect log whose
 // header was edited to a confidence, flake rate or run budget no flag would accept.
-TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
-  testing_util::TempDir dir;
+// The log of a small status bisect stored in dir/h.db: its session line and the rest.
+struct SessionLog {
+  Json header;
+  std::string rest;
+};
+SessionLog StatusBisectLog(const testing_util::TempDir& dir) {
   auto shas = testing_util::MakeGitRepo(dir / "repo", 4, [](int i) {
     return std::map<std::string, std::string>{{"test.sh", i >= 3 ? "exit 1\n" : "exit 0\n"}};
   });
   const std::string db = (dir / "h.db").string();
   auto ok = RunHarness({"bisect", "--good", shas[0], "--bad", shas[3], "--case", "x/y_0", "--repo",
                         (dir / "repo").string(), "--db", db, "--", "sh", "{worktree}/test.sh"});
-  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
   auto log = RunHarness({"bisect", "log", "1", "--db", db});
-  ASSERT_EQ(log.exit_code, 0) << log.err;
+  EXPECT_EQ(log.exit_code, 0) << log.err;
   const std::string header = log.out.substr(0, log.out.find('\n'));
-  const std::string rest = log.out.substr(log.out.find('\n'));
   auto parsed = ParseJson(header, "header");
-  ASSERT_TRUE(parsed.ok()) << header;
+  EXPECT_TRUE(parsed.ok()) << header;
+  return {parsed.ok() ? *parsed : Json(), log.out.substr(log.out.find('\n'))};
+}
+
+TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
+  testing_util::TempDir dir;
+  const std::string db = (dir / "h.db").string();
+  const auto [header, rest] = StatusBisectLog(dir);
+  ASSERT_TRUE(header.is_object());
   const std::vector<std::pair<std::string, Json>> bad = {
       {"confidence", 1.5}, {"confidence", 0.5}, {"flake_rate", -5}, {"flake_rate", 0.5},
       {"max_runs", 1000000000000LL}, {"max_runs", -1}, {"noise_sigma", 0}, {"noise_sigma", 1e300}};
   for (const auto& [field, value] : bad) {
-    Json edited = *parsed;
+    Json edited = header;
     edited[field] = value;
     testing_util::WriteFile(dir / "edited.log", edited.dump() + rest);
     auto r = RunHarness({"bisect", "replay", (dir / "edited.log").string(), "--db", db});
@@ -162,6 +173,34 @@ TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
     EXPECT_TRUE(r.err.find(" in [") != std::string::npos || r.err.find(" in (") != std::string::npos)
         << field << " " << value.dump() << ": " << r.err;
   }
+}
+
+// A replayed log's target is what the search is built from: one series per case plus the
+// status series, and a status or a metric to bisect. An edited one is exit 2 naming the
+// field, before anything runs or is stored.
+TEST(Cli, AReplayedLogsTargetIsCheckedNamingItsField) {
+  testing_util::TempDir dir;
+  const std::string db = (dir / "h.db").string();
+  const auto [header, rest] = StatusBisectLog(dir);
+  ASSERT_TRUE(header.is_object() && header.contains("target")) << header.dump();
+  auto edit = [&](const std::function<void(Json&)>& change) {
+    Json edited = header;
+    change(edited);
+    testing_util::WriteFile(dir / "edited.log", edited.dump() + rest);
+    return RunHarness({"bisect", "replay", (dir / "edited.log").string(), "--db", db});
+  };
+  const std::pair<std::string, std::function<void(Json&)>> edits[] = {
+      {"target: missing", [](Json& h) { h.erase("target"); }},
+      {"target.specs: one per case plus one", [](Json& h) { h["target"]["specs"].erase(0); }},
+      {"target.specs: one per case plus one", [](Json& h) { h["target"]["specs"].push_back(h["target"]["specs"][0]); }},
+      {"target: names neither a status nor a metric", [](Json& h) { h["target"]["status"] = false; }}};
+  for (const auto& [says, change] : edits) {
+    auto r = edit(change);
+    EXPECT_EQ(r.exit_code, 2) << says << ": " << r.err;
+    EXPECT_NE(r.err.find("edited.log:1: " + says), std::string::npos) << r.err;
+  }
+  auto sessions = RunHarness({"bisect", "log", "2", "--db", db});
+  EXPECT_EQ(sessions.exit_code, 2) << "no edited log was stored as a session: " << sessions.out;
 }
 
 }  // namespace
