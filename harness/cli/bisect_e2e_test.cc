@@ -26,6 +26,21 @@ std::vector<Json> StepLines(const std::string& log) {
   return out;
 }
 
+// Each step of a session's log names the run its command stored (as the bisect's JSON
+// did); the replayed session's steps ran nothing and name no run and no exit code.
+void ExpectEachLoggedStepToNameItsRun(const std::string& log, const Json& steps, const std::string& replay_log) {
+  std::vector<Json> stored_runs, reported_runs;
+  for (const Json& line : StepLines(log)) stored_runs.push_back(line.value("run_id", Json()));
+  for (const auto& step : steps) reported_runs.push_back(step["run_id"]);
+  EXPECT_EQ(stored_runs, reported_runs) << log;
+  const std::vector<Json> replayed = StepLines(replay_log);
+  EXPECT_EQ(replayed.size(), stored_runs.size());
+  for (const Json& line : replayed) {
+    EXPECT_FALSE(line.contains("run_id")) << line.dump();
+    EXPECT_FALSE(line.contains("exit_code")) << line.dump();
+  }
+}
+
 // 32 commits; from commit k on, the stack config in the repo turns the SP fault on, so
 // sequence_parallel/..._0 fails there. The bisect runs `harness run` in each commit's
 // worktree and reads the stored status back.
@@ -65,21 +80,9 @@ TEST(BisectE2E, StatusOfACompileCaseNamesTheCommitThatTurnedTheFaultOn) {
   EXPECT_EQ(rj["runs"], 0) << "the logged evidence is enough";
   ASSERT_FALSE(rj["steps"].empty());
   for (const auto& step : rj["steps"]) EXPECT_EQ(step["source"], "replay") << step.dump();
-  // Each step of the log names the run its command stored and the command's exit code; the
-  // replayed session's steps ran nothing and name neither.
-  std::vector<Json> stored_runs;
-  for (const Json& line : StepLines(log.out)) stored_runs.push_back(line.value("run_id", Json()));
-  std::vector<Json> reported_runs;
-  for (const auto& step : j["steps"]) reported_runs.push_back(step["run_id"]);
-  EXPECT_EQ(stored_runs, reported_runs) << log.out;
   auto replay_log = RunHarness({"bisect", "log", std::to_string(rj["session"].get<int>()), "--db", db});
   ASSERT_EQ(replay_log.exit_code, 0) << replay_log.err;
-  const std::vector<Json> replayed = StepLines(replay_log.out);
-  EXPECT_EQ(replayed.size(), stored_runs.size());
-  for (const Json& line : replayed) {
-    EXPECT_FALSE(line.contains("run_id")) << line.dump();
-    EXPECT_FALSE(line.contains("exit_code")) << line.dump();
-  }
+  ExpectEachLoggedStepToNameItsRun(log.out, j["steps"], replay_log.out);
   // The log alone is the evidence: replayed into a database that holds none of the
   // session's results, it answers the same.
   auto elsewhere = RunHarness({"bisect", "replay", (dir / "session.log").string(), "--db", (dir / "other.db").string(),
