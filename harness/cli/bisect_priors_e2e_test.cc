@@ -15,8 +15,8 @@ using testing_util::RunHarness;
 using testing_util::TempDir;
 
 // 32 commits; the check script in kernels/ fails from commit 21 on. Commits 4, 11, 21 and 27 touch
-// kernels/, 6 and 15 a directory with a hostile name, 32 (the known-bad end) tail/; the rest only
-// file.txt.
+// kernels/, 6 and 15 a directory with a hostile name, 2 (the range's first) head/, 32 (the
+// known-bad end) tail/; the rest only file.txt.
 constexpr int kCulprit = 21;
 const std::string kOddDir = "odd \"dir\" <b>&";
 
@@ -26,6 +26,7 @@ std::vector<std::string> History(const std::filesystem::path& repo) {
     if (i == 1 || i == kCulprit) f["kernels/check.sh"] = i == 1 ? "exit 0\n" : "exit 1\n";
     if (i == 4 || i == 11 || i == kCulprit || i == 27) f["kernels/gmm.cc"] = fmt::format("// v{}\n", i);
     if (i == 6 || i == 15) f[kOddDir + "/notes.md"] = fmt::format("{}\n", i);
+    if (i == 2) f["head/notes.md"] = "2\n";
     if (i == 32) f["tail/notes.md"] = "32\n";
     return f;
   });
@@ -77,15 +78,6 @@ TEST(BisectPriorsE2E, AWatchedCulpritIsFoundInFewerStepsAndTheOutputNamesTheWatc
             std::string::npos)
       << text.out;
 
-  // The known-bad end is one of the range's commits: a list only it touches weighs it alone.
-  auto tail = RunHarness(Bisect(shas, dir.path(), "tail.db", {"--watch", "tail", "--format", "json"}));
-  ASSERT_EQ(tail.exit_code, 0) << tail.err << tail.out;
-  const Json t = testing_util::StdoutJson(tail);
-  EXPECT_EQ(t["culprit"], shas[kCulprit - 1]) << tail.out;
-  EXPECT_EQ(t["priors"]["watched_commits"], Json{shas[31]});
-  EXPECT_EQ(t["priors"]["applied"], true);
-  EXPECT_NEAR(t["priors"]["unwatched_weight"].get<double>(), 1.0 / 30, 1e-12) << "1 watched of 31 holds half";
-
   // Watched paths no commit touches leave the prior flat: the same steps as without.
   auto none = RunHarness(Bisect(shas, dir.path(), "none.db", {"--watch", "nothing/here", "--format", "json"}));
   ASSERT_EQ(none.exit_code, 0) << none.err;
@@ -100,6 +92,24 @@ TEST(BisectPriorsE2E, AWatchedCulpritIsFoundInFewerStepsAndTheOutputNamesTheWatc
 
 // A suite table's "watch" list is what a bisect of its cases watches; the session's log
 // records it, and a replay of the log weighs the commits the same way.
+// The range's first commit (after the known-good end) and its last (the known-bad end) are
+// candidates like the others: a list only one of them touches weighs that commit alone.
+TEST(BisectPriorsE2E, ACommitAtEitherEndOfTheRangeIsWeighedLikeAnyOther) {
+  TempDir dir;
+  const auto shas = History(dir / "repo");
+  const std::pair<std::string, std::string> ends[] = {{"head", shas[1]}, {"tail", shas[31]}};
+  for (const auto& [watch, sha] : ends) {
+    auto r = RunHarness(Bisect(shas, dir.path(), watch + ".db", {"--watch", watch, "--format", "json"}));
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const Json j = testing_util::StdoutJson(r);
+    EXPECT_EQ(j["culprit"], shas[kCulprit - 1]) << r.out;
+    EXPECT_EQ(j["priors"]["watched_commits"], Json{sha}) << watch;
+    EXPECT_EQ(j["priors"]["applied"], true) << watch;
+    EXPECT_NEAR(j["priors"]["unwatched_weight"].get<double>(), 1.0 / 30, 1e-12)
+        << watch << ": 1 watched of 31 holds half";
+  }
+}
+
 TEST(BisectPriorsE2E, ASuitesWatchListIsUsedLoggedAndReplayed) {
   TempDir dir;
   const auto shas = History(dir / "repo");
