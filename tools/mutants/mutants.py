@@ -213,7 +213,11 @@ def configure(scratch):
     # lld, when installed, links the test binaries several times faster than BFD ld.
     # Warnings are not errors: `a && b || c` is valid C++ that -Werror=parentheses would refuse,
     # and a mutant that compiles is viable whatever the compiler thinks of its style.
-    flags = ["-DHARNESS_BENCHMARKS=OFF", "-DCMAKE_UNITY_BUILD=OFF", "-DHARNESS_WERROR=OFF"]
+    # Assertions on (the ci preset's flags without -DNDEBUG), as in ci/test.sh's ASan build: a
+    # mutant that breaks a library's precondition (nlohmann's const operator[] on a missing key)
+    # then fails as it does there, rather than reading whatever memory follows.
+    flags = ["-DHARNESS_BENCHMARKS=OFF", "-DCMAKE_UNITY_BUILD=OFF", "-DHARNESS_WERROR=OFF",
+             "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1", "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1"]
     if shutil.which("ld.lld"):
         flags.append("-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld")
     r = subprocess.run(["cmake", "--preset", "ci", *flags], cwd=scratch, env=build_env(),
