@@ -12,6 +12,7 @@
 #include "harness/results/case_id.h"
 #include "harness/stats/false_verdict.h"
 #include "harness/stats/stats.h"
+#include "harness/store/bisect_changes.h"
 #include "harness/testing/io_fault_vfs.h"
 #include "harness/testing/test_util.h"
 #include "reports/report_html.h"
@@ -605,7 +606,7 @@ struct History {
     g.session_id = session;
     ASSERT_TRUE(store->bisect_record().AddRegression(g).ok());
   }
-  void Culprit(int good, int culprit, const std::string& case_id) {
+  void Culprit(int good, int culprit, const std::string& case_id, const std::vector<BisectChange>& changes = {}) {
     BisectSessionRow b;
     b.good = fmt::format("{:040x}", 0xdef000 + good);
     b.bad = fmt::format("{:040x}", 0xdef000 + culprit);
@@ -613,9 +614,9 @@ struct History {
     b.args_json = R"({"format_version": 1, "target": {"cases": [")" + case_id + R"("]}})";
     const int64_t session = *store->bisect_record().BeginBisect(b);
     b.status = "culprit";
-    b.culprit = b.bad;
+    b.culprit = changes.empty() ? b.bad : changes.front().sha;  // a chain's culprit is its first change
     b.confidence = 1.0;
-    b.result_json = "{}";
+    b.result_json = Json{{"changes", ChangesJson(changes)}}.dump();
     ASSERT_TRUE(store->bisect_record().FinishBisect(session, b).ok());
   }
 };
@@ -720,6 +721,32 @@ TEST(ReportChanges, EachChangeCarriesTheCulpritOfItsOwnCaseAndRun) {
   EXPECT_EQ(m->changes[1].case_id, "s/b_0");
   EXPECT_FALSE(m->changes[1].culprit);
   EXPECT_NE(m->changes[1].no_culprit.find("bisect --auto has not looked"), std::string::npos);
+}
+
+// A night's two regressions, each bisected: one session named one culprit, the other two
+// (a drop and a later one in one range). Each change carries its own session's culprits,
+// every one of them where there were several, none where there was one.
+TEST(ReportChanges, AChangeCarriesEveryCulpritOfItsSessionAndOnlyThose) {
+  History h(3);
+  h.Run(1, {Case("s/a_0", CaseStatus::kPass), Case("s/b_0", CaseStatus::kPass)});
+  h.Run(3, {Case("s/a_0", CaseStatus::kFail, {}, "a broke"), Case("s/b_0", CaseStatus::kFail, {}, "b broke")});
+  const auto sha = [](int i) { return fmt::format("{:040x}", 0xdef000 + i); };
+  h.Culprit(1, 3, "s/a_0");
+  h.Culprit(1, 3, "s/b_0", {{sha(2), "commit 2", 0.97, -0.006}, {sha(3), "commit 3", 0.99, -0.008}});
+  h.ConfirmedRegression(2, 1, "s/a_0", 1);
+  h.ConfirmedRegression(2, 1, "s/b_0", 2);
+  auto m = BuildReport(*h.store, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->changes.size(), 2u);
+  ASSERT_TRUE(m->changes[0].culprit && m->changes[1].culprit);
+  EXPECT_EQ(m->changes[0].culprit->session, 1);
+  EXPECT_TRUE(m->changes[0].culprit->culprits.empty()) << "one culprit is the note's own";
+  EXPECT_EQ(m->changes[1].culprit->session, 2);
+  EXPECT_EQ(m->changes[1].culprit->culprit, sha(2));
+  ASSERT_EQ(m->changes[1].culprit->culprits.size(), 2u);
+  EXPECT_EQ(m->changes[1].culprit->culprits[0].sha, sha(2));
+  EXPECT_EQ(m->changes[1].culprit->culprits[1].sha, sha(3));
+  EXPECT_DOUBLE_EQ(m->changes[1].culprit->culprits[1].size, -0.008);
 }
 
 // A regression whose nightly is before the report's window (--since) is no change of the
