@@ -158,7 +158,9 @@ SessionLog StatusBisectLog(const testing_util::TempDir& dir) {
 TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
   testing_util::TempDir dir;
   const std::string db = (dir / "h.db").string();
-  const auto [header, rest] = StatusBisectLog(dir);
+  const SessionLog log = StatusBisectLog(dir);
+  const Json& header = log.header;
+  const std::string& rest = log.rest;
   ASSERT_TRUE(header.is_object());
   const std::vector<std::pair<std::string, Json>> bad = {
       {"confidence", 1.5}, {"confidence", 0.5}, {"flake_rate", -5}, {"flake_rate", 0.5},
@@ -181,7 +183,9 @@ TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
 TEST(Cli, AReplayedLogsTargetIsCheckedNamingItsField) {
   testing_util::TempDir dir;
   const std::string db = (dir / "h.db").string();
-  const auto [header, rest] = StatusBisectLog(dir);
+  const SessionLog log = StatusBisectLog(dir);
+  const Json& header = log.header;
+  const std::string& rest = log.rest;
   ASSERT_TRUE(header.is_object() && header.contains("target")) << header.dump();
   auto edit = [&](const std::function<void(Json&)>& change) {
     Json edited = header;
