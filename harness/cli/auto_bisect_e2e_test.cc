@@ -368,6 +368,10 @@ TEST(AutoBisectE2E, NightliesOneCommitApartNameTheBadCommit) {
   EXPECT_NE(r.err.find("bisect --auto confirm 1: " + ShortSha(h.shas[1]) + " reproduced 1 of 1 regressions"),
             std::string::npos)
       << r.err;
+  // Its start is told as a confirming rerun's (not as a bisect step's), before its end.
+  const auto start = r.err.find("bisect --auto confirm 1: rerunning the bad commit " + ShortSha(h.shas[1]));
+  EXPECT_NE(start, std::string::npos) << r.err;
+  EXPECT_LT(start, r.err.find("bisect --auto confirm 1: " + ShortSha(h.shas[1]) + " reproduced")) << r.err;
 }
 
 // --max-culprits reaches each bisection bisect --auto starts: its session's log names it (so
