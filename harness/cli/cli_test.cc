@@ -138,6 +138,13 @@ TEST(Cli, EveryNumericFlagRefusesHostileValuesNamingFlagValueAndRange) {
 struct SessionLog {
   Json header;
   std::string rest;
+  // The log with its session line changed by `change`, as dir/edited.log, replayed into dir/h.db.
+  auto ReplayEdited(const testing_util::TempDir& dir, const std::function<void(Json&)>& change) const {
+    Json edited = header;
+    change(edited);
+    testing_util::WriteFile(dir / "edited.log", edited.dump() + rest);
+    return RunHarness({"bisect", "replay", (dir / "edited.log").string(), "--db", (dir / "h.db").string()});
+  }
 };
 SessionLog StatusBisectLog(const testing_util::TempDir& dir) {
   auto shas = testing_util::MakeGitRepo(dir / "repo", 4, [](int i) {
@@ -157,19 +164,14 @@ SessionLog StatusBisectLog(const testing_util::TempDir& dir) {
 
 TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
   testing_util::TempDir dir;
-  const std::string db = (dir / "h.db").string();
   const SessionLog log = StatusBisectLog(dir);
-  const Json& header = log.header;
-  const std::string& rest = log.rest;
-  ASSERT_TRUE(header.is_object());
+  ASSERT_TRUE(log.header.is_object());
   const std::vector<std::pair<std::string, Json>> bad = {
       {"confidence", 1.5}, {"confidence", 0.5}, {"flake_rate", -5}, {"flake_rate", 0.5},
       {"max_runs", 1000000000000LL}, {"max_runs", -1}, {"noise_sigma", 0}, {"noise_sigma", 1e300}};
-  for (const auto& [field, value] : bad) {
-    Json edited = header;
-    edited[field] = value;
-    testing_util::WriteFile(dir / "edited.log", edited.dump() + rest);
-    auto r = RunHarness({"bisect", "replay", (dir / "edited.log").string(), "--db", db});
+  for (const auto& edit : bad) {
+    const auto& [field, value] = edit;
+    auto r = log.ReplayEdited(dir, [&edit](Json& h) { h[edit.first] = edit.second; });
     EXPECT_EQ(r.exit_code, 2) << field << " " << value.dump() << ": " << r.err;
     EXPECT_NE(r.err.find(field), std::string::npos) << r.err;
     EXPECT_TRUE(r.err.find(" in [") != std::string::npos || r.err.find(" in (") != std::string::npos)
@@ -182,28 +184,19 @@ TEST(Cli, AReplayedLogsNumbersAreCheckedAgainstTheFlagsRanges) {
 // field, before anything runs or is stored.
 TEST(Cli, AReplayedLogsTargetIsCheckedNamingItsField) {
   testing_util::TempDir dir;
-  const std::string db = (dir / "h.db").string();
   const SessionLog log = StatusBisectLog(dir);
-  const Json& header = log.header;
-  const std::string& rest = log.rest;
-  ASSERT_TRUE(header.is_object() && header.contains("target")) << header.dump();
-  auto edit = [&](const std::function<void(Json&)>& change) {
-    Json edited = header;
-    change(edited);
-    testing_util::WriteFile(dir / "edited.log", edited.dump() + rest);
-    return RunHarness({"bisect", "replay", (dir / "edited.log").string(), "--db", db});
-  };
+  ASSERT_TRUE(log.header.is_object() && log.header.contains("target")) << log.header.dump();
   const std::pair<std::string, std::function<void(Json&)>> edits[] = {
       {"target: missing", [](Json& h) { h.erase("target"); }},
       {"target.specs: one per case plus one", [](Json& h) { h["target"]["specs"].erase(0); }},
       {"target.specs: one per case plus one", [](Json& h) { h["target"]["specs"].push_back(h["target"]["specs"][0]); }},
       {"target: names neither a status nor a metric", [](Json& h) { h["target"]["status"] = false; }}};
   for (const auto& [says, change] : edits) {
-    auto r = edit(change);
+    auto r = log.ReplayEdited(dir, change);
     EXPECT_EQ(r.exit_code, 2) << says << ": " << r.err;
     EXPECT_NE(r.err.find("edited.log:1: " + says), std::string::npos) << r.err;
   }
-  auto sessions = RunHarness({"bisect", "log", "2", "--db", db});
+  auto sessions = RunHarness({"bisect", "log", "2", "--db", (dir / "h.db").string()});
   EXPECT_EQ(sessions.exit_code, 2) << "no edited log was stored as a session: " << sessions.out;
 }
 
