@@ -90,8 +90,6 @@ TEST(BisectPriorsE2E, AWatchedCulpritIsFoundInFewerStepsAndTheOutputNamesTheWatc
   EXPECT_EQ(a, b) << "the same commits in the same order";
 }
 
-// A suite table's "watch" list is what a bisect of its cases watches; the session's log
-// records it, and a replay of the log weighs the commits the same way.
 // The range's first commit (after the known-good end) and its last (the known-bad end) are
 // candidates like the others: a list only one of them touches weighs that commit alone.
 TEST(BisectPriorsE2E, ACommitAtEitherEndOfTheRangeIsWeighedLikeAnyOther) {
@@ -110,6 +108,8 @@ TEST(BisectPriorsE2E, ACommitAtEitherEndOfTheRangeIsWeighedLikeAnyOther) {
   }
 }
 
+// A suite table's "watch" list is what a bisect of its cases watches; the session's log
+// records it, and a replay of the log weighs the commits the same way.
 TEST(BisectPriorsE2E, ASuitesWatchListIsUsedLoggedAndReplayed) {
   TempDir dir;
   const auto shas = History(dir / "repo");
